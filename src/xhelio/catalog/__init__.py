@@ -1,0 +1,1 @@
+"""Missions, datasets and parameters of CDAWeb, with ranked search."""

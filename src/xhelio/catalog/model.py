@@ -1,0 +1,85 @@
+"""Plain data records of the catalog: parameters, datasets, missions.
+
+These are the shapes every layer above the catalog speaks. Imports nothing from xhelio.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+__all__ = ["DatasetInfo", "Mission", "ParameterInfo"]
+
+
+@dataclass(frozen=True)
+class ParameterInfo:
+    """One parameter of a dataset, as HAPI `/info` or a CDF describes it."""
+
+    name: str
+    type: str = "double"
+    units: str = ""
+    size: tuple[int, ...] | None = None
+    fill: str | None = None
+    description: str = ""
+    labels: tuple[str, ...] | None = None
+    bins: tuple[float, ...] | None = None
+    bins_name: str | None = None
+    bins_units: str | None = None
+
+    @property
+    def components(self) -> int:
+        """Number of columns this parameter occupies (product of `size`, 1 for scalars)."""
+        if not self.size:
+            return 1
+        n = 1
+        for s in self.size:
+            n *= s
+        return n
+
+    @property
+    def is_time(self) -> bool:
+        """Whether this is the time parameter."""
+        return self.type == "isotime"
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """One dataset: identity, coverage, cadence and parameters."""
+
+    id: str
+    title: str = ""
+    mission_id: str | None = None
+    instrument: str | None = None
+    start: datetime | None = None
+    stop: datetime | None = None
+    cadence: str | None = None
+    max_request_duration: str | None = None
+    pi_name: str | None = None
+    doi: str | None = None
+    parameters: tuple[ParameterInfo, ...] = ()
+
+    def parameter(self, name: str) -> ParameterInfo | None:
+        """Return the parameter called `name` (case-insensitive), or None."""
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        lowered = name.lower()
+        for p in self.parameters:
+            if p.name.lower() == lowered:
+                return p
+        return None
+
+    @property
+    def data_parameters(self) -> tuple[ParameterInfo, ...]:
+        """All parameters except the time column."""
+        return tuple(p for p in self.parameters if not p.is_time)
+
+
+@dataclass(frozen=True)
+class Mission:
+    """A spacecraft or data collection, with the names people use for it."""
+
+    id: str
+    name: str
+    aliases: tuple[str, ...] = ()
+    dataset_ids: tuple[str, ...] = field(default=())

@@ -1,0 +1,1 @@
+"""The `xhelio` command line: one module per command group."""

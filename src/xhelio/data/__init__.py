@@ -1,0 +1,1 @@
+"""The DataStore: labelled data in memory, with units and provenance."""

@@ -1,0 +1,133 @@
+"""The one error hierarchy of xhelio.
+
+Three families, so callers can react by kind rather than by message:
+
+* `UserError`: the request itself is wrong (bad time range, unknown dataset or
+  parameter, a path outside the export folder). Fix the input and retry.
+* `DataUnavailableError`: the request is valid but there is nothing to return (no data
+  in the range, dataset offline). Try another range or dataset.
+* `ServerError`: the remote service failed (HTTP 5xx, timeouts, truncated streams,
+  malformed responses). Retry later or use another source.
+
+Every message names what failed and what to do next. This module imports nothing from
+xhelio.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BadTimeRangeError",
+    "ConfigError",
+    "DataUnavailableError",
+    "NoDataError",
+    "RequestTooLargeError",
+    "SandboxError",
+    "ServerError",
+    "ServerUnreachableError",
+    "TruncatedResponseError",
+    "UnknownDatasetError",
+    "UnknownParameterError",
+    "UserError",
+    "XhelioError",
+]
+
+
+class XhelioError(Exception):
+    """Base of every error xhelio raises on purpose."""
+
+    kind: str = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_dict(self) -> dict[str, str]:
+        """Return the structured form sent to models and JSON clients."""
+        return {"status": "error", "type": type(self).__name__, "message": self.message}
+
+
+class UserError(XhelioError):
+    """The caller asked for something invalid; changing the request fixes it."""
+
+    kind = "user"
+
+
+class ConfigError(UserError):
+    """A configuration value (env var or config file) is invalid."""
+
+
+class BadTimeRangeError(UserError):
+    """A time range could not be parsed, or is reversed or empty."""
+
+
+class UnknownDatasetError(UserError):
+    """The dataset id is not in the catalog or not known to the server."""
+
+    def __init__(self, dataset_id: str, suggestions: list[str] | None = None) -> None:
+        hint = ""
+        if suggestions:
+            hint = f" Did you mean: {', '.join(suggestions[:5])}?"
+        super().__init__(
+            f"Unknown dataset '{dataset_id}'.{hint} "
+            "Use `xhelio catalog search WORDS` to find dataset ids."
+        )
+        self.dataset_id = dataset_id
+        self.suggestions = suggestions or []
+
+
+class UnknownParameterError(UserError):
+    """The parameter is not one of the dataset's parameters."""
+
+    def __init__(self, dataset_id: str, parameter: str, available: list[str]) -> None:
+        shown = ", ".join(available[:15]) + (" ..." if len(available) > 15 else "")
+        super().__init__(
+            f"Dataset '{dataset_id}' has no parameter '{parameter}'. Available: {shown}. "
+            f"Use `xhelio catalog show {dataset_id}` to list them with units."
+        )
+        self.dataset_id = dataset_id
+        self.parameter = parameter
+        self.available = available
+
+
+class SandboxError(UserError):
+    """Generated code was rejected or failed inside the sandbox."""
+
+    def __init__(self, message: str, category: str) -> None:
+        super().__init__(message)
+        self.category = category
+
+    def to_dict(self) -> dict[str, str]:
+        """Return the structured form, including the containment category."""
+        return {**super().to_dict(), "category": self.category}
+
+
+class DataUnavailableError(XhelioError):
+    """The request is valid but the data cannot be provided."""
+
+    kind = "data"
+
+
+class NoDataError(DataUnavailableError):
+    """The server has no data for this dataset in the requested range."""
+
+
+class ServerError(XhelioError):
+    """A remote service failed or answered with something unusable."""
+
+    kind = "server"
+
+    def __init__(self, message: str, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class ServerUnreachableError(ServerError):
+    """The server could not be reached (connection refused, DNS, timeout)."""
+
+
+class TruncatedResponseError(ServerError):
+    """A response stream ended before all promised data arrived."""
+
+
+class RequestTooLargeError(ServerError):
+    """The server refused the request as too large (HAPI 1408); ask for less."""

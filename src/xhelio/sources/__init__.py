@@ -1,0 +1,1 @@
+"""Data sources: HAPI servers and CDAWeb CDF files behind one `DataSource` interface."""

@@ -1,0 +1,32 @@
+"""Shared fixtures: every test gets its own XHELIO_HOME and no network beyond loopback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REAL_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
+
+
+@pytest.fixture(autouse=True)
+def xhelio_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point all xhelio state at a fresh temp folder and clear provider settings."""
+    home = tmp_path / "xhelio-home"
+    home.mkdir()
+    monkeypatch.setenv("XHELIO_HOME", str(home))
+    for var in ("XHELIO_HAPI_URL", "XHELIO_CDAS_URL", "XHELIO_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    # Unroutable defaults: a test that forgets to start a loopback server fails fast.
+    monkeypatch.setenv("XHELIO_HAPI_URL", "http://127.0.0.1:9/hapi")
+    monkeypatch.setenv("XHELIO_CDAS_URL", "http://127.0.0.1:9/WS/cdasr/1")
+    yield home
+
+
+@pytest.fixture
+def real_data() -> Path:
+    """Folder of real spacecraft files; skips the test when ../shared is absent."""
+    if not REAL_DATA.is_dir():
+        pytest.skip("../shared/data/real is not present")
+    return REAL_DATA
