@@ -1,0 +1,767 @@
+"""Resolve LLM-written Plotly figure JSON against the DataStore into a browser-ready figure.
+
+The model writes standard Plotly JSON whose traces carry ``data_label`` placeholders
+(``"AC_H2_MFI.BGSEc"`` or ``"AC_H2_MFI.BGSEc.BGSEc_0"`` for one column); this module fills
+x/y/z from the store, expands vectors into one trace per component, turns 2-D data into
+heatmaps, downsamples long series within a per-figure point budget (see `downsample`),
+lays out stacked panels that share one time axis, adds unit-bearing axis titles and the
+default styling, and validates the result with plotly so mistakes come back as one short
+message naming the property.
+
+Extra trace keys understood here (removed before the figure reaches plotly):
+``data_label``, ``column`` (alternative to ``label.column``), ``panel`` (1-based panel
+number), ``log_color`` (heatmap colours on log10 scale), ``log_y`` (log y axis).
+A figure may also use a ``panels`` list instead of ``data``:
+``{"panels": [{"traces": [...], "yaxis": {...}}, ...], "layout": {...}}``.
+
+Imports only `data`, `errors`, `timerange` and `render.downsample` from xhelio.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import xarray as xr
+from plotly.basedatatypes import BaseTraceType
+
+from xhelio.data.entry import DataEntry
+from xhelio.data.store import DataStore, UnknownLabelError
+from xhelio.errors import NoDataError, UserError
+from xhelio.render.downsample import bucket_mean_columns, downsample_line
+from xhelio.render.layout import AxisFacts, build_layout
+from xhelio.timerange import TimeRange
+
+__all__ = [
+    "DEFAULT_POINT_BUDGET",
+    "WEBGL_THRESHOLD",
+    "RenderResult",
+    "TraceSummary",
+    "normalize_figure_spec",
+    "render_plotly_json",
+    "resolve_data_label",
+]
+
+DEFAULT_POINT_BUDGET = 50_000
+WEBGL_THRESHOLD = 10_000
+# A spectrogram keeps at least this many time columns (one per two pixels of a default
+# 1,100 px figure) even when many traces share the point budget.
+MIN_HEATMAP_COLUMNS = 500
+# Even a crowded figure draws each line with at least this many points.
+_MIN_LINE_POINTS = 200
+XHELIO_TRACE_KEYS = ("data_label", "column", "panel", "log_color", "log_y")
+# plotly.js's default colorway; vector components get these explicitly so each stays
+# distinct even when the model gave the vector one shared style.
+COMPONENT_COLOURS = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+_TRACE_TYPES = frozenset(
+    name.lower()
+    for name in dir(go)
+    if isinstance(getattr(go, name), type) and issubclass(getattr(go, name), BaseTraceType)
+)
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """What one resolved trace holds, for the model and for tests."""
+
+    name: str
+    data_label: str | None
+    column: str | None
+    trace_type: str
+    points_total: int
+    points_sent: int
+    unit: str
+    spec_index: int
+
+    @property
+    def downsampled(self) -> bool:
+        """Whether fewer points were sent than the source has."""
+        return self.points_sent < self.points_total
+
+
+@dataclass
+class RenderResult:
+    """A resolved figure: what the browser gets, plus what was done to produce it."""
+
+    figure: dict[str, Any]
+    spec: dict[str, Any]
+    traces: list[TraceSummary]
+    panels: int
+    notes: list[str] = field(default_factory=list[str])
+    time_range: TimeRange | None = None
+
+    @property
+    def points_sent(self) -> int:
+        """Total data points (heatmap cells included) sent to the browser."""
+        return sum(t.points_sent for t in self.traces)
+
+    def summary(self) -> dict[str, Any]:
+        """Return a short JSON-able description (no data arrays) for the model."""
+        return {
+            "status": "ok",
+            "panels": self.panels,
+            "points_sent": self.points_sent,
+            "time_range": str(self.time_range) if self.time_range else None,
+            "traces": [
+                {
+                    "name": t.name,
+                    "data_label": t.data_label,
+                    "type": t.trace_type,
+                    "points": t.points_total,
+                    "sent": t.points_sent,
+                    "downsampled": t.downsampled,
+                    "unit": t.unit,
+                }
+                for t in self.traces
+            ],
+            "notes": self.notes,
+        }
+
+
+@dataclass
+class _XValues:
+    """The x coordinate of a series: a pandas/numpy array, read only at kept positions."""
+
+    values: pd.Index | np.ndarray
+    is_date: bool
+    title: str = ""
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def take(self, positions: np.ndarray) -> list[Any]:
+        """JSON values at `positions`: ISO strings for dates, numbers or text otherwise."""
+        picked = self.values[positions]
+        if self.is_date:
+            return _iso_strings(_naive_utc(picked))
+        array = np.asarray(picked)
+        if np.issubdtype(array.dtype, np.number):
+            return _json_floats(array.astype(np.float64))
+        return [str(v) for v in array.tolist()]
+
+
+@dataclass
+class _LinePlan:
+    template: dict[str, Any]
+    x: _XValues
+    y: np.ndarray
+    name: str
+    quantity: str
+    unit: str
+    data_label: str
+    column: str | None
+    spec_index: int
+    colour: str | None = None
+    log_y: bool = False
+
+
+@dataclass
+class _HeatmapPlan:
+    template: dict[str, Any]
+    x: _XValues
+    values: np.ndarray
+    bins: np.ndarray
+    bins_title: str
+    unit: str
+    log_color: bool
+    name: str
+    data_label: str
+    spec_index: int
+    log_y: bool = False
+
+
+@dataclass
+class _LiteralPlan:
+    """A trace the model wrote with its own data (no data_label): passed through."""
+
+    trace: dict[str, Any]
+    spec_index: int
+    log_y: bool = False
+
+
+_Plan = _LinePlan | _HeatmapPlan | _LiteralPlan
+
+
+def render_plotly_json(
+    figure: Mapping[str, Any] | str,
+    store: DataStore,
+    *,
+    time_range: TimeRange | None = None,
+    point_budget: int = DEFAULT_POINT_BUDGET,
+    webgl_threshold: int = WEBGL_THRESHOLD,
+) -> RenderResult:
+    """Fill `data_label` placeholders from `store` and return the browser-ready figure.
+
+    `time_range` restricts timeseries to a window (zoom) before downsampling, so the
+    window gets full resolution within `point_budget`. Raises `UserError` naming the
+    problem for unknown labels or columns and invalid Plotly properties.
+    """
+    spec = normalize_figure_spec(figure)
+    notes: list[str] = []
+    plans = [
+        plan
+        for index, trace in enumerate(spec["data"])
+        for plan in _plan_trace(trace, index, store, time_range)
+    ]
+    _name_components(plans)
+    budgets = _budgets(plans, point_budget)
+    traces: list[dict[str, Any]] = []
+    summaries: list[TraceSummary] = []
+    for plan, budget in zip(plans, budgets, strict=True):
+        trace, summary = _materialize(plan, budget, webgl_threshold)
+        traces.append(trace)
+        summaries.append(summary)
+    if time_range is not None and summaries and all(s.points_sent == 0 for s in summaries):
+        raise NoDataError(
+            f"No data of this figure falls in {time_range}. Zoom to a window inside the "
+            "plotted data, or fetch data for this window first."
+        )
+    notes.extend(f"{s.name} has no data to show." for s in summaries if s.points_total == 0)
+    axis_info = [_axis_facts(plan) for plan in plans]
+    layout, panels = build_layout(spec.get("layout", {}), traces, axis_info, time_range, notes)
+    resolved: dict[str, Any] = {"data": traces, "layout": layout}
+    _validate(resolved)
+    return RenderResult(resolved, spec, summaries, panels, notes, time_range)
+
+
+def normalize_figure_spec(figure: Mapping[str, Any] | str) -> dict[str, Any]:
+    """Return a deep copy of the model's figure with ``panels`` flattened into ``data``."""
+    if isinstance(figure, str):
+        try:
+            figure = json.loads(figure)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"The figure is not valid JSON: {exc}. Send a JSON object.") from exc
+    if not isinstance(figure, Mapping):
+        raise UserError("The figure must be a JSON object with 'data' and 'layout'.")
+    spec: dict[str, Any] = copy.deepcopy(dict(figure))
+    unknown = sorted(set(spec) - {"data", "layout", "panels"})
+    if unknown:
+        raise UserError(
+            f"Unknown top-level figure key(s): {', '.join(unknown)}. "
+            "Use 'data' (list of traces), 'layout' and optionally 'panels'."
+        )
+    data = spec.get("data", [])
+    layout = spec.get("layout", {})
+    if not isinstance(data, list) or not isinstance(layout, dict):
+        raise UserError("'data' must be a list of trace objects and 'layout' an object.")
+    for number, panel in enumerate(spec.pop("panels", None) or [], start=1):
+        data.extend(_flatten_panel(panel, number, layout))
+    for index, trace in enumerate(data):
+        if not isinstance(trace, dict):
+            raise UserError(f"Trace {index} must be an object, got {type(trace).__name__}.")
+    spec["data"] = data
+    spec["layout"] = layout
+    return spec
+
+
+def _flatten_panel(panel: Any, number: int, layout: dict[str, Any]) -> list[dict[str, Any]]:
+    """Turn one convenience panel into traces tagged with their panel number."""
+    if isinstance(panel, list):
+        panel = {"traces": panel}
+    if not isinstance(panel, dict) or not isinstance(panel.get("traces"), list):
+        raise UserError(
+            f"Panel {number} must be an object with a 'traces' list (and optional 'yaxis')."
+        )
+    axis_key = "yaxis" if number == 1 else f"yaxis{number}"
+    if isinstance(panel.get("yaxis"), dict):
+        layout[axis_key] = {**panel["yaxis"], **layout.get(axis_key, {})}
+    traces: list[dict[str, Any]] = []
+    for trace in panel["traces"]:
+        if not isinstance(trace, dict):
+            raise UserError(f"Panel {number} holds a trace that is not an object: {trace!r}.")
+        traces.append({**trace, "panel": trace.get("panel", number)})
+    return traces
+
+
+def resolve_data_label(store: DataStore, data_label: str) -> tuple[DataEntry, str | None]:
+    """Split ``label`` or ``label.column`` into the stored entry and the column, if any.
+
+    Labels contain dots themselves, so the longest stored label that prefixes
+    `data_label` wins.
+    """
+    if store.has(data_label):
+        return store.get(data_label), None
+    labels = store.labels()
+    prefixes = [label for label in labels if data_label.startswith(label + ".")]
+    if not prefixes:
+        raise UnknownLabelError(data_label, labels)
+    label = max(prefixes, key=len)
+    entry = store.get(label)
+    return entry, _match_column(entry, data_label[len(label) + 1 :])
+
+
+def _match_column(entry: DataEntry, wanted: str) -> str:
+    """Find `wanted` among the entry's columns (exact, case-insensitive, or position)."""
+    columns = entry.columns
+    if wanted in columns:
+        return wanted
+    folded = [c for c in columns if c.lower() == wanted.lower()]
+    if folded:
+        return folded[0]
+    if wanted.isdigit() and int(wanted) < len(columns):
+        return columns[int(wanted)]
+    raise UserError(
+        f"'{entry.label}' has no column '{wanted}'. Its columns: {', '.join(columns)}. "
+        f"Use '{entry.label}' for all of them or '{entry.label}.<column>' for one."
+    )
+
+
+def _plan_trace(
+    trace: dict[str, Any], index: int, store: DataStore, window: TimeRange | None
+) -> list[_Plan]:
+    """Turn one spec trace into plans: several for a vector, one heatmap for 2-D data."""
+    template = {k: copy.deepcopy(v) for k, v in trace.items() if k not in XHELIO_TRACE_KEYS}
+    panel = trace.get("panel")
+    if panel is not None:
+        if not isinstance(panel, int) or isinstance(panel, bool) or panel < 1:
+            raise UserError(f"Trace {index}: 'panel' must be a positive integer, got {panel!r}.")
+        template.setdefault("yaxis", "y" if panel == 1 else f"y{panel}")
+    log_y = bool(trace.get("log_y"))
+    data_label = trace.get("data_label")
+    if data_label is None:
+        return [_LiteralPlan(template, index, log_y)]
+    if not isinstance(data_label, str) or not data_label:
+        raise UserError(f"Trace {index}: 'data_label' must be a label string.")
+    entry, column = resolve_data_label(store, data_label)
+    if isinstance(trace.get("column"), str):
+        column = _match_column(entry, trace["column"])
+    if _is_two_dimensional(entry, template):
+        plan = _heatmap_plan(entry, template, index, window, bool(trace.get("log_color")))
+        plan.log_y = log_y
+        return [plan]
+    plans = _line_plans(entry, column, template, index, window)
+    for line in plans:
+        line.log_y = log_y
+    return list(plans)
+
+
+def _is_two_dimensional(entry: DataEntry, template: dict[str, Any]) -> bool:
+    data = entry.data
+    if isinstance(data, xr.DataArray):
+        if data.ndim > 2:
+            raise UserError(
+                f"'{entry.label}' has {data.ndim} dimensions {data.dims}; a figure can show "
+                "at most 2. Reduce it (select or average a dimension) first."
+            )
+        return data.ndim == 2
+    return bool(data.attrs.get("spectrogram")) or template.get("type") == "heatmap"
+
+
+def _line_plans(
+    entry: DataEntry,
+    column: str | None,
+    template: dict[str, Any],
+    index: int,
+    window: TimeRange | None,
+) -> list[_LinePlan]:
+    data = entry.data
+    if isinstance(data, xr.DataArray):
+        dim = str(data.dims[0])
+        frame = pd.DataFrame(
+            {entry.columns[0]: data.to_numpy()}, index=_coord_index(data, dim, entry)
+        )
+    else:
+        frame = data
+    x = _x_values(frame.index, entry)
+    rows = _window_slice(x, window)
+    columns = [column] if column is not None else entry.columns
+    expanded = column is None and len(columns) > 1
+    plans: list[_LinePlan] = []
+    for position, name in enumerate(columns):
+        series = frame.iloc[rows, entry.columns.index(name)]
+        plans.append(
+            _LinePlan(
+                template=copy.deepcopy(template),
+                x=_XValues(x.values[rows], x.is_date, x.title),
+                y=_float_values(series, entry.label, name),
+                name=name if expanded else (column and f"{entry.label}.{column}") or entry.label,
+                quantity=_quantity(entry),
+                unit=_unit_of(entry, name),
+                data_label=entry.label,
+                column=name if (expanded or column) else None,
+                spec_index=index,
+                colour=COMPONENT_COLOURS[position % len(COMPONENT_COLOURS)] if expanded else None,
+            )
+        )
+    return plans
+
+
+def _coord_index(data: xr.DataArray, dim: str, entry: DataEntry) -> pd.Index:
+    if dim in data.coords:
+        return pd.Index(data.coords[dim].to_numpy(), name=dim)
+    return pd.RangeIndex(data.shape[0], name=dim)
+
+
+def _x_values(index: pd.Index, entry: DataEntry) -> _XValues:
+    if isinstance(index, pd.DatetimeIndex):
+        return _XValues(index, True)
+    if pd.api.types.is_datetime64_any_dtype(index.dtype):
+        return _XValues(pd.DatetimeIndex(index), True)
+    title = str(index.name) if index.name is not None else ""
+    unit = entry.units.get(title, "") if title else ""
+    return _XValues(index, False, f"{title} ({unit})" if unit else title)
+
+
+def _window_slice(x: _XValues, window: TimeRange | None) -> slice | np.ndarray:
+    """Rows of `x` inside `window` (all rows for non-time data or no window)."""
+    if window is None or not x.is_date:
+        return slice(None)
+    index = pd.DatetimeIndex(x.values)
+    start, end = _aligned(window.start, index), _aligned(window.end, index)
+    if index.is_monotonic_increasing:
+        bounds = np.asarray(index.searchsorted(pd.DatetimeIndex([start, end])))
+        return slice(int(bounds[0]), int(bounds[1]))
+    return np.flatnonzero((index >= start) & (index < end))
+
+
+def _aligned(moment: datetime, index: pd.DatetimeIndex) -> pd.Timestamp:
+    """`moment` (aware UTC) as a Timestamp comparable with `index` (naive means UTC)."""
+    stamp = pd.Timestamp(moment)
+    if not isinstance(stamp, pd.Timestamp):
+        raise UserError(f"Time {moment!r} is not a valid time.")
+    if index.tz is None:
+        return stamp.tz_convert("UTC").tz_localize(None)
+    return stamp.tz_convert(index.tz)
+
+
+def _float_values(series: pd.Series, label: str, column: str) -> np.ndarray:
+    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
+        raise UserError(
+            f"Column '{column}' of '{label}' holds {series.dtype} values, not numbers; "
+            "only numeric columns can be plotted."
+        )
+    if isinstance(series.dtype, np.dtype):
+        return series.to_numpy(dtype=np.float64)
+    return series.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _heatmap_plan(
+    entry: DataEntry,
+    template: dict[str, Any],
+    index: int,
+    window: TimeRange | None,
+    log_color: bool,
+) -> _HeatmapPlan:
+    data = entry.data
+    if isinstance(data, xr.DataArray):
+        time_dim = "time" if "time" in data.dims else str(data.dims[0])
+        bins_dim = next(str(d) for d in data.dims if d != time_dim)
+        oriented = data.transpose(time_dim, bins_dim)
+        x = _x_values(_coord_index(oriented, time_dim, entry), entry)
+        values = oriented.to_numpy().astype(np.float64)
+        bins, bins_units = _bins_of(oriented, bins_dim)
+        bins_title = f"{bins_dim} ({bins_units})" if bins_units else bins_dim
+    else:
+        x = _x_values(data.index, entry)
+        values = data.to_numpy(dtype=np.float64)
+        bins = _frame_bins(data)
+        bins_units = str(data.attrs.get("bins_units", ""))
+        bins_name = str(data.attrs.get("bins_name", "bin"))
+        bins_title = f"{bins_name} ({bins_units})" if bins_units else bins_name
+    rows = _window_slice(x, window)
+    return _HeatmapPlan(
+        template=template,
+        x=_XValues(x.values[rows], x.is_date),
+        values=values[rows],
+        bins=bins,
+        bins_title=bins_title,
+        unit=_unit_of(entry, entry.columns[0]),
+        log_color=log_color,
+        name=str(template.get("name") or entry.label),
+        data_label=entry.label,
+        spec_index=index,
+    )
+
+
+def _bins_of(data: xr.DataArray, bins_dim: str) -> tuple[np.ndarray, str]:
+    if bins_dim not in data.coords:
+        return np.arange(data.sizes[bins_dim], dtype=np.float64), ""
+    coord = data.coords[bins_dim]
+    bins = np.asarray(coord.to_numpy(), dtype=np.float64)
+    if bins.ndim != 1:
+        bins = bins.reshape(-1, data.sizes[bins_dim])[0]
+    return bins, str(coord.attrs.get("units", ""))
+
+
+def _frame_bins(frame: pd.DataFrame) -> np.ndarray:
+    explicit = frame.attrs.get("bins")
+    if explicit is not None:
+        return np.asarray(explicit, dtype=np.float64)
+    try:
+        return np.asarray([float(c) for c in frame.columns], dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.arange(frame.shape[1], dtype=np.float64)
+
+
+def _quantity(entry: DataEntry) -> str:
+    """Short name of what an entry measures: the parameter, not the dataset prefix."""
+    dataset = entry.source_dataset
+    if dataset and entry.label.startswith(dataset + "."):
+        return entry.label[len(dataset) + 1 :]
+    # Labels are conventionally DATASET.PARAMETER: the last part names the quantity.
+    return entry.source_parameter or entry.label.rsplit(".", 1)[-1]
+
+
+def _unit_of(entry: DataEntry, column: str) -> str:
+    units = entry.units
+    for key in (column, entry.label, entry.source_parameter or ""):
+        if units.get(key):
+            return units[key]
+    distinct = {u for u in units.values() if u}
+    if len(distinct) == 1:
+        return distinct.pop()
+    if isinstance(entry.data, xr.DataArray):
+        return str(entry.data.attrs.get("units", ""))
+    return ""
+
+
+def _name_components(plans: Sequence[_Plan]) -> None:
+    """Prefix component names with their quantity when two traces would share a name."""
+    lines = [p for p in plans if isinstance(p, _LinePlan) and p.colour is not None]
+    seen: dict[str, int] = {}
+    for plan in lines:
+        seen[plan.name] = seen.get(plan.name, 0) + 1
+    for plan in lines:
+        given = plan.template.get("name")
+        if isinstance(given, str) and given:
+            plan.name = f"{given} {plan.name}"
+        elif seen[plan.name] > 1:
+            plan.name = f"{plan.data_label} {plan.name}"
+
+
+def _wanted_points(plan: _Plan) -> int:
+    if isinstance(plan, _LinePlan):
+        return int(plan.y.size)
+    if isinstance(plan, _HeatmapPlan):
+        return int(plan.values.size)
+    return 0
+
+
+def _budgets(plans: Sequence[_Plan], point_budget: int) -> list[int]:
+    """Points each trace may send: heatmaps take their (floored) share, lines the rest."""
+    first = _allocate([_wanted_points(p) for p in plans], point_budget)
+    budgets = [0] * len(plans)
+    for i, plan in enumerate(plans):
+        if isinstance(plan, _HeatmapPlan):
+            n_time, n_bins = plan.values.shape
+            columns = min(n_time, max(first[i] // max(n_bins, 1), MIN_HEATMAP_COLUMNS))
+            budgets[i] = columns * n_bins
+    line_budget = max(point_budget - sum(budgets), _MIN_LINE_POINTS)
+    line_indices = [i for i, p in enumerate(plans) if isinstance(p, _LinePlan)]
+    shares = _allocate([_wanted_points(plans[i]) for i in line_indices], line_budget)
+    for i, share in zip(line_indices, shares, strict=True):
+        budgets[i] = max(share, min(_MIN_LINE_POINTS, _wanted_points(plans[i])))
+    return budgets
+
+
+def _allocate(wanted: list[int], budget: int) -> list[int]:
+    """Split `budget` across traces: small ones get all they need, big ones share the rest."""
+    shares = [0] * len(wanted)
+    pending = [i for i, w in enumerate(wanted) if w > 0]
+    remaining = budget
+    while pending:
+        fair = remaining // len(pending)
+        satisfied = [i for i in pending if wanted[i] <= fair]
+        if not satisfied:
+            for i in pending:
+                shares[i] = max(fair, 1)
+            break
+        for i in satisfied:
+            shares[i] = wanted[i]
+            remaining -= wanted[i]
+        pending = [i for i in pending if i not in satisfied]
+    return shares
+
+
+def _materialize(
+    plan: _Plan, budget: int, webgl_threshold: int
+) -> tuple[dict[str, Any], TraceSummary]:
+    if isinstance(plan, _LinePlan):
+        return _line_trace(plan, budget, webgl_threshold)
+    if isinstance(plan, _HeatmapPlan):
+        return _heatmap_trace(plan, budget)
+    trace = plan.trace
+    summary = TraceSummary(
+        name=str(trace.get("name", "")),
+        data_label=None,
+        column=None,
+        trace_type=str(trace.get("type", "scatter")),
+        points_total=0,
+        points_sent=0,
+        unit="",
+        spec_index=plan.spec_index,
+    )
+    return trace, summary
+
+
+def _line_trace(
+    plan: _LinePlan, budget: int, webgl_threshold: int
+) -> tuple[dict[str, Any], TraceSummary]:
+    positions, is_marker = downsample_line(plan.y, budget).positions()
+    y = plan.y[positions]
+    y[is_marker] = np.nan
+    trace = dict(plan.template)
+    trace_type = str(trace.get("type", "scatter"))
+    if trace_type in ("scatter", "scattergl"):
+        trace_type = "scattergl" if positions.size > webgl_threshold else trace_type
+        trace["type"] = trace_type
+        trace.setdefault("mode", "lines")
+        trace.setdefault("connectgaps", False)
+    trace.setdefault("name", plan.name)
+    if plan.colour is not None:
+        trace["line"] = {**trace.get("line", {}), "color": plan.colour}
+        trace.setdefault("marker", {})
+        trace["marker"] = {**trace["marker"], "color": plan.colour}
+    trace["x"] = plan.x.take(positions)
+    trace["y"] = _json_floats(y)
+    summary = TraceSummary(
+        name=str(trace["name"]),
+        data_label=plan.data_label,
+        column=plan.column,
+        trace_type=trace_type,
+        points_total=int(plan.y.size),
+        points_sent=int(positions.size),
+        unit=plan.unit,
+        spec_index=plan.spec_index,
+    )
+    return trace, summary
+
+
+def _heatmap_trace(plan: _HeatmapPlan, budget: int) -> tuple[dict[str, Any], TraceSummary]:
+    n_time, n_bins = plan.values.shape
+    columns = max(1, budget // max(n_bins, 1))
+    if n_time > columns:
+        values, starts, stops = bucket_mean_columns(plan.values, columns)
+        x = _bucket_centres(plan.x, starts, stops)
+    else:
+        values = plan.values
+        x = plan.x.take(np.arange(n_time))
+    if plan.log_color:
+        positive = values > 0
+        values = np.log10(values, out=np.full(values.shape, np.nan), where=positive)
+    colour_title = plan.unit or "value"
+    if plan.log_color:
+        colour_title = f"log10({plan.unit})" if plan.unit else "log10(value)"
+    trace = dict(plan.template)
+    trace["type"] = "heatmap"
+    trace.setdefault("name", plan.name)
+    trace.setdefault("colorscale", "Viridis")
+    colorbar = dict(trace.get("colorbar", {}))
+    colorbar.setdefault("title", {"text": colour_title})
+    trace["colorbar"] = colorbar
+    trace["x"] = x
+    trace["y"] = _json_floats(plan.bins)
+    trace["z"] = [_json_floats(row) for row in values.T]
+    summary = TraceSummary(
+        name=str(trace["name"]),
+        data_label=plan.data_label,
+        column=None,
+        trace_type="heatmap",
+        points_total=int(plan.values.size),
+        points_sent=int(values.size),
+        unit=plan.unit,
+        spec_index=plan.spec_index,
+    )
+    return trace, summary
+
+
+def _bucket_centres(x: _XValues, starts: np.ndarray, stops: np.ndarray) -> list[Any]:
+    if not x.is_date:
+        first = np.asarray(x.values[starts], dtype=np.float64)
+        last = np.asarray(x.values[stops], dtype=np.float64)
+        return _json_floats((first + last) / 2)
+    first_ns = _naive_utc(x.values[starts]).astype("datetime64[ns]").astype(np.int64)
+    last_ns = _naive_utc(x.values[stops]).astype("datetime64[ns]").astype(np.int64)
+    centres = (first_ns + (last_ns - first_ns) // 2).astype("datetime64[ns]")
+    return _iso_strings(centres)
+
+
+def _axis_facts(plan: _Plan) -> AxisFacts:
+    if isinstance(plan, _LinePlan):
+        return AxisFacts(plan.x.is_date, plan.x.title, plan.quantity, plan.unit, log_y=plan.log_y)
+    if isinstance(plan, _HeatmapPlan):
+        return AxisFacts(plan.x.is_date, plan.x.title, plan.bins_title, "", log_y=plan.log_y)
+    return AxisFacts(False, "", "", "", has_data=False, log_y=plan.log_y)
+
+
+def _naive_utc(values: Any) -> np.ndarray:
+    """Datetime values as naive UTC datetime64 (plotly.js dates carry no zone)."""
+    index = pd.DatetimeIndex(values)
+    if index.tz is not None:
+        index = index.tz_convert("UTC").tz_localize(None)
+    return index.to_numpy()
+
+
+def _iso_strings(values: np.ndarray) -> list[str]:
+    """ISO 8601 strings at the coarsest unit that loses nothing (shorter JSON)."""
+    nanos = values.astype("datetime64[ns]").astype(np.int64)
+    unit = "us"
+    if not np.any(nanos % 1_000_000_000):
+        unit = "s"
+    elif not np.any(nanos % 1_000_000):
+        unit = "ms"
+    return np.datetime_as_string(values, unit=unit).tolist()
+
+
+def _json_floats(values: np.ndarray) -> list[float | None]:
+    """Floats for JSON: NaN and infinities become null (plotly draws a gap)."""
+    array = np.asarray(values, dtype=np.float64)
+    finite = np.isfinite(array)
+    if finite.all():
+        return array.tolist()
+    boxed = array.astype(object)
+    boxed[~finite] = None
+    return boxed.tolist()
+
+
+def _validate(figure: dict[str, Any]) -> None:
+    """Check the figure with plotly's validators, one trace at a time for a precise message."""
+    for index, trace in enumerate(figure["data"]):
+        trace_type = str(trace.get("type", "scatter"))
+        if trace_type not in _TRACE_TYPES:
+            raise UserError(
+                f"Trace {index} has unknown type '{trace_type}'. Common types: scatter, "
+                "scattergl, bar, heatmap, histogram, box."
+            )
+        skeleton = {k: v for k, v in trace.items() if k not in ("x", "y", "z")}
+        try:
+            go.Figure({"data": [skeleton]})
+        except ValueError as exc:
+            raise UserError(f"Trace {index} ({trace_type}): {_short_plotly_error(exc)}") from exc
+    try:
+        go.Layout(figure["layout"])
+    except ValueError as exc:
+        raise UserError(f"Layout: {_short_plotly_error(exc)}") from exc
+
+
+def _short_plotly_error(exc: ValueError) -> str:
+    """Reduce plotly's page-long validation error to its first useful sentences."""
+    text = str(exc)
+    lines = [line.strip() for line in text.splitlines()]
+    kept: list[str] = []
+    for line in lines:
+        if line.startswith(("Valid properties", "Bad property path")):
+            break
+        if line:
+            kept.append(line)
+    message = " ".join(kept)
+    message = message.replace("plotly.graph_objs.", "")
+    return message if len(message) <= 400 else message[:397] + "..."
