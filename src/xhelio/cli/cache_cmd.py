@@ -1,7 +1,50 @@
-"""`xhelio cache` commands."""
+"""`xhelio cache info` and `xhelio cache clear`."""
 
 from __future__ import annotations
 
-import typer
+import json
+from dataclasses import asdict
+from typing import Annotated
 
-app = typer.Typer(help="cache commands.", no_args_is_help=True)
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from xhelio.cli.errors import handle_errors
+from xhelio.config import load_settings
+from xhelio.sources.cache import FragmentCache
+
+__all__ = ["app"]
+
+app = typer.Typer(help="Inspect or clear the on-disk data cache.", no_args_is_help=True)
+
+
+@app.command("info")
+@handle_errors
+def info(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Show where the cache is, how big it is, and what it holds per dataset."""
+    cache_info = FragmentCache(load_settings()).info()
+    if as_json:
+        typer.echo(json.dumps(asdict(cache_info), indent=2, default=str))
+        return
+    console = Console()
+    console.print(
+        f"Cache at {cache_info.location}: {cache_info.entries} fragments, "
+        f"{cache_info.total_bytes / 1e6:.1f} MB of {cache_info.max_bytes / 1e6:.0f} MB",
+        highlight=False,
+    )
+    if cache_info.datasets:
+        table = Table("dataset", "fragments", "MB")
+        for name, (count, size) in sorted(cache_info.datasets.items()):
+            table.add_row(name, str(count), f"{size / 1e6:.2f}")
+        console.print(table)
+
+
+@app.command("clear")
+@handle_errors
+def clear(
+    dataset: Annotated[str | None, typer.Option("--dataset", help="Only this dataset.")] = None,
+) -> None:
+    """Delete cached data (all of it, or one dataset's)."""
+    removed = FragmentCache(load_settings()).clear(dataset)
+    Console().print(f"Removed {removed} cached fragments.")
