@@ -1,0 +1,374 @@
+"""Static validation of generated code against an allowlist, before anything runs.
+
+This is the first containment layer of the sandbox (see docs/sandbox.md): the code is
+parsed (never compiled or run here) and every node must be of an allowed type, every
+name must be an allowed builtin, a provided variable or one the code itself assigns, and
+no attribute may reach interpreter internals, module internals or file/network I/O.
+A violation raises `SandboxError(category="validation")` naming the rule and the line.
+
+The runtime layers in `worker.py` do not trust this module; this module does not trust
+them either. Imports nothing from xhelio but `errors`.
+"""
+
+from __future__ import annotations
+
+import ast
+import string
+from collections.abc import Iterable
+
+from xhelio.errors import SandboxError
+
+__all__ = [
+    "ALLOWED_BUILTINS",
+    "PROVIDED_NAMES",
+    "SAFE_STRING_FUNCTIONS",
+    "validate_code",
+]
+
+MAX_CODE_CHARS = 100_000
+MAX_AST_NODES = 20_000
+
+PROVIDED_NAMES = frozenset({"df", "sources", "pd", "np", "xr", "scipy", "pywt", "result"})
+MODULE_NAMES = frozenset({"pd", "np", "xr", "scipy", "pywt"})
+
+ALLOWED_BUILTINS = frozenset(
+    {
+        "abs", "all", "any", "bool", "callable", "chr", "complex", "dict", "divmod",
+        "enumerate", "filter", "float", "format", "frozenset", "int", "isinstance", "iter",
+        "len", "list", "map", "max", "min", "next", "ord", "pow", "print", "range", "repr",
+        "reversed", "round", "set", "slice", "sorted", "str", "sum", "tuple", "type", "zip",
+        "True", "False", "None", "Ellipsis", "NotImplemented",
+        "ArithmeticError", "AssertionError", "AttributeError", "Exception",
+        "FloatingPointError", "IndexError", "KeyError", "LookupError", "NotImplementedError",
+        "OverflowError", "RuntimeError", "StopIteration", "TypeError", "ValueError",
+        "ZeroDivisionError", "Warning", "RuntimeWarning", "UserWarning",
+    }
+)  # fmt: skip
+
+# Builtins that are never available, with the reason given back to the model.
+_FORBIDDEN_NAMES: dict[str, str] = {
+    "exec": "dynamic code execution is not allowed",
+    "eval": "dynamic code execution is not allowed",
+    "compile": "dynamic code execution is not allowed",
+    "open": "the sandbox has no file access",
+    "getattr": "dynamic attribute access is not allowed; use `obj.name`",
+    "setattr": "dynamic attribute access is not allowed",
+    "delattr": "dynamic attribute access is not allowed",
+    "hasattr": "dynamic attribute access is not allowed",
+    "globals": "interpreter introspection is not allowed",
+    "locals": "interpreter introspection is not allowed",
+    "vars": "interpreter introspection is not allowed",
+    "dir": "interpreter introspection is not allowed",
+    "input": "the sandbox has no interactive input",
+    "breakpoint": "debuggers are not allowed",
+    "help": "interactive help is not available; use search_function_docs",
+    "memoryview": "raw memory access is not allowed",
+    "object": "the base object type is not available",
+    "super": "classes are not allowed",
+    "classmethod": "classes are not allowed",
+    "staticmethod": "classes are not allowed",
+    "property": "classes are not allowed",
+    "exit": "the code cannot stop the worker",
+    "quit": "the code cannot stop the worker",
+    "BaseException": "catch `Exception` or a specific error instead",
+    "SystemExit": "the code cannot stop the worker",
+    "KeyboardInterrupt": "catch `Exception` or a specific error instead",
+    "GeneratorExit": "catch `Exception` or a specific error instead",
+}
+
+# Attribute names refused on any object: module internals, interpreter internals, I/O.
+_FORBIDDEN_ATTRIBUTES = frozenset(
+    {
+        # modules that reach the operating system or the interpreter
+        "os", "sys", "subprocess", "builtins", "importlib", "socket", "shutil", "pathlib",
+        "Path", "glob", "tempfile", "ctypes", "ctypeslib", "f2py", "distutils", "pickle",
+        "cPickle", "marshal", "shelve", "urllib", "http", "ftplib", "requests", "pooch",
+        "multiprocessing", "threading", "resource", "gc", "inspect", "mmap",
+        "fcntl", "pty", "platform", "linecache", "traceback", "weakref", "atexit",
+        "faulthandler", "sqlite3", "webbrowser", "zipfile", "tarfile", "gzip", "bz2", "lzma",
+        # library sub-packages that hold I/O, downloads, internals or global registration
+        "io", "lib", "core", "api", "compat", "testing", "tutorial", "datasets", "misc",
+        "backends", "LowLevelCallable", "extensions", "plotting", "conventions",
+        # file and network I/O functions
+        "load", "loads", "save", "savez", "savez_compressed", "savetxt", "loadtxt",
+        "genfromtxt", "fromfile", "tofile", "memmap", "fromregex", "DataSource", "dump",
+        "dumps", "to_csv", "to_parquet", "to_pickle", "to_hdf", "to_sql", "to_json",
+        "to_excel", "to_feather", "to_stata", "to_netcdf", "to_zarr", "to_clipboard",
+        "to_html", "to_latex", "to_markdown", "to_xml", "to_orc", "to_gbq", "to_iris",
+        "HDFStore", "ExcelWriter", "ExcelFile", "open_dataset", "open_mfdataset",
+        "open_dataarray", "open_zarr", "open_datatree", "load_dataset", "load_dataarray",
+        "save_mfdataset", "style",
+        # string-evaluated expressions
+        "eval", "query", "format_map",
+        # frames, generators, code objects, tracebacks
+        "f_globals", "f_locals", "f_back", "f_builtins", "f_code", "f_trace", "gi_frame",
+        "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await", "ag_frame", "ag_code",
+        "tb_frame", "tb_next", "co_code", "co_consts", "co_names", "func_globals",
+        "func_code", "mro", "with_traceback",
+    }
+)  # fmt: skip
+_FORBIDDEN_ATTRIBUTE_PREFIXES = ("read_", "open_", "load_", "save_", "register_")
+
+# Sub-modules refused only right after a module name (elsewhere the word is ordinary).
+_FORBIDDEN_MODULE_MEMBERS: dict[str, frozenset[str]] = {
+    "pywt": frozenset({"data"}),
+    "scipy": frozenset({"fftpack"}),
+    "pd": frozenset({"util", "options", "set_option", "reset_option", "option_context"}),
+    "np": frozenset({"seterr", "set_printoptions", "setbufsize"}),
+}
+
+# pandas methods that accept a string naming another method of the object.
+_STRING_DISPATCH_METHODS = frozenset(
+    {"apply", "agg", "aggregate", "transform", "map", "applymap", "pipe", "reduce"}
+)
+SAFE_STRING_FUNCTIONS = frozenset(
+    {
+        "sum", "mean", "median", "std", "var", "min", "max", "count", "first", "last",
+        "prod", "size", "nunique", "cumsum", "cumprod", "cummax", "cummin", "diff", "abs",
+        "idxmin", "idxmax", "sem", "skew", "kurt", "quantile", "rank", "ohlc", "any",
+        "all", "shift", "pct_change", "bfill", "ffill", "round", "mode", "nth", "unique",
+        "sqrt", "log", "log10", "exp", "square",
+    }
+)  # fmt: skip
+
+_ALLOWED_NODES: tuple[type[ast.AST], ...] = (
+    ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While,
+    ast.If, ast.Pass, ast.Break, ast.Continue, ast.FunctionDef, ast.Return, ast.Raise,
+    ast.Try, ast.ExceptHandler, ast.Assert, ast.Delete, ast.BoolOp, ast.NamedExpr,
+    ast.BinOp, ast.UnaryOp, ast.Lambda, ast.IfExp, ast.Dict, ast.Set, ast.ListComp,
+    ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.comprehension, ast.Compare, ast.Call,
+    ast.keyword, ast.FormattedValue, ast.JoinedStr, ast.Constant, ast.Attribute,
+    ast.Subscript, ast.Starred, ast.Name, ast.List, ast.Tuple, ast.Slice, ast.arguments,
+    ast.arg, ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop,
+)  # fmt: skip
+
+_NODE_ADVICE: dict[type[ast.AST], str] = {
+    ast.Import: "imports are not allowed; pd, np, xr, scipy (all sub-packages) and pywt "
+    "are already available, e.g. `scipy.signal.butter`",
+    ast.ImportFrom: "imports are not allowed; pd, np, xr, scipy (all sub-packages) and pywt "
+    "are already available, e.g. `scipy.signal.butter`",
+    ast.ClassDef: "class definitions are not allowed; use functions",
+    ast.With: "`with` blocks are not allowed (no files or contexts are needed)",
+    ast.Global: "`global` is not allowed",
+    ast.Nonlocal: "`nonlocal` is not allowed",
+    ast.Yield: "generators (`yield`) are not allowed; build a list",
+    ast.YieldFrom: "generators (`yield from`) are not allowed; build a list",
+    ast.Await: "async code is not allowed",
+    ast.AsyncFunctionDef: "async code is not allowed",
+    ast.AsyncFor: "async code is not allowed",
+    ast.AsyncWith: "async code is not allowed",
+    ast.Match: "`match` statements are not allowed; use if/elif",
+}
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def _fail(node: ast.AST, rule: str) -> SandboxError:
+    line = getattr(node, "lineno", None)
+    where = f"line {line}: " if line is not None else ""
+    return SandboxError(
+        f"Code rejected by the sandbox ({where}{rule}). Rewrite the code without it.",
+        "validation",
+    )
+
+
+def _assigned_names(tree: ast.AST) -> set[str]:
+    """Collect every name the code binds (assignments, loops, functions, arguments)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names
+
+
+def _module_root(node: ast.expr) -> str | None:
+    """Name at the root of an attribute chain such as `pd.io.common`, if any."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _check_format_string(node: ast.AST, template: str) -> None:
+    """Refuse `str.format` templates whose fields reach attributes or items."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise _fail(node, f"malformed format string: {exc}") from exc
+    for _literal, field, spec, _conversion in parsed:
+        if field and not (field.isdigit() or field.isidentifier()):
+            raise _fail(
+                node,
+                f"format field '{{{field}}}' reaches into an object; use an f-string "
+                "with a plain expression",
+            )
+        if spec and "{" in spec:
+            _check_format_string(node, spec)
+
+
+class _Checker(ast.NodeVisitor):
+    """Walk the tree once, raising on the first rule broken."""
+
+    def __init__(self, bound_names: set[str]) -> None:
+        self.known_names = bound_names | PROVIDED_NAMES | ALLOWED_BUILTINS
+
+    def generic_visit(self, node: ast.AST) -> None:
+        if not isinstance(node, _ALLOWED_NODES):
+            advice = _NODE_ADVICE.get(type(node))
+            raise _fail(node, advice or f"`{type(node).__name__}` syntax is not allowed")
+        super().generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        name = node.id
+        if _is_dunder(name):
+            raise _fail(node, f"name '{name}': double-underscore names are not allowed")
+        if name in _FORBIDDEN_NAMES and isinstance(node.ctx, ast.Load):
+            raise _fail(node, f"'{name}' is forbidden: {_FORBIDDEN_NAMES[name]}")
+        if isinstance(node.ctx, ast.Load) and name not in self.known_names:
+            raise _fail(
+                node,
+                f"name '{name}' is not available; the code sees df, sources, pd, np, xr, "
+                "scipy, pywt, its own variables and common builtins",
+            )
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        attr = node.attr
+        if attr.startswith("_"):
+            raise _fail(node, f"attribute '.{attr}': names starting with '_' are private")
+        if attr in _FORBIDDEN_ATTRIBUTES or attr.startswith(_FORBIDDEN_ATTRIBUTE_PREFIXES):
+            raise _fail(
+                node,
+                f"attribute '.{attr}' is forbidden: it reaches files, the network, "
+                "string-evaluated code or library internals",
+            )
+        root = _module_root(node.value)
+        module_members = _FORBIDDEN_MODULE_MEMBERS.get(root or "", frozenset[str]())
+        if isinstance(node.value, ast.Name) and attr in module_members:
+            raise _fail(node, f"'{root}.{attr}' is forbidden in the sandbox")
+        if isinstance(node.ctx, ast.Store | ast.Del) and root in MODULE_NAMES:
+            raise _fail(node, f"changing module attribute '{root}....{attr}' is not allowed")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        value = node.value
+        if isinstance(value, str) and _is_dunder(value.strip()):
+            raise _fail(node, f"string '{value.strip()}' names an interpreter internal")
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        if node.decorator_list:
+            raise _fail(node.decorator_list[0], "decorators are not allowed")
+        if _is_dunder(node.name):
+            raise _fail(node, f"function name '{node.name}' is not allowed")
+        self.generic_visit(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.type is None:
+            raise _fail(node, "a bare `except:` is not allowed; use `except Exception:`")
+        self.generic_visit(node)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        if node.arg is not None and node.arg.startswith("_"):
+            raise _fail(node, f"keyword argument '{node.arg}' is not allowed")
+        if node.arg == "buf":
+            raise _fail(node, "the `buf=` argument could write a file; return the value")
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "type" and len(node.args) != 1:
+            raise _fail(node, "`type()` takes exactly one argument here")
+        if isinstance(func, ast.Call):
+            inner = func.func
+            if isinstance(inner, ast.Name) and inner.id == "type":
+                raise _fail(node, "calling `type(x)(...)` is not allowed")
+        if isinstance(func, ast.Attribute):
+            if func.attr == "format":
+                self._check_format_call(node, func)
+            if func.attr in _STRING_DISPATCH_METHODS:
+                self._check_string_dispatch(node)
+        self.generic_visit(node)
+
+    def _check_format_call(self, node: ast.Call, func: ast.Attribute) -> None:
+        receiver = func.value
+        if not (isinstance(receiver, ast.Constant) and isinstance(receiver.value, str)):
+            raise _fail(
+                node,
+                "`.format` is only allowed on a literal string; use an f-string instead",
+            )
+        _check_format_string(node, receiver.value)
+
+    def _check_string_dispatch(self, node: ast.Call) -> None:
+        candidates: Iterable[ast.expr] = [
+            *node.args[:1],
+            *(kw.value for kw in node.keywords if kw.arg in {"func", "arg"}),
+        ]
+        for candidate in candidates:
+            if isinstance(candidate, ast.Constant) and isinstance(candidate.value, str):
+                if candidate.value not in SAFE_STRING_FUNCTIONS:
+                    raise _fail(
+                        node,
+                        f"method name '{candidate.value}' passed as a string is not "
+                        "allowed; pass a function (e.g. np.mean) or a lambda",
+                    )
+            elif isinstance(candidate, ast.JoinedStr | ast.BinOp):
+                raise _fail(
+                    node,
+                    "a computed method name is not allowed; pass a function or a lambda",
+                )
+
+
+def validate_code(code: str) -> ast.Module:
+    """Check generated code against the sandbox allowlist and return its parsed tree.
+
+    Raises:
+        SandboxError: category "validation", naming the broken rule and its line.
+    """
+    if len(code) > MAX_CODE_CHARS:
+        raise SandboxError(
+            f"Code rejected by the sandbox: {len(code)} characters is more than the "
+            f"{MAX_CODE_CHARS} allowed. Write shorter code.",
+            "validation",
+        )
+    try:
+        tree = ast.parse(code, filename="<sandbox>", mode="exec")
+    except SyntaxError as exc:
+        raise SandboxError(
+            f"Code rejected by the sandbox (line {exc.lineno}: syntax error: {exc.msg}). "
+            "Fix the Python syntax.",
+            "validation",
+        ) from exc
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise SandboxError(
+            f"Code rejected by the sandbox: it cannot be parsed ({type(exc).__name__}). "
+            "Write simpler, less deeply nested code.",
+            "validation",
+        ) from exc
+    nodes = sum(1 for _ in ast.walk(tree))
+    if nodes > MAX_AST_NODES:
+        raise SandboxError(
+            f"Code rejected by the sandbox: {nodes} syntax nodes is more than the "
+            f"{MAX_AST_NODES} allowed. Write shorter code.",
+            "validation",
+        )
+    bound = _assigned_names(tree)
+    try:
+        _Checker(bound).visit(tree)
+    except RecursionError as exc:
+        raise SandboxError(
+            "Code rejected by the sandbox: it is nested too deeply to check. Write flatter code.",
+            "validation",
+        ) from exc
+    if "result" not in bound:
+        raise SandboxError(
+            "Code rejected by the sandbox: it never assigns `result`. End with "
+            "`result = ...` (a DataFrame, Series, DataArray or scalar).",
+            "validation",
+        )
+    return tree
