@@ -1,0 +1,122 @@
+"""Benchmark: xhelio's HAPI client against `hapiclient` on the same loopback server.
+
+One year of 1-minute data (525,600 rows; a 3-vector and a scalar, four value columns) is
+served by `HapiTestServer` on 127.0.0.1 with pre-rendered bodies, then fetched in CSV and
+binary by both clients in the same run. hapiclient's cache is off (temp cache dir,
+``cache=False``, ``usecache=False``). Runs are interleaved and the best of N is kept, which
+is robust to load from other processes. hapiclient returns times as strings, so it is
+timed both as-is and with its own `hapitime2datetime` conversion (xhelio's result
+already has a parsed UTC DatetimeIndex). Run: ``python benchmarks/bench_hapi.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the loopback test server
+
+from tests.servers.hapi_server import HapiTestServer, make_info, synthetic_frame
+
+from xhelio.config import load_settings
+from xhelio.sources.hapi import DataFormat, HapiSource
+from xhelio.timerange import TimeRange
+
+START, STOP = "2023-01-01", "2024-01-01"
+DATASET = "BENCH_1MIN"
+
+
+def timed(run: Callable[[], int]) -> tuple[float, int]:
+    """Wall time of one call of `run`, and the row count it returned."""
+    t0 = time.perf_counter()
+    rows = run()
+    return time.perf_counter() - t0, rows
+
+
+def xhelio_run(url: str, fmt: DataFormat) -> Callable[[], int]:
+    """One full fetch by a fresh HapiSource (capabilities, info and data)."""
+
+    def run() -> int:
+        with HapiSource(load_settings(hapi_url=url), data_format=fmt) as source:
+            data = source.fetch(
+                DATASET,
+                ["B", "n"],
+                TimeRange(datetime(2023, 1, 1, tzinfo=UTC), datetime(2024, 1, 1, tzinfo=UTC)),
+            )
+        return len(data["B"].frame)
+
+    return run
+
+
+def hapiclient_run(url: str, fmt: str, cachedir: str, parse_times: bool) -> Callable[[], int]:
+    """One full fetch by hapiclient with its cache disabled."""
+    from hapiclient import hapi, hapitime2datetime  # type: ignore[import-untyped]
+
+    def run() -> int:
+        opts = {
+            "format": fmt,
+            "cache": False,
+            "usecache": False,
+            "cachedir": cachedir,
+            "logging": False,
+        }
+        data, _meta = hapi(url, DATASET, "B,n", START + "T00:00:00Z", STOP + "T00:00:00Z", **opts)
+        if parse_times:
+            hapitime2datetime(data["Time"])
+        return len(data)
+
+    return run
+
+
+def main() -> None:
+    """Serve the year, time both clients, print a table with ratios."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore", DeprecationWarning)  # hapiclient's, not ours
+
+    info = make_info(START, STOP, [("B", "nT", 3), ("n", "cm^-3", None)], cadence="PT1M")
+    frame = synthetic_frame(START, STOP, "PT1M", ["Bx", "By", "Bz", "n"])
+    with HapiTestServer(version="3.3") as server, tempfile.TemporaryDirectory() as cachedir:
+        server.add_dataset(DATASET, info, frame)
+        t0 = time.perf_counter()
+        server.prerender(DATASET, "csv")
+        server.prerender(DATASET, "binary")
+        print(f"server: {len(frame):,} rows pre-rendered in {time.perf_counter() - t0:.1f} s")
+        best: dict[tuple[str, str], float] = {}
+        counts: set[int] = set()
+        formats: tuple[DataFormat, ...] = ("csv", "binary")
+        for fmt in formats:
+            runs = {
+                "xhelio": xhelio_run(server.url, fmt),
+                "hapiclient": hapiclient_run(server.url, fmt, cachedir, False),
+                "hapiclient+times": hapiclient_run(server.url, fmt, cachedir, True),
+            }
+            # Interleaved so that load from other processes hits every contender alike.
+            for _ in range(args.repeats):
+                for name, run in runs.items():
+                    seconds, n = timed(run)
+                    counts.add(n)
+                    best[fmt, name] = min(best.get((fmt, name), float("inf")), seconds)
+    if len(counts) != 1:
+        raise SystemExit(f"the clients returned different row counts: {sorted(counts)}")
+    print(f"\n{'format':<36}{'xhelio s':>10}{'hapiclient s':>14}{'xhelio/hapiclient':>19}")
+    for fmt in ("csv", "binary"):
+        ours = best[fmt, "xhelio"]
+        for name, label in (
+            ("hapiclient", fmt),
+            ("hapiclient+times", f"{fmt} (hapiclient + time parse)"),
+        ):
+            theirs = best[fmt, name]
+            print(f"{label:<36}{ours:>10.3f}{theirs:>14.3f}{ours / theirs:>19.2f}")
+    print(f"\nrows per fetch: {counts.pop():,}; best of {args.repeats} interleaved runs; loopback.")
+
+
+if __name__ == "__main__":
+    main()
