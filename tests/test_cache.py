@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from tests.servers.hapi_server import HapiTestServer, make_info, synthetic_frame
 
+from servers.hapi_server import HapiTestServer, make_info, synthetic_frame
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.config import load_settings
 from xhelio.errors import NoDataError, ServerError, UnknownParameterError

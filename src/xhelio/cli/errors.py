@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from functools import wraps
 from typing import ParamSpec, TypeVar
@@ -20,7 +20,7 @@ R = TypeVar("R")
 
 
 @contextmanager
-def cli_errors() -> Iterator[None]:
+def cli_errors() -> Generator[None, None, None]:
     """Print an XhelioError as one red line and exit 1; Ctrl-C exits 130."""
     try:
         yield

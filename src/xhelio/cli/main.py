@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from xhelio.cli import cache_cmd, catalog_cmd, fetch_cmd
+from xhelio.cli import cache_cmd, catalog_cmd, fetch_cmd, plot_cmd, tool_cmd
 
 app = typer.Typer(
     name="xhelio",
@@ -20,6 +20,8 @@ app = typer.Typer(
 app.add_typer(catalog_cmd.app, name="catalog")
 app.add_typer(cache_cmd.app, name="cache")
 fetch_cmd.register(app)
+tool_cmd.register(app)
+plot_cmd.register(app)
 
 
 def main() -> None:

@@ -29,6 +29,8 @@ class DataEntry:
     source_dataset: str | None = None
     source_parameter: str | None = None
     is_timeseries: bool = True
+    fetched_range: tuple[str, str] | None = None
+    """For fetched data: the (start, end) ISO range that was requested, to spot repeats."""
 
     @property
     def columns(self) -> list[str]:

@@ -134,6 +134,7 @@ def _write_entry(entry: DataEntry, folder: Path, number: int) -> dict[str, Any]:
         "source_dataset": entry.source_dataset,
         "source_parameter": entry.source_parameter,
         "is_timeseries": entry.is_timeseries,
+        "fetched_range": list(entry.fetched_range) if entry.fetched_range else None,
     }
 
 
@@ -155,6 +156,7 @@ def _read_entry(record: dict[str, Any], folder: Path) -> DataEntry:
             source_dataset=record.get("source_dataset"),
             source_parameter=record.get("source_parameter"),
             is_timeseries=bool(record.get("is_timeseries", True)),
+            fetched_range=tuple(record["fetched_range"]) if record.get("fetched_range") else None,
         )
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
         raise SavedStoreError(

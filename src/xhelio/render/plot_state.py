@@ -80,6 +80,34 @@ class PlotState:
             webgl_threshold=self._webgl_threshold,
         )
 
+    def saved(self) -> dict[str, Any] | None:
+        """What to persist: the spec and zoom window (data is re-resolved on restore)."""
+        result = self._result
+        if result is None:
+            return None
+        window = result.time_range
+        return {
+            "spec": result.spec,
+            "time_range": None
+            if window is None
+            else [window.start.isoformat(), window.end.isoformat()],
+        }
+
+    def restore(self, saved: Mapping[str, Any]) -> str | None:
+        """Re-resolve a persisted figure; return a note instead of failing if data is gone."""
+        window_text = saved.get("time_range")
+        window = None
+        if isinstance(window_text, list) and len(window_text) == 2:  # type: ignore[arg-type]
+            start, end = (datetime.fromisoformat(str(t)) for t in window_text)  # type: ignore[misc]
+            window = TimeRange(start, end)
+        try:
+            with self._lock:
+                self._result = self._resolve(saved["spec"], window)
+        except (UserError, KeyError) as exc:
+            self._result = None
+            return f"The saved figure could not be restored: {exc}"
+        return None
+
     def _require(self) -> RenderResult:
         if self._result is None:
             raise UserError(NO_PLOT_MESSAGE)

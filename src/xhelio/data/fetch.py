@@ -1,0 +1,273 @@
+"""Fetching into the DataStore: validate, clamp, fetch through the cache, report.
+
+`DataFetcher.fetch(dataset, parameters, time_range)` is the one path by which fetched
+data enters a session, used by the CLI, the tools and (later) the agents. It checks ids
+against the catalog, parses and clamps the time range to the dataset's availability,
+skips parameters already in memory for that range, fetches through the chosen source
+(wrapped in the fragment cache), stores `DATASET.PARAM` entries and returns a
+`FetchReport` per parameter. Imports catalog, sources and data modules only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from xhelio.catalog.index import Catalog
+from xhelio.catalog.model import DatasetInfo
+from xhelio.data.entry import DataEntry
+from xhelio.data.store import DataStore
+from xhelio.errors import DataUnavailableError, UnknownParameterError
+from xhelio.sources.base import DataSource, ParameterData, ProgressCallback
+from xhelio.timerange import TimeRange, format_time, parse_time_range
+
+__all__ = ["DataFetcher", "FetchReport", "clamp_to_availability", "entry_from_parameter"]
+
+# Catalog snapshots lag the archive: a dataset whose listed stop is this recent is treated
+# as still producing data, and its end is left for the server to decide.
+ONGOING_WINDOW = timedelta(days=400)
+
+
+@dataclass
+class FetchReport:
+    """What one parameter fetch produced, for people and models."""
+
+    label: str
+    dataset: str
+    parameter: str
+    points: int
+    start: str | None
+    stop: str | None
+    cadence: str | None
+    nan_fraction: float
+    all_nan_columns: list[str]
+    columns: list[str]
+    units: str
+    requested: str
+    already_loaded: bool = False
+    notes: list[str] = field(default_factory=list[str])
+
+    def to_dict(self) -> dict[str, object]:
+        """Return a JSON-able summary."""
+        return {
+            "status": "ok",
+            "label": self.label,
+            "dataset": self.dataset,
+            "parameter": self.parameter,
+            "points": self.points,
+            "start": self.start,
+            "stop": self.stop,
+            "cadence": self.cadence,
+            "nan_fraction": round(self.nan_fraction, 4),
+            "all_nan_columns": self.all_nan_columns,
+            "columns": self.columns,
+            "units": self.units,
+            "requested": self.requested,
+            "already_loaded": self.already_loaded,
+            "notes": self.notes,
+        }
+
+
+def clamp_to_availability(
+    info: DatasetInfo, time_range: TimeRange, now: datetime | None = None
+) -> tuple[TimeRange, str | None]:
+    """Fit `time_range` into the dataset's coverage; return the range and a note if changed.
+
+    Raises `DataUnavailableError` naming the available range when nothing overlaps.
+    Unknown coverage passes the request through unchanged (fail-open).
+    """
+    now = now or datetime.now(UTC)
+    start, stop = info.start, info.stop
+    if start is None and stop is None:
+        return time_range, None
+    ongoing = stop is not None and stop >= now - ONGOING_WINDOW
+    lo = time_range.start if start is None else max(time_range.start, start)
+    hi = time_range.end if (stop is None or ongoing) else min(time_range.end, stop)
+    if hi <= lo:
+        span = f"{_fmt(start)} to {_fmt(stop) if not ongoing else 'present'}"
+        raise DataUnavailableError(
+            f"{info.id} has no data in {time_range}: it covers {span}. "
+            "Pick a time range inside that window."
+        )
+    if lo == time_range.start and hi == time_range.end:
+        return time_range, None
+    clamped = TimeRange(lo, hi)
+    note = (
+        f"Requested {time_range} extends beyond {info.id}'s coverage "
+        f"({_fmt(start)} to {_fmt(stop)}); fetched {clamped} instead."
+    )
+    return clamped, note
+
+
+def _stamp(t: object) -> str:
+    moment = pd.Timestamp(t)  # type: ignore[arg-type]
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _key(time_range: TimeRange) -> tuple[str, str]:
+    return (time_range.start.isoformat(), time_range.end.isoformat())
+
+
+def _fmt(t: datetime | None) -> str:
+    return "unknown" if t is None else format_time(t)
+
+
+def entry_from_parameter(dataset_id: str, data: ParameterData) -> DataEntry:
+    """Wrap fetched `ParameterData` as a DataStore entry labelled `DATASET.PARAM`."""
+    label = f"{dataset_id}.{data.name}"
+    payload: pd.DataFrame | xr.DataArray = data.frame
+    units = dict.fromkeys((str(c) for c in data.frame.columns), data.units)
+    if data.bins is not None:
+        bins_dim = data.bins_name or "bins"
+        times = pd.DatetimeIndex(data.frame.index).tz_convert("UTC").tz_localize(None)
+        array = xr.DataArray(
+            data.frame.to_numpy(dtype=float),
+            dims=("time", bins_dim),
+            coords={"time": times.to_numpy(), bins_dim: np.asarray(data.bins, dtype=float)},
+            name=data.name,
+            attrs={"units": data.units, "description": data.description},
+        )
+        array.coords[bins_dim].attrs["units"] = data.bins_units or ""
+        payload = array
+        units = {data.name: data.units}
+    return DataEntry(
+        label=label,
+        data=payload,
+        units=units,
+        description=data.description,
+        source_dataset=dataset_id,
+        source_parameter=data.name,
+        is_timeseries=True,
+    )
+
+
+def _cadence(index: pd.DatetimeIndex) -> str | None:
+    if len(index) < 2:
+        return None
+    step = pd.Series(index).diff().median()
+    if pd.isna(step):
+        return None
+    seconds = pd.Timedelta(step).total_seconds()
+    return _human_seconds(seconds)
+
+
+def _human_seconds(seconds: float) -> str:
+    if seconds >= 86400 and seconds % 86400 == 0:
+        return f"{int(seconds // 86400)} d"
+    if seconds >= 3600 and seconds % 3600 == 0:
+        return f"{int(seconds // 3600)} h"
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{int(seconds // 60)} min"
+    return f"{seconds:g} s"
+
+
+def _report(entry: DataEntry, data: ParameterData, requested: TimeRange) -> FetchReport:
+    frame = data.frame
+    values = frame.to_numpy(dtype=float) if frame.size else np.empty((0, 0))
+    nan_fraction = float(np.isnan(values).mean()) if values.size else 1.0
+    all_nan = [str(c) for c in frame.columns if bool(frame[c].isna().all())]
+    index = pd.DatetimeIndex(frame.index)
+    return FetchReport(
+        label=entry.label,
+        dataset=entry.source_dataset or "",
+        parameter=data.name,
+        points=len(frame),
+        start=_stamp(index[0]) if len(index) else None,
+        stop=_stamp(index[-1]) if len(index) else None,
+        cadence=_cadence(index),
+        nan_fraction=nan_fraction,
+        all_nan_columns=all_nan,
+        columns=[str(c) for c in frame.columns],
+        units=data.units,
+        requested=str(requested),
+    )
+
+
+class DataFetcher:
+    """Fetch dataset parameters into a DataStore with validation and reporting."""
+
+    def __init__(self, catalog: Catalog, source: DataSource, store: DataStore) -> None:
+        self.catalog = catalog
+        self.source = source
+        self.store = store
+
+    def fetch(
+        self,
+        dataset_id: str,
+        parameters: Sequence[str],
+        time_range: str | TimeRange,
+        progress: ProgressCallback | None = None,
+    ) -> list[FetchReport]:
+        """Fetch `parameters` of `dataset_id` over `time_range` into the store."""
+        info = self.catalog.dataset(dataset_id)
+        names = self._resolve_parameters(info, parameters)
+        requested = (
+            time_range if isinstance(time_range, TimeRange) else parse_time_range(time_range)
+        )
+        clamped, note = clamp_to_availability(info, requested)
+        reports: list[FetchReport] = []
+        wanted: list[str] = []
+        for name in names:
+            label = f"{info.id}.{name}"
+            if self.store.has(label) and self.store.get(label).fetched_range == _key(clamped):
+                reports.append(self._repeat_report(label, name, clamped))
+            else:
+                wanted.append(name)
+        if wanted:
+            fetched = self.source.fetch(info.id, wanted, clamped, progress)
+            for name in wanted:
+                data = fetched[name]
+                entry = entry_from_parameter(info.id, data)
+                entry.fetched_range = _key(clamped)
+                self.store.put(entry)
+                report = _report(entry, data, clamped)
+                if note:
+                    report.notes.append(note)
+                if report.all_nan_columns:
+                    report.notes.append(
+                        f"Warning: {', '.join(report.all_nan_columns)} of {entry.label} "
+                        "are all NaN (fill values) in this range; the data is stored but "
+                        "holds no valid samples. Try another parameter or dataset."
+                    )
+                reports.append(report)
+        return reports
+
+    def _resolve_parameters(self, info: DatasetInfo, parameters: Sequence[str]) -> list[str]:
+        available = [p.name for p in info.data_parameters]
+        names: list[str] = []
+        for requested in parameters:
+            param = info.parameter(requested)
+            if param is None or param.is_time:
+                raise UnknownParameterError(info.id, requested, available)
+            if param.name not in names:
+                names.append(param.name)
+        return names
+
+    def _repeat_report(self, label: str, name: str, clamped: TimeRange) -> FetchReport:
+        entry = self.store.get(label)
+        frame = entry.data if isinstance(entry.data, pd.DataFrame) else None
+        points = entry.points
+        index = pd.DatetimeIndex(frame.index) if frame is not None else None
+        return FetchReport(
+            label=label,
+            dataset=entry.source_dataset or "",
+            parameter=name,
+            points=points,
+            start=_stamp(index[0]) if index is not None and points else None,
+            stop=_stamp(index[-1]) if index is not None and points else None,
+            cadence=_cadence(index) if index is not None else None,
+            nan_fraction=float(np.isnan(np.asarray(entry.data, dtype=float)).mean())
+            if points
+            else 1.0,
+            all_nan_columns=[],
+            columns=entry.columns,
+            units=next(iter(entry.units.values()), ""),
+            requested=str(clamped),
+            already_loaded=True,
+            notes=[f"{label} is already in memory for {clamped}; not fetched again."],
+        )

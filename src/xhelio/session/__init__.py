@@ -1,0 +1,1 @@
+"""Session state (DataStore, figure, operations log, events) and its persistence."""

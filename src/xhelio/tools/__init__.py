@@ -1,0 +1,1 @@
+"""Tools: typed functions agents and people call, all through one `ToolFunnel`."""

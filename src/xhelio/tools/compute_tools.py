@@ -1,0 +1,157 @@
+"""Compute tools: custom_operation in the sandbox, and scientific function docs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import xarray as xr
+
+from xhelio.data.entry import DataEntry
+from xhelio.errors import UserError
+from xhelio.sandbox.function_docs import get_function_docs as lookup_function_docs
+from xhelio.sandbox.function_docs import search_function_docs as rank_function_docs
+from xhelio.tools.context import ToolContext
+from xhelio.tools.data_tools import entry_summary
+from xhelio.tools.registry import tool
+
+__all__ = ["COMPUTE_TOOLS", "adopt_result"]
+
+_TIME_COLUMNS = ("time", "Time", "epoch", "Epoch", "datetime")
+
+
+def _restore_time_index(
+    frame: pd.DataFrame, first: pd.DataFrame | xr.DataArray, notes: list[str]
+) -> pd.DataFrame:
+    """Give a result computed from timeseries back its UTC DatetimeIndex where possible."""
+    if isinstance(frame.index, pd.DatetimeIndex):
+        return frame if frame.index.tz is not None else frame.tz_localize("UTC")
+    for column in _TIME_COLUMNS:
+        if column in frame.columns:
+            index = pd.DatetimeIndex(pd.to_datetime(frame[column], utc=True))
+            return frame.drop(columns=[column]).set_axis(index, axis=0)
+    source_index = first.index if isinstance(first, pd.DataFrame) else None
+    if source_index is not None and len(source_index) == len(frame):
+        notes.append("The result lost its time index; the source's time index was reattached.")
+        return frame.set_axis(source_index, axis=0)
+    return frame
+
+
+def _carried_units(
+    columns: list[str], sources: list[DataEntry], declared: dict[str, str] | str | None
+) -> dict[str, str]:
+    if isinstance(declared, str):
+        return dict.fromkeys(columns, declared)
+    known: dict[str, str] = {}
+    for entry in sources:
+        known.update(entry.units)
+    declared = declared or {}
+    return {c: declared.get(c, known.get(c, "")) for c in columns}
+
+
+def adopt_result(
+    value: Any,
+    output_label: str,
+    sources: list[DataEntry],
+    description: str,
+    units: dict[str, str] | str | None = None,
+) -> tuple[DataEntry, list[str]]:
+    """Turn a sandbox result into a DataEntry: time index, is_timeseries and units."""
+    notes: list[str] = []
+    all_timeseries = all(s.is_timeseries for s in sources)
+    if isinstance(value, xr.DataArray):
+        name = str(value.name or output_label)
+        unit = units if isinstance(units, str) else (units or {}).get(name, "")
+        if not unit and len(sources) == 1:
+            unit = next(iter(sources[0].units.values()), "")
+        entry = DataEntry(
+            output_label, value, {name: unit}, description, None, None, "time" in value.dims
+        )
+        return entry, notes
+    if isinstance(value, pd.DataFrame):
+        frame = value
+    else:
+        frame = pd.DataFrame({output_label.rsplit(".", 1)[-1]: [value]}, index=pd.Index(["value"]))
+    if all_timeseries and not isinstance(value, int | float | str | bool):
+        frame = _restore_time_index(frame, sources[0].data, notes)
+    frame.columns = [str(c) for c in frame.columns]
+    is_timeseries = isinstance(frame.index, pd.DatetimeIndex)
+    entry = DataEntry(
+        output_label,
+        frame,
+        _carried_units(list(frame.columns), sources, units),
+        description,
+        None,
+        None,
+        is_timeseries,
+    )
+    return entry, notes
+
+
+@tool("data_ops_compute")
+def custom_operation(
+    ctx: ToolContext,
+    source_labels: list[str],
+    code: str,
+    output_label: str,
+    description: str = "",
+    units: dict[str, str] | str | None = None,
+) -> dict[str, Any]:
+    """Run pandas/numpy/scipy/pywt code on stored data in the sandbox and store `result`.
+
+    The code sees `df` (the first source), `sources` (label -> DataFrame/DataArray),
+    `pd`, `np`, `xr`, `scipy` and `pywt`, and must assign `result` (DataFrame, Series,
+    DataArray or scalar). No imports, no file or network access.
+
+    Args:
+        source_labels: Labels of the inputs; the first is `df`.
+        code: Python code assigning `result`, e.g.
+            "result = df.pow(2).sum(axis=1).pow(0.5).to_frame('Bmag')".
+        output_label: Label for the result, e.g. 'ACE_Bmag'.
+        description: What the operation computes (kept with the result).
+        units: Units of the result: one string for all columns, or column -> unit.
+    """
+    if not source_labels:
+        raise UserError("custom_operation needs at least one source label.")
+    if not output_label.strip():
+        raise UserError("custom_operation needs a non-empty output_label.")
+    entries = [ctx.store.get(label) for label in source_labels]
+    outcome = ctx.sandbox.run(code, {e.label: e.data for e in entries})
+    entry, notes = adopt_result(outcome.value, output_label, entries, description, units)
+    ctx.store.put(entry)
+    library_entry = ctx.ops_library.record(code, description, list(source_labels))
+    ctx.session.events.publish(
+        "data_computed", tool="custom_operation", summary=f"{output_label} ({entry.points} points)"
+    )
+    result: dict[str, Any] = {**entry_summary(entry), "notes": notes + list(outcome.warnings)}
+    if outcome.kind == "scalar":
+        result["value"] = outcome.value
+    if outcome.stdout:
+        result["stdout"] = outcome.stdout
+    if library_entry is not None:
+        result["saved_to_library"] = library_entry.id
+    return result
+
+
+@tool("function_docs")
+def search_function_docs(ctx: ToolContext, query: str, limit: int = 10) -> dict[str, Any]:
+    """Search scipy.signal/fft/interpolate/stats/integrate and pywt functions by keywords.
+
+    Args:
+        query: Words such as 'bandpass filter' or 'continuous wavelet'.
+        limit: Maximum results.
+    """
+    return {"results": rank_function_docs(query, max(1, min(limit, 50)), settings=ctx.settings)}
+
+
+@tool("function_docs")
+def get_function_docs(ctx: ToolContext, name: str) -> dict[str, Any]:
+    """Full signature and docstring of one function, e.g. scipy.signal.butter.
+
+    Args:
+        name: Full or short function name.
+    """
+    return dict(lookup_function_docs(name, settings=ctx.settings))
+
+
+COMPUTE_TOOLS = [custom_operation, search_function_docs, get_function_docs]

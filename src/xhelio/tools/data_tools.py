@@ -1,0 +1,221 @@
+"""Data tools: fetch into the store, list, preview, describe and save entries."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from xhelio.data.entry import DataEntry
+from xhelio.errors import UserError
+from xhelio.tools.context import ToolContext
+from xhelio.tools.registry import tool
+
+__all__ = ["DATA_TOOLS", "entry_summary", "frame_of", "write_entry"]
+
+
+def frame_of(entry: DataEntry) -> pd.DataFrame:
+    """The entry as a DataFrame (a 2-D DataArray becomes one column per bin)."""
+    if isinstance(entry.data, pd.DataFrame):
+        return entry.data
+    array = entry.data
+    if array.ndim == 1:
+        name = str(array.name or entry.label)
+        first_coord = array.coords.get(array.dims[0], None)
+        index = pd.Index(first_coord.values if first_coord is not None else np.arange(array.size))
+        return pd.DataFrame({name: array.values}, index=index)
+    first, second = array.dims[0], array.dims[1]
+    bins = array.coords[second].values if second in array.coords else np.arange(array.shape[1])
+    index = pd.Index(
+        array.coords[first].values if first in array.coords else np.arange(array.shape[0])
+    )
+    if entry.is_timeseries:
+        index = pd.DatetimeIndex(index).tz_localize("UTC")
+    columns = [f"{array.name or 'value'}[{b:g}]" for b in bins]
+    return pd.DataFrame(array.values.reshape(array.shape[0], -1), index=index, columns=columns)
+
+
+def _time_span(frame: pd.DataFrame, entry: DataEntry) -> dict[str, Any]:
+    if not len(frame):
+        return {"start": None, "stop": None}
+    index = frame.index
+    if entry.is_timeseries and isinstance(index, pd.DatetimeIndex):
+        ends = index[[0, -1]].to_series()
+        return {"start": ends.iloc[0].isoformat(), "stop": ends.iloc[1].isoformat()}
+    return {"index_start": index[0], "index_stop": index[-1]}
+
+
+def entry_summary(entry: DataEntry) -> dict[str, Any]:
+    """A short description of an entry for listings."""
+    frame = frame_of(entry)
+    return {
+        "label": entry.label,
+        "columns": entry.columns,
+        "units": entry.units,
+        "points": entry.points,
+        "shape": list(entry.data.shape),
+        "is_timeseries": entry.is_timeseries,
+        "kind": "array" if isinstance(entry.data, xr.DataArray) else "frame",
+        "dataset": entry.source_dataset,
+        "parameter": entry.source_parameter,
+        "description": entry.description,
+        **_time_span(frame, entry),
+    }
+
+
+@tool("data_ops_fetch")
+def fetch_data(
+    ctx: ToolContext,
+    dataset_id: str,
+    parameter_id: str,
+    time_range: str,
+    source: Literal["hapi", "cdf"] | None = None,
+) -> dict[str, Any]:
+    """Fetch one parameter of a CDAWeb dataset into memory, labelled DATASET.PARAM.
+
+    Args:
+        dataset_id: CDAWeb dataset id, e.g. AC_H2_MFI.
+        parameter_id: Parameter name, e.g. Magnitude or BGSEc.
+        time_range: Time range as people write it, e.g. '2024-01-15 to 2024-01-20' or 'last week'.
+        source: 'hapi' or 'cdf'; default from settings.
+    """
+    reports = ctx.fetcher(source).fetch(dataset_id, [parameter_id], time_range)
+    return reports[0].to_dict()
+
+
+@tool("data_ops_fetch")
+def list_fetched_data(ctx: ToolContext) -> dict[str, Any]:
+    """List every labelled entry in memory with columns, units, points and time span."""
+    return {"entries": [entry_summary(e) for e in ctx.store]}
+
+
+@tool("data_ops_compute")
+def preview_data(ctx: ToolContext, label: str, n: int = 5) -> dict[str, Any]:
+    """Show the first and last n rows of an entry.
+
+    Args:
+        label: Label of the entry, e.g. AC_H2_MFI.BGSEc.
+        n: Rows to show from each end (1-50).
+    """
+    n = max(1, min(n, 50))
+    entry = ctx.store.get(label)
+    frame = frame_of(entry)
+
+    def rows(part: pd.DataFrame) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for index, values in part.iterrows():
+            stamp = index.isoformat() if isinstance(index, pd.Timestamp) else index
+            out.append({"index": stamp, **{str(k): v for k, v in values.items()}})
+        return out
+
+    return {
+        "label": label,
+        "points": len(frame),
+        "head": rows(frame.head(n)),
+        "tail": rows(frame.tail(n)),
+    }
+
+
+@tool("data_ops_compute")
+def describe_data(ctx: ToolContext, label: str) -> dict[str, Any]:
+    """Statistics of an entry: min, max, mean, std, percentiles, NaN share, cadence, coverage.
+
+    Args:
+        label: Label of the entry.
+    """
+    entry = ctx.store.get(label)
+    frame = frame_of(entry)
+    stats: dict[str, Any] = {}
+    for column in frame.columns:
+        values = np.asarray(pd.to_numeric(frame[column], errors="coerce"), dtype=float)
+        valid = values[~np.isnan(values)]
+        quantiles = (0.05, 0.25, 0.5, 0.75, 0.95)
+        stats[str(column)] = {
+            "units": entry.units.get(str(column), entry.units.get(str(entry.columns[0]), "")),
+            "min": float(valid.min()) if valid.size else None,
+            "max": float(valid.max()) if valid.size else None,
+            "mean": float(valid.mean()) if valid.size else None,
+            "std": float(valid.std(ddof=1)) if valid.size > 1 else None,
+            "percentiles": {f"p{round(q * 100)}": float(np.quantile(valid, q)) for q in quantiles}
+            if valid.size
+            else {},
+            "nan_fraction": float(1 - valid.size / values.size) if values.size else 1.0,
+        }
+    result: dict[str, Any] = {"label": label, "points": len(frame), "columns": stats}
+    result.update(_time_span(frame, entry))
+    if entry.is_timeseries and isinstance(frame.index, pd.DatetimeIndex) and len(frame) > 1:
+        steps = np.diff(frame.index.asi8) / 1e9
+        result["cadence_s"] = float(np.median(steps))
+        result["largest_gap_s"] = float(steps.max())
+    return result
+
+
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def write_entry(entry: DataEntry, folder: Path, fmt: str, filename: str | None = None) -> Path:
+    """Write `entry` as csv/parquet/nc into `folder`; refuse names escaping it."""
+    suffix = {"csv": ".csv", "parquet": ".parquet", "netcdf": ".nc", "nc": ".nc"}.get(fmt)
+    if suffix is None:
+        raise UserError(f"Unknown format '{fmt}'. Use csv, parquet or netcdf.")
+    name = filename or _SAFE_NAME.sub("_", entry.label) + suffix
+    folder = folder.resolve()
+    target = (folder / name).resolve()
+    if folder not in target.parents:
+        raise UserError(
+            f"Refusing to write '{name}': files can only be saved inside {folder}. "
+            "Give a plain file name."
+        )
+    if target.suffix != suffix:
+        target = target.with_suffix(suffix)
+    frame = frame_of(entry)
+    if suffix == ".csv":
+        out = frame.copy()
+        out.index.name = "time" if entry.is_timeseries else (out.index.name or "index")
+        out.to_csv(target)
+    elif suffix == ".parquet":
+        frame.to_parquet(target)
+    else:
+        data = (
+            entry.data if isinstance(entry.data, xr.DataArray) else _frame_to_dataset(frame, entry)
+        )
+        data.to_netcdf(target)
+    return target
+
+
+def _frame_to_dataset(frame: pd.DataFrame, entry: DataEntry) -> xr.Dataset:
+    plain = frame.copy()
+    if isinstance(plain.index, pd.DatetimeIndex):
+        plain.index = plain.index.tz_convert("UTC").tz_localize(None)
+        plain.index.name = "time"
+    dataset = xr.Dataset.from_dataframe(plain)
+    for column in dataset.data_vars:
+        dataset[column].attrs["units"] = entry.units.get(str(column), "")
+    dataset.attrs["label"] = entry.label
+    dataset.attrs["description"] = entry.description
+    return dataset
+
+
+@tool("data_ops_compute")
+def save_data(
+    ctx: ToolContext,
+    label: str,
+    format: Literal["csv", "parquet", "netcdf"] = "csv",
+    filename: str | None = None,
+) -> dict[str, Any]:
+    """Save an entry to a file in the session's export folder (CSV, parquet or netCDF).
+
+    Args:
+        label: Label of the entry.
+        format: csv (time column first), parquet or netcdf.
+        filename: Optional plain file name inside the export folder.
+    """
+    path = write_entry(ctx.store.get(label), ctx.export_dir, format, filename)
+    return {"path": str(path), "bytes": path.stat().st_size}
+
+
+DATA_TOOLS = [fetch_data, list_fetched_data, preview_data, describe_data, save_data]

@@ -1,0 +1,116 @@
+"""Discovery tools: search the catalog, list missions, datasets, parameters, coverage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.timerange import format_time
+from xhelio.tools.context import ToolContext
+from xhelio.tools.registry import tool
+
+__all__ = ["DISCOVERY_TOOLS", "dataset_summary", "parameter_summary"]
+
+
+def parameter_summary(p: ParameterInfo) -> dict[str, Any]:
+    """A parameter as a small JSON record."""
+    return {
+        "name": p.name,
+        "type": p.type,
+        "units": p.units,
+        "size": list(p.size) if p.size else None,
+        "description": p.description,
+    }
+
+
+def dataset_summary(info: DatasetInfo) -> dict[str, Any]:
+    """A dataset without its parameters."""
+    return {
+        "id": info.id,
+        "title": info.title,
+        "mission": info.mission_id,
+        "instrument": info.instrument,
+        "start": format_time(info.start) if info.start else None,
+        "stop": format_time(info.stop) if info.stop else None,
+        "cadence": info.cadence,
+    }
+
+
+@tool("discovery")
+def search_datasets(
+    ctx: ToolContext, query: str, mission: str | None = None, limit: int = 10
+) -> dict[str, Any]:
+    """Search CDAWeb datasets by words (mission, instrument, quantity, units).
+
+    Args:
+        query: Words such as 'ACE magnetic field' or 'solar wind speed OMNI'.
+        mission: Restrict to one mission (name or alias).
+        limit: Maximum results (1-50).
+    """
+    hits = ctx.catalog.search(query, limit=max(1, min(limit, 50)), mission=mission)
+    return {
+        "results": [
+            {
+                "dataset_id": h.dataset_id,
+                "title": h.title,
+                "mission": h.mission_id,
+                "parameters": list(h.parameters),
+            }
+            for h in hits
+        ]
+    }
+
+
+@tool("discovery")
+def list_parameters(ctx: ToolContext, dataset_id: str) -> dict[str, Any]:
+    """List a dataset's parameters with type, units and size.
+
+    Args:
+        dataset_id: CDAWeb dataset id.
+    """
+    info = ctx.catalog.dataset(dataset_id)
+    return {
+        **dataset_summary(info),
+        "parameters": [parameter_summary(p) for p in info.data_parameters],
+    }
+
+
+@tool("discovery")
+def get_data_availability(ctx: ToolContext, dataset_id: str) -> dict[str, Any]:
+    """Return the time range a dataset covers.
+
+    Args:
+        dataset_id: CDAWeb dataset id.
+    """
+    info = ctx.catalog.dataset(dataset_id)
+    return {"dataset_id": info.id, **dataset_summary(info)}
+
+
+@tool("discovery")
+def browse_datasets(ctx: ToolContext, mission: str) -> dict[str, Any]:
+    """List a mission's science datasets (calibration, housekeeping, ephemeris excluded).
+
+    Args:
+        mission: Mission name or alias, e.g. 'ACE', 'PSP', 'Solar Orbiter'.
+    """
+    return {"datasets": [dataset_summary(d) for d in ctx.catalog.browse(mission)]}
+
+
+@tool("discovery")
+def list_missions(ctx: ToolContext) -> dict[str, Any]:
+    """List the missions in the catalog with their aliases and dataset counts."""
+    return {
+        "missions": [
+            {"id": m.id, "name": m.name, "aliases": list(m.aliases), "datasets": len(m.dataset_ids)}
+            for m in ctx.catalog.missions()
+        ]
+    }
+
+
+DISCOVERY_TOOLS = [
+    search_datasets,
+    list_parameters,
+    get_data_availability,
+    browse_datasets,
+    list_missions,
+]
