@@ -130,11 +130,13 @@ class SessionStore:
                     "SELECT record FROM events WHERE session_id = ? ORDER BY id", (session_id,)
                 )
             ]
-            created = db.execute(
-                "SELECT created FROM sessions WHERE id = ?", (session_id,)
-            ).fetchone()[0]
+            created, meta = db.execute(
+                "SELECT created, meta FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
         bus = EventBus(first_id=(events[-1]["id"] + 1) if events else 1)
-        session = Session(id=session_id, folder=folder, events=bus, created=created)
+        session = Session(
+            id=session_id, folder=folder, events=bus, created=created, meta=json.loads(meta)
+        )
         if store is not None:
             session.store = store
             session.plot.store = store
@@ -157,9 +159,9 @@ class SessionStore:
         now = datetime.now(UTC).isoformat()
         with self._db() as db:
             db.execute(
-                "INSERT INTO sessions (id, created, updated) VALUES (?, ?, ?) "
-                "ON CONFLICT(id) DO UPDATE SET updated = excluded.updated",
-                (session.id, session.created, now),
+                "INSERT INTO sessions (id, created, updated, meta) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET updated = excluded.updated, meta = excluded.meta",
+                (session.id, session.created, now, json.dumps(session.meta, default=str)),
             )
             if title:
                 db.execute(

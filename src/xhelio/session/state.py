@@ -31,6 +31,8 @@ class Session:
     operations: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     history: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     created: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+    meta: dict[str, Any] = field(default_factory=dict[str, Any])
+    """JSON-able state other layers keep with the session (e.g. model message history)."""
     plot: PlotState = field(init=False)
 
     def __post_init__(self) -> None:

@@ -1,0 +1,192 @@
+"""One user turn, whatever answers it: the `Assistant` protocol and `run_turn`.
+
+Both the offline interpreter and the LLM orchestrator implement `Assistant`. `run_turn`
+is the one place that wraps a turn for every interface (REPL, `xhelio ask`, web, MCP):
+it records the request in the chat history, runs the assistant, works out which
+DataStore labels the turn touched (from the funnel's operations log), writes a fresh
+figure as HTML into the session folder, saves the session, and never lets an exception
+escape: a failure becomes `TurnResult.error` and the session keeps working.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import pandas as pd
+
+from xhelio.errors import XhelioError
+from xhelio.tools.workspace import Workspace
+
+__all__ = ["Assistant", "AssistantReply", "DataTouched", "TurnResult", "run_turn"]
+
+_LABEL_TOOLS = {"fetch_data": "label", "custom_operation": "label", "store_dataframe": "label"}
+
+
+@dataclass
+class AssistantReply:
+    """What an assistant says back: text, plus an optional plan record and usage."""
+
+    text: str
+    plan: dict[str, Any] | None = None
+    usage: dict[str, Any] = field(default_factory=dict[str, Any])
+    clarification: bool = False
+
+
+class Assistant(Protocol):
+    """Anything that can answer a request by driving tools through the workspace funnel."""
+
+    name: str
+
+    def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
+        """Answer `request`; check `cancel` between steps."""
+        ...
+
+
+@dataclass(frozen=True)
+class DataTouched:
+    """One DataStore label a turn created or updated."""
+
+    label: str
+    dataset: str | None
+    parameter: str | None
+    points: int
+    start: str | None
+    stop: str | None
+
+
+@dataclass
+class TurnResult:
+    """Everything a turn produced, as `xhelio ask --json` prints it."""
+
+    answer: str
+    session_id: str
+    data: list[DataTouched] = field(default_factory=list[DataTouched])
+    figures: list[str] = field(default_factory=list[str])
+    plan: dict[str, Any] | None = None
+    usage: dict[str, Any] = field(default_factory=dict[str, Any])
+    error: str | None = None
+    elapsed_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of `xhelio ask --json`."""
+        return {
+            "answer": self.answer,
+            "session_id": self.session_id,
+            "data": [asdict(d) for d in self.data],
+            "figures": self.figures,
+            "plan": self.plan,
+            "usage": self.usage,
+            "error": self.error,
+        }
+
+
+def _touched_labels(operations: list[dict[str, Any]]) -> list[str]:
+    labels: list[str] = []
+    for op in operations:
+        key = _LABEL_TOOLS.get(str(op.get("tool")))
+        result = op.get("result") or {}
+        if key and op.get("status") == "ok" and isinstance(result, dict):
+            label = result.get(key)  # type: ignore[union-attr]
+            if isinstance(label, str) and label not in labels:
+                labels.append(label)
+    return labels
+
+
+def _describe(workspace: Workspace, label: str) -> DataTouched | None:
+    store = workspace.session.store
+    if not store.has(label):
+        return None
+    entry = store.get(label)
+    start = stop = None
+    data = entry.data
+    index = data.index if isinstance(data, pd.DataFrame) else None
+    if isinstance(index, pd.DatetimeIndex) and len(index):
+        ends = index[[0, -1]].to_series()
+        start, stop = ends.iloc[0].isoformat(), ends.iloc[1].isoformat()
+    elif not isinstance(data, pd.DataFrame) and "time" in data.dims and data.sizes["time"]:
+        times = pd.DatetimeIndex(data["time"].values[[0, -1]]).tz_localize("UTC").to_series()
+        start, stop = times.iloc[0].isoformat(), times.iloc[1].isoformat()
+    return DataTouched(
+        label, entry.source_dataset, entry.source_parameter, entry.points, start, stop
+    )
+
+
+def _figure_written(workspace: Workspace, operations: list[dict[str, Any]]) -> list[str]:
+    written: list[str] = []
+    for op in operations:
+        result = op.get("result") or {}
+        if op.get("tool") == "manage_plot" and op.get("status") == "ok":
+            path = result.get("path") if isinstance(result, dict) else None  # type: ignore[union-attr]
+            if isinstance(path, str):
+                written.append(path)
+    rendered = any(
+        op.get("tool") in {"render_plotly_json", "manage_plot"} and op.get("status") == "ok"
+        for op in operations
+    )
+    if rendered and workspace.session.plot.current is not None:
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+        path = workspace.session.plot.export("html", f"figure-{stamp}.html")
+        written.append(str(Path(path)))
+    return written
+
+
+def run_turn(
+    workspace: Workspace,
+    assistant: Assistant,
+    request: str,
+    cancel: threading.Event | None = None,
+) -> TurnResult:
+    """Run one request end to end and persist the session; never raises."""
+    cancel = cancel or threading.Event()
+    workspace.funnel.cancel = cancel
+    started = time.time()
+    first_op = len(workspace.session.operations)
+    workspace.session.history.append({"role": "user", "content": request, "ts": started})
+    workspace.session.events.publish("user_request", agent=assistant.name, summary=request[:500])
+    reply: AssistantReply | None = None
+    error: str | None = None
+    try:
+        reply = assistant.respond(request, cancel)
+    except XhelioError as exc:
+        error = exc.message
+    except KeyboardInterrupt:
+        cancel.set()
+        error = "Cancelled."
+    except Exception as exc:  # noqa: BLE001 - a turn must never take the session down
+        error = f"{type(exc).__name__}: {exc}"
+    if cancel.is_set() and error is None:
+        error = "Cancelled."
+    operations = workspace.session.operations[first_op:]
+    answer = reply.text if reply else (f"Sorry, that failed: {error}" if error else "")
+    figures: list[str] = []
+    try:
+        figures = _figure_written(workspace, operations)
+    except XhelioError as exc:
+        error = error or f"The figure could not be saved: {exc.message}"
+    touched = [d for d in (_describe(workspace, lb) for lb in _touched_labels(operations)) if d]
+    workspace.session.history.append(
+        {"role": "assistant", "content": answer, "ts": time.time(), "error": error}
+    )
+    workspace.session.events.publish(
+        "turn_done", agent=assistant.name, status="error" if error else "ok", summary=answer[:500]
+    )
+    result = TurnResult(
+        answer=answer,
+        session_id=workspace.session.id,
+        data=touched,
+        figures=figures,
+        plan=reply.plan if reply else None,
+        usage=reply.usage if reply else {},
+        error=error,
+        elapsed_s=time.time() - started,
+    )
+    try:
+        workspace.save(title=request[:80])
+    except (OSError, XhelioError) as exc:
+        result.error = result.error or f"The session could not be saved: {exc}"
+    return result
