@@ -157,7 +157,7 @@ def run_turn(
     except KeyboardInterrupt:
         cancel.set()
         error = "Cancelled."
-    except Exception as exc:  # noqa: BLE001 - a turn must never take the session down
+    except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
     if cancel.is_set() and error is None:
         error = "Cancelled."
