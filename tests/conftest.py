@@ -6,6 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic_ai import models
+
+# No test may reach an LLM provider: models are scripted with FunctionModel/TestModel.
+models.ALLOW_MODEL_REQUESTS = False
 
 REAL_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
 
