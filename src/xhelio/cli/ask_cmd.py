@@ -1,0 +1,117 @@
+"""`xhelio ask REQUEST`: one request through `run_turn`, then exit (scripts and pipelines).
+
+With `--json`, stdout carries exactly one JSON object, `TurnResult.to_dict()`: `answer`,
+`session_id`, `data` (label, dataset, parameter, points, start, stop per label touched),
+`figures`, `plan`, `usage`, `error`; even a failure before the turn (a bad `--model`, an
+invalid session id) is reported in that object. The exit code is 1 whenever `error` is not
+null. Without `--json`, the answer prints as markdown with a short data table, figure
+paths and live progress. Imports the agents layer only through `run_turn` and the factory.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import webbrowser
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from xhelio.agents import factory
+from xhelio.agents.turn import TurnResult, run_turn
+from xhelio.agents.usage import UsageTracker
+from xhelio.cli.errors import handle_errors
+from xhelio.cli.progress import TurnProgress, print_turn_result
+from xhelio.errors import UserError, XhelioError
+from xhelio.tools.workspace import Workspace, open_workspace
+
+__all__ = ["ask", "ask_once", "register"]
+
+
+def ask_once(
+    request: str,
+    *,
+    session_id: str | None = None,
+    model: str | None = None,
+    console: Console | None = None,
+    verbose: bool = False,
+) -> TurnResult:
+    """Run one request in a (new or resumed) session and return its result; never raises."""
+    workspace: Workspace | None = None
+    try:
+        workspace = open_workspace(session_id)
+        usage = UsageTracker()
+        assistant, config = factory.make_assistant(workspace, model, usage)
+        if config.offline and console is not None:
+            console.print(f"[yellow]Note:[/] {config.reason}.", highlight=False)
+        cancel = threading.Event()
+        if console is None:
+            result = run_turn(workspace, assistant, request, cancel)
+        else:
+            events = workspace.session.events
+            operations = workspace.session.operations
+            with TurnProgress(console, events, verbose=verbose, operations=operations):
+                result = run_turn(workspace, assistant, request, cancel)
+        if not result.usage and usage.per_agent():
+            result.usage = usage.to_dict()
+        return result
+    except XhelioError as exc:
+        sid = workspace.session.id if workspace is not None else ""
+        return TurnResult(answer="", session_id=sid, error=exc.message)
+    finally:
+        if workspace is not None:
+            workspace.close()
+
+
+def _json_line(result: TurnResult) -> str:
+    payload: dict[str, Any] = result.to_dict()
+    if not payload["session_id"]:
+        payload["session_id"] = None
+    return json.dumps(payload, default=str)
+
+
+@handle_errors
+def ask(
+    request: Annotated[str, typer.Argument(help="What you want, in plain language.")],
+    session: Annotated[
+        str | None,
+        typer.Option("--session", "-s", help="Run in this session (resumed, or created)."),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="Model for every tier, provider:model.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print exactly one JSON object with the result.")
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Show every tool call's arguments and result.")
+    ] = False,
+    open_figures: Annotated[
+        bool, typer.Option("--open", help="Open the figure it makes in a web browser.")
+    ] = False,
+) -> None:
+    """Answer one request, print the result and exit (1 if it failed)."""
+    if not request.strip():
+        raise UserError('REQUEST is empty: say what you want, e.g. xhelio ask "list missions".')
+    progress_console = None if as_json else Console(stderr=True)
+    result = ask_once(
+        request, session_id=session, model=model, console=progress_console, verbose=verbose
+    )
+    if as_json:
+        typer.echo(_json_line(result))
+    else:
+        console = Console()
+        print_turn_result(console, result)
+        if result.session_id:
+            Console(stderr=True).print(f"session: {result.session_id}", highlight=False)
+    if open_figures and result.figures:
+        webbrowser.open(Path(result.figures[-1]).resolve().as_uri())
+    if result.error is not None:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `ask` to the app."""
+    app.command("ask")(ask)

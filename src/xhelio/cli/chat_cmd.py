@@ -1,0 +1,481 @@
+"""`xhelio chat` (and bare `xhelio`): the conversational REPL.
+
+`ChatRepl` reads lines from any `read_line(prompt) -> str` function (prompt_toolkit on a
+terminal, plain `input` on a pipe, a scripted list in tests; EOFError ends the session)
+and prints to any rich `Console`. A line that is one of the commands (quit, reset, status,
+retry, cancel, errors, sessions, open, capabilities, help) runs it; anything else is a
+request, run with `run_turn` in a worker thread so Ctrl-C cancels the request (its cancel
+event is set, the turn finishes its current step and returns) instead of the session.
+Every turn is saved by `run_turn`; `--continue` and `--session` resume saved sessions.
+Imports the agents layer only through `run_turn` and the assistant factory.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import webbrowser
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from xhelio.agents import factory
+from xhelio.agents.models import ModelConfig
+from xhelio.agents.turn import Assistant, TurnResult, run_turn
+from xhelio.agents.usage import UsageTracker
+from xhelio.cli.errors import handle_errors
+from xhelio.cli.progress import TurnProgress, format_duration, print_turn_result
+from xhelio.cli.session_cmd import data_table, sessions_table
+from xhelio.config import Settings, load_settings
+from xhelio.errors import UserError
+from xhelio.session.persist import SessionStore
+from xhelio.tools.workspace import Workspace, open_workspace
+
+__all__ = ["ChatOptions", "ChatRepl", "ReadLine", "chat", "prompt_reader", "register"]
+
+ReadLine = Callable[[str], str]
+"""Return the next input line; raise EOFError at the end, KeyboardInterrupt on Ctrl-C."""
+Opener = Callable[[str], bool]
+
+PROMPT = "xhelio> "
+_JOIN_POLL_S = 0.2
+_RECENT_ERRORS = 10
+
+_COMMANDS: tuple[tuple[str, str], ...] = (
+    ("quit / exit", "Save the session, print token usage and leave (Ctrl-D works too)."),
+    ("reset", "Start a new, empty session (the current one stays saved)."),
+    ("status", "Current plan, token usage and the data in memory."),
+    ("retry", "Run the last failed or cancelled request again."),
+    ("cancel", "Drop the pending failed request (Ctrl-C cancels a running one)."),
+    ("errors", "Recent errors of this session."),
+    ("sessions", "The 10 most recent saved sessions."),
+    ("open", "Open the latest figure in a web browser."),
+    ("capabilities / caps", "What xhelio can do, and its tools."),
+    ("help", "This help."),
+)
+
+_CAPABILITIES = """\
+xhelio finds, fetches, computes and plots NASA heliophysics data (CDAWeb) from plain requests:
+- discover: search missions, datasets and parameters; check data availability
+- fetch: pull time series through HAPI or CDAWeb CDF files, cached on disk
+- compute: derived quantities (magnitudes, smoothing, resampling, spectra) in a sandbox
+- plot: interactive Plotly figures, saved as HTML in the session folder
+Try: "show ACE magnetic field magnitude for 2024-01-15 to 2024-01-17"."""
+
+
+@dataclass(frozen=True)
+class ChatOptions:
+    """How a chat starts: model, which session, and display choices."""
+
+    model: str | None = None
+    session_id: str | None = None
+    resume_latest: bool = False
+    verbose: bool = False
+    open_figures: bool = False
+
+
+class ChatRepl:
+    """The chat loop: commands, requests in a cancellable worker thread, session handling."""
+
+    def __init__(
+        self,
+        console: Console,
+        options: ChatOptions | None = None,
+        *,
+        settings: Settings | None = None,
+        opener: Opener = webbrowser.open,
+    ) -> None:
+        self.console = console
+        self.options = options or ChatOptions()
+        self.settings = settings or load_settings()
+        self.opener = opener
+        self.usage = UsageTracker()
+        self.last_failed: str | None = None
+        self.last_result: TurnResult | None = None
+        self.figures: list[str] = []
+        self._workspace: Workspace | None = None
+        self._assistant: Assistant | None = None
+        self._config: ModelConfig | None = None
+        self._handlers: dict[str, Callable[[], bool]] = {
+            "quit": self._quit,
+            "exit": self._quit,
+            "reset": self._reset,
+            "status": self._status,
+            "retry": self._retry,
+            "cancel": self._cancel,
+            "errors": self._errors,
+            "sessions": self._sessions,
+            "open": self._open_figure,
+            "capabilities": self._capabilities,
+            "caps": self._capabilities,
+            "help": self._help,
+        }
+
+    @property
+    def workspace(self) -> Workspace:
+        """The session the chat works in (after `start`)."""
+        if self._workspace is None:
+            raise RuntimeError("ChatRepl.start() was not called")
+        return self._workspace
+
+    def start(self) -> None:
+        """Open (or resume) the session, build the assistant and greet."""
+        store = SessionStore(self.settings)
+        session_id = self.options.session_id
+        if session_id and not store.exists(session_id):
+            self.console.print(f"No saved session '{escape(session_id)}': starting it as new.")
+        if self.options.resume_latest and store.latest() is None:
+            self.console.print("No saved session to continue: starting a new one.")
+        self._open(session_id, self.options.resume_latest)
+        self.console.print(
+            "[bold]xhelio[/]: talk to NASA heliophysics data. "
+            "Type [bold]help[/] for commands, [bold]quit[/] or Ctrl-D to leave."
+        )
+        assert self._config is not None
+        if self._config.offline:
+            # Said once per chat, not per reset: the mode does not change within a chat.
+            self.console.print(f"[yellow]Note:[/] {escape(self._config.reason)}.")
+        else:
+            self.console.print(f"[dim]Model: {escape(self._config.orchestrator or '')}[/]")
+        self._greet_session()
+
+    def _open(self, session_id: str | None, resume_latest: bool) -> None:
+        workspace = open_workspace(session_id, self.settings, resume_latest=resume_latest)
+        try:
+            assistant, config = factory.make_assistant(workspace, self.options.model, self.usage)
+        except BaseException:
+            workspace.close()
+            raise
+        self._workspace, self._assistant, self._config = workspace, assistant, config
+
+    def _greet_session(self) -> None:
+        session = self.workspace.session
+        turns = sum(1 for m in session.history if m.get("role") == "user")
+        if not turns:
+            self.console.print(f"New session {session.id}.")
+            return
+        last = next(m for m in reversed(session.history) if m.get("role") == "user")
+        self.console.print(
+            f"Resumed session {session.id}: {turns} turn(s), {len(session.store)} data "
+            f"entr{'y' if len(session.store) == 1 else 'ies'} in memory; last request: "
+            f"{escape(str(last.get('content', ''))[:120])!r}",
+            highlight=False,
+        )
+
+    def run(self, read_line: ReadLine) -> None:
+        """Read and handle lines until quit, exit or end of input."""
+        while True:
+            try:
+                line = read_line(PROMPT)
+            except EOFError:
+                self._quit()
+                return
+            except KeyboardInterrupt:
+                self.console.print("[dim](Ctrl-C at the prompt does nothing; quit or Ctrl-D)[/]")
+                continue
+            if not self.handle(line):
+                return
+
+    def handle(self, line: str) -> bool:
+        """Handle one input line; False when the chat should end."""
+        text = line.strip()
+        if not text:
+            return True
+        handler = self._handlers.get(text.lower().lstrip("/"))
+        if handler is not None:
+            return handler()
+        self.request(text)
+        return True
+
+    def request(self, text: str) -> TurnResult:
+        """Run one request in a worker thread; Ctrl-C cancels it; print its result."""
+        workspace, assistant = self.workspace, self._assistant
+        assert assistant is not None
+        cancel = threading.Event()
+        box: list[TurnResult] = []
+
+        def work() -> None:
+            box.append(run_turn(workspace, assistant, text, cancel))
+
+        worker = threading.Thread(target=work, name="xhelio-turn", daemon=True)
+        progress = TurnProgress(
+            self.console,
+            workspace.session.events,
+            verbose=self.options.verbose,
+            operations=workspace.session.operations,
+        )
+        with progress:
+            try:
+                worker.start()
+                _wait_for(worker)
+            except KeyboardInterrupt:
+                cancel.set()
+                self.console.print("[yellow]Cancelling: waiting for the current step to end…[/]")
+                self._wait_after_cancel(worker)
+        result = box[0] if box else _lost_turn(workspace, text)
+        self._after_turn(text, result, progress.tool_calls)
+        return result
+
+    def _wait_after_cancel(self, worker: threading.Thread) -> None:
+        # The turn owns the session until it returns; leaving earlier would let a second
+        # request race it, so further Ctrl-C presses only say what is happening.
+        while worker.is_alive():
+            try:
+                _wait_for(worker)
+            except KeyboardInterrupt:
+                self.console.print("[yellow]Still stopping: the running tool call ends first.[/]")
+
+    def _after_turn(self, text: str, result: TurnResult, tool_calls: int) -> None:
+        self.last_result = result
+        self.last_failed = text if result.error else None
+        print_turn_result(self.console, result)
+        self.figures.extend(result.figures)
+        if result.error and result.error != "Cancelled.":
+            self.console.print("[dim]Type retry to run the request again, errors for details.[/]")
+        if result.figures and self.options.open_figures:
+            self._open_path(result.figures[-1])
+        elif result.figures:
+            self.console.print("[dim]Type open to view the figure in a browser.[/]")
+        self.console.print(
+            f"[dim]{format_duration(result.elapsed_s)}, {tool_calls} tool call(s)[/]"
+        )
+
+    # commands ------------------------------------------------------------------------
+
+    def _quit(self) -> bool:
+        self.close()
+        return False
+
+    def close(self) -> None:
+        """Save and close the session, then print the token usage of the whole chat."""
+        if self._workspace is None:
+            return
+        session_id = self._workspace.session.id
+        try:
+            self._workspace.close()
+        finally:
+            self._workspace = None
+        self.console.print(self.usage.render_table())
+        self.console.print(
+            f"Session {session_id} saved; resume it with `xhelio chat --session {session_id}`."
+        )
+
+    def _reset(self) -> bool:
+        old = self.workspace
+        old.close()
+        self._workspace = None
+        self._open(None, False)
+        self.last_failed, self.last_result, self.figures = None, None, []
+        self.console.print(
+            f"New session {self.workspace.session.id} (session {old.session.id} is saved)."
+        )
+        return True
+
+    def _status(self) -> bool:
+        plan = self.last_result.plan if self.last_result else None
+        if plan:
+            self.console.print(_plan_table(plan))
+        else:
+            self.console.print("No plan: no multi-step plan is active.")
+        self.console.print(self.usage.render_table())
+        store = self.workspace.session.store
+        if len(store):
+            self.console.print(data_table(store))
+        else:
+            self.console.print("No data in memory.")
+        if self.figures:
+            self.console.print(f"Latest figure: {escape(self.figures[-1])}", highlight=False)
+        return True
+
+    def _retry(self) -> bool:
+        if self.last_failed is None:
+            self.console.print("Nothing to retry: the last request did not fail.")
+            return True
+        self.console.print(f"Retrying: {escape(self.last_failed)}", highlight=False)
+        self.request(self.last_failed)
+        return True
+
+    def _cancel(self) -> bool:
+        if self.last_failed is None:
+            self.console.print(
+                "Nothing to cancel: no request is running (press Ctrl-C while one runs)."
+            )
+        else:
+            self.console.print("Dropped the failed request; retry has nothing to run now.")
+            self.last_failed = None
+        return True
+
+    def _errors(self) -> bool:
+        errors = _session_errors(self.workspace)[-_RECENT_ERRORS:]
+        if not errors:
+            self.console.print("No errors in this session.")
+            return True
+        table = Table(title=f"Recent errors ({len(errors)})")
+        for column in ("id", "type", "agent", "tool", "message"):
+            table.add_column(column)
+        for event in errors:
+            table.add_row(
+                str(event.get("id", "")),
+                escape(str(event.get("type", ""))),
+                escape(str(event.get("agent", ""))),
+                escape(str(event.get("tool", ""))),
+                escape(str(event.get("summary", ""))[:300]),
+            )
+        self.console.print(table)
+        return True
+
+    def _sessions(self) -> bool:
+        summaries = self.workspace.sessions.list(10)
+        current = self.workspace.session.id
+        self.console.print(sessions_table(summaries, title=f"Recent sessions (now: {current})"))
+        return True
+
+    def _open_figure(self) -> bool:
+        if self.figures:
+            self._open_path(self.figures[-1])
+        elif self.workspace.session.plot.current is not None:
+            # A resumed session has its figure back but no HTML written by this chat yet.
+            path = self.workspace.session.plot.export("html", "figure-resumed.html")
+            self.figures.append(str(path))
+            self._open_path(str(path))
+        else:
+            self.console.print("No figure yet: ask for a plot first.")
+        return True
+
+    def _open_path(self, path: str) -> None:
+        uri = Path(path).resolve().as_uri()
+        if self.opener(uri):
+            self.console.print(f"Opened {escape(path)} in the browser.", highlight=False)
+        else:
+            self.console.print(f"Could not start a browser; open {escape(path)} yourself.")
+
+    def _capabilities(self) -> bool:
+        self.console.print(_CAPABILITIES, highlight=False)
+        table = Table(title="Tools")
+        table.add_column("category")
+        table.add_column("tool")
+        table.add_column("what it does")
+        for tool in self.workspace.funnel.registry:
+            table.add_row(tool.category, tool.name, tool.description.splitlines()[0])
+        self.console.print(table)
+        return True
+
+    def _help(self) -> bool:
+        table = Table(title="Commands (anything else is a request)", show_header=False)
+        table.add_column("command", style="bold")
+        table.add_column("what it does")
+        for name, what in _COMMANDS:
+            table.add_row(name, what)
+        self.console.print(table)
+        return True
+
+
+def _wait_for(worker: threading.Thread) -> None:
+    # A timed join wakes regularly, so a Ctrl-C reaches the main thread promptly.
+    while worker.is_alive():
+        worker.join(_JOIN_POLL_S)
+
+
+def _lost_turn(workspace: Workspace, request: str) -> TurnResult:
+    return TurnResult(
+        answer="",
+        session_id=workspace.session.id,
+        error=f"The request {request[:80]!r} stopped without a result; see errors.",
+    )
+
+
+def _session_errors(workspace: Workspace) -> list[dict[str, Any]]:
+    """Error events of the session, saved ones (from earlier runs) and live ones, by id."""
+    events: dict[int, dict[str, Any]] = {}
+    for record in workspace.sessions.events(workspace.session.id):
+        events[int(record.get("id", 0))] = record
+    for event in workspace.session.events.events():
+        events[event.id] = event.to_dict()
+    return [
+        events[key]
+        for key in sorted(events)
+        if events[key].get("status") == "error" or str(events[key].get("type")).endswith("error")
+    ]
+
+
+def _plan_table(plan: dict[str, Any]) -> Table:
+    table = Table(title=f"Plan {escape(str(plan.get('id', '')))}".strip())
+    table.add_column("#", justify="right")
+    table.add_column("task")
+    table.add_column("status")
+    tasks: list[Any] = plan.get("tasks") or []
+    for number, task in enumerate(tasks, start=1):
+        if isinstance(task, dict):
+            description = str(task.get("description") or task.get("instruction") or task)  # type: ignore[union-attr]
+            status = str(task.get("status", ""))  # type: ignore[union-attr]
+        else:
+            description, status = str(task), ""
+        table.add_row(str(number), escape(description), escape(status))
+    return table
+
+
+def prompt_reader(
+    history_file: Path, *, input: Input | None = None, output: Output | None = None
+) -> ReadLine:
+    """A prompt_toolkit line reader with persistent history in `history_file`."""
+    history_file.parent.mkdir(parents=True, exist_ok=True)
+    session: PromptSession[str] = PromptSession(
+        history=FileHistory(str(history_file)), input=input, output=output
+    )
+
+    def read_line(prompt: str) -> str:
+        return session.prompt(prompt)
+
+    return read_line
+
+
+def _plain_reader(prompt: str) -> str:
+    return input(prompt)
+
+
+@handle_errors
+def chat(
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="Model for every tier, provider:model.")
+    ] = None,
+    resume_latest: Annotated[
+        bool, typer.Option("--continue", "-c", help="Resume the most recent session.")
+    ] = False,
+    session: Annotated[
+        str | None, typer.Option("--session", "-s", help="Resume (or start) this session id.")
+    ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Show every tool call's arguments and result.")
+    ] = False,
+    open_figures: Annotated[
+        bool, typer.Option("--open", help="Open each new figure in a web browser.")
+    ] = False,
+) -> None:
+    """Chat with xhelio: ask for data, computations and plots in plain language."""
+    if session and resume_latest:
+        raise UserError("Use either --continue or --session ID, not both.")
+    settings = load_settings()
+    options = ChatOptions(model, session, resume_latest, verbose, open_figures)
+    on_terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    read_line = prompt_reader(settings.home / "chat_history") if on_terminal else _plain_reader
+    repl = ChatRepl(Console(), options, settings=settings)
+    repl.start()
+    try:
+        repl.run(read_line)
+    finally:
+        repl.close()
+
+
+def register(app: typer.Typer) -> None:
+    """Add `chat` to the app."""
+    app.command("chat")(chat)
