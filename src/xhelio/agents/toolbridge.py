@@ -1,0 +1,317 @@
+"""Registry tools for pydantic-ai agents, and the guarded loop that runs an agent.
+
+`bridge_tools` turns registry `Tool`s into pydantic-ai tools whose schema is the tool's own
+(`Tool.schema`, titles stripped) and whose every call goes through `ToolFunnel.call` with
+the run's caller name and `LoopGuard.check_call` as the guard; the result goes back to the
+model as compact JSON. Calls run one at a time, so cancellation and the guard act between
+calls.
+
+`run_guarded` drives an agent node by node: each round of tool calls opens and closes a
+LoopGuard iteration, cancellation is checked before every model request and tool round,
+and when the guard (or a tool, via `ToolCallState.stop_request`) stops the loop the model
+gets one last request to answer with what it has; if it still calls tools, the run ends.
+
+Imports pydantic-ai and, from xhelio, only `agents.guard` and `tools`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+from pydantic_ai import Agent, RunContext
+from pydantic_ai import Tool as AgentTool
+from pydantic_ai.exceptions import AgentRunError, FallbackExceptionGroup, ModelAPIError
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    UserContent,
+)
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RunUsage
+
+from xhelio.agents.guard import LoopGuard
+from xhelio.tools.funnel import ToolFunnel
+from xhelio.tools.registry import Tool
+
+__all__ = [
+    "GuardedRun",
+    "ToolCallState",
+    "bridge_tools",
+    "lean_schema",
+    "run_coroutine",
+    "run_guarded",
+    "settle_history",
+]
+
+T = TypeVar("T")
+
+# Results of these tools create a DataStore label the caller should hear about.
+_LABEL_TOOLS = frozenset({"fetch_data", "custom_operation", "store_dataframe"})
+# Blocked or cancelled calls say nothing about whether the agent's own work succeeded.
+_GUARD_TYPES = frozenset({"LoopGuard", "Cancelled"})
+
+
+@dataclass
+class ToolCallState:
+    """One agent run's tool plumbing and what its calls produced."""
+
+    funnel: ToolFunnel
+    caller: str
+    guard: LoopGuard
+    force_first_tool: bool = False
+    calls: list[str] = field(default_factory=list[str])
+    errors: list[str] = field(default_factory=list[str])
+    successes: int = 0
+    new_labels: list[str] = field(default_factory=list[str])
+    round_results: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    last_round_failed: bool = False
+    clarification: str | None = None
+    stop_request: str | None = None
+    final_only: bool = False
+
+    @property
+    def cancel(self) -> threading.Event:
+        """The request's cancellation event."""
+        return self.guard.cancel
+
+    @property
+    def halt_reason(self) -> str | None:
+        """Why the loop must stop calling tools, or None."""
+        return self.guard.stop_reason or self.stop_request
+
+    def call(
+        self, name: str, args: Mapping[str, Any], funnel: ToolFunnel | None = None
+    ) -> dict[str, Any]:
+        """Run one tool through the funnel under the guard and record the outcome."""
+        arguments = dict(args)
+        result = (funnel or self.funnel).call(name, arguments, self.caller, self.guard.check_call)
+        result = _judge(name, result)
+        self.calls.append(name)
+        self.round_results.append(
+            {"tool": name, "args": arguments, "status": result.get("status"), "result": result}
+        )
+        kind = result.get("type")
+        if result.get("status") == "error":
+            if kind not in _GUARD_TYPES:
+                self.errors.append(f"{name}: {result.get('message', 'failed')}")
+        else:
+            self.successes += 1
+            label = result.get("label")
+            if name in _LABEL_TOOLS and isinstance(label, str) and label not in self.new_labels:
+                self.new_labels.append(label)
+        return result
+
+    def open_round(self, calls: Sequence[ToolCallPart]) -> None:
+        """Start a LoopGuard iteration for the model's proposed calls."""
+        self.round_results = []
+        if self.guard.start_iteration() is None:
+            self.guard.record_batch([(c.tool_name, c.args_as_dict()) for c in calls])
+
+    def close_round(self) -> None:
+        """End the LoopGuard iteration with this round's results."""
+        real = [r for r in self.round_results if r["result"].get("type") not in _GUARD_TYPES]
+        if real:
+            self.last_round_failed = all(r["status"] == "error" for r in real)
+        self.guard.end_iteration(self.round_results)
+
+
+def _judge(name: str, result: dict[str, Any]) -> dict[str, Any]:
+    """Turn a fetch that stored nothing usable into an error the model and caller can act on."""
+    if name != "fetch_data" or result.get("status") == "error":
+        return result
+    columns = result.get("columns") or []
+    all_nan = set(result.get("all_nan_columns") or [])
+    if result.get("points") == 0 or (columns and all_nan >= set(columns)):
+        why = "has no samples" if result.get("points") == 0 else "is all NaN (fill values)"
+        return {
+            "status": "error",
+            "type": "NoUsableData",
+            "message": (
+                f"{result.get('label')} {why} in {result.get('requested')}; skip it and try "
+                "another parameter, dataset or time range."
+            ),
+            "label": result.get("label"),
+        }
+    return result
+
+
+def lean_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Drop pydantic's auto-generated titles: they repeat the names and cost tokens."""
+
+    def strip(node: Any, in_properties: bool = False) -> Any:
+        if isinstance(node, Mapping):
+            out: dict[str, Any] = {}
+            for key, value in node.items():  # type: ignore[misc]
+                if key == "title" and not in_properties and isinstance(value, str):
+                    continue
+                out[str(key)] = strip(value, in_properties=key in ("properties", "$defs"))
+            return out
+        if isinstance(node, list):
+            return [strip(item) for item in node]  # type: ignore[misc]
+        return node
+
+    return strip(schema)
+
+
+def to_json(result: Mapping[str, Any]) -> str:
+    """Compact JSON for the model (no spaces, non-ASCII kept)."""
+    return json.dumps(result, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def bridge_tools(
+    tools: Sequence[Tool], funnel: ToolFunnel | None = None
+) -> list[AgentTool[ToolCallState]]:
+    """Expose registry tools to an agent; calls go through `funnel` (default: the run's)."""
+    bridged: list[AgentTool[ToolCallState]] = []
+    for registry_tool in tools:
+
+        def call(
+            ctx: RunContext[ToolCallState], _name: str = registry_tool.name, **args: Any
+        ) -> str:
+            return to_json(ctx.deps.call(_name, args, funnel))
+
+        bridged.append(
+            AgentTool.from_schema(
+                call,
+                name=registry_tool.name,
+                description=registry_tool.description,
+                json_schema=lean_schema(registry_tool.schema),
+                takes_ctx=True,
+                sequential=True,
+            )
+        )
+    return bridged
+
+
+@dataclass
+class GuardedRun:
+    """How one agent run ended."""
+
+    text: str
+    messages: list[ModelMessage]
+    usage: RunUsage
+    stop_reason: str | None = None
+    cancelled: bool = False
+    error: BaseException | None = None
+
+
+SettingsSource = Callable[[], ModelSettings]
+
+
+def _settings_for(state: ToolCallState, base: SettingsSource) -> Callable[..., ModelSettings]:
+    def settings(ctx: RunContext[ToolCallState]) -> ModelSettings:
+        merged = ModelSettings(**base())
+        if state.final_only:
+            merged["tool_choice"] = "none"
+        elif state.force_first_tool and ctx.run_step <= 1:
+            merged["tool_choice"] = "required"
+        return merged
+
+    return settings
+
+
+async def run_guarded(
+    agent: Agent[ToolCallState, str],
+    prompt: str | Sequence[UserContent],
+    state: ToolCallState,
+    *,
+    settings: SettingsSource = ModelSettings,
+    message_history: Sequence[ModelMessage] | None = None,
+) -> GuardedRun:
+    """Run `agent` on `prompt` round by round under the state's LoopGuard."""
+    last_text = ""
+    messages: list[ModelMessage] = list(message_history or [])
+    usage = RunUsage()
+    cancelled = False
+    try:
+        async with agent.iter(
+            prompt,
+            deps=state,
+            message_history=message_history,
+            model_settings=_settings_for(state, settings),
+        ) as run:
+            node = run.next_node
+            try:
+                while not Agent.is_end_node(node):
+                    if state.cancel.is_set():
+                        cancelled = True
+                        break
+                    if Agent.is_call_tools_node(node):
+                        response = node.model_response
+                        last_text = response.text or last_text
+                        calls = response.tool_calls
+                        if calls and state.final_only:
+                            break  # told to answer without tools and did not
+                        if calls:
+                            state.open_round(calls)
+                            node = await run.next(node)
+                            state.close_round()
+                            if state.clarification is not None or state.cancel.is_set():
+                                cancelled = state.cancel.is_set()
+                                break
+                            state.final_only = state.halt_reason is not None
+                            continue
+                    node = await run.next(node)
+            finally:
+                usage = run.usage
+                messages = run.all_messages()
+                if Agent.is_model_request_node(node) and node.request not in messages:
+                    messages.append(node.request)  # tool results not yet sent to the model
+            if Agent.is_end_node(node):
+                last_text = node.data.output
+    except (ModelAPIError, FallbackExceptionGroup, AgentRunError) as exc:
+        return GuardedRun(last_text, messages, usage, state.halt_reason, cancelled, exc)
+    return GuardedRun(
+        last_text, messages, usage, state.halt_reason, cancelled or state.cancel.is_set()
+    )
+
+
+def settle_history(messages: Sequence[ModelMessage], closing_text: str) -> list[ModelMessage]:
+    """Make a history safe to continue: no unanswered tool calls, ends with a text reply.
+
+    Stored requests drop their instructions: the next run sends the current ones.
+    """
+    settled = list(messages)
+    if settled and isinstance(settled[-1], ModelResponse) and settled[-1].tool_calls:
+        settled.pop()  # calls that never ran
+    if not settled or isinstance(settled[-1], ModelRequest):
+        settled.append(ModelResponse(parts=[TextPart(closing_text or "(no answer)")]))
+    return [
+        replace(m, instructions=None) if isinstance(m, ModelRequest) and m.instructions else m
+        for m in settled
+    ]
+
+
+def run_coroutine(make: Callable[[], Coroutine[Any, Any, T] | Awaitable[T]]) -> T:
+    """Run a coroutine to completion from sync code, even under a running event loop."""
+
+    async def main() -> T:
+        return await make()
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(main())
+    # Called from async code (a server handler): run on a private loop in a worker thread.
+    box: dict[str, Any] = {}
+
+    def worker() -> None:
+        try:
+            box["value"] = asyncio.run(main())
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=worker, name="xhelio-agent-run")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
