@@ -31,9 +31,11 @@ from rich.table import Table
 
 from xhelio.agents import factory
 from xhelio.agents.models import ModelConfig
-from xhelio.agents.turn import Assistant, TurnResult, run_turn
+from xhelio.agents.planning.assistant import PlanningAssistant
+from xhelio.agents.turn import Assistant, AssistantReply, TurnResult, run_turn
 from xhelio.agents.usage import UsageTracker
 from xhelio.cli.errors import handle_errors
+from xhelio.cli.plan_cmd import plan_table
 from xhelio.cli.progress import TurnProgress, format_duration, print_turn_result
 from xhelio.cli.session_cmd import data_table, sessions_table
 from xhelio.config import Settings, load_settings
@@ -56,7 +58,8 @@ _COMMANDS: tuple[tuple[str, str], ...] = (
     ("reset", "Start a new, empty session (the current one stays saved)."),
     ("status", "Current plan, token usage and the data in memory."),
     ("retry", "Run the last failed or cancelled request again."),
-    ("cancel", "Drop the pending failed request (Ctrl-C cancels a running one)."),
+    ("cancel", "Cancel the unfinished plan's remaining tasks, or drop a failed request."),
+    ("resume", "Continue a plan that was left unfinished."),
     ("errors", "Recent errors of this session."),
     ("sessions", "The 10 most recent saved sessions."),
     ("open", "Open the latest figure in a web browser."),
@@ -113,6 +116,7 @@ class ChatRepl:
             "status": self._status,
             "retry": self._retry,
             "cancel": self._cancel,
+            "resume": self._resume,
             "errors": self._errors,
             "sessions": self._sessions,
             "open": self._open_figure,
@@ -148,6 +152,23 @@ class ChatRepl:
         else:
             self.console.print(f"[dim]Model: {escape(self._config.orchestrator or '')}[/]")
         self._greet_session()
+        self._offer_unfinished_plan()
+
+    def _planning(self) -> PlanningAssistant | None:
+        return self._assistant if isinstance(self._assistant, PlanningAssistant) else None
+
+    def _offer_unfinished_plan(self) -> None:
+        planning = self._planning()
+        plan = planning.incomplete_plan() if planning else None
+        if plan is None:
+            return
+        left = sum(1 for t in plan.tasks if t.status.value in ("pending", "in_progress"))
+        self.console.print(
+            f"Unfinished plan {plan.id} ({left} task(s) left) for: "
+            f"{escape(plan.request[:120])!r}. Type [bold]resume[/] to continue it or "
+            "[bold]cancel[/] to drop it.",
+            highlight=False,
+        )
 
     def _open(self, session_id: str | None, resume_latest: bool) -> None:
         workspace = open_workspace(session_id, self.settings, resume_latest=resume_latest)
@@ -197,9 +218,9 @@ class ChatRepl:
         self.request(text)
         return True
 
-    def request(self, text: str) -> TurnResult:
+    def request(self, text: str, assistant: Assistant | None = None) -> TurnResult:
         """Run one request in a worker thread; Ctrl-C cancels it; print its result."""
-        workspace, assistant = self.workspace, self._assistant
+        workspace, assistant = self.workspace, assistant or self._assistant
         assert assistant is not None
         cancel = threading.Event()
         box: list[TurnResult] = []
@@ -282,11 +303,12 @@ class ChatRepl:
         return True
 
     def _status(self) -> bool:
-        plan = self.last_result.plan if self.last_result else None
-        if plan:
-            self.console.print(_plan_table(plan))
+        planning = self._planning()
+        plan = planning.latest_plan() if planning else None
+        if plan is not None:
+            self.console.print(plan_table(plan))
         else:
-            self.console.print("No plan: no multi-step plan is active.")
+            self.console.print("No plan: no multi-step request in this session yet.")
         self.console.print(self.usage.render_table())
         store = self.workspace.session.store
         if len(store):
@@ -298,6 +320,14 @@ class ChatRepl:
         return True
 
     def _retry(self) -> bool:
+        planning = self._planning()
+        plan = planning.latest_plan() if planning else None
+        if planning is not None and plan is not None and plan.failed():
+            task = plan.failed()[0]
+            self.console.print(f"Retrying failed task: {escape(task.description)}", highlight=False)
+            action = _PlanAction(planning.name, planning.retry_failed)
+            self.request(f"retry: {task.description}", action)
+            return True
         if self.last_failed is None:
             self.console.print("Nothing to retry: the last request did not fail.")
             return True
@@ -306,6 +336,12 @@ class ChatRepl:
         return True
 
     def _cancel(self) -> bool:
+        planning = self._planning()
+        cancelled = planning.cancel_plan() if planning else None
+        if cancelled is not None:
+            skipped = sum(1 for t in cancelled.tasks if t.error == "cancelled by the user")
+            self.console.print(f"Plan {cancelled.id} cancelled: {skipped} task(s) skipped.")
+            return True
         if self.last_failed is None:
             self.console.print(
                 "Nothing to cancel: no request is running (press Ctrl-C while one runs)."
@@ -313,6 +349,16 @@ class ChatRepl:
         else:
             self.console.print("Dropped the failed request; retry has nothing to run now.")
             self.last_failed = None
+        return True
+
+    def _resume(self) -> bool:
+        planning = self._planning()
+        plan = planning.incomplete_plan() if planning else None
+        if planning is None or plan is None:
+            self.console.print("Nothing to resume: no unfinished plan in this session.")
+            return True
+        action = _PlanAction(planning.name, lambda cancel: planning.resume(plan, cancel))
+        self.request(f"resume: {plan.request}", action)
         return True
 
     def _errors(self) -> bool:
@@ -380,6 +426,18 @@ class ChatRepl:
         return True
 
 
+class _PlanAction:
+    """A plan command (retry, resume) run as a turn, with progress, cancel and saving."""
+
+    def __init__(self, name: str, action: Callable[[threading.Event], AssistantReply | None]):
+        self.name = name
+        self.action = action
+
+    def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
+        reply = self.action(cancel)
+        return reply or AssistantReply("Nothing to do: the plan has no failed task.")
+
+
 def _wait_for(worker: threading.Thread) -> None:
     # A timed join wakes regularly, so a Ctrl-C reaches the main thread promptly.
     while worker.is_alive():
@@ -406,22 +464,6 @@ def _session_errors(workspace: Workspace) -> list[dict[str, Any]]:
         for key in sorted(events)
         if events[key].get("status") == "error" or str(events[key].get("type")).endswith("error")
     ]
-
-
-def _plan_table(plan: dict[str, Any]) -> Table:
-    table = Table(title=f"Plan {escape(str(plan.get('id', '')))}".strip())
-    table.add_column("#", justify="right")
-    table.add_column("task")
-    table.add_column("status")
-    tasks: list[Any] = plan.get("tasks") or []
-    for number, task in enumerate(tasks, start=1):
-        if isinstance(task, dict):
-            description = str(task.get("description") or task.get("instruction") or task)  # type: ignore[union-attr]
-            status = str(task.get("status", ""))  # type: ignore[union-attr]
-        else:
-            description, status = str(task), ""
-        table.add_row(str(number), escape(description), escape(status))
-    return table
 
 
 def prompt_reader(

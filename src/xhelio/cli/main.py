@@ -14,6 +14,7 @@ from xhelio.cli import (
     catalog_cmd,
     chat_cmd,
     fetch_cmd,
+    plan_cmd,
     plot_cmd,
     session_cmd,
     tool_cmd,
@@ -33,6 +34,7 @@ plot_cmd.register(app)
 chat_cmd.register(app)
 ask_cmd.register(app)
 app.add_typer(session_cmd.app, name="sessions")
+app.add_typer(plan_cmd.app, name="plan")
 
 
 @app.callback(invoke_without_command=True)

@@ -67,6 +67,7 @@ class TaskOutcome:
 class RoundFeedback:
     """What the planner sees after a round."""
 
+    request: str
     round: int
     rounds_left: int
     results: list[Task]
@@ -75,7 +76,7 @@ class RoundFeedback:
 
     def render(self) -> str:
         """The replanning message, with the seed's failed-task and budget sections."""
-        lines = [f"Round {self.round} results:"]
+        lines = [f"Request: {self.request}", f"Round {self.round} results:"]
         for task in self.results:
             line = f"- Task: {task.description} | Status: {task.status.value}"
             line += f" | Result: {task.result_summary}"
@@ -234,6 +235,7 @@ class PlanLoop:
             if output.status == "done" or rounds_left <= 0:
                 return self._finish(plan, output)
             feedback = RoundFeedback(
+                plan.request,
                 plan.rounds - 1,
                 rounds_left,
                 batch,

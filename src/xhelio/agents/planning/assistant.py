@@ -1,0 +1,170 @@
+"""`PlanningAssistant`: routes complex requests through the plan loop, the rest directly.
+
+It wraps any `Assistant` (the LLM orchestrator or the offline interpreter). A request that
+`is_complex_request` flags (or one the inner assistant hands over, see `plan_request`)
+gets its time range resolved once, a heuristic `PlannerDecision` under the request's
+agent preferences, and a `PlanLoop` run with this mode's planner and task runner. If the
+planner fails, the request goes to the inner assistant's direct path, with a note. It
+also serves the REPL's plan commands: the latest plan, retry of its first failed task,
+cancel of its remaining tasks, and resumption of a plan a crash or quit left unfinished.
+Imports the planning package, `turn` and `tools.workspace`; no interface.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import cached_property
+
+from xhelio.agents.planning.loop import (
+    PlanLoop,
+    Planner,
+    PlannerFailedError,
+    Reviewer,
+    TaskRunner,
+)
+from xhelio.agents.planning.routing import (
+    AgentPreferences,
+    decide_agents,
+    is_complex_request,
+    resolve_plan_time,
+)
+from xhelio.agents.planning.store import TaskStore
+from xhelio.agents.planning.tasks import PlanStatus, Task, TaskPlan, TaskStatus
+from xhelio.agents.turn import Assistant, AssistantReply
+from xhelio.catalog.aliases import AliasTable
+from xhelio.tools.workspace import Workspace
+
+__all__ = ["PlanningAssistant"]
+
+PlannerFactory = Callable[[threading.Event], Planner]
+
+
+class PlanningAssistant:
+    """An assistant that plans multi-step requests and answers simple ones directly."""
+
+    def __init__(
+        self,
+        inner: Assistant,
+        workspace: Workspace,
+        make_planner: PlannerFactory,
+        runner: TaskRunner,
+        *,
+        reviewer: Reviewer | None = None,
+        preferences: AgentPreferences | None = None,
+        store: TaskStore | None = None,
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.workspace = workspace
+        self.make_planner = make_planner
+        self.runner = runner
+        self.reviewer = reviewer
+        self.preferences = preferences or AgentPreferences()
+        self.store = store or TaskStore(workspace.context.settings)
+
+    @cached_property
+    def _aliases(self) -> AliasTable:
+        return AliasTable(self.workspace.context.catalog.missions())
+
+    def _memory(self) -> list[str]:
+        return [f"{e.label} ({', '.join(e.columns)})" for e in self.workspace.session.store]
+
+    def _loop(self, cancel: threading.Event) -> PlanLoop:
+        events = self.workspace.session.events
+
+        def publish(plan: TaskPlan, task: Task | None) -> None:
+            if task is None:
+                summary = f"plan {plan.id}: {plan.status.value}, round {plan.rounds}"
+                events.publish("plan", agent="planner", status=plan.status.value, summary=summary)
+                return
+            events.publish(
+                "plan_task",
+                agent=task.mission or "orchestrator",
+                status=task.status.value,
+                summary=task.description[:200],
+            )
+
+        return PlanLoop(
+            self.make_planner(cancel),
+            self.runner,
+            self.store,
+            self._memory,
+            reviewer=self.reviewer,
+            preferences=self.preferences,
+            on_change=publish,
+        )
+
+    def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
+        """Plan and run a complex request; pass a simple one to the inner assistant."""
+        verdict = is_complex_request(request, self._aliases)
+        if not verdict.complex:
+            return self.inner.respond(request, cancel)
+        return self.plan_request(request, cancel, reasons=verdict.reasons)
+
+    def plan_request(
+        self, request: str, cancel: threading.Event, reasons: tuple[str, ...] = ("requested",)
+    ) -> AssistantReply:
+        """Run `request` through the plan loop (the orchestrator's request_planning too)."""
+        resolved = resolve_plan_time(request)
+        complexity = is_complex_request(request, self._aliases)
+        decision = decide_agents(request, self.preferences, complexity.spacecraft)
+        plan = TaskPlan(
+            request=request,
+            session_id=self.workspace.session.id,
+            time_range=str(resolved[0]) if resolved else None,
+            decision={**decision.to_dict(), "routing_reasons": list(reasons)},
+        )
+        note = None
+        if resolved is not None:
+            note = (
+                f"Resolved time range: {resolved[0]!s}. Use this exact range for ALL fetch tasks."
+            )
+        try:
+            self._loop(cancel).run(plan, cancel, time_note=note)
+        except PlannerFailedError as exc:
+            reply = self.inner.respond(request, cancel)
+            reply.text = f"(Planning failed, answered directly: {exc})\n\n{reply.text}"
+            reply.plan = plan.brief()
+            return reply
+        return AssistantReply(text=plan.summary, plan=plan.brief())
+
+    # The REPL's plan commands ------------------------------------------------------------
+
+    def latest_plan(self) -> TaskPlan | None:
+        """The session's most recent plan, if any."""
+        plans = self.store.list(1, session_id=self.workspace.session.id)
+        return plans[0] if plans else None
+
+    def incomplete_plan(self) -> TaskPlan | None:
+        """A plan of this session that a crash or quit left unfinished."""
+        return self.store.incomplete(self.workspace.session.id)
+
+    def resume(self, plan: TaskPlan, cancel: threading.Event) -> AssistantReply:
+        """Finish an unfinished plan."""
+        self._loop(cancel).resume(plan, cancel)
+        return AssistantReply(text=plan.summary, plan=plan.brief())
+
+    def retry_failed(self, cancel: threading.Event) -> AssistantReply | None:
+        """Run the first failed task of the latest plan again; None when none failed."""
+        plan = self.latest_plan()
+        failed = plan.failed() if plan else []
+        if plan is None or not failed:
+            return None
+        task = failed[0]
+        task.status, task.error = TaskStatus.PENDING, None
+        plan.summary = ""
+        self._loop(cancel).resume(plan, cancel)
+        return AssistantReply(text=plan.summary, plan=plan.brief())
+
+    def cancel_plan(self) -> TaskPlan | None:
+        """Mark the unfinished plan's remaining tasks SKIPPED and the plan CANCELLED."""
+        plan = self.incomplete_plan()
+        if plan is None:
+            return None
+        for task in plan.tasks:
+            if task.status in (TaskStatus.PENDING, TaskStatus.IN_PROGRESS):
+                task.finish(TaskStatus.SKIPPED, "", "cancelled by the user")
+        plan.status = PlanStatus.CANCELLED
+        self.store.save(plan)
+        return plan
