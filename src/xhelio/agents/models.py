@@ -43,6 +43,7 @@ from pydantic_ai.exceptions import (
     ModelNotFoundError,
     ModelQuotaExceededError,
     ModelRateLimitError,
+    UnexpectedModelBehavior,
 )
 from pydantic_ai.exceptions import UserError as PydanticAIUserError
 from pydantic_ai.models import Model, infer_model, infer_model_profile
@@ -388,7 +389,7 @@ class ModelRouter:
         fallback = None if self._switched else self._fallback_for(tier)
         if fallback is None:
             return self._get(name)
-        return FallbackModel(self._get(name), self._get(fallback), fallback_on=self._fall_back_on)
+        return _StickyFallbackModel(self, self._get(name), self._get(fallback))
 
     def settings_for(self, tier: Tier) -> ModelSettings:
         """Return the thinking settings of `tier` for the model it uses now."""
@@ -456,7 +457,34 @@ class ModelRouter:
         return _describe_model_error(inner, model)
 
 
+class _StickyFallbackModel(FallbackModel):
+    """A FallbackModel that skips the primary once the router has switched the session.
+
+    An agent run that started before another agent's 429 (the orchestrator waiting on a
+    sub-agent) would otherwise keep asking the exhausted primary first on every request.
+    """
+
+    def __init__(self, router: ModelRouter, primary: Model, fallback: Model) -> None:
+        self._router = router
+        self._chain_models: list[Model] = [primary, fallback]
+        super().__init__(primary, fallback, fallback_on=router._fall_back_on)  # pyright: ignore[reportPrivateUsage]
+
+    @property
+    def models(self) -> list[Model]:  # pyright: ignore[reportIncompatibleVariableOverride]
+        """The chain FallbackModel tries: without the primary once the session switched."""
+        return self._chain_models[1:] if self._router.switched else self._chain_models
+
+    @models.setter
+    def models(self, value: list[Model]) -> None:  # pyright: ignore[reportIncompatibleVariableOverride]
+        self._chain_models = list(value)
+
+
 def _describe_model_error(exc: BaseException, model: str) -> XhelioError:
+    if isinstance(exc, UnexpectedModelBehavior):
+        return ServerError(
+            f"The model {model} answered with something xhelio could not use ({exc.message}); "
+            "retry, rephrase the request, or choose a stronger model with XHELIO_MODEL."
+        )
     status = exc.status_code if isinstance(exc, ModelHTTPError) else None
     if isinstance(exc, ModelAuthenticationError) or status in (401, 403):
         return ConfigError(

@@ -3,7 +3,8 @@
 `bridge_tools` turns registry `Tool`s into pydantic-ai tools whose schema is the tool's own
 (`Tool.schema`, titles stripped) and whose every call goes through `ToolFunnel.call` with
 the run's caller name and `LoopGuard.check_call` as the guard; the result goes back to the
-model as compact JSON. Calls run one at a time, so cancellation and the guard act between
+model as compact JSON (an image a tool names as `attachment` is sent along, for vision
+models). Calls run one at a time, so cancellation and the guard act between
 calls.
 
 `run_guarded` drives an agent node by node: each round of tool calls opens and closes a
@@ -21,19 +22,23 @@ import json
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic_ai import Agent, RunContext
 from pydantic_ai import Tool as AgentTool
 from pydantic_ai.exceptions import AgentRunError, FallbackExceptionGroup, ModelAPIError
 from pydantic_ai.messages import (
+    BinaryContent,
     ModelMessage,
     ModelRequest,
     ModelResponse,
     TextPart,
     ToolCallPart,
+    ToolReturn,
     UserContent,
 )
+from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage
 
@@ -166,6 +171,17 @@ def to_json(result: Mapping[str, Any]) -> str:
     return json.dumps(result, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+def _for_model(result: dict[str, Any]) -> str | ToolReturn:
+    """JSON for the model; a result naming an image `attachment` also sends the image."""
+    attachment = result.get("attachment")
+    if not isinstance(attachment, Mapping):
+        return to_json(result)
+    shown = {key: value for key, value in result.items() if key != "attachment"}
+    path = Path(str(attachment.get("path")))
+    image = BinaryContent(path.read_bytes(), media_type=str(attachment.get("media_type")))
+    return ToolReturn(to_json(shown), content=[f"The image {path.name}:", image])
+
+
 def bridge_tools(
     tools: Sequence[Tool], funnel: ToolFunnel | None = None
 ) -> list[AgentTool[ToolCallState]]:
@@ -175,8 +191,8 @@ def bridge_tools(
 
         def call(
             ctx: RunContext[ToolCallState], _name: str = registry_tool.name, **args: Any
-        ) -> str:
-            return to_json(ctx.deps.call(_name, args, funnel))
+        ) -> str | ToolReturn:
+            return _for_model(ctx.deps.call(_name, args, funnel))
 
         bridged.append(
             AgentTool.from_schema(
@@ -225,6 +241,7 @@ async def run_guarded(
     *,
     settings: SettingsSource = ModelSettings,
     message_history: Sequence[ModelMessage] | None = None,
+    model: Model | None = None,
 ) -> GuardedRun:
     """Run `agent` on `prompt` round by round under the state's LoopGuard."""
     last_text = ""
@@ -235,6 +252,7 @@ async def run_guarded(
         async with agent.iter(
             prompt,
             deps=state,
+            model=model,
             message_history=message_history,
             model_settings=_settings_for(state, settings),
         ) as run:
