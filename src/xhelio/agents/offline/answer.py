@@ -1,0 +1,122 @@
+"""Words for the scientist: discovery answers, clarifications and the turn summary lines.
+
+Each function turns tool results (plain dicts from the funnel) or an intent into text.
+Nothing here calls a tool. Imports only this package.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xhelio.agents.offline.intent import RequestIntent
+
+__all__ = [
+    "EXAMPLES",
+    "clarification",
+    "describe_fetch",
+    "describe_render",
+    "discovery_text",
+]
+
+EXAMPLES = (
+    "'Show ACE magnetic field magnitude for 2024-01-15 to 2024-01-20', "
+    "'Compare Wind and ACE solar wind speed last week, smoothed over 1 hour', "
+    "'OMNI Dst and Kp during March 2015 in separate panels', "
+    "'What datasets does PSP have?'"
+)
+_LISTED = 25
+
+
+def clarification(intent: RequestIntent, missing: tuple[str, ...]) -> str:
+    """Say what was understood and what is still needed, with examples that work."""
+    understood = intent.understood()
+    head = (
+        f"I understood: {'; '.join(understood)}."
+        if understood
+        else "I could not find a mission, quantity, dataset or time range in that request."
+    )
+    need = f" To fetch and plot data I still need {' and '.join(missing)}." if missing else ""
+    return (
+        f"{head}{need} (Offline mode understands missions, quantities, time ranges, "
+        f"operations such as smoothing, averaging, derivatives, differences and ratios, "
+        f"and plot wishes.) For example: {EXAMPLES}."
+    )
+
+
+def describe_fetch(series: str, result: dict[str, Any]) -> str:
+    """One sentence on a successful fetch: label, dataset, points, span, units, cadence."""
+    columns = result.get("columns") or []
+    shape = f", {len(columns)} components" if len(columns) > 1 else ""
+    cadence = f", cadence {result['cadence']}" if result.get("cadence") else ""
+    units = result.get("units") or "no units"
+    return (
+        f"Fetched {series} as {result.get('label')} (dataset {result.get('dataset')}, "
+        f"parameter {result.get('parameter')}, {units}{shape}): {result.get('points')} points "
+        f"from {result.get('start')} to {result.get('stop')}{cadence}."
+    )
+
+
+def describe_render(result: dict[str, Any]) -> str:
+    """One sentence on a rendered figure: traces, panels, downsampling."""
+    traces: list[dict[str, Any]] = result.get("traces") or []
+    names = ", ".join(str(t.get("name")) for t in traces[:8])
+    more = f" and {len(traces) - 8} more" if len(traces) > 8 else ""
+    thinned = sum(1 for t in traces if t.get("downsampled"))
+    note = f" ({thinned} downsampled for display, extrema kept)" if thinned else ""
+    panels = int(result.get("panels") or 1)
+    return (
+        f"Plotted {len(traces)} trace{'s' if len(traces) != 1 else ''} in {panels} "
+        f"panel{'s' if panels != 1 else ''}: {names}{more}{note}."
+    )
+
+
+def _dataset_lines(rows: list[dict[str, Any]], key: str = "id") -> list[str]:
+    lines: list[str] = []
+    for row in rows[:_LISTED]:
+        span = ""
+        if row.get("start") or row.get("stop"):
+            span = f" [{str(row.get('start'))[:10]} to {str(row.get('stop'))[:10]}]"
+        lines.append(f"- {row.get(key)}: {str(row.get('title', ''))[:90]}{span}")
+    if len(rows) > _LISTED:
+        lines.append(f"... and {len(rows) - _LISTED} more.")
+    return lines
+
+
+def discovery_text(kind: str, subject: str, result: dict[str, Any]) -> str:
+    """The answer to a catalog question from the discovery tool's result."""
+    if result.get("status") == "error":
+        return f"I could not answer that from the catalog: {result.get('message')}"
+    if kind == "missions":
+        missions: list[dict[str, Any]] = result.get("missions") or []
+        shown = [f"{m['name']} ({m['id']}, {m['datasets']} datasets)" for m in missions
+                 if m.get("datasets")]
+        return f"The catalog has {len(shown)} missions with data: " + "; ".join(shown) + "."
+    if kind == "browse":
+        rows: list[dict[str, Any]] = result.get("datasets") or []
+        head = f"{subject} has {len(rows)} science datasets in the catalog:"
+        return "\n".join([head, *_dataset_lines(rows)])
+    if kind == "search":
+        hits: list[dict[str, Any]] = result.get("results") or []
+        if not hits:
+            return f"No dataset matches '{subject}'. Try other words or a mission name."
+        lines = [
+            f"- {h['dataset_id']}: {str(h.get('title', ''))[:90]}"
+            + (f" (parameters: {', '.join(h['parameters'][:5])})" if h.get("parameters") else "")
+            for h in hits
+        ]
+        return "\n".join([f"Datasets matching '{subject}', best first:", *lines])
+    if kind == "parameters":
+        params: list[dict[str, Any]] = result.get("parameters") or []
+        lines = [
+            f"- {p['name']} [{p.get('units') or 'no units'}]"
+            + (f" size {p['size']}" if p.get("size") else "")
+            + (f": {str(p.get('description'))[:80]}" if p.get("description") else "")
+            for p in params[:60]
+        ]
+        head = f"{result.get('id')} ({result.get('title', '')[:80]}) has {len(params)} parameters:"
+        return "\n".join([head, *lines])
+    return (
+        f"{result.get('dataset_id')} covers {result.get('start')} to {result.get('stop')}"
+        + (f" at a cadence of {result['cadence']}" if result.get("cadence") else "")
+        + "."
+    )

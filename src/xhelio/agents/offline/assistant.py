@@ -1,0 +1,248 @@
+"""`OfflineAssistant`: answers requests without a language model, through the one funnel.
+
+It parses the request, answers catalog questions with the discovery tools, or builds an
+`OfflinePlan` and runs its steps in order: fetches try their candidates until one gives
+usable data (not an error, not empty, not all-NaN), computations run in the sandbox via
+`custom_operation`, and the figure is rendered and exported. Every tool call goes through
+`workspace.funnel.call(..., caller="offline")`; `cancel` is checked between steps.
+Imports `tools.workspace`, `agents.turn` and this package; never the LLM layer.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from xhelio.agents.offline.answer import (
+    clarification,
+    describe_fetch,
+    describe_render,
+    discovery_text,
+)
+from xhelio.agents.offline.intent import RequestIntent, describe_quantity
+from xhelio.agents.offline.parse import Vocabulary, parse_request
+from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
+from xhelio.agents.turn import AssistantReply
+from xhelio.tools.workspace import Workspace
+
+__all__ = ["OfflineAssistant"]
+
+_CALLER = "offline"
+_PLACEHOLDER = re.compile(r"^\{(\w+)\}$")
+
+
+@dataclass
+class _Run:
+    """What executing a plan has produced so far."""
+
+    refs: dict[str, str] = field(default_factory=dict[str, str])
+    vector: dict[str, bool] = field(default_factory=dict[str, bool])
+    lines: list[str] = field(default_factory=list[str])
+    problems: list[str] = field(default_factory=list[str])
+
+    def fill(self, value: Any) -> Any:
+        """Replace `{ref}` placeholders (whole strings only) with the labels they stand for."""
+        if isinstance(value, str):
+            match = _PLACEHOLDER.match(value)
+            return self.refs.get(match[1], value) if match else value
+        if isinstance(value, list):
+            return [self.fill(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
+        if isinstance(value, dict):
+            return {k: self.fill(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+        return value
+
+
+def _unusable(result: dict[str, Any]) -> str | None:
+    """Why a fetch result cannot be used, or None when it can."""
+    if result.get("status") == "error":
+        return f"{result.get('type')}: {result.get('message')}"
+    if not result.get("points"):
+        return "it returned no data points"
+    columns = result.get("columns") or []
+    if columns and set(result.get("all_nan_columns") or []) >= set(columns):
+        return "all its values are fill values (NaN)"
+    return None
+
+
+class OfflineAssistant:
+    """The no-API-key assistant: a deterministic interpreter driving the same tools."""
+
+    name = "offline"
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._vocab: Vocabulary | None = None
+
+    @property
+    def vocab(self) -> Vocabulary:
+        """The catalog vocabulary (built on first use)."""
+        if self._vocab is None:
+            self._vocab = Vocabulary.from_catalog(self.workspace.context.catalog)
+        return self._vocab
+
+    def _call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        return self.workspace.funnel.call(tool, args, caller=_CALLER)
+
+    def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
+        """Answer `request`: discovery, or plan and run fetch/compute/plot steps."""
+        intent = parse_request(request, self.vocab)
+        if intent.discovery is not None:
+            return self._discover(intent)
+        plan = build_plan(self.vocab, intent)
+        if not plan.steps:
+            return AssistantReply(
+                clarification(intent, plan.missing or ("a mission and a quantity",)),
+                plan=plan.to_dict(),
+                clarification=True,
+            )
+        run = _Run()
+        for number, step in enumerate(plan.steps, start=1):
+            if cancel.is_set():
+                run.problems.append(
+                    f"Cancelled after {number - 1} of {len(plan.steps)} steps; "
+                    "what is listed above was done."
+                )
+                break
+            self._execute(step, run)
+        return AssistantReply(self._summary(intent, plan, run), plan=plan.to_dict())
+
+    # steps ---------------------------------------------------------------------------
+
+    def _execute(self, step: PlanStep, run: _Run) -> None:
+        missing = [r for r in step.inputs if r not in run.refs]
+        if step.kind != "plot" and missing:
+            run.problems.append(f"Skipped: {step.description} (its input is not available).")
+            return
+        if step.kind == "fetch":
+            self._fetch(step, run)
+        elif step.kind == "compute":
+            self._compute(step, run)
+        elif step.kind == "plot":
+            self._plot(step, run)
+        else:
+            self._simple(step, run)
+
+    def _fetch(self, step: PlanStep, run: _Run) -> None:
+        skipped: list[str] = []
+        for call in step.calls:
+            result = self._call(call.tool, call.args)
+            why = _unusable(result)
+            dataset = call.args["dataset_id"]
+            if why is not None:
+                skipped.append(f"{dataset}.{call.args['parameter_id']} ({why})")
+                continue
+            assert step.output is not None
+            run.refs[step.output] = str(result["label"])
+            run.vector[step.output] = len(result.get("columns") or []) > 1
+            run.lines.append(describe_fetch(step.series, result))
+            if skipped:
+                run.lines.append(
+                    f"Used {dataset} because earlier candidates were skipped: "
+                    f"{'; '.join(skipped)}."
+                )
+            run.lines.extend(str(n) for n in result.get("notes") or [])
+            return
+        run.problems.append(
+            f"Could not get {step.series}: every candidate failed: {'; '.join(skipped)}."
+        )
+
+    def _compute(self, step: PlanStep, run: _Run) -> None:
+        assert step.output is not None
+        source = step.inputs[0]
+        if step.only_if_vector and not run.vector.get(source, False):
+            run.refs[step.output] = run.refs[source]
+            run.vector[step.output] = False
+            run.lines.append(f"{run.refs[source]} already is the {step.description.split(' of ')[0]}"
+                             " asked for; no computation needed.")
+            return
+        call = step.calls[0]
+        result = self._call(call.tool, run.fill(call.args))
+        if result.get("status") == "error":
+            run.problems.append(f"{step.description} failed: {result.get('message')}")
+            return
+        run.refs[step.output] = str(result["label"])
+        run.vector[step.output] = len(result.get("columns") or []) > 1
+        units = result.get("units") or {}
+        unit = next(iter(units.values()), "") if isinstance(units, dict) else ""
+        run.lines.append(
+            f"Computed {result['label']}: {step.description} ({result.get('points')} points"
+            + (f", {unit}" if unit else "")
+            + ")."
+        )
+        run.lines.extend(str(n) for n in result.get("notes") or [])
+
+    def _plot(self, step: PlanStep, run: _Run) -> None:
+        figure: dict[str, Any] = dict(step.calls[0].args["figure"])
+        traces = [t for t in figure["data"] if _PLACEHOLDER.match(t["data_label"])[1] in run.refs]  # type: ignore[index]
+        if not traces:
+            run.problems.append("Nothing to plot: no series could be fetched.")
+            return
+        figure = {**figure, "data": run.fill(traces)}
+        result = self._call("render_plotly_json", {"figure": figure})
+        if result.get("status") == "error":
+            run.problems.append(f"The plot failed: {result.get('message')}")
+            return
+        run.lines.append(describe_render(result))
+        run.lines.extend(str(n) for n in result.get("notes") or [])
+
+    def _simple(self, step: PlanStep, run: _Run) -> None:
+        call = step.calls[0]
+        result = self._call(call.tool, run.fill(call.args))
+        if result.get("status") == "error":
+            run.problems.append(f"{step.description} failed: {result.get('message')}")
+        else:
+            run.lines.append(f"{step.description}: saved to {result.get('path')}.")
+
+    # answers -------------------------------------------------------------------------
+
+    def _summary(self, intent: RequestIntent, plan: OfflinePlan, run: _Run) -> str:
+        parts = [f"Offline mode understood: {'; '.join(intent.understood())}."]
+        if plan.time_range is not None:
+            parts.append(f"Time range: {plan.time_range}.")
+        parts.extend(run.lines)
+        parts.extend(plan.notes)
+        parts.extend(run.problems)
+        if plan.missing:
+            parts.append(f"Not done: still need {' and '.join(plan.missing)}.")
+        return "\n".join(parts)
+
+    def _discover(self, intent: RequestIntent) -> AssistantReply:
+        wish = intent.discovery
+        assert wish is not None
+        mission = intent.missions[0] if intent.missions else None
+        if wish.kind == "missions":
+            subject, result = "missions", self._call("list_missions", {})
+        elif wish.kind in ("parameters", "availability") and intent.dataset_ids:
+            tool = "list_parameters" if wish.kind == "parameters" else "get_data_availability"
+            subject = intent.dataset_ids[0]
+            result = self._call(tool, {"dataset_id": subject})
+        elif wish.kind == "browse" and mission is not None:
+            subject = mission.name
+            result = self._call("browse_datasets", {"mission": mission.mission_id})
+        else:
+            words = [describe_quantity(q) for q in intent.quantities] or [
+                _search_words(intent.text)
+            ]
+            subject = " ".join(words)
+            args: dict[str, Any] = {"query": subject, "limit": 10}
+            if mission is not None:
+                args["mission"] = mission.mission_id
+                subject = f"{subject} ({mission.name})"
+            result = self._call("search_datasets", args)
+        return AssistantReply(discovery_text(wish.kind, subject, result))
+
+
+_FILLER = re.compile(
+    r"\b(?:search|find|look(?:ing)? for|look up|locate|list|show|me|for|the|a|an|all|any|"
+    r"datasets?|data sets?|data|please|what|which|are|there|with|about|of|on|is|do|you|have|"
+    r"missions?|spacecraft)\b",
+    re.I,
+)
+
+
+def _search_words(text: str) -> str:
+    """The content words of a search request ("search for ion composition datasets")."""
+    words = " ".join(_FILLER.sub(" ", text).split()).strip(" ?.!,")
+    return words or text

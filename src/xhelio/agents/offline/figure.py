@@ -1,0 +1,71 @@
+"""The Plotly figure spec of an offline plan: traces with `{ref}` data labels, panels, style.
+
+Series sharing one unit are overlaid unless separate panels were asked for; different
+units get one panel each; a difference or ratio always gets its own panel unless an
+overlay was asked for. Log scale, title and colours come from the request. Imports
+`timerange` and this package only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xhelio.agents.offline.intent import RequestIntent
+from xhelio.timerange import TimeRange
+
+__all__ = ["figure_spec"]
+
+
+def _panels(intent: RequestIntent, finals: list[tuple[str, str, str]]) -> list[int]:
+    layout = intent.plot.layout
+    if layout == "overlay" or len(finals) == 1:
+        return [1] * len(finals)
+    if layout == "separate":
+        return list(range(1, len(finals) + 1))
+    derived = intent.operation("ratio") or intent.operation("difference")
+    measured = finals[:-1] if derived else finals
+    panel_of_unit: dict[str, int] = {}
+    panels: list[int] = []
+    for _, _, unit in measured:
+        key = unit.strip().lower()
+        panel_of_unit.setdefault(key, len(panel_of_unit) + 1)
+        panels.append(panel_of_unit[key])
+    if derived:
+        panels.append(len(panel_of_unit) + 1)
+    return panels
+
+
+def figure_spec(
+    intent: RequestIntent, finals: list[tuple[str, str, str]], span: TimeRange | None
+) -> tuple[dict[str, Any], str | None]:
+    """The figure for `finals` (ref, name, unit), and a note on the layout chosen."""
+    panels = _panels(intent, finals)
+    colours = intent.plot.colours
+    traces: list[dict[str, Any]] = []
+    for n, ((ref, name, _), panel) in enumerate(zip(finals, panels, strict=True)):
+        trace: dict[str, Any] = {
+            "type": "scatter",
+            "mode": "lines",
+            "data_label": f"{{{ref}}}",
+            "name": name,
+            "panel": panel,
+        }
+        if intent.plot.log_y:
+            trace["log_y"] = True
+        if "flux" in name.lower():
+            trace["log_color"] = True
+        if n < len(colours):
+            trace["line"] = {"color": colours[n]}
+        traces.append(trace)
+    names = ", ".join(dict.fromkeys(name for _, name, _ in finals))
+    title = intent.plot.title or (f"{names}, {span}" if span else names)
+    figure = {"data": traces, "layout": {"title": {"text": title}}}
+    note = None
+    if intent.plot.layout == "auto" and len(finals) > 1:
+        count = max(panels)
+        note = (
+            "Overlaid in one panel (same units)."
+            if count == 1
+            else f"Shown in {count} stacked panels (different units or a derived series)."
+        )
+    return figure, note

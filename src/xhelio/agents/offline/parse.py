@@ -1,0 +1,301 @@
+"""Request text -> `RequestIntent`: missions, datasets, quantities, time range and wishes.
+
+Missions are spotted with the catalog's own alias table (ids, names, common names such
+as "PSP", "SolO", "STEREO-A"), dataset ids are checked against the catalog, the time
+range is the longest piece of the sentence that `parse_time_range` accepts, and the
+physics words come from `quantities.py`. Pieces already claimed (a title, dataset ids,
+durations, the time phrase) are masked before the next pass reads the text, so "2000
+seconds" never becomes the year 2000 and a quoted title never names a mission.
+Imports `catalog`, `timerange`, `errors` and this package; never the tools.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from xhelio.agents.offline.intent import (
+    MissionRef,
+    PlotWish,
+    QuantityWish,
+    RequestIntent,
+)
+from xhelio.agents.offline.quantities import GROUP_WORDS, QUANTITIES, quantity
+from xhelio.agents.offline.wishes import (
+    find_colours,
+    find_discovery,
+    find_durations,
+    find_export,
+    find_layout,
+    find_operations,
+    find_title,
+    wants_log,
+    wants_plot,
+)
+from xhelio.catalog.aliases import AliasTable, word_spans
+from xhelio.catalog.index import Catalog
+from xhelio.errors import BadTimeRangeError
+from xhelio.timerange import TimeRange, parse_time_range
+
+__all__ = ["Vocabulary", "parse_request"]
+
+_MAX_TIME_WORDS = 12
+_TIME_HINT = re.compile(
+    r"\d|today|yesterday|last|past|previous|since|week|month|year|jan|feb|mar|apr|may|jun"
+    r"|jul|aug|sep|oct|nov|dec",
+    re.I,
+)
+_DATASET_SHAPE = re.compile(r"[A-Za-z0-9]+(?:[_\-][A-Za-z0-9]+)+")
+# Well-known events people name instead of dates.
+_EVENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.I), when)
+    for pattern, when in (
+        (r"\bhalloween (?:storms?|event)(?: of)?(?: 2003)?", "2003-10-28 to 2003-11-01"),
+        (r"\bst\.? patrick'?s day (?:storm|event)(?: of)?(?: 2015)?", "2015-03-16 to 2015-03-19"),
+        (r"\b(?:gannon|mother'?s day) (?:storm|event)(?: of)?(?: 2024)?", "2024-05-10 to 2024-05-13"),
+        (r"\bbastille day (?:storm|event)(?: of)?(?: 2000)?", "2000-07-14 to 2000-07-17"),
+    )
+)
+_COMPONENT_TOKEN = re.compile(
+    r"(?<![\w|])(?P<q>[bv])_?(?P<c>[xyzrtn])(?:[_ ]?(?P<f>gse|gsm|rtn))?(?![\w])", re.I
+)
+_MAGNITUDE_TOKEN = re.compile(
+    r"\|\s*(?P<q>[bv])\s*\||\b(?P<q2>b)(?:mag|_mag|tot|total|_total)\b", re.I
+)
+_COMPONENT_WORD = re.compile(r"\b(?P<c>[xyzrtn])[- ]?comp(?:onent)?s?\b", re.I)
+_MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
+_VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
+_FRAME = re.compile(r"\b(gse|gsm|rtn|srf|gci|hci|hgi|j2000)\b", re.I)
+_SPECIES = re.compile(r"\b(protons?|electrons?|alphas?|ions?|helium|oxygen)\b", re.I)
+_COMPARE = re.compile(r"\bcompar\w*|\bvs\.?(?!\w)|\bversus\b|\bagainst\b", re.I)
+# Missions whose spacecraft people name with a letter or number after the mission name.
+_MULTI_PROBE = frozenset({"themis", "mms", "cluster", "stereo", "rbsp", "goes", "voyager",
+                          "helios", "isee", "de", "imp", "pioneer"})
+_PROBE_SUFFIX = re.compile(r"^(?:-| )?(?:[a-e]|\d{1,2})\b", re.I)
+_AT_EARTH = re.compile(r"\b(?:at|near)[- ]earth\b|\bupstream\b|\bnear-earth\b|\bat l1\b", re.I)
+
+
+@dataclass
+class Vocabulary:
+    """What the parser needs from the catalog: mission names, dataset ids, parameters."""
+
+    catalog: Catalog
+    aliases: AliasTable
+    mission_names: dict[str, str]
+    dataset_ids: dict[str, str]
+
+    @classmethod
+    def from_catalog(cls, catalog: Catalog) -> Vocabulary:
+        """Build the vocabulary once per assistant (mission aliases, id lookup)."""
+        missions = catalog.missions()
+        names = {m.id: re.sub(r"\s*\([^)]*\)", "", m.name).strip() or m.id for m in missions}
+        return cls(
+            catalog,
+            AliasTable(missions),
+            names,
+            {i.upper(): i for i in catalog.dataset_ids()},
+        )
+
+
+def _mask(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _find_time(text: str, now: datetime | None) -> tuple[TimeRange | None, str | None, str | None]:
+    """The longest piece of `text` that is a time range, else the best error seen."""
+    tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    error: str | None = None
+    for length in range(min(len(tokens), _MAX_TIME_WORDS), 0, -1):
+        for i in range(len(tokens) - length + 1):
+            start, end = tokens[i][0], tokens[i + length - 1][1]
+            piece = text[start:end].strip(" ,;:!?()[]\"'")
+            if not piece or not _TIME_HINT.search(piece):
+                continue
+            try:
+                found = parse_time_range(piece, now)
+            except BadTimeRangeError as exc:
+                message = exc.message
+                useful = not message.startswith(("Could not understand", "The time range text"))
+                if error is None and useful and re.search(r"\d{4}", piece):
+                    error = message
+                continue
+            return found, piece, None
+    return None, None, error
+
+
+def _missions(
+    vocab: Vocabulary, text: str
+) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]]]:
+    words = word_spans(text)
+    refs: list[MissionRef] = []
+    spans: list[tuple[int, int]] = []
+    for mention in vocab.aliases.find_mentions(text):
+        start, end = words[mention.first_word][1], words[mention.end_word - 1][2]
+        typed = mention.text
+        suffix = _PROBE_SUFFIX.match(text[end:]) if mention.mission_id in _MULTI_PROBE else None
+        if suffix and not re.search(r"\d$|-[a-e]$", typed, re.I):
+            end += suffix.end()
+            typed = text[start:end]
+        spans.append((start, end))
+        name = vocab.mission_names.get(mention.mission_id, mention.mission_id)
+        key = (mention.mission_id, typed.upper().replace(" ", "").replace("-", ""))
+        if any((r.mission_id, r.text.upper().replace(" ", "").replace("-", "")) == key
+               for r in refs):
+            continue
+        refs.append(MissionRef(mention.mission_id, name, typed, start))
+    return tuple(refs), spans
+
+
+def _quantities(text: str) -> list[QuantityWish]:
+    """Quantity wishes in text order, with components, frames and species attached."""
+    claimed: list[tuple[int, int]] = []
+    wishes: list[QuantityWish] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= a or start >= b for a, b in claimed)
+
+    frame_match = _FRAME.search(text)
+    frame = frame_match[1].upper() if frame_match else None
+    for match in _COMPONENT_TOKEN.finditer(text):
+        key = "magnetic_field" if match["q"].lower() == "b" else "velocity"
+        wishes.append(
+            QuantityWish(key, match[0], match.start(), match["c"].lower(),
+                         (match["f"] or "").upper() or frame)
+        )
+        claimed.append(match.span())
+    for match in _MAGNITUDE_TOKEN.finditer(text):
+        key = "velocity" if (match["q"] or "").lower() == "v" else "magnetic_field"
+        wishes.append(QuantityWish(key, match[0], match.start(), "magnitude"))
+        claimed.append(match.span())
+    for entry in QUANTITIES:
+        for match in entry.phrases.finditer(text):
+            if not free(*match.span()):
+                continue
+            claimed.append(match.span())
+            if any(w.quantity == entry.key for w in wishes):
+                continue
+            wishes.append(QuantityWish(entry.key, match[0], match.start(), frame=frame))
+    if not wishes:
+        for pattern, members in GROUP_WORDS:
+            match = pattern.search(text)
+            if match:
+                wishes = [
+                    QuantityWish(key, match[0], match.start() + n, component)
+                    for n, (key, component) in enumerate(members)
+                ]
+                break
+    wishes.sort(key=lambda w: w.position)
+    return _with_details(text, wishes, frame)
+
+
+def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> list[QuantityWish]:
+    """Attach component words, vector words, frames and species to the right wishes."""
+    result = list(wishes)
+    vectors = [i for i, w in enumerate(result) if quantity(w.quantity).shape == "vector"]
+
+    def nearest(position: int) -> int | None:
+        open_ = [i for i in vectors if result[i].component is None]
+        pool = open_ or vectors
+        return min(pool, key=lambda i: abs(result[i].position - position)) if pool else None
+
+    for pattern, value in ((_COMPONENT_WORD, None), (_MAGNITUDE_WORD, "magnitude"),
+                           (_VECTOR_WORD, "vector")):
+        for match in pattern.finditer(text):
+            target = nearest(match.start())
+            if target is None:
+                continue
+            component = value or match["c"].lower()
+            old = result[target]
+            result[target] = QuantityWish(old.quantity, old.text, old.position, component,
+                                          old.frame or frame, old.species)
+    species_match = _SPECIES.search(text)
+    if species_match:
+        species = species_match[1].lower().rstrip("s")
+        species = "alpha" if species == "alpha" else species
+        result = [
+            QuantityWish(w.quantity, w.text, w.position, w.component, w.frame, species)
+            if w.quantity in {"density", "temperature", "particle_flux", "velocity"}
+            else w
+            for w in result
+        ]
+    return result
+
+
+def _parameter_names(vocab: Vocabulary, dataset_ids: list[str], text: str) -> tuple[str, ...]:
+    names: list[str] = []
+    for dataset_id in dataset_ids:
+        params = {p.name.lower(): p.name for p in vocab.catalog.dataset(dataset_id).data_parameters}
+        for word in re.findall(r"[\w\-]+", text):
+            found = params.get(word.lower())
+            if found and (len(found) > 2 or word == found) and found not in names:
+                names.append(found)
+    return tuple(names)
+
+
+def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
+    """Read one request into a `RequestIntent` (never raises for odd text)."""
+    work = " ".join(text.split())
+    title, title_span = find_title(work)
+    if title_span:
+        work = _mask(work, *title_span)
+    dataset_ids: list[str] = []
+    for match in _DATASET_SHAPE.finditer(work):
+        known = vocab.dataset_ids.get(match[0].upper())
+        if known:
+            dataset_ids.append(known)
+            work = _mask(work, *match.span())
+    time_range, time_text, time_error = None, None, None
+    for pattern, when in _EVENTS:
+        event = pattern.search(work)
+        if event:
+            time_range, time_text = parse_time_range(when, now), f"{event[0]} ({when})"
+            work = _mask(work, *event.span())
+            break
+    durations = find_durations(work)
+    timeless = work
+    for d in durations:
+        timeless = _mask(timeless, d.start, d.end)
+    if time_range is None:
+        time_range, time_text, time_error = _find_time(timeless, now)
+        if time_text:
+            at = timeless.find(time_text)
+            work = _mask(work, at, at + len(time_text))
+    missions, spans = _missions(vocab, work)
+    physics = work
+    for span in spans:
+        physics = _mask(physics, *span)
+    for d in durations:
+        physics = _mask(physics, d.start, d.end)
+    quantities = _quantities(physics)
+    operations = find_operations(work, durations)
+    figure_format, figure_file, data_format = find_export(work)
+    resample = next((op for op in operations if op.kind == "resample"), None)
+    return RequestIntent(
+        text=text,
+        missions=missions,
+        quantities=tuple(quantities),
+        time_range=time_range,
+        time_text=time_text,
+        time_error=time_error,
+        cadence_s=resample.window_s if resample else None,
+        cadence_text=resample.text if resample else None,
+        operations=tuple(operations),
+        plot=PlotWish(
+            wanted=wants_plot(work),
+            layout=find_layout(work),
+            log_y=wants_log(work),
+            title=title,
+            colours=find_colours(physics),
+            export_format=figure_format,
+            export_filename=figure_file,
+        ),
+        compare=_COMPARE.search(work) is not None or len(missions) > 1,
+        at_earth=_AT_EARTH.search(work) is not None,
+        dataset_ids=tuple(dict.fromkeys(dataset_ids)),
+        parameter_names=_parameter_names(vocab, dataset_ids, work),
+        save_data_format=data_format,
+        discovery=find_discovery(
+            work, bool(missions), bool(dataset_ids), bool(quantities), time_range is not None
+        ),
+    )

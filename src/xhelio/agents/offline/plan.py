@@ -1,0 +1,331 @@
+"""`RequestIntent` -> `OfflinePlan`: plain, inspectable steps and the tool calls they make.
+
+A step names its role (a mission id, "__data_ops__", "__visualization__" or
+"__discovery__"), says in words what it does, and lists its tool calls. A fetch step
+lists one `fetch_data` call per candidate, tried in order until one gives usable data.
+Labels not known before running (the fetched `DATASET.PARAM`) appear in arguments as
+`{ref}` placeholders that the executor fills in; computed labels are fixed here. The
+planner issue's plan-execute loop can run these same records. Imports `catalog`,
+`timerange` and this package; never the tools or the funnel.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+from xhelio.agents.offline.codegen import binary_code, component_code, series_code
+from xhelio.agents.offline.figure import figure_spec
+from xhelio.agents.offline.intent import MissionRef, QuantityWish, RequestIntent, describe_quantity
+from xhelio.agents.offline.parse import Vocabulary
+from xhelio.agents.offline.quantities import quantity
+from xhelio.agents.offline.resolve import Candidate, probe_wanted, resolve
+from xhelio.agents.offline.wishes import format_seconds
+from xhelio.catalog.model import DatasetInfo
+from xhelio.timerange import TimeRange
+
+__all__ = ["OfflinePlan", "PlanStep", "ToolCall", "build_plan"]
+
+_NAMED = "__named__"  # a parameter the user named in a dataset they named
+StepKind = Literal["fetch", "compute", "plot", "export", "save", "discover"]
+_DEFAULT_SPAN = timedelta(days=7)
+_NICE_WINDOWS = (60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 86400)
+_SHORT = {
+    "magnetic_field": "B", "velocity": "V", "density": "N", "temperature": "T",
+    "pressure": "P", "particle_flux": "flux", "electric_field": "E", "position": "pos",
+    "dst": "Dst", "sym_h": "SYMH", "kp": "Kp", "ae": "AE",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call through the funnel; string arguments may hold `{ref}` placeholders."""
+
+    tool: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One step: what it does, who does it, the calls it makes, and what it produces."""
+
+    kind: StepKind
+    description: str
+    role: str
+    calls: tuple[ToolCall, ...]
+    output: str | None = None
+    inputs: tuple[str, ...] = ()
+    only_if_vector: bool = False
+    series: str = ""
+    candidates: tuple[Candidate, ...] = ()
+
+
+@dataclass(frozen=True)
+class OfflinePlan:
+    """The steps for one request, notes worth telling, and what is missing if anything."""
+
+    intent: RequestIntent
+    steps: tuple[PlanStep, ...] = ()
+    notes: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    time_range: TimeRange | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able record of the plan (for `AssistantReply.plan`)."""
+        return {
+            "mode": "offline",
+            "understood": self.intent.understood(),
+            "time_range": str(self.time_range) if self.time_range else None,
+            "notes": list(self.notes),
+            "missing": list(self.missing),
+            "steps": [
+                {
+                    "kind": s.kind,
+                    "description": s.description,
+                    "role": s.role,
+                    "output": s.output,
+                    "inputs": list(s.inputs),
+                    "only_if_vector": s.only_if_vector,
+                    "calls": [asdict(c) for c in s.calls],
+                }
+                for s in self.steps
+            ],
+        }
+
+
+@dataclass
+class _Source:
+    """Where a series comes from: a mission (maybe one spacecraft) or named datasets."""
+
+    role: str
+    tag: str
+    name: str
+    datasets: list[DatasetInfo]
+    probe: str | None = None
+
+
+@dataclass
+class _Builder:
+    vocab: Vocabulary
+    intent: RequestIntent
+    now: datetime
+    steps: list[PlanStep] = field(default_factory=list[PlanStep])
+    notes: list[str] = field(default_factory=list[str])
+    missing: list[str] = field(default_factory=list[str])
+    labels: set[str] = field(default_factory=set[str])
+
+    def unique(self, label: str) -> str:
+        base, n = label, 2
+        while label in self.labels:
+            label, n = f"{base}_{n}", n + 1
+        self.labels.add(label)
+        return label
+
+
+def _tag(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").upper() or "DATA"
+
+
+def _mission_source(vocab: Vocabulary, ref: MissionRef) -> _Source:
+    datasets = vocab.catalog.browse(ref.mission_id, include_auxiliary=True)
+    probe = probe_wanted(ref.text)
+    name = ref.name if probe is None else ref.text
+    return _Source(ref.mission_id, _tag(ref.text), name, datasets, probe)
+
+
+def _sources_for(b: _Builder, wish: QuantityWish) -> list[_Source]:
+    """Which missions or datasets should deliver `wish`."""
+    intent, vocab = b.intent, b.vocab
+    if intent.dataset_ids:
+        infos = [vocab.catalog.dataset(i) for i in intent.dataset_ids]
+        return [_Source(i.mission_id or "__data__", _tag(i.id), i.id, [i]) for i in infos]
+    q = quantity(wish.quantity)
+    if q.default_mission and q.default_mission in vocab.mission_names:
+        return [_mission_source(vocab, MissionRef(q.default_mission, "OMNI", "OMNI", 0))]
+    if intent.missions:
+        return [_mission_source(vocab, m) for m in intent.missions]
+    if (q.solar_wind or intent.at_earth) and "omni" in vocab.mission_names:
+        b.notes.append(
+            f"No mission was named, so {q.label} comes from OMNI (near-Earth solar wind)."
+        )
+        return [_mission_source(vocab, MissionRef("omni", "OMNI", "OMNI", 0))]
+    return []
+
+
+def _window(intent: RequestIntent, first: Candidate, b: _Builder) -> TimeRange:
+    """The requested time range, or the last week of data of the best candidate."""
+    if intent.time_range is not None:
+        return intent.time_range
+    info = b.vocab.catalog.dataset(first.dataset_id)
+    end = b.now.replace(minute=0, second=0, microsecond=0)
+    if info.stop is not None and info.stop < b.now - timedelta(days=400):
+        end = info.stop.replace(hour=0, minute=0, second=0, microsecond=0)
+    window = TimeRange(end - _DEFAULT_SPAN, end)
+    b.notes.append(
+        f"No time range was given, so I used the last 7 days of {first.dataset_id} data "
+        f"({window}). Add one, e.g. 'for 2024-01-15 to 2024-01-20'."
+    )
+    return window
+
+
+def _fetch_step(source: _Source, wish: QuantityWish, cands: list[Candidate], span: TimeRange,
+                ref: str) -> PlanStep:
+    calls = tuple(
+        ToolCall("fetch_data", {"dataset_id": c.dataset_id, "parameter_id": c.parameter,
+                                "time_range": str(span)})
+        for c in cands
+    )
+    what = wish.text if wish.quantity == _NAMED else describe_quantity(wish)
+    series = f"{source.name} {what}"
+    return PlanStep("fetch", f"Fetch {series} ({', '.join(c.dataset_id for c in cands)})",
+                    source.role, calls, ref, series=series, candidates=tuple(cands))
+
+
+def _compute(b: _Builder, series: str, inputs: tuple[str, ...], label: str, code: str,
+             description: str, units: str | None = None, only_if_vector: bool = False) -> str:
+    args: dict[str, Any] = {"source_labels": [f"{{{r}}}" for r in inputs], "code": code,
+                            "output_label": label, "description": description}
+    if units is not None:
+        args["units"] = units
+    b.steps.append(PlanStep("compute", description, "__data_ops__",
+                            (ToolCall("custom_operation", args),), label, inputs,
+                            only_if_vector, series))
+    return label
+
+
+def _series_chain(b: _Builder, source: _Source, wish: QuantityWish, span: TimeRange,
+                  ref: str, cands: list[Candidate]) -> tuple[str, str]:
+    """Fetch, derive the component, apply the operations; returns (final ref, name)."""
+    b.steps.append(_fetch_step(source, wish, cands, span, ref))
+    named = wish.quantity == _NAMED
+    name = f"{source.name} {wish.text if named else describe_quantity(wish)}"
+    q = None if named else quantity(wish.quantity)
+    component = wish.component or (q.default_component if q else None)
+    current = ref
+    tag = f"{source.tag}_{_tag(wish.text) if q is None else _SHORT.get(q.key, q.key)}"
+    if q is not None and q.shape == "vector" and component not in (None, "vector"):
+        suffix = "mag" if component == "magnitude" else component
+        label = b.unique(f"{tag}{suffix}")
+        code, what = component_code(component, q.key)
+        current = _compute(b, name, (current,), label, code, f"{what} of {name}",
+                           only_if_vector=True)
+        tag = label
+    for op in b.intent.operations:
+        if op.kind in ("difference", "ratio"):
+            continue
+        window = op.window_s or _default_window(span, b, op.kind)
+        code, what, suffix = series_code(op.kind, window)
+        label = b.unique(f"{tag}_{suffix}")
+        units = None if op.kind != "derivative" else _derivative_units(cands)
+        current = _compute(b, name, (current,), label, code, f"{name} {what}", units)
+        tag, name = label, f"{name} {what}"
+    return current, name
+
+
+def _derivative_units(cands: list[Candidate]) -> str:
+    unit = cands[0].units if cands else ""
+    return f"{unit}/s" if unit else "1/s"
+
+
+def _default_window(span: TimeRange, b: _Builder, kind: str) -> float:
+    target = span.duration.total_seconds() / 50
+    window = float(min(_NICE_WINDOWS, key=lambda w: abs(w - target)))
+    if kind == "smooth":
+        b.notes.append(f"No smoothing window was given; used {format_seconds(window)}.")
+    return window
+
+
+def build_plan(vocab: Vocabulary, intent: RequestIntent, now: datetime | None = None) -> OfflinePlan:
+    """Turn an intent into steps; `missing` says what to ask for when none can be built."""
+    b = _Builder(vocab, intent, now or datetime.now(UTC))
+    quantities = list(intent.quantities)
+    if intent.dataset_ids and not quantities and intent.parameter_names:
+        quantities = [QuantityWish(_NAMED, p, 0) for p in intent.parameter_names]
+    if not quantities:
+        b.missing.append("a quantity (e.g. magnetic field, solar wind speed, density, Dst)")
+    if intent.time_error:
+        b.missing.append(f"a valid time range ({intent.time_error})")
+    finals: list[tuple[str, str, str]] = []
+    span: TimeRange | None = None
+    for wish in quantities if not intent.time_error else []:
+        what = wish.text if wish.quantity == _NAMED else describe_quantity(wish)
+        sources = _sources_for(b, wish)
+        if not sources:
+            b.missing.append(f"a mission for {what} (e.g. ACE, Wind, PSP)")
+            continue
+        for source in sources:
+            cands = _candidates(b, source, wish, span)
+            if not cands:
+                b.notes.append(f"No {source.name} dataset in the catalog holds {what}.")
+                continue
+            if span is None:
+                span = _window(intent, cands[0], b)
+                cands = _candidates(b, source, wish, span)
+            final, name = _series_chain(b, source, wish, span, f"s{len(finals) + 1}", cands)
+            finals.append((final, name, cands[0].units))
+    if not finals and not b.missing:
+        b.missing.append("a mission and quantity the catalog has data for")
+    if finals:
+        finals = _binary(b, finals)
+        _presentation(b, finals, span)
+    return OfflinePlan(intent, tuple(b.steps), tuple(dict.fromkeys(b.notes)),
+                       tuple(dict.fromkeys(b.missing)), span)
+
+
+def _candidates(b: _Builder, source: _Source, wish: QuantityWish,
+                span: TimeRange | None) -> list[Candidate]:
+    if wish.quantity == _NAMED:
+        info = source.datasets[0]
+        p = info.parameter(wish.text)
+        if p is None:
+            return []
+        return [Candidate(info.id, p.name, p.units, p.components, 0.0, "named in the request")]
+    return resolve(b.vocab.catalog, wish, source.datasets,
+                   mission_id=source.role if source.role in b.vocab.mission_names else None,
+                   probe=source.probe, time_range=span, wanted_cadence=b.intent.cadence_s,
+                   parameter_names=b.intent.parameter_names)
+
+
+def _binary(b: _Builder, finals: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    op = b.intent.operation("ratio") or b.intent.operation("difference")
+    if op is None:
+        return finals
+    if len(finals) != 2:
+        b.notes.append(f"A {op.kind} needs exactly two series; this request has {len(finals)}, "
+                       "so it was skipped.")
+        return finals
+    (r1, n1, u1), (r2, n2, u2) = finals
+    label = b.unique(f"{op.kind}_{_tag(n1)[:20]}_{_tag(n2)[:20]}")
+    units = "" if op.kind == "ratio" else u1
+    what = f"{op.kind} {n1} {'/' if op.kind == 'ratio' else '-'} {n2}"
+    out = _compute(b, what, (r1, r2), label, binary_code(op.kind), what, units)
+    return [*finals, (out, what, units)]
+
+
+def _presentation(b: _Builder, finals: list[tuple[str, str, str]], span: TimeRange | None) -> None:
+    """Plot, export and save steps for the final series."""
+    intent = b.intent
+    if intent.plot.wanted:
+        figure, layout_note = figure_spec(intent, finals, span)
+        if layout_note:
+            b.notes.append(layout_note)
+        refs = tuple(r for r, _, _ in finals)
+        b.steps.append(PlanStep("plot", f"Plot {', '.join(n for _, n, _ in finals)}",
+                                "__visualization__",
+                                (ToolCall("render_plotly_json", {"figure": figure}),),
+                                inputs=refs))
+        if intent.plot.export_format:
+            args: dict[str, Any] = {"action": "export", "format": intent.plot.export_format}
+            if intent.plot.export_filename:
+                args["filename"] = intent.plot.export_filename
+            b.steps.append(PlanStep("export", f"Export the figure as {intent.plot.export_format}",
+                                    "__visualization__", (ToolCall("manage_plot", args),)))
+    if intent.save_data_format:
+        for ref, name, _ in finals:
+            b.steps.append(PlanStep("save", f"Save {name} as {intent.save_data_format}",
+                                    "__data_ops__",
+                                    (ToolCall("save_data", {"label": f"{{{ref}}}",
+                                                            "format": intent.save_data_format}),),
+                                    inputs=(ref,)))

@@ -1,0 +1,321 @@
+"""Mission + quantity -> ranked candidate (dataset, parameter) pairs, from catalog metadata.
+
+Every parameter of the mission's datasets is scored against the quantity's vocabulary
+entry (units, description, name tokens, shape, component, frame, species), and every
+dataset on what a scientist would pick: science data over support data, definitive over
+quick-look, burst mode last, coverage of the requested time, a cadence that gives a
+sensible number of points for the span, the spacecraft typed ("MMS2", "THEMIS-C"), and
+the catalog's own full-text rank for the quantity. No dataset id is written here.
+Imports `catalog`, `timerange` and this package only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from xhelio.agents.offline.intent import QuantityWish
+from xhelio.agents.offline.quantities import Quantity, quantity
+from xhelio.catalog.index import Catalog, is_auxiliary
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.timerange import TimeRange
+
+__all__ = ["Candidate", "duration_seconds", "probe_wanted", "resolve"]
+
+_EXCLUDED_NAME = re.compile(
+    r"err|uncert|^unc_|sigma|_sd(?:_|$)|std|rms|qual|flag|^delta|_dq|mask|status|valid|gap"
+    r"|count|cnts|_pts$|percent|^num_|duration|mode|^tm_|energy_(?:min|max|center)|_bins?$",
+    re.I,
+)
+_QUICKLOOK = re.compile(r"(?:^|_)(?:K[0-9P]|QL|LL0\d|RT)(?:_|$)|PRELIM|quick-?look|low latency", re.I)
+_BURST = re.compile(r"BRST|burst|waveform|_WF_|_DBM_", re.I)
+_DEFINITIVE = re.compile(r"(?:^|_)(?:L2|L3|H[0-9]|DEF)(?:_|-|$)", re.I)
+_L1 = re.compile(r"(?:^|_)L1[AB]?(?:_|$)", re.I)
+_AC_FIELD = re.compile(r"search coil|(?:^|_)SCM|_DSP_|spectral|wave", re.I)
+_SECONDARY = re.compile(r"AUX(?:_|-|$)|PARTMOMS|MERGED|COHO", re.I)
+_ID_CADENCE = re.compile(r"(\d+)-?(SECONDS?|SEC|S|MINUTES?|MIN|M|HOURS?|HR|H|DAYS?|D)(?:_|-|$)", re.I)
+_CADENCE_UNITS = {"S": 1.0, "M": 60.0, "H": 3600.0, "D": 86400.0}
+_NATURAL_FRAMES = frozenset({"GSE", "RTN"})
+_FRAMES = ("GSE", "GSM", "RTN", "SRF", "DSL", "GCI", "SSL", "DMPA", "BCS", "HCI")
+_SPECIES_CUES = {
+    "proton": re.compile(r"proton|(?:^|_)(?:n|v|t)_?p(?:_|$)|hplus|(?:^|_)h(?:_|$)", re.I),
+    "electron": re.compile(r"electron|(?:^|_)(?:n|t)_?e(?:_|$)|_e_|(?:^|_)des(?:_|$)", re.I),
+    "alpha": re.compile(r"alpha|he2|he\+\+|helium", re.I),
+    "ion": re.compile(r"\bions?\b|(?:^|_)dis(?:_|$)|_i(?:_|$)|hia", re.I),
+}
+_PROBE_IN_ID = re.compile(r"^(?:TH|ST|RBSP)-?([A-E])(?:-|PRED|$)|(\d+)$")
+_DEFAULT_PROBES = frozenset({"1", "A"})
+_DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
+_SCORED_SPAN = timedelta(days=7)
+# Points per series that show a span well without a slow fetch.
+_POINTS_BAND = (300.0, 30_000.0)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One (dataset, parameter) that can deliver a quantity, with why it ranked so."""
+
+    dataset_id: str
+    parameter: str
+    units: str
+    components: int
+    score: float
+    reason: str
+    cadence_s: float | None = None
+
+
+def duration_seconds(text: str | None) -> float | None:
+    """Seconds in an ISO-8601 duration such as PT1M or P1D (None if not one)."""
+    match = _DURATION.match((text or "").strip().upper())
+    if not match or not any(match.groups()):
+        return None
+    days, hours, minutes, seconds = (float(g) if g else 0.0 for g in match.groups())
+    return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+
+
+def probe_wanted(typed: str) -> str | None:
+    """The spacecraft letter or number a mission mention names ("MMS2" -> "2")."""
+    squeezed = re.sub(r"[\s\-]", "", typed.upper())
+    if squeezed.endswith("AHEAD"):
+        return "A"
+    if squeezed.endswith("BEHIND"):
+        return "B"
+    letter = re.fullmatch(r"(?:THEMIS|TH|STEREO|ST|RBSP|VANALLENPROBES?)([A-E])", squeezed)
+    if letter:
+        return letter[1]
+    number = re.search(r"\D(\d{1,2})$", squeezed)
+    return number[1] if number else None
+
+
+def _probe_of(dataset_id: str) -> str | None:
+    match = _PROBE_IN_ID.search(dataset_id.upper().split("_", 1)[0])
+    if not match:
+        return None
+    return match[1] or str(int(match[2]))
+
+
+def _human(seconds: float) -> str:
+    for size, unit in ((86400.0, "d"), (3600.0, "h"), (60.0, "min")):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)} {unit}"
+    return f"{seconds:g} s"
+
+
+def _tokens(name: str) -> list[str]:
+    return [t for t in re.split(r"[_\-.\s]+", name) if t]
+
+
+def _names_match(q: Quantity, name: str) -> bool:
+    return bool(q.names.search(name)) or any(q.names.search(t) for t in _tokens(name))
+
+
+def _shape_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | None:
+    """How well the parameter's shape fits the wish; None when it cannot serve it."""
+    size = p.size or ()
+    n = p.components
+    if q.shape == "spectrum":
+        return None if len(size) > 1 or n > 64 else (1.0 if n > 1 else 0.0)
+    if q.shape == "scalar":
+        return 0.0 if n == 1 else None
+    component = wish.component or q.default_component or "vector"
+    text = f"{p.name} {p.description}"
+    is_vector = len(size) == 1 and n in (3, 4)
+    if n > 1 and not is_vector:
+        return None
+    if component == "vector":
+        return 3.0 if is_vector else -2.0
+    if component == "magnitude":
+        if n == 1:
+            cue = q.magnitude_cue
+            return 2.5 if cue and (cue.search(p.name) or cue.search(p.description)) else None
+        return 2.0
+    letter = q.component_letter or ""
+    if n == 1:
+        pattern = rf"(?:^|_){letter}_?{component}(?:_|$)|^{component}$|\b{letter}{component}\b"
+        return 4.0 if re.search(pattern, p.name, re.I) or re.search(
+            rf"\b{letter}{component}\b", text, re.I
+        ) else None
+    return 2.0
+
+
+def _species_score(wish: QuantityWish, p: ParameterInfo) -> float:
+    text = f"{p.name} {p.description}"
+    hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(text)}
+    if wish.species:
+        wanted = "proton" if wish.species in ("proton", "ion") and "proton" in hits else wish.species
+        if wanted in hits or (wish.species == "ion" and "proton" in hits):
+            return 2.0
+        return -2.0 if hits else 0.0
+    if wish.quantity in ("density", "temperature", "velocity"):
+        if hits & {"electron", "alpha"} and not hits & {"proton", "ion"}:
+            return -1.5
+        return 0.5 if hits & {"proton", "ion"} else 0.0
+    return 0.0
+
+
+def _frame_score(wish: QuantityWish, p: ParameterInfo) -> float:
+    text = f"{p.name} {p.units} {p.description}".upper()
+    present = {f for f in _FRAMES if re.search(rf"(?<![A-Z]){f}(?![A-Z])", text)}
+    if wish.frame:
+        if wish.frame in present:
+            return 1.5
+        return -1.0 if present else 0.0
+    if wish.component in ("y", "z") and "GSM" in present:
+        return 0.5
+    if present and present <= _NATURAL_FRAMES:
+        return 0.3
+    return -0.3 if present else 0.0
+
+
+def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | None:
+    if p.is_time or p.type not in ("double", "integer") or _EXCLUDED_NAME.search(p.name):
+        return None
+    name_hit = _names_match(q, p.name)
+    desc_hit = bool(q.describes.search(p.description))
+    if q.units is None:
+        if not (q.names.fullmatch(p.name) or q.names.search(p.name) or desc_hit):
+            return None
+        score = 5.0 if q.names.search(p.name) else 2.0
+    else:
+        if not q.units.search(p.units.strip()):
+            return None
+        if not (name_hit or desc_hit):
+            return None
+        score = 3.0 + (1.5 if name_hit else 0.0) + (1.5 if desc_hit else 0.0)
+    shape = _shape_score(q, wish, p)
+    if shape is None:
+        return None
+    score += shape + _species_score(wish, p) + _frame_score(wish, p)
+    if "all q" in p.units.lower() or "all flags" in p.units.lower():
+        score -= 0.5
+    return score - 0.005 * len(p.name)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _cadence_of(info: DatasetInfo) -> float | None:
+    """The dataset's cadence in seconds: from the catalog, else from its id ("1-MINUTE")."""
+    known = duration_seconds(info.cadence)
+    if known is not None:
+        return known
+    match = _ID_CADENCE.search(info.id.upper())
+    if match is None:
+        return None
+    return float(match[1]) * _CADENCE_UNITS[match[2][0].upper()]
+
+
+def _dataset_score(
+    info: DatasetInfo,
+    q: Quantity,
+    time_range: TimeRange | None,
+    probe: str | None,
+    wanted_cadence: float | None,
+) -> tuple[float, list[str], float | None]:
+    """Dataset-level score, the reasons worth telling, and the cadence in seconds."""
+    score, notes = 0.0, []
+    if is_auxiliary(info):
+        score += 1.0 if q.key == "position" else -3.0
+    text = f"{info.id} {info.title}"
+    if _QUICKLOOK.search(text):
+        score -= 1.0
+    if _BURST.search(text):
+        score -= 2.5
+    if _L1.search(info.id):
+        score -= 1.5
+    if _DEFINITIVE.search(info.id):
+        score += 0.3
+    if _SECONDARY.search(info.id):
+        score -= 0.5
+    if q.key == "magnetic_field" and _AC_FIELD.search(text):
+        score -= 2.5
+    if q.describes.search(info.title):
+        score += 1.0
+    have = _probe_of(info.id)
+    if probe is not None:
+        score += 0.0 if have == probe else (-1.0 if have is None else -12.0)
+    elif have in _DEFAULT_PROBES:
+        score += 0.5
+    span = time_range.duration if time_range else _SCORED_SPAN
+    if time_range is not None and info.start and info.stop:
+        ongoing = info.stop >= _now() - timedelta(days=400)
+        stop = max(info.stop, _now()) if ongoing else info.stop
+        overlap = min(time_range.end, stop) - max(time_range.start, info.start)
+        fraction = max(overlap.total_seconds(), 0.0) / max(span.total_seconds(), 1.0)
+        if fraction <= 0:
+            score -= 20.0
+            notes.append("no coverage of the requested time")
+        elif fraction < 0.99:
+            score -= 2.0 * (1 - fraction)
+    cadence = _cadence_of(info)
+    if cadence is None:
+        score -= 1.0
+    else:
+        points = span.total_seconds() / max(cadence, 1e-3)
+        if points > _POINTS_BAND[1]:
+            score -= min(1.5 * math.log10(points / _POINTS_BAND[1]), 5.0)
+        elif points < _POINTS_BAND[0]:
+            score -= min(1.5 * math.log10(_POINTS_BAND[0] / points), 5.0)
+        if wanted_cadence and cadence > wanted_cadence * 1.01:
+            score -= 2.0
+    return score, notes, cadence
+
+
+def _fts_bonus(catalog: Catalog, q: Quantity, mission_id: str | None) -> dict[str, float]:
+    if mission_id is None:
+        return {}
+    hits = catalog.search(q.search, limit=40, mission=mission_id)
+    return {h.dataset_id: 1.5 * (40 - rank) / 40 for rank, h in enumerate(hits)}
+
+
+def resolve(
+    catalog: Catalog,
+    wish: QuantityWish,
+    datasets: list[DatasetInfo],
+    *,
+    mission_id: str | None = None,
+    probe: str | None = None,
+    time_range: TimeRange | None = None,
+    wanted_cadence: float | None = None,
+    parameter_names: tuple[str, ...] = (),
+    limit: int = 5,
+) -> list[Candidate]:
+    """Rank (dataset, parameter) pairs for `wish` among `datasets`, best first.
+
+    Args:
+        catalog: The catalog (for its full-text rank of the quantity).
+        wish: The quantity, component, frame and species asked for.
+        datasets: Where to look (a mission's datasets, or datasets the user named).
+        mission_id: The mission, for the catalog search bonus.
+        probe: The spacecraft letter/number typed, if any.
+        time_range: The requested span (coverage and cadence fit).
+        wanted_cadence: A cadence asked for (datasets coarser than it rank lower).
+        parameter_names: Parameters the user named explicitly; they win when present.
+        limit: Most candidates to return (one per dataset).
+    """
+    q = quantity(wish.quantity)
+    bonus = _fts_bonus(catalog, q, mission_id)
+    ranked: list[Candidate] = []
+    for info in datasets:
+        named = [p for p in info.data_parameters if p.name in parameter_names]
+        scored = [(20.0, p) for p in named] or [
+            (s, p) for p in info.data_parameters if (s := _parameter_score(q, wish, p)) is not None
+        ]
+        if not scored:
+            continue
+        best_score, best = max(scored, key=lambda sp: sp[0])
+        dataset_score, notes, cadence = _dataset_score(info, q, time_range, probe, wanted_cadence)
+        total = best_score + dataset_score + bonus.get(info.id, 0.0)
+        why = [f"{best.name} [{best.units or 'no units'}]"]
+        if cadence:
+            why.append(f"cadence {info.cadence or _human(cadence)}")
+        why.extend(notes)
+        ranked.append(
+            Candidate(info.id, best.name, best.units, best.components, round(total, 3),
+                      ", ".join(why), cadence)
+        )
+    ranked.sort(key=lambda c: (-c.score, c.dataset_id))
+    return ranked[:limit]
