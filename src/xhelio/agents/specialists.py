@@ -27,7 +27,12 @@ __all__ = [
     "extraction_agent",
 ]
 
-_EXPORT_VERB = re.compile(r"\b(export|save|download|write)\b", re.IGNORECASE)
+# Only a request that starts with the export verb is an export: "plot ACE and save it as png"
+# has work to do first and goes to the model.
+_EXPORT_VERB = re.compile(
+    r"\W*(?:(?:please|now|then|also|and|can you|could you)\s+)*(?:export|save|download|write)\b",
+    re.IGNORECASE,
+)
 _FIGURE_WORD = re.compile(r"\b(plot|figure|chart|graph|image|picture|png|pdf)\b", re.IGNORECASE)
 _DATA_FORMAT = re.compile(r"\b(csv|parquet|netcdf|nc|data ?frame|table)\b", re.IGNORECASE)
 _FILENAME = re.compile(r"([\w.-]+\.(?:png|pdf|html))\b", re.IGNORECASE)
@@ -44,7 +49,7 @@ class ExportRequest:
 
 def export_request(text: str) -> ExportRequest | None:
     """Recognise a request to export the current figure (not data) to png/pdf/html."""
-    if not _EXPORT_VERB.search(text) or _DATA_FORMAT.search(text):
+    if not _EXPORT_VERB.match(text) or _DATA_FORMAT.search(text):
         return None
     filename = _FILENAME.search(text)
     if not filename and not _FIGURE_WORD.search(text):
