@@ -34,6 +34,33 @@ from xhelio.agents.models import ModelConfig
 Calls = list[tuple[str, dict[str, Any]]]
 Step = str | Calls | BaseException | Callable[[list[ModelMessage], AgentInfo], Any]
 
+ACE_REQUEST = "Show me ACE magnetic field data for last week"
+FETCH = {"dataset_id": "AC_H2_MFI", "parameter_id": "BGSEc", "time_range": "last week"}
+PLOT = {"figure": {"data": [{"type": "scatter", "data_label": "AC_H2_MFI.BGSEc"}]}}
+
+
+def ace_steps() -> dict[str, list[Any]]:
+    """The seed's simple flow: mission fetch, then visualization, then an answer."""
+    return {
+        "orchestrator": [
+            [
+                (
+                    "delegate_to_mission",
+                    {"mission_id": "ACE", "request": "magnetic field, last week"},
+                )
+            ],
+            [("delegate_to_visualization", {"request": "Plot AC_H2_MFI.BGSEc"})],
+            "Here is ACE's magnetic field (GSE) for last week.",
+        ],
+        "mission:ACE": [
+            [("list_parameters", {"dataset_id": "AC_H2_MFI"})],
+            [("fetch_data", FETCH)],
+            "Fetched AC_H2_MFI.BGSEc.",
+        ],
+        "visualization": [[("render_plotly_json", PLOT)], "One panel with Bx, By, Bz."],
+    }
+
+
 PRIMARY = "openai-chat:primary"
 BACKUP = "openai-chat:backup"
 
@@ -53,12 +80,23 @@ def scripted_config(fallback: str = BACKUP) -> ModelConfig:
 
 
 def agent_key(info: AgentInfo) -> str:
-    """Which agent a request comes from, judged by its tools and instructions."""
-    tools = {t.name for t in info.function_tools}
+    """Which agent a FunctionModel request comes from."""
+    return key_of({t.name for t in info.function_tools}, info.instructions or "")
+
+
+def http_agent_key(body: dict[str, Any]) -> str:
+    """Which agent a chat-completions request body comes from."""
+    tools = {t["function"]["name"] for t in body.get("tools", [])}
+    system = [m["content"] for m in body.get("messages", []) if m.get("role") == "system"]
+    return key_of(tools, str(system[0]) if system else "")
+
+
+def key_of(tools: set[str], instructions: str) -> str:
+    """Which agent offers `tools` with `instructions`."""
     if "delegate_to_mission" in tools:
         return "orchestrator"
     if "fetch_data" in tools:
-        match = re.search(r"You fetch (.+?) data", info.instructions or "")
+        match = re.search(r"You fetch (.+?) data", instructions)
         return f"mission:{match.group(1) if match else '?'}"
     if "custom_operation" in tools:
         return "data_ops"
@@ -113,6 +151,18 @@ class Script:
         if isinstance(step, str):
             return ModelResponse(parts=[TextPart(step)])
         return ModelResponse(parts=[ToolCallPart(name, args) for name, args in step])
+
+    def http_reply(self, body: dict[str, Any]) -> str | Calls:
+        """The `reply` of `OpenAIChatServer`: the next text or tool calls of the body's agent."""
+        key = http_agent_key(body)
+        with self._lock:
+            queue = self.steps.get(key)
+            if not queue:
+                raise AssertionError(f"no scripted step left for {key}")
+            step = queue.pop(0)
+        if isinstance(step, str | list):
+            return step
+        raise AssertionError(f"step {step!r} of {key} cannot be sent over HTTP")
 
     def requests_of(self, agent: str) -> list[Seen]:
         """The requests one agent made, in order."""

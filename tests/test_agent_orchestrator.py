@@ -17,9 +17,12 @@ from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 from agent_script import (
+    ACE_REQUEST,
     BACKUP,
+    FETCH,
     PRIMARY,
     Script,
+    ace_steps,
     ace_week,
     scripted_config,
     tool_returns,
@@ -32,32 +35,6 @@ from xhelio.agents.usage import UsageTracker
 from xhelio.config import load_settings
 from xhelio.render.export import find_browser
 from xhelio.tools.workspace import Workspace, open_workspace
-
-ACE_REQUEST = "Show me ACE magnetic field data for last week"
-FETCH = {"dataset_id": "AC_H2_MFI", "parameter_id": "BGSEc", "time_range": "last week"}
-PLOT = {"figure": {"data": [{"type": "scatter", "data_label": "AC_H2_MFI.BGSEc"}]}}
-
-
-def ace_steps() -> dict[str, list[Any]]:
-    """The seed's simple flow: mission fetch, then visualization, then an answer."""
-    return {
-        "orchestrator": [
-            [
-                (
-                    "delegate_to_mission",
-                    {"mission_id": "ACE", "request": "magnetic field, last week"},
-                )
-            ],
-            [("delegate_to_visualization", {"request": "Plot AC_H2_MFI.BGSEc"})],
-            "Here is ACE's magnetic field (GSE) for last week.",
-        ],
-        "mission:ACE": [
-            [("list_parameters", {"dataset_id": "AC_H2_MFI"})],
-            [("fetch_data", FETCH)],
-            "Fetched AC_H2_MFI.BGSEc.",
-        ],
-        "visualization": [[("render_plotly_json", PLOT)], "One panel with Bx, By, Bz."],
-    }
 
 
 @pytest.fixture
