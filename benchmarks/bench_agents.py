@@ -19,8 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]  # the loopback servers and the agent script
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # servers, agent script
 
 from agent_script import ACE_REQUEST, FETCH, Script, ace_steps, ace_week, http_agent_key
 from servers.hapi_server import HapiTestServer
