@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tests.servers.hapi_server import (
+from servers.hapi_server import (
     HapiTestServer,
     _Dataset,  # pyright: ignore[reportPrivateUsage]
     _HapiError,  # pyright: ignore[reportPrivateUsage]

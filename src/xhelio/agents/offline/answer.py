@@ -78,7 +78,8 @@ def _dataset_lines(rows: list[dict[str, Any]], key: str = "id") -> list[str]:
             span = f" [{str(row.get('start'))[:10]} to {str(row.get('stop'))[:10]}]"
         lines.append(f"- {row.get(key)}: {str(row.get('title', ''))[:90]}{span}")
     if len(rows) > _LISTED:
-        lines.append(f"... and {len(rows) - _LISTED} more.")
+        others = ", ".join(str(row.get(key)) for row in rows[_LISTED:])
+        lines.append(f"Also: {others}.")
     return lines
 
 
@@ -88,8 +89,11 @@ def discovery_text(kind: str, subject: str, result: dict[str, Any]) -> str:
         return f"I could not answer that from the catalog: {result.get('message')}"
     if kind == "missions":
         missions: list[dict[str, Any]] = result.get("missions") or []
-        shown = [f"{m['name']} ({m['id']}, {m['datasets']} datasets)" for m in missions
-                 if m.get("datasets")]
+        shown = [
+            f"{m['name']} ({m['id']}, {m['datasets']} datasets)"
+            for m in missions
+            if m.get("datasets")
+        ]
         return f"The catalog has {len(shown)} missions with data: " + "; ".join(shown) + "."
     if kind == "browse":
         rows: list[dict[str, Any]] = result.get("datasets") or []

@@ -139,8 +139,7 @@ class OfflineAssistant:
             run.lines.append(describe_fetch(step.series, result))
             if skipped:
                 run.lines.append(
-                    f"Used {dataset} because earlier candidates were skipped: "
-                    f"{'; '.join(skipped)}."
+                    f"Used {dataset} because earlier candidates were skipped: {'; '.join(skipped)}."
                 )
             run.lines.extend(str(n) for n in result.get("notes") or [])
             return
@@ -154,8 +153,7 @@ class OfflineAssistant:
         if step.only_if_vector and not run.vector.get(source, False):
             run.refs[step.output] = run.refs[source]
             run.vector[step.output] = False
-            run.lines.append(f"{run.refs[source]} already is the {step.description.split(' of ')[0]}"
-                             " asked for; no computation needed.")
+            run.lines.append(f"{run.refs[source]} is already a single series; used it as it is.")
             return
         call = step.calls[0]
         result = self._call(call.tool, run.fill(call.args))

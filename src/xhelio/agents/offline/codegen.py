@@ -33,7 +33,7 @@ def component_code(component: str, quantity_key: str) -> tuple[str, str]:
 
 def series_code(kind: str, window_s: float) -> tuple[str, str, str]:
     """(code, words, label suffix) for smoothing, resampling or the time derivative."""
-    seconds = int(round(window_s))
+    seconds = round(window_s)
     words = format_seconds(float(seconds))
     suffix = words.replace(" ", "")
     if kind == "smooth":

@@ -1,7 +1,7 @@
 """The Plotly figure spec of an offline plan: traces with `{ref}` data labels, panels, style.
 
-Series sharing one unit are overlaid unless separate panels were asked for; different
-units get one panel each; a difference or ratio always gets its own panel unless an
+Series of one quantity are overlaid unless separate panels were asked for; different
+quantities get one panel each; a difference or ratio always gets its own panel unless an
 overlay was asked for. Log scale, title and colours come from the request. Imports
 `timerange` and this package only.
 """
@@ -26,8 +26,8 @@ def _panels(intent: RequestIntent, finals: list[tuple[str, str, str]]) -> list[i
     measured = finals[:-1] if derived else finals
     panel_of_unit: dict[str, int] = {}
     panels: list[int] = []
-    for _, _, unit in measured:
-        key = unit.strip().lower()
+    for _, _, group in measured:
+        key = group.strip().lower()
         panel_of_unit.setdefault(key, len(panel_of_unit) + 1)
         panels.append(panel_of_unit[key])
     if derived:
@@ -38,7 +38,7 @@ def _panels(intent: RequestIntent, finals: list[tuple[str, str, str]]) -> list[i
 def figure_spec(
     intent: RequestIntent, finals: list[tuple[str, str, str]], span: TimeRange | None
 ) -> tuple[dict[str, Any], str | None]:
-    """The figure for `finals` (ref, name, unit), and a note on the layout chosen."""
+    """The figure for `finals` (ref, name, panel group), and a note on the layout chosen."""
     panels = _panels(intent, finals)
     colours = intent.plot.colours
     traces: list[dict[str, Any]] = []
@@ -64,8 +64,8 @@ def figure_spec(
     if intent.plot.layout == "auto" and len(finals) > 1:
         count = max(panels)
         note = (
-            "Overlaid in one panel (same units)."
+            "Overlaid in one panel (same quantity)."
             if count == 1
-            else f"Shown in {count} stacked panels (different units or a derived series)."
+            else f"Shown in {count} stacked panels (different quantities or a derived series)."
         )
     return figure, note

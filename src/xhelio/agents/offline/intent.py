@@ -2,7 +2,7 @@
 
 `parse.py` fills a `RequestIntent`; `plan.py` turns it into steps. Nothing here knows
 about tools or the catalog, so a planner can build or inspect intents on its own.
-Imports only `timerange` from xhelio.
+Imports only `timerange` and `agents.offline.quantities` (for display names) from xhelio.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from xhelio.agents.offline.quantities import QUANTITIES
 from xhelio.timerange import TimeRange
 
 __all__ = [
@@ -144,6 +145,8 @@ class RequestIntent:
 
 def describe_quantity(wish: QuantityWish) -> str:
     """Human name of a quantity wish, e.g. 'magnetic field (z, GSM)'."""
-    details = [d for d in (wish.species, wish.component, wish.frame) if d]
-    name = wish.quantity.replace("_", " ")
+    known = next((q for q in QUANTITIES if q.key == wish.quantity), None)
+    component = None if known and wish.component == known.default_component else wish.component
+    details = [d for d in (wish.species, component, wish.frame) if d]
+    name = known.label if known else wish.quantity.replace("_", " ")
     return f"{name} ({', '.join(details)})" if details else name

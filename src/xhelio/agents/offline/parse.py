@@ -53,7 +53,10 @@ _EVENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for pattern, when in (
         (r"\bhalloween (?:storms?|event)(?: of)?(?: 2003)?", "2003-10-28 to 2003-11-01"),
         (r"\bst\.? patrick'?s day (?:storm|event)(?: of)?(?: 2015)?", "2015-03-16 to 2015-03-19"),
-        (r"\b(?:gannon|mother'?s day) (?:storm|event)(?: of)?(?: 2024)?", "2024-05-10 to 2024-05-13"),
+        (
+            r"\b(?:gannon|mother'?s day) (?:storm|event)(?: of)?(?: 2024)?",
+            "2024-05-10 to 2024-05-13",
+        ),
         (r"\bbastille day (?:storm|event)(?: of)?(?: 2000)?", "2000-07-14 to 2000-07-17"),
     )
 )
@@ -61,8 +64,14 @@ _COMPONENT_TOKEN = re.compile(
     r"(?<![\w|])(?P<q>[bv])_?(?P<c>[xyzrtn])(?:[_ ]?(?P<f>gse|gsm|rtn))?(?![\w])", re.I
 )
 _MAGNITUDE_TOKEN = re.compile(
-    r"\|\s*(?P<q>[bv])\s*\||\b(?P<q2>b)(?:mag|_mag|tot|total|_total)\b", re.I
+    r"\|\s*(?P<q>[bv])\s*\||\b(?P<q2>b)(?:mag|_mag|tot|total|_total)\b"
+    r"|\b(?P<q3>[bv])[- ](?:magnitude|total|strength)\b",
+    re.I,
 )
+# A capital B or V standing alone is the field or the velocity ("SolO B", "ACE V").
+_BARE_SYMBOL = re.compile(r"(?<![\w|\-])(?P<q>[BV])(?![\w|\-])")
+# "Wind speed" is physics, but "Wind velocity at L1" with a capital W is the spacecraft.
+_WIND_CRAFT = re.compile(r"(?<!solar )(?<!Solar )\b(?:Wind|WIND)(?= (?:speed|velocity)\b)")
 _COMPONENT_WORD = re.compile(r"\b(?P<c>[xyzrtn])[- ]?comp(?:onent)?s?\b", re.I)
 _MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
 _VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
@@ -70,8 +79,22 @@ _FRAME = re.compile(r"\b(gse|gsm|rtn|srf|gci|hci|hgi|j2000)\b", re.I)
 _SPECIES = re.compile(r"\b(protons?|electrons?|alphas?|ions?|helium|oxygen)\b", re.I)
 _COMPARE = re.compile(r"\bcompar\w*|\bvs\.?(?!\w)|\bversus\b|\bagainst\b", re.I)
 # Missions whose spacecraft people name with a letter or number after the mission name.
-_MULTI_PROBE = frozenset({"themis", "mms", "cluster", "stereo", "rbsp", "goes", "voyager",
-                          "helios", "isee", "de", "imp", "pioneer"})
+_MULTI_PROBE = frozenset(
+    {
+        "themis",
+        "mms",
+        "cluster",
+        "stereo",
+        "rbsp",
+        "goes",
+        "voyager",
+        "helios",
+        "isee",
+        "de",
+        "imp",
+        "pioneer",
+    }
+)
 _PROBE_SUFFIX = re.compile(r"^(?:-| )?(?:[a-e]|\d{1,2})\b", re.I)
 _AT_EARTH = re.compile(r"\b(?:at|near)[- ]earth\b|\bupstream\b|\bnear-earth\b|\bat l1\b", re.I)
 
@@ -124,9 +147,7 @@ def _find_time(text: str, now: datetime | None) -> tuple[TimeRange | None, str |
     return None, None, error
 
 
-def _missions(
-    vocab: Vocabulary, text: str
-) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]]]:
+def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]]]:
     words = word_spans(text)
     refs: list[MissionRef] = []
     spans: list[tuple[int, int]] = []
@@ -140,10 +161,16 @@ def _missions(
         spans.append((start, end))
         name = vocab.mission_names.get(mention.mission_id, mention.mission_id)
         key = (mention.mission_id, typed.upper().replace(" ", "").replace("-", ""))
-        if any((r.mission_id, r.text.upper().replace(" ", "").replace("-", "")) == key
-               for r in refs):
+        if any(
+            (r.mission_id, r.text.upper().replace(" ", "").replace("-", "")) == key for r in refs
+        ):
             continue
         refs.append(MissionRef(mention.mission_id, name, typed, start))
+    craft = _WIND_CRAFT.search(text)
+    if craft and "wind" in vocab.mission_names and all(r.mission_id != "wind" for r in refs):
+        refs.append(MissionRef("wind", vocab.mission_names["wind"], craft[0], craft.start()))
+        spans.append(craft.span())
+        refs.sort(key=lambda r: r.position)
     return tuple(refs), spans
 
 
@@ -160,14 +187,25 @@ def _quantities(text: str) -> list[QuantityWish]:
     for match in _COMPONENT_TOKEN.finditer(text):
         key = "magnetic_field" if match["q"].lower() == "b" else "velocity"
         wishes.append(
-            QuantityWish(key, match[0], match.start(), match["c"].lower(),
-                         (match["f"] or "").upper() or frame)
+            QuantityWish(
+                key,
+                match[0],
+                match.start(),
+                match["c"].lower(),
+                (match["f"] or "").upper() or frame,
+            )
         )
         claimed.append(match.span())
     for match in _MAGNITUDE_TOKEN.finditer(text):
-        key = "velocity" if (match["q"] or "").lower() == "v" else "magnetic_field"
+        letter = (match["q"] or match["q3"] or "b").lower()
+        key = "velocity" if letter == "v" else "magnetic_field"
         wishes.append(QuantityWish(key, match[0], match.start(), "magnitude"))
         claimed.append(match.span())
+    for match in _BARE_SYMBOL.finditer(text):
+        key = "velocity" if match["q"] == "V" else "magnetic_field"
+        if free(*match.span()) and not any(w.quantity == key for w in wishes):
+            wishes.append(QuantityWish(key, match[0], match.start(), frame=frame))
+            claimed.append(match.span())
     for entry in QUANTITIES:
         for match in entry.phrases.finditer(text):
             if not free(*match.span()):
@@ -199,16 +237,20 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
         pool = open_ or vectors
         return min(pool, key=lambda i: abs(result[i].position - position)) if pool else None
 
-    for pattern, value in ((_COMPONENT_WORD, None), (_MAGNITUDE_WORD, "magnitude"),
-                           (_VECTOR_WORD, "vector")):
+    for pattern, value in (
+        (_COMPONENT_WORD, None),
+        (_MAGNITUDE_WORD, "magnitude"),
+        (_VECTOR_WORD, "vector"),
+    ):
         for match in pattern.finditer(text):
             target = nearest(match.start())
             if target is None:
                 continue
             component = value or match["c"].lower()
             old = result[target]
-            result[target] = QuantityWish(old.quantity, old.text, old.position, component,
-                                          old.frame or frame, old.species)
+            result[target] = QuantityWish(
+                old.quantity, old.text, old.position, component, old.frame or frame, old.species
+            )
     species_match = _SPECIES.search(text)
     if species_match:
         species = species_match[1].lower().rstrip("s")

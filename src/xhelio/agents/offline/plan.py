@@ -170,33 +170,70 @@ def _window(intent: RequestIntent, first: Candidate, b: _Builder) -> TimeRange:
     return window
 
 
-def _fetch_step(source: _Source, wish: QuantityWish, cands: list[Candidate], span: TimeRange,
-                ref: str) -> PlanStep:
+def _fetch_step(
+    source: _Source, wish: QuantityWish, cands: list[Candidate], span: TimeRange, ref: str
+) -> PlanStep:
     calls = tuple(
-        ToolCall("fetch_data", {"dataset_id": c.dataset_id, "parameter_id": c.parameter,
-                                "time_range": str(span)})
+        ToolCall(
+            "fetch_data",
+            {"dataset_id": c.dataset_id, "parameter_id": c.parameter, "time_range": str(span)},
+        )
         for c in cands
     )
     what = wish.text if wish.quantity == _NAMED else describe_quantity(wish)
     series = f"{source.name} {what}"
-    return PlanStep("fetch", f"Fetch {series} ({', '.join(c.dataset_id for c in cands)})",
-                    source.role, calls, ref, series=series, candidates=tuple(cands))
+    return PlanStep(
+        "fetch",
+        f"Fetch {series} ({', '.join(c.dataset_id for c in cands)})",
+        source.role,
+        calls,
+        ref,
+        series=series,
+        candidates=tuple(cands),
+    )
 
 
-def _compute(b: _Builder, series: str, inputs: tuple[str, ...], label: str, code: str,
-             description: str, units: str | None = None, only_if_vector: bool = False) -> str:
-    args: dict[str, Any] = {"source_labels": [f"{{{r}}}" for r in inputs], "code": code,
-                            "output_label": label, "description": description}
+def _compute(
+    b: _Builder,
+    series: str,
+    inputs: tuple[str, ...],
+    label: str,
+    code: str,
+    description: str,
+    units: str | None = None,
+    only_if_vector: bool = False,
+) -> str:
+    args: dict[str, Any] = {
+        "source_labels": [f"{{{r}}}" for r in inputs],
+        "code": code,
+        "output_label": label,
+        "description": description,
+    }
     if units is not None:
         args["units"] = units
-    b.steps.append(PlanStep("compute", description, "__data_ops__",
-                            (ToolCall("custom_operation", args),), label, inputs,
-                            only_if_vector, series))
+    b.steps.append(
+        PlanStep(
+            "compute",
+            description,
+            "__data_ops__",
+            (ToolCall("custom_operation", args),),
+            label,
+            inputs,
+            only_if_vector,
+            series,
+        )
+    )
     return label
 
 
-def _series_chain(b: _Builder, source: _Source, wish: QuantityWish, span: TimeRange,
-                  ref: str, cands: list[Candidate]) -> tuple[str, str]:
+def _series_chain(
+    b: _Builder,
+    source: _Source,
+    wish: QuantityWish,
+    span: TimeRange,
+    ref: str,
+    cands: list[Candidate],
+) -> tuple[str, str]:
     """Fetch, derive the component, apply the operations; returns (final ref, name)."""
     b.steps.append(_fetch_step(source, wish, cands, span, ref))
     named = wish.quantity == _NAMED
@@ -209,8 +246,9 @@ def _series_chain(b: _Builder, source: _Source, wish: QuantityWish, span: TimeRa
         suffix = "mag" if component == "magnitude" else component
         label = b.unique(f"{tag}{suffix}")
         code, what = component_code(component, q.key)
-        current = _compute(b, name, (current,), label, code, f"{what} of {name}",
-                           only_if_vector=True)
+        current = _compute(
+            b, name, (current,), label, code, f"{what} of {name}", only_if_vector=True
+        )
         tag = label
     for op in b.intent.operations:
         if op.kind in ("difference", "ratio"):
@@ -237,7 +275,9 @@ def _default_window(span: TimeRange, b: _Builder, kind: str) -> float:
     return window
 
 
-def build_plan(vocab: Vocabulary, intent: RequestIntent, now: datetime | None = None) -> OfflinePlan:
+def build_plan(
+    vocab: Vocabulary, intent: RequestIntent, now: datetime | None = None
+) -> OfflinePlan:
     """Turn an intent into steps; `missing` says what to ask for when none can be built."""
     b = _Builder(vocab, intent, now or datetime.now(UTC))
     quantities = list(intent.quantities)
@@ -264,28 +304,37 @@ def build_plan(vocab: Vocabulary, intent: RequestIntent, now: datetime | None = 
                 span = _window(intent, cands[0], b)
                 cands = _candidates(b, source, wish, span)
             final, name = _series_chain(b, source, wish, span, f"s{len(finals) + 1}", cands)
-            finals.append((final, name, cands[0].units))
+            group = f"{wish.quantity}:{wish.component or ''}" if wish.quantity != _NAMED else ""
+            finals.append((final, name, group or cands[0].units))
     if not finals and not b.missing:
         b.missing.append("a mission and quantity the catalog has data for")
     if finals:
         finals = _binary(b, finals)
         _presentation(b, finals, span)
-    return OfflinePlan(intent, tuple(b.steps), tuple(dict.fromkeys(b.notes)),
-                       tuple(dict.fromkeys(b.missing)), span)
+    return OfflinePlan(
+        intent, tuple(b.steps), tuple(dict.fromkeys(b.notes)), tuple(dict.fromkeys(b.missing)), span
+    )
 
 
-def _candidates(b: _Builder, source: _Source, wish: QuantityWish,
-                span: TimeRange | None) -> list[Candidate]:
+def _candidates(
+    b: _Builder, source: _Source, wish: QuantityWish, span: TimeRange | None
+) -> list[Candidate]:
     if wish.quantity == _NAMED:
         info = source.datasets[0]
         p = info.parameter(wish.text)
         if p is None:
             return []
         return [Candidate(info.id, p.name, p.units, p.components, 0.0, "named in the request")]
-    return resolve(b.vocab.catalog, wish, source.datasets,
-                   mission_id=source.role if source.role in b.vocab.mission_names else None,
-                   probe=source.probe, time_range=span, wanted_cadence=b.intent.cadence_s,
-                   parameter_names=b.intent.parameter_names)
+    return resolve(
+        b.vocab.catalog,
+        wish,
+        source.datasets,
+        mission_id=source.role if source.role in b.vocab.mission_names else None,
+        probe=source.probe,
+        time_range=span,
+        wanted_cadence=b.intent.cadence_s,
+        parameter_names=b.intent.parameter_names,
+    )
 
 
 def _binary(b: _Builder, finals: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
@@ -293,15 +342,17 @@ def _binary(b: _Builder, finals: list[tuple[str, str, str]]) -> list[tuple[str, 
     if op is None:
         return finals
     if len(finals) != 2:
-        b.notes.append(f"A {op.kind} needs exactly two series; this request has {len(finals)}, "
-                       "so it was skipped.")
+        b.notes.append(
+            f"A {op.kind} needs exactly two series; this request has {len(finals)}, "
+            "so it was skipped."
+        )
         return finals
-    (r1, n1, u1), (r2, n2, u2) = finals
+    (r1, n1, _), (r2, n2, _) = finals
     label = b.unique(f"{op.kind}_{_tag(n1)[:20]}_{_tag(n2)[:20]}")
-    units = "" if op.kind == "ratio" else u1
+    units = "" if op.kind == "ratio" else None
     what = f"{op.kind} {n1} {'/' if op.kind == 'ratio' else '-'} {n2}"
     out = _compute(b, what, (r1, r2), label, binary_code(op.kind), what, units)
-    return [*finals, (out, what, units)]
+    return [*finals, (out, what, op.kind)]
 
 
 def _presentation(b: _Builder, finals: list[tuple[str, str, str]], span: TimeRange | None) -> None:
@@ -312,20 +363,39 @@ def _presentation(b: _Builder, finals: list[tuple[str, str, str]], span: TimeRan
         if layout_note:
             b.notes.append(layout_note)
         refs = tuple(r for r, _, _ in finals)
-        b.steps.append(PlanStep("plot", f"Plot {', '.join(n for _, n, _ in finals)}",
-                                "__visualization__",
-                                (ToolCall("render_plotly_json", {"figure": figure}),),
-                                inputs=refs))
+        b.steps.append(
+            PlanStep(
+                "plot",
+                f"Plot {', '.join(n for _, n, _ in finals)}",
+                "__visualization__",
+                (ToolCall("render_plotly_json", {"figure": figure}),),
+                inputs=refs,
+            )
+        )
         if intent.plot.export_format:
             args: dict[str, Any] = {"action": "export", "format": intent.plot.export_format}
             if intent.plot.export_filename:
                 args["filename"] = intent.plot.export_filename
-            b.steps.append(PlanStep("export", f"Export the figure as {intent.plot.export_format}",
-                                    "__visualization__", (ToolCall("manage_plot", args),)))
+            b.steps.append(
+                PlanStep(
+                    "export",
+                    f"Export the figure as {intent.plot.export_format}",
+                    "__visualization__",
+                    (ToolCall("manage_plot", args),),
+                )
+            )
     if intent.save_data_format:
         for ref, name, _ in finals:
-            b.steps.append(PlanStep("save", f"Save {name} as {intent.save_data_format}",
-                                    "__data_ops__",
-                                    (ToolCall("save_data", {"label": f"{{{ref}}}",
-                                                            "format": intent.save_data_format}),),
-                                    inputs=(ref,)))
+            b.steps.append(
+                PlanStep(
+                    "save",
+                    f"Save {name} as {intent.save_data_format}",
+                    "__data_ops__",
+                    (
+                        ToolCall(
+                            "save_data", {"label": f"{{{ref}}}", "format": intent.save_data_format}
+                        ),
+                    ),
+                    inputs=(ref,),
+                )
+            )

@@ -29,13 +29,17 @@ _EXCLUDED_NAME = re.compile(
     r"|count|cnts|_pts$|percent|^num_|duration|mode|^tm_|energy_(?:min|max|center)|_bins?$",
     re.I,
 )
-_QUICKLOOK = re.compile(r"(?:^|_)(?:K[0-9P]|QL|LL0\d|RT)(?:_|$)|PRELIM|quick-?look|low latency", re.I)
+_QUICKLOOK = re.compile(
+    r"(?:^|_)(?:K[0-9P]|QL|LL0\d|RT)(?:_|$)|PRELIM|quick-?look|low latency", re.I
+)
 _BURST = re.compile(r"BRST|burst|waveform|_WF_|_DBM_", re.I)
 _DEFINITIVE = re.compile(r"(?:^|_)(?:L2|L3|H[0-9]|DEF)(?:_|-|$)", re.I)
 _L1 = re.compile(r"(?:^|_)L1[AB]?(?:_|$)", re.I)
 _AC_FIELD = re.compile(r"search coil|(?:^|_)SCM|_DSP_|spectral|wave", re.I)
 _SECONDARY = re.compile(r"AUX(?:_|-|$)|PARTMOMS|MERGED|COHO", re.I)
-_ID_CADENCE = re.compile(r"(\d+)-?(SECONDS?|SEC|S|MINUTES?|MIN|M|HOURS?|HR|H|DAYS?|D)(?:_|-|$)", re.I)
+_ID_CADENCE = re.compile(
+    r"(\d+)-?(SECONDS?|SEC|S|MINUTES?|MIN|M|HOURS?|HR|H|DAYS?|D)(?:_|-|$)", re.I
+)
 _CADENCE_UNITS = {"S": 1.0, "M": 60.0, "H": 3600.0, "D": 86400.0}
 _NATURAL_FRAMES = frozenset({"GSE", "RTN"})
 _FRAMES = ("GSE", "GSM", "RTN", "SRF", "DSL", "GCI", "SSL", "DMPA", "BCS", "HCI")
@@ -134,9 +138,12 @@ def _shape_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | N
     letter = q.component_letter or ""
     if n == 1:
         pattern = rf"(?:^|_){letter}_?{component}(?:_|$)|^{component}$|\b{letter}{component}\b"
-        return 4.0 if re.search(pattern, p.name, re.I) or re.search(
-            rf"\b{letter}{component}\b", text, re.I
-        ) else None
+        return (
+            2.0
+            if re.search(pattern, p.name, re.I)
+            or re.search(rf"\b{letter}{component}\b", text, re.I)
+            else None
+        )
     return 2.0
 
 
@@ -144,7 +151,9 @@ def _species_score(wish: QuantityWish, p: ParameterInfo) -> float:
     text = f"{p.name} {p.description}"
     hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(text)}
     if wish.species:
-        wanted = "proton" if wish.species in ("proton", "ion") and "proton" in hits else wish.species
+        wanted = (
+            "proton" if wish.species in ("proton", "ion") and "proton" in hits else wish.species
+        )
         if wanted in hits or (wish.species == "ion" and "proton" in hits):
             return 2.0
         return -2.0 if hits else 0.0
@@ -208,6 +217,67 @@ def _cadence_of(info: DatasetInfo) -> float | None:
     return float(match[1]) * _CADENCE_UNITS[match[2][0].upper()]
 
 
+def _kind_score(info: DatasetInfo, q: Quantity, probe: str | None) -> float:
+    """Science over support data, definitive over quick-look, the spacecraft typed."""
+    score = 0.0
+    if is_auxiliary(info):
+        score += 1.0 if q.key == "position" else -3.0
+    text = f"{info.id} {info.title}"
+    for pattern, weight in (
+        (_QUICKLOOK, -1.0),
+        (_BURST, -2.5),
+        (_DEFINITIVE, 0.3),
+        (_SECONDARY, -0.5),
+    ):
+        if pattern.search(text if pattern is not _DEFINITIVE else info.id):
+            score += weight
+    if _L1.search(info.id):
+        score -= 1.5
+    if q.key == "magnetic_field" and _AC_FIELD.search(text):
+        score -= 2.5
+    # A quantity borrowed by another instrument's dataset (the field in a plasma file)
+    # ranks below the instrument that measures it.
+    score += 1.0 if q.describes.search(info.title) else -0.5
+    have = _probe_of(info.id)
+    if probe is not None:
+        score += 0.0 if have == probe else (-1.0 if have is None else -12.0)
+    elif have in _DEFAULT_PROBES:
+        score += 0.5
+    return score
+
+
+def _coverage_score(info: DatasetInfo, time_range: TimeRange | None) -> tuple[float, list[str]]:
+    """Penalty for covering little or none of the requested time."""
+    if time_range is None or info.start is None or info.stop is None:
+        return 0.0, []
+    ongoing = info.stop >= _now() - timedelta(days=400)
+    stop = max(info.stop, _now()) if ongoing else info.stop
+    overlap = min(time_range.end, stop) - max(time_range.start, info.start)
+    span = max(time_range.duration.total_seconds(), 1.0)
+    fraction = max(overlap.total_seconds(), 0.0) / span
+    if fraction <= 0:
+        return -20.0, ["no coverage of the requested time"]
+    return (-2.0 * (1 - fraction) if fraction < 0.99 else 0.0), []
+
+
+def _cadence_score(
+    cadence: float | None, time_range: TimeRange | None, wanted_cadence: float | None
+) -> float:
+    """Penalty for a cadence giving too few or too many points for the span."""
+    if cadence is None:
+        return -1.0
+    span = time_range.duration if time_range else _SCORED_SPAN
+    points = span.total_seconds() / max(cadence, 1e-3)
+    score = 0.0
+    if points > _POINTS_BAND[1]:
+        score -= min(1.5 * math.log10(points / _POINTS_BAND[1]), 5.0)
+    elif points < _POINTS_BAND[0]:
+        score -= min(1.5 * math.log10(_POINTS_BAND[0] / points), 5.0)
+    if wanted_cadence and cadence > wanted_cadence * 1.01:
+        score -= 2.0
+    return score
+
+
 def _dataset_score(
     info: DatasetInfo,
     q: Quantity,
@@ -216,51 +286,11 @@ def _dataset_score(
     wanted_cadence: float | None,
 ) -> tuple[float, list[str], float | None]:
     """Dataset-level score, the reasons worth telling, and the cadence in seconds."""
-    score, notes = 0.0, []
-    if is_auxiliary(info):
-        score += 1.0 if q.key == "position" else -3.0
-    text = f"{info.id} {info.title}"
-    if _QUICKLOOK.search(text):
-        score -= 1.0
-    if _BURST.search(text):
-        score -= 2.5
-    if _L1.search(info.id):
-        score -= 1.5
-    if _DEFINITIVE.search(info.id):
-        score += 0.3
-    if _SECONDARY.search(info.id):
-        score -= 0.5
-    if q.key == "magnetic_field" and _AC_FIELD.search(text):
-        score -= 2.5
-    if q.describes.search(info.title):
-        score += 1.0
-    have = _probe_of(info.id)
-    if probe is not None:
-        score += 0.0 if have == probe else (-1.0 if have is None else -12.0)
-    elif have in _DEFAULT_PROBES:
-        score += 0.5
-    span = time_range.duration if time_range else _SCORED_SPAN
-    if time_range is not None and info.start and info.stop:
-        ongoing = info.stop >= _now() - timedelta(days=400)
-        stop = max(info.stop, _now()) if ongoing else info.stop
-        overlap = min(time_range.end, stop) - max(time_range.start, info.start)
-        fraction = max(overlap.total_seconds(), 0.0) / max(span.total_seconds(), 1.0)
-        if fraction <= 0:
-            score -= 20.0
-            notes.append("no coverage of the requested time")
-        elif fraction < 0.99:
-            score -= 2.0 * (1 - fraction)
     cadence = _cadence_of(info)
-    if cadence is None:
-        score -= 1.0
-    else:
-        points = span.total_seconds() / max(cadence, 1e-3)
-        if points > _POINTS_BAND[1]:
-            score -= min(1.5 * math.log10(points / _POINTS_BAND[1]), 5.0)
-        elif points < _POINTS_BAND[0]:
-            score -= min(1.5 * math.log10(_POINTS_BAND[0] / points), 5.0)
-        if wanted_cadence and cadence > wanted_cadence * 1.01:
-            score -= 2.0
+    coverage, notes = _coverage_score(info, time_range)
+    score = (
+        _kind_score(info, q, probe) + coverage + _cadence_score(cadence, time_range, wanted_cadence)
+    )
     return score, notes, cadence
 
 
@@ -314,8 +344,15 @@ def resolve(
             why.append(f"cadence {info.cadence or _human(cadence)}")
         why.extend(notes)
         ranked.append(
-            Candidate(info.id, best.name, best.units, best.components, round(total, 3),
-                      ", ".join(why), cadence)
+            Candidate(
+                info.id,
+                best.name,
+                best.units,
+                best.components,
+                round(total, 3),
+                ", ".join(why),
+                cadence,
+            )
         )
     ranked.sort(key=lambda c: (-c.score, c.dataset_id))
     return ranked[:limit]

@@ -136,8 +136,11 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
             ops.append(OperationWish("resample", f"{word} averages", seconds))
             break
         if window is not None:
-            ops.append(OperationWish("resample", f"{format_seconds(window.seconds)} averages",
-                                     window.seconds))
+            ops.append(
+                OperationWish(
+                    "resample", f"{format_seconds(window.seconds)} averages", window.seconds
+                )
+            )
             break
     if _DERIVATIVE.search(text):
         ops.append(OperationWish("derivative", "time derivative"))
@@ -166,16 +169,14 @@ _SEPARATE = re.compile(
     re.I,
 )
 _OVERLAY = re.compile(
-    r"\boverlay\w*|\bsame (?:panel|plot|axes|axis|graph|figure)\b|\bsuperimpos\w*"
+    r"\boverla(?:y\w*|id)|\bsame (?:panel|plot|axes|axis|graph|figure)\b|\bsuperimpos\w*"
     r"|\bon top of each other\b|\btogether\b|\bone panel\b|\bsingle panel\b|\bon one plot\b",
     re.I,
 )
-_LOG = re.compile(
-    r"\blog(?:arithmic)?[- ]?(?:scale|axis|y|plot)?\b|\bsemi-?log\w*|\blog10\b", re.I
-)
+_LOG = re.compile(r"\blog(?:arithmic)?[- ]?(?:scale|axis|y|plot)?\b|\bsemi-?log\w*|\blog10\b", re.I)
 _TITLE_QUOTED = re.compile(
     r"\btitle[ds]?\b(?:\s+(?:it|the plot|the figure|as|with|to))*\s*[:=]?\s*"
-    r"[\"“'‘](?P<title>[^\"”'’]+)[\"”'’]",
+    r"[\"\u201c'\u2018](?P<title>[^\"\u201d'\u2019]+)[\"\u201d'\u2019]",
     re.I,
 )
 _TITLE_BARE = re.compile(
@@ -241,13 +242,16 @@ def find_export(text: str) -> tuple[str | None, str | None, str | None]:
     if data:
         data_format = {"nc": "netcdf"}.get(data[1].lower(), data[1].lower())
     figure_format = figure[1].lower() if figure else None
-    if filename and figure_format is None and filename.lower().endswith((".png", ".pdf", ".html")):
+    figure_file = None
+    if filename and filename.lower().endswith((".png", ".pdf", ".html")):
+        figure_file = filename
         figure_format = filename.rsplit(".", 1)[1].lower()
-    if figure_format is None and data_format is None and re.search(
-        r"\b(?:plot|figure|image|picture|graph)\b", text, re.I
+    if (
+        figure_format is None
+        and data_format is None
+        and re.search(r"\b(?:plot|figure|image|picture|graph)\b", text, re.I)
     ):
         figure_format = "png"
-    figure_file = filename if filename and figure_format and not data_format else None
     return figure_format, figure_file, data_format
 
 
@@ -282,8 +286,11 @@ def find_discovery(
         return DiscoveryWish("search" if has_quantity else "missions")
     if asks_datasets and has_mission and not has_time:
         return DiscoveryWish("browse")
-    if _MISSION_WORDS.search(text) and not has_mission and not has_time and _LIST_VERBS.search(
-        text
+    if (
+        _MISSION_WORDS.search(text)
+        and not has_mission
+        and not has_time
+        and _LIST_VERBS.search(text)
     ):
         return DiscoveryWish("search" if has_quantity else "missions")
     if has_mission and not has_quantity and not has_time and _AVAILABILITY_WORDS.search(text):

@@ -1,0 +1,341 @@
+"""Offline mode end to end: phrasings through run_turn against a catalog-wide HAPI server.
+
+The loopback server serves synthetic data for whatever dataset the resolver picks, so
+these tests check the choice (dataset family, units), the computations and the figure,
+not a staged answer.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from servers.catalog_hapi import CatalogHapiServer
+from xhelio.agents.offline import OfflineAssistant
+from xhelio.agents.offline.parse import parse_request
+from xhelio.agents.offline.plan import build_plan
+from xhelio.agents.turn import TurnResult, run_turn
+from xhelio.config import load_settings
+from xhelio.tools.workspace import Workspace, open_workspace
+
+NT = r"^nT"
+KMS = r"(?i)^km ?(/|s)"
+DENSITY = r"(?i)cm|cc"
+
+
+@dataclass
+class Session:
+    server: CatalogHapiServer
+    workspace: Workspace
+    assistant: OfflineAssistant
+
+    def ask(self, text: str) -> TurnResult:
+        return run_turn(self.workspace, self.assistant, text)
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    home = tmp_path_factory.mktemp("offline-home")
+    with CatalogHapiServer() as server, pytest.MonkeyPatch.context() as env:
+        env.setenv("XHELIO_HOME", str(home))
+        env.setenv("XHELIO_HAPI_URL", server.url)
+        workspace = open_workspace(settings=load_settings())
+        try:
+            yield Session(server, workspace, OfflineAssistant(workspace))
+        finally:
+            workspace.close()
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What a phrasing must produce; every pattern is a regex that can fail."""
+
+    datasets: tuple[str, ...]
+    units: str | None = None
+    computed: tuple[str, ...] = ()
+    panels: int | None = None
+    min_traces: int = 1
+    plot: bool = True
+
+
+CASES: list[tuple[str, Expect]] = [
+    (
+        "Show me ACE magnetic field for 2024-01-01 to 2024-01-03",
+        Expect((r"^AC_H\d_MFI$",), NT, min_traces=3),
+    ),
+    ("ace magnetic field magnitude on 2024-01-15", Expect((r"^AC_\w+_MFI$",), NT)),
+    ("Plot |B| from ACE, 2024-01-10 to 2024-01-12, log scale", Expect((r"^AC_\w+_MFI$",), NT)),
+    ("what was the IMF Bz at ACE on 2024-02-01?", Expect((r"^AC_\w+_MFI$",), NT, ("Bz",))),
+    (
+        "Compare Wind and ACE |B| in January 2024 and smooth it over 10 minutes",
+        Expect(
+            (r"^WI_\w+_MFI$", r"^AC_\w+_MFI$"),
+            NT,
+            ("smooth10min", "smooth10min"),
+            panels=1,
+            min_traces=2,
+        ),
+    ),
+    ("wind solar wind speed 2020-03-01 to 2020-03-03", Expect((r"^WI_",), KMS)),
+    ("Wind proton density for March 3 2020", Expect((r"^WI_",), DENSITY)),
+    (
+        "plot PSP solar wind speed and density 2023-06-20 to 2023-06-25, separate panels, log y",
+        Expect((r"^PSP_", r"^PSP_"), None, panels=2, min_traces=2),
+    ),
+    (
+        "Parker magnetic field from 2023-06-01 to 2023-06-07 in RTN",
+        Expect((r"^PSP_FLD_L2_MAG_RTN",), NT, min_traces=3),
+    ),
+    (
+        "SolO B magnitude 10-minute running average Jan 5 to Jan 10 2024",
+        Expect((r"^SOLO_L2_MAG",), NT, ("smooth10min",)),
+    ),
+    ("solar orbiter proton density 2022-03-01", Expect((r"^SOLO_",), DENSITY)),
+    ("OMNI Dst during the Halloween storm", Expect((r"^OMNI",), NT)),
+    ("Kp and Dst for 2015-03-17", Expect((r"^OMNI2_", r"^OMNI2_"), None, panels=2, min_traces=2)),
+    ("AE index 2015-03-17 to 2015-03-18", Expect((r"^OMNI_HRO",), NT)),
+    ("SYM-H between 2024-05-10 and 2024-05-11", Expect((r"^OMNI_HRO",), NT)),
+    (
+        "IMF Bz GSM from OMNI on 2024-05-10, 1-hour averages, title 'Gannon storm Bz', in red",
+        Expect((r"^OMNI",), NT, ("avg1h",)),
+    ),
+    ("omni flow pressure last 3 days", Expect((r"^OMNI",), r"^nPa")),
+    ("solar wind speed yesterday", Expect((r"^OMNI",), KMS)),
+    (
+        "MMS2 magnetic field 2020-01-01T00:00 to 2020-01-01T06:00",
+        Expect((r"^MMS2_FGM",), NT, min_traces=3),
+    ),
+    ("mms ion density on 2019-12-01", Expect((r"^MMS1_",), DENSITY)),
+    ("THEMIS-A density 2020-01-01", Expect((r"^THA_",), DENSITY)),
+    ("themis c magnetic field strength 2020-01-01", Expect((r"^THC_L2_(FGM|MERGED)",), NT)),
+    ("Cluster density between 2005-01-01 and 2005-01-03", Expect((r"^C1_",), DENSITY)),
+    ("cluster 3 B field 2005-01-01", Expect((r"^C3_CP_FGM",), NT)),
+    ("GOES energetic proton flux October 2003 on a log scale", Expect((r"^G",), None)),
+    ("GOES 12 magnetic field 2005-01-01", Expect((r"^GOES12_",), NT)),
+    (
+        "STEREO-A Bx and By 2012-07-23, overlay",
+        Expect((r"^STA_",), NT, ("Bx", "By"), panels=1, min_traces=2),
+    ),
+    (
+        "STEREO A plasma density and speed 2012-07-23",
+        Expect((r"^STA_", r"^STA_"), None, panels=2, min_traces=2),
+    ),
+    ("where was Voyager 1 in 2012", Expect((r"^VOYAGER1_",), r"(?i)au|km")),
+    ("Van Allen Probe A magnetic field 2015-03-17", Expect((r"^RBSP-?A",), NT)),
+    ("DSCOVR magnetic field 2020-01-01", Expect((r"^DSCOVR_H0_MAG$",), NT)),
+    (
+        "ratio of ACE and Wind density for 2020-01-01",
+        Expect((r"^AC_", r"^WI_"), DENSITY, ("ratio",), panels=2, min_traces=3),
+    ),
+    (
+        "difference between ACE and Wind Bz on 2020-01-01",
+        Expect((r"^AC_\w+_MFI$", r"^WI_[\w-]+_MFI$"), NT, ("difference",), min_traces=3),
+    ),
+    (
+        "time derivative of ACE Bz 2024-02-01 smoothed with a 30 min window",
+        Expect((r"^AC_\w+_MFI$",), NT, ("Bz", "smooth30min", "ddt")),
+    ),
+    (
+        "ACE solar wind temperature 2019-03 resampled to 1 hour, save the data as csv",
+        Expect((r"^AC_\w+_SWE$",), r"(?i)kelvin|\bk$", ("avg1h",)),
+    ),
+    (
+        "fetch AC_H0_MFI BGSEc 2024-01-01 to 2024-01-02 no plot",
+        Expect((r"^AC_H0_MFI$",), NT, plot=False),
+    ),
+    (
+        "From 2024-01-01 to 2024-01-02, show me ACE B field, and export the plot as html",
+        Expect((r"^AC_\w+_MFI$",), NT),
+    ),
+    (
+        "ACE and Wind solar wind speed 2021-06-01 hourly averages",
+        Expect((r"^AC_", r"^WI_"), KMS, ("avg1h", "avg1h"), panels=1),
+    ),
+    (
+        "plot the solar wind at ACE on 2019-05-10",
+        Expect((r"^AC_\w+_MFI$", r"^AC_\w+_SWE$", r"^AC_\w+_SWE$"), None, panels=3, min_traces=3),
+    ),
+    ("ACE energetic particles 2003-10-29", Expect((r"^AC_",), None)),
+    ("Wind velocity components in GSE 2020-01-01", Expect((r"^WI_",), KMS, min_traces=3)),
+    (
+        "what was the proton temperature at PSP on 2023-06-22",
+        Expect((r"^PSP_",), r"(?i)\bk$|kelvin|ev"),
+    ),
+    ("WIND MAGNETIC FIELD 2024-01-01", Expect((r"^WI_\w+_MFI$",), NT)),
+    ("Ulysses magnetic field March 1995", Expect((r"^UY_",), NT)),
+    ("geotail b field 1998-01-10", Expect((r"^GE_",), NT)),
+    ("magnetic field at Earth's upstream, last 2 days, in blue", Expect((r"^OMNI",), NT)),
+]
+
+
+def _fetched(result: TurnResult) -> list[str]:
+    return [d.dataset for d in result.data if d.dataset]
+
+
+@pytest.mark.parametrize(("text", "expect"), CASES, ids=[c[0][:50] for c in CASES])
+def test_phrasing_end_to_end(session: Session, text: str, expect: Expect) -> None:
+    before = len(session.workspace.session.operations)
+    result = session.ask(text)
+    assert result.error is None, result.answer
+    fetched = _fetched(result)
+    assert len(fetched) == len(expect.datasets), (fetched, result.answer)
+    for pattern, dataset in zip(expect.datasets, fetched, strict=True):
+        assert re.search(pattern, dataset), (pattern, dataset, result.answer)
+    store = session.workspace.session.store
+    if expect.units is not None:
+        fetched_units = [
+            next(iter(store.get(d.label).units.values()), "") for d in result.data if d.dataset
+        ]
+        assert all(re.search(expect.units, u.strip()) for u in fetched_units), fetched_units
+    computed = [d.label for d in result.data if not d.dataset]
+    for piece in expect.computed:
+        assert any(piece in label for label in computed), (piece, computed)
+    assert all(d.points > 0 for d in result.data)
+    assert "Fetched" in result.answer and "points" in result.answer
+    current = session.workspace.session.plot.current
+    if expect.plot:
+        assert current is not None and result.figures, result.answer
+        assert len(current.traces) >= expect.min_traces
+        plotted = {t.data_label for t in current.traces}
+        assert plotted <= {d.label for d in result.data} | set(store.labels())
+        if expect.panels is not None:
+            assert current.panels == expect.panels, result.answer
+    else:
+        tools = [op["tool"] for op in session.workspace.session.operations[before:]]
+        assert "render_plotly_json" not in tools and not result.figures
+
+
+def test_style_wishes_reach_the_figure(session: Session) -> None:
+    result = session.ask(
+        "IMF Bz GSM from OMNI on 2024-05-10, title 'Gannon storm Bz', in red, log scale"
+    )
+    assert result.error is None
+    current = session.workspace.session.plot.current
+    assert current is not None
+    figure = current.figure
+    assert figure["layout"]["title"]["text"] == "Gannon storm Bz"
+    assert figure["data"][0]["line"]["color"] == "red"
+    assert figure["layout"]["yaxis"]["type"] == "log"
+    assert [t.data_label for t in current.traces] == [d.label for d in result.data][-1:]
+
+
+def test_exports_land_in_the_session_folder(session: Session) -> None:
+    result = session.ask(
+        "ACE speed 2020-01-01, export the plot as acespeed.html and save the data as csv"
+    )
+    assert result.error is None, result.answer
+    exports = session.workspace.context.export_dir
+    assert (exports / "acespeed.html").is_file()
+    assert any(p.suffix == ".csv" for p in Path(exports).iterdir())
+    assert "saved to" in result.answer
+
+
+def _first_candidate(session: Session, text: str) -> tuple[str, str]:
+    intent = parse_request(text, session.assistant.vocab)
+    plan = build_plan(session.assistant.vocab, intent)
+    fetch = next(s for s in plan.steps if s.kind == "fetch")
+    return fetch.calls[0].args["dataset_id"], fetch.calls[1].args["dataset_id"]
+
+
+def test_all_nan_first_candidate_falls_back(session: Session) -> None:
+    text = "ACE density 2021-02-01"
+    first, second = _first_candidate(session, text)
+    session.server.nan_datasets.add(first)
+    try:
+        result = session.ask(text)
+    finally:
+        session.server.nan_datasets.discard(first)
+    assert _fetched(result)[-1] == second, result.answer
+    assert f"Used {second}" in result.answer and "NaN" in result.answer and first in result.answer
+    current = session.workspace.session.plot.current
+    assert current is not None and [t.data_label for t in current.traces] == [
+        f"{second}.{_param(result, second)}"
+    ]
+
+
+def _param(result: TurnResult, dataset: str) -> str:
+    return next(str(d.parameter) for d in result.data if d.dataset == dataset)
+
+
+def test_server_fault_on_first_candidate_falls_back(session: Session) -> None:
+    text = "Wind magnetic field magnitude 2021-02-02"
+    first, second = _first_candidate(session, text)
+    session.server.fail_next("1406", count=1, dataset=first)
+    result = session.ask(text)
+    assert _fetched(result) == [second], result.answer
+    assert f"Used {second}" in result.answer and first in result.answer
+    assert re.search(r"^WI_[\w-]+_MFI$", second)
+
+
+def test_no_data_on_first_candidate_falls_back(session: Session) -> None:
+    text = "OMNI flow pressure 2010-04-05"
+    first, second = _first_candidate(session, text)
+    session.server.empty_datasets.add(first)
+    try:
+        result = session.ask(text)
+    finally:
+        session.server.empty_datasets.discard(first)
+    assert _fetched(result) == [second] and first in result.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "needs"),
+    [
+        ("hello there", "quantity"),
+        ("plot ACE magnetic field on 2024-02-30", "valid time range"),
+        ("energetic particle flux 2003-10-29", "mission"),
+        ("asdf qwerty 12", "quantity"),
+    ],
+)
+def test_not_understood_gets_a_helpful_answer(session: Session, text: str, needs: str) -> None:
+    result = session.ask(text)
+    assert result.error is None and not result.data
+    assert needs in result.answer and "For example" in result.answer
+    assert result.plan is not None and result.plan["missing"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("What datasets does PSP have?", r"PSP_FLD_L2_MAG_RTN"),
+        ("list missions", r"Parker Solar Probe.*Solar Orbiter"),
+        ("what parameters are in AC_H2_MFI", r"BGSEc \[nT\] size \[3\]"),
+        ("when does AC_H2_MFI have data?", r"AC_H2_MFI covers 1997-09-02"),
+        ("search for electron density datasets", r"Datasets matching"),
+        ("find solar wind speed datasets for Wind", r"WI_"),
+    ],
+)
+def test_discovery_answers_use_the_catalog_tools(
+    session: Session, text: str, expected: str
+) -> None:
+    before = len(session.workspace.session.operations)
+    result = session.ask(text)
+    assert re.search(expected, result.answer, re.S), result.answer
+    tools = {op["tool"] for op in session.workspace.session.operations[before:]}
+    assert tools and tools <= {
+        "list_missions",
+        "browse_datasets",
+        "search_datasets",
+        "list_parameters",
+        "get_data_availability",
+    }
+
+
+def test_cancel_stops_between_steps(session: Session) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    reply = session.assistant.respond("ACE |B| 2024-01-05 smoothed over 1 hour", cancel)
+    assert "Cancelled after 0 of" in reply.text
+
+
+def test_every_call_goes_through_the_funnel_as_offline(session: Session) -> None:
+    before = len(session.workspace.session.operations)
+    session.ask("ACE Bz 2024-03-01")
+    ops = session.workspace.session.operations[before:]
+    assert ops and all(op["caller"] == "offline" for op in ops)
+    assert [op["tool"] for op in ops][:1] == ["fetch_data"]
