@@ -248,10 +248,12 @@ class PlanLoop:
                 plan.summary = f"Replanning failed ({type(exc).__name__}: {exc}); stopped."
                 return self._finish(plan, output, replan_failed=True)
             batch = self._add_batch(plan, output.tasks)
-            if not batch and output.status != "done":
+            if not batch:
                 return self._finish(plan, output)
 
     def _add_batch(self, plan: TaskPlan, planned: Sequence[PlannedTask]) -> list[Task]:
+        if not planned:
+            return []
         round_number = plan.rounds
         plan.rounds += 1
         tried = {_task_key(t) for t in plan.tasks if t.status == TaskStatus.FAILED}
