@@ -77,6 +77,7 @@ def test_solar_wind_is_physics_not_the_wind_spacecraft(vocab: Vocabulary) -> Non
         ("GOES energetic proton flux October 2003", [("particle_flux", None, None)]),
         ("where was Voyager 1 in 2012", [("position", None, None)]),
         ("OMNI flow pressure last 3 days", [("pressure", None, None)]),
+        ("PSP radial velocity 2021-04-29", [("velocity", "r", None)]),
     ],
 )
 def test_quantities_components_and_frames(

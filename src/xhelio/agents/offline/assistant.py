@@ -54,6 +54,11 @@ class _Run:
         return value
 
 
+def _ref_of(trace: dict[str, Any]) -> str:
+    match = _PLACEHOLDER.match(str(trace.get("data_label", "")))
+    return match[1] if match else ""
+
+
 def _unusable(result: dict[str, Any]) -> str | None:
     """Why a fetch result cannot be used, or None when it can."""
     if result.get("status") == "error":
@@ -173,10 +178,16 @@ class OfflineAssistant:
 
     def _plot(self, step: PlanStep, run: _Run) -> None:
         figure: dict[str, Any] = dict(step.calls[0].args["figure"])
-        traces = [t for t in figure["data"] if _PLACEHOLDER.match(t["data_label"])[1] in run.refs]  # type: ignore[index]
+        traces = [t for t in figure["data"] if _ref_of(t) in run.refs]
         if not traces:
             run.problems.append("Nothing to plot: no series could be fetched.")
             return
+        # A vector expands into one trace per component, named by the renderer after
+        # its columns; one shared name would hide which line is which.
+        traces = [
+            {k: v for k, v in t.items() if k != "name" or not run.vector.get(_ref_of(t))}
+            for t in traces
+        ]
         figure = {**figure, "data": run.fill(traces)}
         result = self._call("render_plotly_json", {"figure": figure})
         if result.get("status") == "error":

@@ -72,7 +72,9 @@ _MAGNITUDE_TOKEN = re.compile(
 _BARE_SYMBOL = re.compile(r"(?<![\w|\-])(?P<q>[BV])(?![\w|\-])")
 # "Wind speed" is physics, but "Wind velocity at L1" with a capital W is the spacecraft.
 _WIND_CRAFT = re.compile(r"(?<!solar )(?<!Solar )\b(?:Wind|WIND)(?= (?:speed|velocity)\b)")
-_COMPONENT_WORD = re.compile(r"\b(?P<c>[xyzrtn])[- ]?comp(?:onent)?s?\b", re.I)
+_COMPONENT_WORD = re.compile(
+    r"\b(?P<c>[xyzrtn])[- ]?comp(?:onent)?s?\b|\b(?P<rtn>radial|tangential|normal)\b", re.I
+)
 _MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
 _VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
 _FRAME = re.compile(r"\b(gse|gsm|rtn|srf|gci|hci|hgi|j2000)\b", re.I)
@@ -246,7 +248,7 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
             target = nearest(match.start())
             if target is None:
                 continue
-            component = value or match["c"].lower()
+            component = value or (match["c"] or match["rtn"][0]).lower()
             old = result[target]
             result[target] = QuantityWish(
                 old.quantity, old.text, old.position, component, old.frame or frame, old.species
