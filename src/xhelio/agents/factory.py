@@ -30,8 +30,12 @@ def make_assistant(
     config = resolve_models(workspace.context.settings, model_override)
     if config.offline:
         from xhelio.agents.offline import OfflineAssistant
+        from xhelio.agents.planning.assistant import PlanningAssistant
+        from xhelio.agents.planning.offline_planner import OfflinePlanning
 
-        return OfflineAssistant(workspace), config
+        offline = OfflineAssistant(workspace)
+        planning = OfflinePlanning(offline)
+        return PlanningAssistant(offline, workspace, lambda cancel: planning, planning), config
     from xhelio.agents.orchestrator import AgentAssistant
 
     return AgentAssistant(workspace, config, usage), config

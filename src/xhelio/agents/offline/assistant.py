@@ -27,14 +27,14 @@ from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
 from xhelio.agents.turn import AssistantReply
 from xhelio.tools.workspace import Workspace
 
-__all__ = ["OfflineAssistant"]
+__all__ = ["OfflineAssistant", "StepRun"]
 
 _CALLER = "offline"
 _PLACEHOLDER = re.compile(r"^\{(\w+)\}$")
 
 
 @dataclass
-class _Run:
+class StepRun:
     """What executing a plan has produced so far."""
 
     refs: dict[str, str] = field(default_factory=dict[str, str])
@@ -102,7 +102,7 @@ class OfflineAssistant:
                 plan=plan.to_dict(),
                 clarification=True,
             )
-        run = _Run()
+        run = StepRun()
         for number, step in enumerate(plan.steps, start=1):
             if cancel.is_set():
                 run.problems.append(
@@ -110,12 +110,13 @@ class OfflineAssistant:
                     "what is listed above was done."
                 )
                 break
-            self._execute(step, run)
+            self.execute_step(step, run)
         return AssistantReply(self._summary(intent, plan, run), plan=plan.to_dict())
 
     # steps ---------------------------------------------------------------------------
 
-    def _execute(self, step: PlanStep, run: _Run) -> None:
+    def execute_step(self, step: PlanStep, run: StepRun) -> None:
+        """Run one plan step, recording labels, lines and problems in `run`."""
         missing = [r for r in step.inputs if r not in run.refs]
         if step.kind != "plot" and missing:
             run.problems.append(f"Skipped: {step.description} (its input is not available).")
@@ -129,7 +130,7 @@ class OfflineAssistant:
         else:
             self._simple(step, run)
 
-    def _fetch(self, step: PlanStep, run: _Run) -> None:
+    def _fetch(self, step: PlanStep, run: StepRun) -> None:
         skipped: list[str] = []
         for call in step.calls:
             result = self._call(call.tool, call.args)
@@ -152,7 +153,7 @@ class OfflineAssistant:
             f"Could not get {step.series}: every candidate failed: {'; '.join(skipped)}."
         )
 
-    def _compute(self, step: PlanStep, run: _Run) -> None:
+    def _compute(self, step: PlanStep, run: StepRun) -> None:
         assert step.output is not None
         source = step.inputs[0]
         if step.only_if_vector and not run.vector.get(source, False):
@@ -176,7 +177,7 @@ class OfflineAssistant:
         )
         run.lines.extend(str(n) for n in result.get("notes") or [])
 
-    def _plot(self, step: PlanStep, run: _Run) -> None:
+    def _plot(self, step: PlanStep, run: StepRun) -> None:
         figure: dict[str, Any] = dict(step.calls[0].args["figure"])
         traces = [t for t in figure["data"] if _ref_of(t) in run.refs]
         if not traces:
@@ -196,7 +197,7 @@ class OfflineAssistant:
         run.lines.append(describe_render(result))
         run.lines.extend(str(n) for n in result.get("notes") or [])
 
-    def _simple(self, step: PlanStep, run: _Run) -> None:
+    def _simple(self, step: PlanStep, run: StepRun) -> None:
         call = step.calls[0]
         result = self._call(call.tool, run.fill(call.args))
         if result.get("status") == "error":
@@ -206,7 +207,7 @@ class OfflineAssistant:
 
     # answers -------------------------------------------------------------------------
 
-    def _summary(self, intent: RequestIntent, plan: OfflinePlan, run: _Run) -> str:
+    def _summary(self, intent: RequestIntent, plan: OfflinePlan, run: StepRun) -> str:
         parts = [f"Offline mode understood: {'; '.join(intent.understood())}."]
         if plan.time_range is not None:
             parts.append(f"Time range: {plan.time_range}.")

@@ -129,8 +129,10 @@ class Reviewer(Protocol):
 class TaskRunner(Protocol):
     """Runs one task on the agent its `mission` routes to."""
 
-    def run(self, task: Task, instruction: str, cancel: threading.Event) -> TaskOutcome:
-        """Run `task` with the context-injected `instruction`."""
+    def run(
+        self, plan: TaskPlan, task: Task, instruction: str, cancel: threading.Event
+    ) -> TaskOutcome:
+        """Run `plan`'s `task` with the context-injected `instruction`."""
         ...
 
 
@@ -295,7 +297,7 @@ class PlanLoop:
         task.status = TaskStatus.IN_PROGRESS
         self._save(plan, task)
         try:
-            outcome = self.runner.run(task, self._instruction(plan, task), cancel)
+            outcome = self.runner.run(plan, task, self._instruction(plan, task), cancel)
         except Exception as exc:
             outcome = TaskOutcome(f"{type(exc).__name__}: {exc}", True, [str(exc)])
         after = [line.split(" ", 1)[0] for line in self.data_in_memory()]

@@ -1,0 +1,194 @@
+"""Offline planning: a multi-step request becomes a deterministic plan run by `PlanLoop`.
+
+`OfflinePlanning` is both the `Planner` and the `TaskRunner` of offline mode. It parses
+the request with the offline interpreter and builds its `OfflinePlan`, then hands the
+loop one round per stage: the fetches (one task per series, routed to its mission, with
+its candidate datasets), the computations (`__data_ops__`), and the figure and exports
+(`__visualization__`). Each task runs its plan step through `OfflineAssistant` and so
+through the one funnel, with the same candidate fallback. When the last round is done it
+checks the success criteria against the session itself (labels stored, points, figure
+traces) and reports them with that evidence. After a restart, a resumed plan rebuilds its
+steps from the request and recovers finished steps' labels from the DataStore.
+Imports the offline package and the planning records; no LLM.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from xhelio.agents.offline.assistant import OfflineAssistant, StepRun
+from xhelio.agents.offline.parse import parse_request
+from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
+from xhelio.agents.planning.loop import RoundFeedback, TaskOutcome
+from xhelio.agents.planning.schema import (
+    CriterionCheck,
+    PlannedTask,
+    PlannerOutput,
+    ReviewDecision,
+)
+from xhelio.agents.planning.tasks import Task, TaskPlan
+
+__all__ = ["OfflinePlanning"]
+
+_STAGES = (("fetch",), ("compute",), ("plot", "export", "save"))
+_STAGE_NAMES = ("fetch the data", "compute", "plot and export")
+
+
+@dataclass
+class _Prepared:
+    """One request's offline plan, its stages and what running it produced."""
+
+    plan: OfflinePlan
+    stages: list[list[int]]
+    run: StepRun = field(default_factory=StepRun)
+    next_stage: int = 0
+
+
+def _task_for(index: int, step: PlanStep) -> PlannedTask:
+    return PlannedTask(
+        description=step.description,
+        instruction=f"step {index}: {step.description}",
+        mission=None if step.role == "__discovery__" else step.role,
+        candidate_datasets=list(dict.fromkeys(c.dataset_id for c in step.candidates)),
+    )
+
+
+def _step_index(task: Task) -> int | None:
+    head = task.instruction.split(":", 1)[0]
+    number = head.removeprefix("step ").strip()
+    return int(number) if head.startswith("step ") and number.isdigit() else None
+
+
+class OfflinePlanning:
+    """Plans and runs multi-step requests without a model, through the offline executor."""
+
+    name = "offline"
+
+    def __init__(self, assistant: OfflineAssistant) -> None:
+        self.assistant = assistant
+        self._prepared: dict[str, _Prepared] = {}
+
+    # Planner -----------------------------------------------------------------------------
+
+    def _prepare(self, request: str) -> _Prepared:
+        if request not in self._prepared:
+            intent = parse_request(request, self.assistant.vocab)
+            plan = build_plan(self.assistant.vocab, intent)
+            stages = [
+                [i for i, step in enumerate(plan.steps) if step.kind in kinds] for kinds in _STAGES
+            ]
+            prepared = _Prepared(plan, [s for s in stages if s])
+            self._recover(prepared)
+            self._prepared[request] = prepared
+        return self._prepared[request]
+
+    def _recover(self, prepared: _Prepared) -> None:
+        """Labels of steps an earlier process finished, found in the DataStore."""
+        store = self.assistant.workspace.session.store
+        for step in prepared.plan.steps:
+            if step.output is None:
+                continue
+            if step.kind == "compute" and store.has(step.output):
+                prepared.run.refs[step.output] = step.output
+            elif step.kind == "fetch":
+                for call in step.calls:
+                    label = f"{call.args['dataset_id']}.{call.args['parameter_id']}"
+                    if store.has(label):
+                        prepared.run.refs[step.output] = label
+                        prepared.run.vector[step.output] = len(store.get(label).columns) > 1
+                        break
+
+    def _next_output(self, prepared: _Prepared) -> PlannerOutput:
+        if prepared.next_stage >= len(prepared.stages):
+            return self._done(prepared)
+        stage = prepared.stages[prepared.next_stage]
+        name = _STAGE_NAMES[min(prepared.next_stage, len(_STAGE_NAMES) - 1)]
+        prepared.next_stage += 1
+        return PlannerOutput(
+            status="continue",
+            reasoning=f"Offline plan, stage {prepared.next_stage}: {name}.",
+            tasks=[_task_for(i, prepared.plan.steps[i]) for i in stage],
+            success_criteria=self._criteria(prepared) if prepared.next_stage == 1 else [],
+        )
+
+    def _criteria(self, prepared: _Prepared) -> list[str]:
+        steps = prepared.plan.steps
+        criteria = [f"{s.series or s.description} is in memory" for s in steps if s.kind == "fetch"]
+        if any(s.kind == "plot" for s in steps):
+            criteria.append("a figure shows the requested series")
+        return criteria
+
+    def _done(self, prepared: _Prepared) -> PlannerOutput:
+        store = self.assistant.workspace.session.store
+        checks: list[CriterionCheck] = []
+        for step in prepared.plan.steps:
+            if step.kind != "fetch" or step.output is None:
+                continue
+            label = prepared.run.refs.get(step.output)
+            met = label is not None and store.has(label) and store.get(label).points > 0
+            evidence = (
+                f"{label}: {store.get(label).points} points" if met and label else "not fetched"
+            )
+            checks.append(
+                CriterionCheck(
+                    criterion=f"{step.series or step.description} is in memory",
+                    met=met,
+                    evidence=evidence,
+                )
+            )
+        if any(s.kind == "plot" for s in prepared.plan.steps):
+            current = self.assistant.workspace.session.plot.current
+            traces = len(current.traces) if current is not None else 0
+            checks.append(
+                CriterionCheck(
+                    criterion="a figure shows the requested series",
+                    met=traces > 0,
+                    evidence=f"figure with {traces} trace(s)" if traces else "no figure",
+                )
+            )
+        lines = [*prepared.run.lines, *prepared.plan.notes, *prepared.run.problems]
+        return PlannerOutput(
+            status="done",
+            reasoning="Every stage of the offline plan ran.",
+            summary="\n".join(lines),
+            criteria_results=checks,
+        )
+
+    def start(self, message: str) -> PlannerOutput:
+        """The first stage of the offline plan (the request is the message's first block)."""
+        request = message.split("\n\n", 1)[0]
+        prepared = self._prepare(request)
+        if not prepared.plan.steps:
+            missing = " and ".join(prepared.plan.missing) or "a mission and a quantity"
+            raise ValueError(f"offline mode cannot plan this request: it needs {missing}")
+        return self._next_output(prepared)
+
+    def revise(self, output: PlannerOutput, review: ReviewDecision) -> PlannerOutput:
+        """Offline plans are deterministic: a revision is the same plan."""
+        return output
+
+    def replan(self, feedback: RoundFeedback) -> PlannerOutput:
+        """The next stage, or done with criteria checked against the session."""
+        return self._next_output(self._prepare(feedback.request))
+
+    # TaskRunner --------------------------------------------------------------------------
+
+    def run(
+        self, plan: TaskPlan, task: Task, instruction: str, cancel: threading.Event
+    ) -> TaskOutcome:
+        """Run the plan step behind `task` through the offline executor and the funnel."""
+        prepared = self._prepare(plan.request)
+        index = _step_index(task)
+        if index is None or index >= len(prepared.plan.steps):
+            return TaskOutcome(f"Unknown offline step: {task.instruction!r}.", True, ["bad step"])
+        run = prepared.run
+        lines, problems = len(run.lines), len(run.problems)
+        self.assistant.execute_step(prepared.plan.steps[index], run)
+        text = " ".join(run.lines[lines:]) or task.description
+        new_problems = run.problems[problems:]
+        return TaskOutcome(
+            text + (" " + " ".join(new_problems) if new_problems else ""),
+            bool(new_problems),
+            new_problems,
+        )
