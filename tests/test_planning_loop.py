@@ -82,7 +82,9 @@ class StoreRunner:
         self.instructions: list[str] = []
         self.cancel_after = cancel_after
 
-    def run(self, task: Task, instruction: str, cancel: threading.Event) -> TaskOutcome:
+    def run(
+        self, plan: TaskPlan, task: Task, instruction: str, cancel: threading.Event
+    ) -> TaskOutcome:
         self.instructions.append(instruction)
         if self.cancel_after is not None and len(self.instructions) >= self.cancel_after:
             cancel.set()
