@@ -47,6 +47,8 @@ class Settings:
     sandbox_memory_mb: int = 2048
     sandbox_cpu_s: int = 60
     catalog_refresh_workers: int = 8
+    plan_review: bool = False
+    plan_review_iterations: int = 2
 
     @property
     def config_file(self) -> Path:

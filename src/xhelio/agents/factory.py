@@ -9,20 +9,32 @@ the interfaces layer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pydantic_ai.models import Model
+
 from xhelio.agents.models import ModelConfig, resolve_models
 from xhelio.agents.turn import Assistant
 from xhelio.agents.usage import UsageTracker
 from xhelio.tools.workspace import Workspace
 
-__all__ = ["make_assistant"]
+if TYPE_CHECKING:
+    from xhelio.agents.orchestrator import AgentAssistant
+    from xhelio.agents.planning.assistant import PlanningAssistant
+
+__all__ = ["make_assistant", "with_llm_planning"]
 
 
 def make_assistant(
     workspace: Workspace,
     model_override: str | None = None,
     usage: UsageTracker | None = None,
+    build_model: Callable[[str], Model] | None = None,
 ) -> tuple[Assistant, ModelConfig]:
     """Build the assistant that answers requests in `workspace`, with the model config used.
+
+    `build_model` turns model strings into pydantic-ai models (tests script them here).
 
     Raises:
         ConfigError: `model_override` or the configured models are not usable model strings.
@@ -38,4 +50,25 @@ def make_assistant(
         return PlanningAssistant(offline, workspace, lambda cancel: planning, planning), config
     from xhelio.agents.orchestrator import AgentAssistant
 
-    return AgentAssistant(workspace, config, usage), config
+    agent = AgentAssistant(workspace, config, usage, build_model=build_model)
+    return with_llm_planning(agent, workspace), config
+
+
+def with_llm_planning(agent: AgentAssistant, workspace: Workspace) -> PlanningAssistant:
+    """Wrap the LLM orchestrator for planning; its `request_planning` uses the same loop."""
+    from xhelio.agents.planning.agent_runner import AgentTaskRunner
+    from xhelio.agents.planning.assistant import PlanningAssistant
+    from xhelio.agents.planning.llm_planner import LLMPlanner, LLMReviewer
+
+    settings = workspace.context.settings
+    reviewer = LLMReviewer(agent.router, agent.env.record_usage) if settings.plan_review else None
+    planning = PlanningAssistant(
+        agent,
+        workspace,
+        lambda cancel: LLMPlanner(workspace, agent.router, agent.env.record_usage, cancel),
+        AgentTaskRunner(agent),
+        reviewer=reviewer,
+        review_iterations=settings.plan_review_iterations,
+    )
+    agent.planner = planning.plan_request
+    return planning

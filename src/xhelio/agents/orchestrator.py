@@ -62,6 +62,7 @@ from xhelio.agents.toolbridge import (
 )
 from xhelio.agents.turn import AssistantReply
 from xhelio.agents.usage import UsageTracker
+from xhelio.errors import XhelioError
 from xhelio.tools.funnel import ToolFunnel
 from xhelio.tools.workspace import Workspace
 
@@ -84,6 +85,8 @@ _ORCHESTRATOR_TOOLS = (
     "list_missions",
     "list_fetched_data",
 )
+PlanHook = Callable[[str, threading.Event], AssistantReply]
+
 _PLANNING_NOTE = (
     "No planner is available in this version. Work through the request step by step: one "
     "delegate_to_mission per spacecraft, then delegate_to_data_ops for each computation, "
@@ -121,6 +124,9 @@ class AgentAssistant:
         self.missions = MissionAgents(self.env)
         self._render_png = render_png
         self._turn: _Turn | None = None
+        self.planner: PlanHook | None = None
+        """Runs a request through the plan loop (set by the factory); `request_planning`."""
+        self.last_plan: dict[str, Any] | None = None
         session = workspace.session
         self._routing = ToolFunnel(
             routing_registry(), self, session.events, operations=session.operations
@@ -145,6 +151,7 @@ class AgentAssistant:
         """Answer one request: export shortcut, else the orchestrator's conversation loop."""
         self._routing.cancel = cancel
         self.env.turn_usage = UsageTracker()
+        self.last_plan = None
         export = export_request(request)
         if export is not None:
             return AssistantReply(export_figure(self.workspace, export, "orchestrator").text)
@@ -182,6 +189,7 @@ class AgentAssistant:
         self._save_history(run.messages, text)
         return AssistantReply(
             text,
+            plan=self.last_plan,
             usage=self.env.turn_usage.to_dict(),
             clarification=state.clarification is not None,
         )
@@ -212,8 +220,47 @@ class AgentAssistant:
         return result.for_model()
 
     def plan(self, request: str) -> dict[str, Any]:
-        """Until the planner exists: say so, and how to proceed without it."""
-        return {"status": "ok", "planned": False, "message": _PLANNING_NOTE}
+        """Run `request` through the planner when one is attached, else say how to proceed."""
+        if self.planner is None or self._turn is None:
+            return {"status": "ok", "planned": False, "message": _PLANNING_NOTE}
+        reply = self.planner(request, self._turn.state.cancel)
+        self.last_plan = reply.plan
+        plan = reply.plan or {}
+        return {
+            "status": "ok",
+            "planned": True,
+            "plan_status": plan.get("status"),
+            "summary": reply.text[:2000],
+            "labels": [lb for t in plan.get("tasks", []) for lb in t.get("new_labels", [])],
+        }
+
+    def run_task(
+        self,
+        kind: str,
+        instruction: str,
+        cancel: threading.Event,
+        mission_id: str | None = None,
+        candidates: Sequence[str] = (),
+    ) -> DelegationResult:
+        """Run one planner task on its sub-agent in task mode, inside a turn or not."""
+        make: Callable[[], Coroutine[Any, Any, DelegationResult]]
+        if kind == "mission":
+            try:
+                agent = self.missions.get(mission_id or "")
+            except XhelioError as exc:
+                name = f"mission:{mission_id}"
+                return DelegationResult(name, exc.message, failed=True, errors=[exc.message])
+            make = lambda: agent.fetch(instruction, cancel, "task", candidates)  # noqa: E731
+        elif kind == "data_ops":
+            make = lambda: self.data_ops.compute(instruction, cancel, "task")  # noqa: E731
+        elif kind == "data_extraction":
+            make = lambda: self.extraction.arun(instruction, cancel, "task")  # noqa: E731
+        elif kind == "visualization":
+            make = lambda: self.visualization.draw(instruction, cancel, "task")  # noqa: E731
+        else:
+            make = lambda: self.insight.analyze(instruction, cancel)  # noqa: E731
+        turn = self._turn
+        return self._wait(turn, make()) if turn is not None else run_coroutine(make)
 
     def clarify(self, question: str) -> dict[str, Any]:
         """End the turn with `question` for the user."""

@@ -51,6 +51,7 @@ class PlanningAssistant:
         runner: TaskRunner,
         *,
         reviewer: Reviewer | None = None,
+        review_iterations: int = 2,
         preferences: AgentPreferences | None = None,
         store: TaskStore | None = None,
     ) -> None:
@@ -60,6 +61,7 @@ class PlanningAssistant:
         self.make_planner = make_planner
         self.runner = runner
         self.reviewer = reviewer
+        self.review_iterations = review_iterations
         self.preferences = preferences or AgentPreferences()
         self.store = store or TaskStore(workspace.context.settings)
 
@@ -91,6 +93,7 @@ class PlanningAssistant:
             self.store,
             self._memory,
             reviewer=self.reviewer,
+            review_iterations=self.review_iterations,
             preferences=self.preferences,
             on_change=publish,
         )

@@ -14,11 +14,12 @@ switches to the fallback model after a 429. Imports pydantic-ai, `agents` founda
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage
+from pydantic_ai.usage import RunUsage
 
 from xhelio.agents.guard import GuardLimits, LoopGuard
 from xhelio.agents.models import ModelRouter, Tier
@@ -55,6 +56,9 @@ cover everything asked, in a workable order, with the right missions; otherwise 
 exit=false and say exactly what must change."""
 
 _REFERENCE_TOOLS = ("list_parameters", "get_data_availability")
+
+UsageRecorder = Callable[[str, RunUsage], None]
+"""Adds one run's token usage under an agent name (the session's tracker)."""
 
 
 def verified_reference(operations: Sequence[dict[str, Any]]) -> str:
@@ -102,12 +106,12 @@ class LLMPlanner:
         self,
         workspace: Workspace,
         router: ModelRouter,
-        usage: UsageTracker | None = None,
+        record_usage: UsageRecorder | None = None,
         cancel: threading.Event | None = None,
     ) -> None:
         self.workspace = workspace
         self.router = router
-        self.usage = usage or UsageTracker()
+        self.record_usage: UsageRecorder = record_usage or UsageTracker().add
         self.cancel = cancel or threading.Event()
         self.history: list[ModelMessage] = []
         self.reference = ""
@@ -135,7 +139,7 @@ class LLMPlanner:
                 agent, message, state, settings=lambda: self.router.settings_for("planner")
             )
         )
-        self.usage.add("planner", run.usage)
+        self.record_usage("planner", run.usage)
         if run.error is not None:
             raise self.router.explain(run.error, "planner") from run.error
         return verified_reference(self.workspace.session.operations[first:])
@@ -152,7 +156,7 @@ class LLMPlanner:
             )
 
         result = run_coroutine(lambda: self.router.run_with_fallback(call, tier))
-        self.usage.add("planner", result.usage())
+        self.record_usage("planner", result.usage())
         self.history = result.all_messages()
         return result.output
 
@@ -174,9 +178,9 @@ class LLMPlanner:
 class LLMReviewer:
     """Reviews a plan against the request with a structured exit decision."""
 
-    def __init__(self, router: ModelRouter, usage: UsageTracker | None = None) -> None:
+    def __init__(self, router: ModelRouter, record_usage: UsageRecorder | None = None) -> None:
         self.router = router
-        self.usage = usage or UsageTracker()
+        self.record_usage: UsageRecorder = record_usage or UsageTracker().add
 
     def review(self, request: str, output: PlannerOutput) -> ReviewDecision:
         """Approve or ask for changes."""
@@ -189,5 +193,5 @@ class LLMReviewer:
             )
 
         result = run_coroutine(lambda: self.router.run_with_fallback(call, "planner"))
-        self.usage.add("reviewer", result.usage())
+        self.record_usage("reviewer", result.usage())
         return result.output
