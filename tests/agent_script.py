@@ -93,6 +93,12 @@ def http_agent_key(body: dict[str, Any]) -> str:
 
 def key_of(tools: set[str], instructions: str) -> str:
     """Which agent offers `tools` with `instructions`."""
+    if instructions.startswith("You prepare a plan"):
+        return "planner.discovery"
+    if instructions.startswith("You plan multi-step"):
+        return "planner"
+    if instructions.startswith("You review a task plan"):
+        return "reviewer"
     if "delegate_to_mission" in tools:
         return "orchestrator"
     if "fetch_data" in tools:

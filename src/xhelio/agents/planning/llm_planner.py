@@ -156,7 +156,7 @@ class LLMPlanner:
             )
 
         result = run_coroutine(lambda: self.router.run_with_fallback(call, tier))
-        self.record_usage("planner", result.usage())
+        self.record_usage("planner", result.usage)
         self.history = result.all_messages()
         return result.output
 
@@ -193,5 +193,5 @@ class LLMReviewer:
             )
 
         result = run_coroutine(lambda: self.router.run_with_fallback(call, "planner"))
-        self.record_usage("reviewer", result.usage())
+        self.record_usage("reviewer", result.usage)
         return result.output
