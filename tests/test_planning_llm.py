@@ -292,4 +292,3 @@ def test_reviewer_asks_for_a_plot_then_approves(
     assert (
         json.loads(json.dumps(plan.to_dict()))["reviews"][1]["reason"] == "fetch and plot covered"
     )
-
