@@ -7,12 +7,14 @@ new labels, statuses, criteria with evidence, persistence, cancel and resume.
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from servers.catalog_hapi import CatalogHapiServer
@@ -21,6 +23,7 @@ from xhelio.agents.planning.assistant import PlanningAssistant
 from xhelio.agents.planning.store import TaskStore
 from xhelio.agents.planning.tasks import PlanStatus, TaskStatus
 from xhelio.agents.turn import TurnResult, run_turn
+from xhelio.cli.chat_cmd import ChatOptions, ChatRepl
 from xhelio.cli.main import app
 from xhelio.config import load_settings
 from xhelio.tools.workspace import Workspace, open_workspace
@@ -203,3 +206,57 @@ def test_ask_json_reports_the_plan_and_plan_cli_shows_it(env: Env) -> None:
     assert as_json["id"] == plan["id"] and len(as_json["tasks"]) == len(plan["tasks"])
     missing = runner.invoke(app, ["plan", "show", "p-nope"])
     assert missing.exit_code == 1 and "No plan 'p-nope'" in missing.stderr
+
+
+def test_repl_offers_resume_and_shows_status_of_the_plan(env: Env) -> None:
+    first = env.ask("compare ACE and Wind density on 2024-02-06 and plot them")
+    assert first.plan is not None
+    store = TaskStore(load_settings())
+    saved = store.load(first.plan["id"])
+    saved.status = PlanStatus.EXECUTING  # as if the process died before the plot task
+    saved.tasks[-1].status = TaskStatus.PENDING
+    store.save(saved)
+    session_id = env.workspace.session.id
+    env.workspace.close()
+
+    out = io.StringIO()
+    repl = ChatRepl(Console(file=out, width=200), ChatOptions(session_id=session_id))
+    repl.start()
+    try:
+        assert f"Unfinished plan {saved.id} (1 task(s) left)" in out.getvalue()
+        repl.handle("resume")
+        result = repl.last_result
+        assert (
+            result is not None and result.plan is not None and result.plan["status"] == "completed"
+        ), result.answer
+        repl.handle("status")
+        text = out.getvalue()
+        assert f"Plan {saved.id}: completed" in text and "__visualization__" in text
+        repl.handle("cancel")
+        assert "Nothing to cancel" in out.getvalue()
+    finally:
+        repl.close()
+    env.workspace = open_workspace(session_id, settings=load_settings())
+
+
+def test_ask_disable_skips_the_disabled_agent(env: Env) -> None:
+    out = runner.invoke(
+        app,
+        [
+            "ask",
+            "compare ACE and Wind speed on 2024-03-03 and plot them",
+            "--json",
+            "--disable",
+            "visualization",
+        ],
+    )
+    payload = json.loads(out.stdout)
+    plot = [t for t in payload["plan"]["tasks"] if t["mission"] == "__visualization__"]
+    assert plot and all(t["status"] == "skipped" for t in plot)
+    saved = TaskStore(load_settings()).load(payload["plan"]["id"])
+    assert (
+        "disabled by request" in saved.decision["rationale"]
+        or "visualization" not in (saved.decision["chosen_agents"])
+    )
+    bad = runner.invoke(app, ["ask", "x", "--json", "--disable", "painter"])
+    assert bad.exit_code == 1 and "Unknown agent 'painter'" in json.loads(bad.stdout)["error"]

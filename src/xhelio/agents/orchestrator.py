@@ -127,6 +127,8 @@ class AgentAssistant:
         self.planner: PlanHook | None = None
         """Runs a request through the plan loop (set by the factory); `request_planning`."""
         self.last_plan: dict[str, Any] | None = None
+        self.disabled_agents: set[str] = set()
+        """Agent kinds this request must not delegate to (seed 003's disable_agents)."""
         session = workspace.session
         self._routing = ToolFunnel(
             routing_registry(), self, session.events, operations=session.operations
@@ -201,6 +203,9 @@ class AgentAssistant:
         turn = self._turn
         if turn is None:
             raise RuntimeError("delegate_* tools run only inside an orchestrator turn.")
+        if kind in self.disabled_agents:
+            message = f"The {kind} agent is disabled for this request; do without it."
+            return {"status": "error", "type": "AgentDisabled", "message": message}
         cancel = turn.state.cancel
         if kind == "mission":
             agent = self.missions.get(mission_id or "")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import threading
 import webbrowser
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +21,8 @@ import typer
 from rich.console import Console
 
 from xhelio.agents import factory
+from xhelio.agents.planning.assistant import PlanningAssistant
+from xhelio.agents.planning.routing import AgentPreferences
 from xhelio.agents.turn import TurnResult, run_turn
 from xhelio.agents.usage import UsageTracker
 from xhelio.cli.errors import handle_errors
@@ -37,13 +40,22 @@ def ask_once(
     model: str | None = None,
     console: Console | None = None,
     verbose: bool = False,
+    prefer: Sequence[str] = (),
+    disable: Sequence[str] = (),
 ) -> TurnResult:
-    """Run one request in a (new or resumed) session and return its result; never raises."""
+    """Run one request in a (new or resumed) session and return its result; never raises.
+
+    `prefer` and `disable` name agents (mission, data_ops, data_extraction, visualization,
+    insight) the request's plan should prefer or must not use.
+    """
     workspace: Workspace | None = None
     try:
         workspace = open_workspace(session_id)
         usage = UsageTracker()
+        preferences = AgentPreferences.of(prefer, disable)
         assistant, config = factory.make_assistant(workspace, model, usage)
+        if isinstance(assistant, PlanningAssistant):
+            assistant.set_preferences(preferences)
         if config.offline and console is not None:
             console.print(f"[yellow]Note:[/] {config.reason}.", highlight=False)
         cancel = threading.Event()
@@ -91,13 +103,27 @@ def ask(
     open_figures: Annotated[
         bool, typer.Option("--open", help="Open the figure it makes in a web browser.")
     ] = False,
+    prefer: Annotated[
+        list[str] | None,
+        typer.Option("--prefer", help="Agent to prefer in a plan (repeatable), e.g. data_ops."),
+    ] = None,
+    disable: Annotated[
+        list[str] | None,
+        typer.Option("--disable", help="Agent the request must not use (repeatable)."),
+    ] = None,
 ) -> None:
     """Answer one request, print the result and exit (1 if it failed)."""
     if not request.strip():
         raise UserError('REQUEST is empty: say what you want, e.g. xhelio ask "list missions".')
     progress_console = None if as_json else Console(stderr=True)
     result = ask_once(
-        request, session_id=session, model=model, console=progress_console, verbose=verbose
+        request,
+        session_id=session,
+        model=model,
+        console=progress_console,
+        verbose=verbose,
+        prefer=prefer or (),
+        disable=disable or (),
     )
     if as_json:
         typer.echo(_json_line(result))

@@ -132,6 +132,14 @@ class PlanningAssistant:
             return reply
         return AssistantReply(text=plan.summary, plan=plan.brief())
 
+    def set_preferences(self, preferences: AgentPreferences) -> None:
+        """Constrain routing: plans skip disabled agents, and so does direct delegation."""
+        self.preferences = preferences
+        disabled = getattr(self.inner, "disabled_agents", None)
+        if isinstance(disabled, set):
+            disabled.clear()
+            disabled.update(preferences.disable)
+
     # The REPL's plan commands ------------------------------------------------------------
 
     def latest_plan(self) -> TaskPlan | None:
