@@ -31,8 +31,12 @@ WIND_FETCH = {"dataset_id": "WI_H2_MFI", "parameter_id": "BGSE", "time_range": "
 BMAG_CODE = "result = df.pow(2).sum(axis=1).pow(0.5).to_frame('Bmag')"
 
 
+def _planned(status: str, tasks: list[dict[str, Any]], **extra: Any) -> list[Any]:
+    return [("final_result", {"status": status, "reasoning": "-", "tasks": tasks, **extra})]
+
+
 def compare_steps() -> FlowSteps:
-    """'Compare ACE and Wind magnetic field for last week': two missions, one figure."""
+    """'Compare ACE and Wind magnetic field for last week': planned, two missions, one figure."""
     steps = ace_steps()
     figure = {
         "data": [
@@ -41,22 +45,32 @@ def compare_steps() -> FlowSteps:
         ],
         "layout": {"yaxis": {"domain": [0.52, 1]}, "yaxis2": {"domain": [0, 0.48]}},
     }
+    fetches = [
+        {
+            "description": f"Fetch {name} magnetic field",
+            "instruction": "Fetch the magnetic field vector",
+            "mission": name,
+            "candidate_datasets": [dataset],
+        }
+        for name, dataset in (("ACE", "AC_H2_MFI"), ("Wind", "WI_H2_MFI"))
+    ]
+    plot = {
+        "description": "Plot both",
+        "instruction": "AC_H2_MFI.BGSEc over WI_H2_MFI.BGSE",
+        "mission": "__visualization__",
+    }
     return {
-        "orchestrator": [
+        "planner.discovery": [
             [
-                (
-                    "delegate_to_mission",
-                    {"mission_id": "ACE", "request": "magnetic field, last week"},
-                )
+                ("list_parameters", {"dataset_id": "AC_H2_MFI"}),
+                ("list_parameters", {"dataset_id": "WI_H2_MFI"}),
             ],
-            [
-                (
-                    "delegate_to_mission",
-                    {"mission_id": "Wind", "request": "magnetic field, last week"},
-                )
-            ],
-            [("delegate_to_visualization", {"request": "AC_H2_MFI.BGSEc over WI_H2_MFI.BGSE"})],
-            "ACE (top) and Wind (bottom) magnetic field for last week.",
+            "Checked AC_H2_MFI and WI_H2_MFI.",
+        ],
+        "planner": [
+            _planned("continue", fetches),
+            _planned("continue", [plot]),
+            _planned("done", [], summary="ACE (top) and Wind (bottom) magnetic field."),
         ],
         "mission:ACE": steps["mission:ACE"],
         "mission:Wind": [
@@ -103,7 +117,11 @@ def compute_steps() -> FlowSteps:
 
 FLOWS: list[tuple[str, str, FlowSteps]] = [
     ("one mission fetch+plot", ACE_REQUEST, ace_steps()),
-    ("two missions compare", "Compare ACE and Wind magnetic field for last week", compare_steps()),
+    (
+        "two missions compare (planned)",
+        "Compare ACE and Wind magnetic field for last week",
+        compare_steps(),
+    ),
     ("fetch+compute+plot", "Show ACE |B| for last week", compute_steps()),
 ]
 
