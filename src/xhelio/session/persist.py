@@ -12,8 +12,7 @@ import os
 import re
 import sqlite3
 import tempfile
-from collections.abc import Generator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 from xhelio.config import Settings
 from xhelio.data.persist import load_store, save_store
 from xhelio.errors import UserError
+from xhelio.session.db import wal_connection
 from xhelio.session.events import EventBus
 from xhelio.session.state import Session, new_session_id
 
@@ -70,15 +70,8 @@ class SessionStore:
         with self._db() as db:
             db.executescript(_SCHEMA)
 
-    @contextmanager
-    def _db(self) -> Generator[sqlite3.Connection, None, None]:
-        db = sqlite3.connect(self.db_path, timeout=30)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            with db:
-                yield db
-        finally:
-            db.close()
+    def _db(self) -> AbstractContextManager[sqlite3.Connection]:
+        return wal_connection(self.db_path)
 
     def create(self, session_id: str | None = None) -> Session:
         """Start a new, empty session (registered at once so it can be resumed)."""

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Generator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from xhelio.agents.planning.tasks import PlanStatus, TaskPlan, utc_stamp
 from xhelio.config import Settings
 from xhelio.errors import UserError
+from xhelio.session.db import wal_connection
 
 __all__ = ["TaskStore"]
 
@@ -50,15 +50,8 @@ class TaskStore:
         with self._db() as db:
             db.executescript(_SCHEMA)
 
-    @contextmanager
-    def _db(self) -> Generator[sqlite3.Connection, None, None]:
-        db = sqlite3.connect(self.path, timeout=30)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            with db:
-                yield db
-        finally:
-            db.close()
+    def _db(self) -> AbstractContextManager[sqlite3.Connection]:
+        return wal_connection(self.path)
 
     def save(self, plan: TaskPlan) -> None:
         """Write the plan and its tasks, replacing any earlier save."""
