@@ -101,6 +101,20 @@ def test_seed_example_runs_in_three_rounds(env: Env) -> None:
             2,
         ),
         ("plot the difference between ACE and Wind |B| on 2024-01-20", {"ace", "wind"}, 3),
+        ("Compare OMNI and Wind proton density, January 5-7 2024", {"omni", "wind"}, 2),
+        ("ACE versus DSCOVR magnetic field magnitude for 2024-04-02", {"ace", "dscovr"}, 2),
+        (
+            "first get ACE speed for 2024-06-01, then smooth it over 1 hour, finally plot it",
+            {"ace"},
+            3,
+        ),
+        ("MMS1 and THEMIS-A magnetic field on 2019-02-03 in separate panels", {"mms", "themis"}, 2),
+        (
+            "show ACE density and temperature for 2024-01-11 and plot them on a log scale",
+            {"ace"},
+            2,
+        ),
+        ("ratio of ACE to Wind density on 2024-02-10", {"ace", "wind"}, 3),
     ],
 )
 def test_offline_multi_step_phrasings(
