@@ -31,7 +31,7 @@ from typing import TypeVar
 
 from xhelio.errors import BadTimeRangeError
 
-__all__ = ["TimeRange", "format_time", "parse_time_range"]
+__all__ = ["TimeInText", "TimeRange", "find_time_range", "format_time", "parse_time_range"]
 
 
 @dataclass(frozen=True)
@@ -409,3 +409,46 @@ def parse_time_range(text: str, now: datetime | None = None) -> TimeRange:
     if span is None:
         raise _not_understood(text)
     return _checked(text, span.start, span.end)
+
+
+@dataclass(frozen=True)
+class TimeInText:
+    """The time range found inside a sentence: the range and the words that named it.
+
+    When no piece is a valid range, `error` keeps the most useful rejection seen (an
+    impossible or reversed date the user did write), so callers can say what was wrong.
+    """
+
+    range: TimeRange | None
+    text: str | None
+    error: str | None = None
+
+
+_MAX_TIME_WORDS = 12
+_TIME_HINT = re.compile(
+    r"\d|today|yesterday|last|past|previous|since|week|month|year|jan|feb|mar|apr|may|jun"
+    r"|jul|aug|sep|oct|nov|dec",
+    re.IGNORECASE,
+)
+
+
+def find_time_range(text: str, now: datetime | None = None) -> TimeInText:
+    """The longest piece of `text` (up to 12 words) that `parse_time_range` accepts."""
+    tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    error: str | None = None
+    for length in range(min(len(tokens), _MAX_TIME_WORDS), 0, -1):
+        for i in range(len(tokens) - length + 1):
+            start, end = tokens[i][0], tokens[i + length - 1][1]
+            piece = text[start:end].strip(" ,;:!?()[]\"'")
+            if not piece or not _TIME_HINT.search(piece):
+                continue
+            try:
+                found = parse_time_range(piece, now)
+            except BadTimeRangeError as exc:
+                message = exc.message
+                useful = not message.startswith(("Could not understand", "The time range text"))
+                if error is None and useful and re.search(r"\d{4}", piece):
+                    error = message
+                continue
+            return TimeInText(found, piece)
+    return TimeInText(None, None, error)

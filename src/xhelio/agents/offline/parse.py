@@ -35,17 +35,10 @@ from xhelio.agents.offline.wishes import (
 )
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
-from xhelio.errors import BadTimeRangeError
-from xhelio.timerange import TimeRange, parse_time_range
+from xhelio.timerange import find_time_range, parse_time_range
 
 __all__ = ["Vocabulary", "parse_request"]
 
-_MAX_TIME_WORDS = 12
-_TIME_HINT = re.compile(
-    r"\d|today|yesterday|last|past|previous|since|week|month|year|jan|feb|mar|apr|may|jun"
-    r"|jul|aug|sep|oct|nov|dec",
-    re.I,
-)
 _DATASET_SHAPE = re.compile(r"[A-Za-z0-9]+(?:[_\-][A-Za-z0-9]+)+")
 # Well-known events people name instead of dates.
 _EVENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -125,28 +118,6 @@ class Vocabulary:
 
 def _mask(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
-
-
-def _find_time(text: str, now: datetime | None) -> tuple[TimeRange | None, str | None, str | None]:
-    """The longest piece of `text` that is a time range, else the best error seen."""
-    tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
-    error: str | None = None
-    for length in range(min(len(tokens), _MAX_TIME_WORDS), 0, -1):
-        for i in range(len(tokens) - length + 1):
-            start, end = tokens[i][0], tokens[i + length - 1][1]
-            piece = text[start:end].strip(" ,;:!?()[]\"'")
-            if not piece or not _TIME_HINT.search(piece):
-                continue
-            try:
-                found = parse_time_range(piece, now)
-            except BadTimeRangeError as exc:
-                message = exc.message
-                useful = not message.startswith(("Could not understand", "The time range text"))
-                if error is None and useful and re.search(r"\d{4}", piece):
-                    error = message
-                continue
-            return found, piece, None
-    return None, None, error
 
 
 def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]]]:
@@ -301,7 +272,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     for d in durations:
         timeless = _mask(timeless, d.start, d.end)
     if time_range is None:
-        time_range, time_text, time_error = _find_time(timeless, now)
+        found = find_time_range(timeless, now)
+        time_range, time_text, time_error = found.range, found.text, found.error
         if time_text:
             at = timeless.find(time_text)
             work = _mask(work, at, at + len(time_text))

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from xhelio.catalog.aliases import AliasTable
 from xhelio.errors import UserError
-from xhelio.timerange import TimeRange, parse_time_range
+from xhelio.timerange import TimeRange, find_time_range
 
 __all__ = [
     "AGENT_NAMES",
@@ -97,40 +97,10 @@ def is_complex_request(text: str, aliases: AliasTable | None = None) -> Complexi
     return Complexity(bool(reasons), tuple(reasons), craft)
 
 
-_TIME_CLAUSES = (
-    _rx(
-        r"\b(?:for|from|during|over|in|on|between|since)\s+(.+?)(?:[,.;]|\band (?:plot|show|"
-        r"compute|then|compare|smooth)|$)"
-    ),
-    _rx(r"\b((?:last|past|previous)\s+\d*\s*\w+)"),
-    _rx(
-        r"(\d{4}-\d{2}-\d{2}(?:[T ][\d:]+)?(?:\s*(?:to|through|until|/|-)\s*"
-        r"\d{4}-\d{2}-\d{2}(?:[T ][\d:]+)?)?)"
-    ),
-    _rx(
-        r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?\s+\d{1,2}"
-        r"(?:\s*[-\u2013]\s*\d{1,2})?,?\s+\d{4}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-        r"\w*\s+\d{4})"
-    ),
-    _rx(r"\b(yesterday|today|last week|this week|last month)\b"),
-)
-
-
 def resolve_plan_time(text: str, now: datetime | None = None) -> tuple[TimeRange, str] | None:
     """The time range a request names, resolved once: (range, the words that named it)."""
-    candidates = [text]
-    for pattern in _TIME_CLAUSES:
-        candidates.extend(m.group(1).strip() for m in pattern.finditer(text))
-    for clause in candidates:
-        words = clause.split()
-        # Shrink from the right: "January 2024 and smooth it" -> "January 2024".
-        for end in range(len(words), 0, -1):
-            phrase = " ".join(words[:end]).strip(" ,.;")
-            try:
-                return parse_time_range(phrase, now=now), phrase
-            except UserError:
-                continue
-    return None
+    found = find_time_range(text, now)
+    return (found.range, found.text) if found.range is not None and found.text else None
 
 
 def _names(names: Iterable[str]) -> tuple[AgentName, ...]:
