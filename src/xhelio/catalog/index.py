@@ -327,6 +327,11 @@ class Catalog:
         with self._lock:
             return self._conn.execute(sql, tuple(args)).fetchall()
 
+    @property
+    def aliases(self) -> AliasTable:
+        """Every name of every mission, for spotting missions in free text."""
+        return self._aliases
+
     # datasets and parameters -------------------------------------------------------------
 
     def dataset_ids(self) -> list[str]:

@@ -110,7 +110,7 @@ class Vocabulary:
         names = {m.id: re.sub(r"\s*\([^)]*\)", "", m.name).strip() or m.id for m in missions}
         return cls(
             catalog,
-            AliasTable(missions),
+            catalog.aliases,
             names,
             {i.upper(): i for i in catalog.dataset_ids()},
         )

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 from xhelio.agents.offline.intent import QuantityWish
 from xhelio.agents.offline.quantities import Quantity, quantity
+from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.timerange import TimeRange
@@ -98,13 +99,6 @@ def _probe_of(dataset_id: str) -> str | None:
     if not match:
         return None
     return match[1] or str(int(match[2]))
-
-
-def _human(seconds: float) -> str:
-    for size, unit in ((86400.0, "d"), (3600.0, "h"), (60.0, "min")):
-        if seconds >= size and seconds % size == 0:
-            return f"{int(seconds // size)} {unit}"
-    return f"{seconds:g} s"
 
 
 def _tokens(name: str) -> list[str]:
@@ -341,7 +335,7 @@ def resolve(
         total = best_score + dataset_score + bonus.get(info.id, 0.0)
         why = [f"{best.name} [{best.units or 'no units'}]"]
         if cadence:
-            why.append(f"cadence {info.cadence or _human(cadence)}")
+            why.append(f"cadence {info.cadence or format_seconds(cadence)}")
         why.extend(notes)
         ranked.append(
             Candidate(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from functools import cached_property
 
 from xhelio.agents.planning.loop import (
     PlanLoop,
@@ -25,6 +24,7 @@ from xhelio.agents.planning.loop import (
 )
 from xhelio.agents.planning.routing import (
     AgentPreferences,
+    Complexity,
     decide_agents,
     is_complex_request,
     resolve_plan_time,
@@ -32,7 +32,6 @@ from xhelio.agents.planning.routing import (
 from xhelio.agents.planning.store import TaskStore
 from xhelio.agents.planning.tasks import PlanStatus, Task, TaskPlan, TaskStatus
 from xhelio.agents.turn import Assistant, AssistantReply
-from xhelio.catalog.aliases import AliasTable
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["PlanningAssistant"]
@@ -65,10 +64,6 @@ class PlanningAssistant:
         self.preferences = preferences or AgentPreferences()
         self.store = store or TaskStore(workspace.context.settings)
 
-    @cached_property
-    def _aliases(self) -> AliasTable:
-        return AliasTable(self.workspace.context.catalog.missions())
-
     def _memory(self) -> list[str]:
         return [f"{e.label} ({', '.join(e.columns)})" for e in self.workspace.session.store]
 
@@ -100,18 +95,20 @@ class PlanningAssistant:
 
     def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
         """Plan and run a complex request; pass a simple one to the inner assistant."""
-        verdict = is_complex_request(request, self._aliases)
+        verdict = is_complex_request(request, self.workspace.context.catalog.aliases)
         if not verdict.complex:
             return self.inner.respond(request, cancel)
-        return self.plan_request(request, cancel, reasons=verdict.reasons)
+        return self.plan_request(request, cancel, verdict)
 
     def plan_request(
-        self, request: str, cancel: threading.Event, reasons: tuple[str, ...] = ("requested",)
+        self, request: str, cancel: threading.Event, verdict: Complexity | None = None
     ) -> AssistantReply:
         """Run `request` through the plan loop (the orchestrator's request_planning too)."""
+        if verdict is None:
+            verdict = is_complex_request(request, self.workspace.context.catalog.aliases)
+        reasons = verdict.reasons or ("requested",)
         resolved = resolve_plan_time(request)
-        complexity = is_complex_request(request, self._aliases)
-        decision = decide_agents(request, self.preferences, complexity.spacecraft)
+        decision = decide_agents(request, self.preferences, verdict.spacecraft)
         plan = TaskPlan(
             request=request,
             session_id=self.workspace.session.id,
