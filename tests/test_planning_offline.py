@@ -192,6 +192,14 @@ def test_cancel_between_tasks_then_resume_after_restart(env: Env) -> None:
     env.workspace = open_workspace(session_id, settings=load_settings())
 
 
+def test_the_same_request_twice_plans_twice(env: Env) -> None:
+    text = "ACE vs Wind solar wind speed on 2024-03-04"
+    first, second = env.ask(text).plan, env.ask(text).plan
+    assert first is not None and second is not None and first["id"] != second["id"]
+    assert second["rounds"] == first["rounds"] >= 2
+    assert [t["status"] for t in second["tasks"]] == [t["status"] for t in first["tasks"]]
+
+
 def test_simple_request_is_not_planned(env: Env) -> None:
     result = env.ask("Show me ACE magnetic field for 2024-01-01")
     assert result.plan is not None and "steps" in result.plan  # the offline plan, no TaskPlan

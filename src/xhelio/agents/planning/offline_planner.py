@@ -71,15 +71,17 @@ class OfflinePlanning:
 
     # Planner -----------------------------------------------------------------------------
 
-    def _prepare(self, request: str) -> _Prepared:
-        if request not in self._prepared:
+    def _prepare(self, request: str, fresh: bool = False) -> _Prepared:
+        """The request's prepared plan; `fresh` starts over (a new ask of the same text)."""
+        if fresh or request not in self._prepared:
             intent = parse_request(request, self.assistant.vocab)
             plan = build_plan(self.assistant.vocab, intent)
             stages = [
                 [i for i, step in enumerate(plan.steps) if step.kind in kinds] for kinds in _STAGES
             ]
             prepared = _Prepared(plan, [s for s in stages if s])
-            self._recover(prepared)
+            if not fresh:
+                self._recover(prepared)
             self._prepared[request] = prepared
         return self._prepared[request]
 
@@ -158,7 +160,7 @@ class OfflinePlanning:
     def start(self, message: str) -> PlannerOutput:
         """The first stage of the offline plan (the request is the message's first block)."""
         request = message.split("\n\n", 1)[0]
-        prepared = self._prepare(request)
+        prepared = self._prepare(request, fresh=True)
         if not prepared.plan.steps:
             missing = " and ".join(prepared.plan.missing) or "a mission and a quantity"
             raise ValueError(f"offline mode cannot plan this request: it needs {missing}")
