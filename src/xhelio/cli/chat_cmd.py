@@ -50,7 +50,7 @@ ReadLine = Callable[[str], str]
 Opener = Callable[[str], bool]
 
 PROMPT = "xhelio> "
-_JOIN_POLL_S = 0.2
+_WAIT_POLL_S = 0.2
 _RECENT_ERRORS = 10
 
 _COMMANDS: tuple[tuple[str, str], ...] = (
@@ -222,11 +222,14 @@ class ChatRepl:
         """Run one request in a worker thread; Ctrl-C cancels it; print its result."""
         workspace, assistant = self.workspace, assistant or self._assistant
         assert assistant is not None
-        cancel = threading.Event()
+        cancel, done = threading.Event(), threading.Event()
         box: list[TurnResult] = []
 
         def work() -> None:
-            box.append(run_turn(workspace, assistant, text, cancel))
+            try:
+                box.append(run_turn(workspace, assistant, text, cancel))
+            finally:
+                done.set()
 
         worker = threading.Thread(target=work, name="xhelio-turn", daemon=True)
         progress = TurnProgress(
@@ -238,21 +241,21 @@ class ChatRepl:
         with progress:
             try:
                 worker.start()
-                _wait_for(worker)
+                _wait_for(done)
             except KeyboardInterrupt:
                 cancel.set()
                 self.console.print("[yellow]Cancelling: waiting for the current step to end…[/]")
-                self._wait_after_cancel(worker)
+                self._wait_after_cancel(done)
         result = box[0] if box else _lost_turn(workspace, text)
         self._after_turn(text, result, progress.tool_calls)
         return result
 
-    def _wait_after_cancel(self, worker: threading.Thread) -> None:
+    def _wait_after_cancel(self, done: threading.Event) -> None:
         # The turn owns the session until it returns; leaving earlier would let a second
         # request race it, so further Ctrl-C presses only say what is happening.
-        while worker.is_alive():
+        while not done.is_set():
             try:
-                _wait_for(worker)
+                _wait_for(done)
             except KeyboardInterrupt:
                 self.console.print("[yellow]Still stopping: the running tool call ends first.[/]")
 
@@ -438,10 +441,13 @@ class _PlanAction:
         return reply or AssistantReply("Nothing to do: the plan has no failed task.")
 
 
-def _wait_for(worker: threading.Thread) -> None:
-    # A timed join wakes regularly, so a Ctrl-C reaches the main thread promptly.
-    while worker.is_alive():
-        worker.join(_JOIN_POLL_S)
+def _wait_for(done: threading.Event) -> None:
+    # A timed wait wakes regularly, so a Ctrl-C reaches the main thread promptly. Not
+    # Thread.join: a KeyboardInterrupt landing inside join() on Python 3.11 can mark a
+    # still-running thread as stopped (bpo-45274's fix releases the thread's own lock),
+    # and the turn's result would be read before it exists.
+    while not done.wait(_WAIT_POLL_S):
+        pass
 
 
 def _lost_turn(workspace: Workspace, request: str) -> TurnResult:
