@@ -199,6 +199,29 @@ def test_standard_plotly_yaxis2_makes_stacked_panels_sharing_time(store: DataSto
     assert layout["yaxis3"]["title"]["text"] == "energy (eV)"
 
 
+def test_panels_naming_their_own_x_axes_are_anchored_and_share_time(store: DataStore) -> None:
+    # The usual Plotly idiom: the second panel's traces name xaxis "x2" and yaxis "y2".
+    result = render_plotly_json(
+        {
+            "data": [
+                {"data_label": "AC_H2_MFI.BGSEc"},
+                {"data_label": "AC_H0_SWE.Vp", "xaxis": "x2", "yaxis": "y2"},
+            ],
+            "layout": {"title": {"text": "ACE"}},
+        },
+        store,
+    )
+    layout = _layout(result)
+    assert result.panels == 2 and layout["height"] == 600
+    assert [t["xaxis"] for t in result.figure["data"]] == ["x", "x", "x", "x2"]
+    assert layout["xaxis"]["anchor"] == "y" and layout["xaxis2"]["anchor"] == "y2"
+    assert layout["yaxis2"]["anchor"] == "x2"
+    assert layout["xaxis2"]["matches"] == "x"
+    # Only the bottom panel carries the time tick labels and the "Time (UTC)" title.
+    assert layout["xaxis"]["showticklabels"] is False and "title" not in layout["xaxis"]
+    assert layout["xaxis2"]["title"]["text"] == "Time (UTC)"
+
+
 def test_panels_hint_and_overlaying_axis(store: DataStore) -> None:
     result = render_plotly_json(
         {

@@ -189,19 +189,28 @@ def _stack_panels(
     pairs: Sequence[tuple[dict[str, Any], AxisFacts]],
     panels: Sequence[str],
 ) -> None:
-    """Give each panel a vertical domain and, for a single-x figure, its own matching x."""
+    """Give each panel a vertical domain and its own x axis, anchored under it.
+
+    A figure drawn on the single x axis gets one x axis per panel (x, x2, ...). A figure
+    whose panels already name their own x axis (the usual Plotly `xaxis: "x2"`,
+    `yaxis: "y2"` pairing) keeps those names; each is anchored to its panel.
+    """
     count = len(panels)
     height = float(layout.get("height") or PANEL_HEIGHT_PX * count)
     gap = min(0.1, PANEL_GAP_PX / height)
     span = (1.0 - gap * (count - 1)) / count
     single_x = all(_x_of(t) == "x" for t, _ in pairs)
+    own_x = _own_x_axes(layout, pairs, panels)
     for position, y_id in enumerate(panels):
         top = 1.0 - position * (span + gap)
         y_axis = _axis(layout, y_id)
         y_axis["domain"] = [round(max(0.0, top - span), 4), round(top, 4)]
-        if not single_x:
+        if single_x:
+            x_id = "x" if position == 0 else f"x{position + 1}"
+        elif own_x is not None:
+            x_id = own_x[position]
+        else:
             continue
-        x_id = "x" if position == 0 else f"x{position + 1}"
         on_panel = [(t, f) for t, f in pairs if _base_of(layout, _y_of(t)) == y_id]
         for trace, _ in on_panel:
             trace["xaxis"] = x_id
@@ -212,6 +221,21 @@ def _stack_panels(
         if all(f.x_is_date for _, f in on_panel) and position < count - 1:
             # Only the bottom panel labels the shared time axis.
             x_axis.setdefault("showticklabels", False)
+
+
+def _own_x_axes(
+    layout: dict[str, Any],
+    pairs: Sequence[tuple[dict[str, Any], AxisFacts]],
+    panels: Sequence[str],
+) -> list[str] | None:
+    """Each panel's x axis when every panel uses exactly one x axis no other panel uses."""
+    chosen: list[str] = []
+    for y_id in panels:
+        x_ids = {_x_of(t) for t, _ in pairs if _base_of(layout, _y_of(t)) == y_id}
+        if len(x_ids) != 1:
+            return None
+        chosen.append(x_ids.pop())
+    return chosen if len(set(chosen)) == len(chosen) else None
 
 
 def _place_legends(
