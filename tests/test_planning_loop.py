@@ -337,6 +337,7 @@ def test_incomplete_plan_resumes_after_a_restart(tmp_path: Path) -> None:
         "show me the difference between the ACE and OMNI speed",
         "first fetch ACE density, then resample to 1 hour",
         "Fetch Wind and ACE magnetic field",
+        "plot the OMNI speed after smoothing it over an hour",
     ],
 )
 def test_complex_requests(text: str) -> None:

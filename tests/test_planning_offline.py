@@ -43,7 +43,8 @@ class Env:
 
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    with CatalogHapiServer() as server:
+    server = CatalogHapiServer()
+    with server:
         monkeypatch.setenv("XHELIO_HAPI_URL", server.url)
         workspace = open_workspace(settings=load_settings())
         assistant, config = factory.make_assistant(workspace)
@@ -132,6 +133,68 @@ def test_offline_multi_step_phrasings(
     assert env.workspace.session.plot.current is not None
 
 
+@pytest.mark.parametrize(
+    ("text", "fetches", "traces"),
+    [
+        # "measured by" is English, not the By component: speed only, no magnetic field.
+        (
+            "Compare the solar wind speed measured by ACE and DSCOVR on 2018-02-05",
+            ["Fetch ACE solar wind speed", "Fetch DSCOVR solar wind speed"],
+            2,
+        ),
+        # The same quantity named per mission is one series per mission, not two.
+        (
+            "Plot ACE Bz and Wind Bz together on 2024-01-25",
+            ["Fetch ACE magnetic field (z)", "Fetch Wind magnetic field (z)"],
+            2,
+        ),
+        (
+            "Compute ACE |B| for 2024-06-06, smooth it over 1 hour and compare with OMNI |B|",
+            ["Fetch ACE magnetic field (magnitude)", "Fetch OMNI magnetic field (magnitude)"],
+            2,
+        ),
+        # "magnitude" qualifies the field it follows, not the speed after it.
+        (
+            "Plot ACE magnetic field magnitude and solar wind speed on 2024-05-11, "
+            "after that export the plot as pdf",
+            ["Fetch ACE magnetic field (magnitude)", "Fetch ACE solar wind speed"],
+            2,
+        ),
+        # "components" does not overwrite the explicit Bx.
+        (
+            "Fetch Wind B components in GSM for 2024-02-28 then plot Bx, By and Bz "
+            "in separate panels",
+            [
+                "Fetch Wind magnetic field (x, GSM)",
+                "Fetch Wind magnetic field (y, GSM)",
+                "Fetch Wind magnetic field (z, GSM)",
+            ],
+            3,
+        ),
+        # No indicator fires, but the offline plan has two series: planned all the same.
+        (
+            "Fetch the solar wind density from OMNI for 2024-05-10 and plot it along with "
+            "the wind speed",
+            ["Fetch OMNI density", "Fetch OMNI solar wind speed"],
+            2,
+        ),
+    ],
+)
+def test_offline_plans_have_one_task_per_series_asked_for(
+    env: Env, text: str, fetches: list[str], traces: int
+) -> None:
+    result = env.ask(text)
+    plan = result.plan
+    assert plan is not None and plan["status"] == "completed", result.answer
+    round0 = [t["description"] for t in plan["tasks"] if t["round"] == 0]
+    assert len(round0) == len(fetches), round0
+    assert all(got.startswith(want) for got, want in zip(round0, fetches, strict=True)), round0
+    current = env.workspace.session.plot.current
+    assert current is not None and len(current.traces) == traces
+    assert result.answer.startswith("Offline mode understood:")
+    assert "Time range: 20" in result.answer
+
+
 def test_all_nan_first_candidate_falls_back_inside_the_task(env: Env) -> None:
     first = env.assistant.inner.respond  # the direct path is not used here
     del first
@@ -202,7 +265,7 @@ def test_the_same_request_twice_plans_twice(env: Env) -> None:
 
 def test_simple_request_is_not_planned(env: Env) -> None:
     result = env.ask("Show me ACE magnetic field for 2024-01-01")
-    assert result.plan is not None and "steps" in result.plan  # the offline plan, no TaskPlan
+    assert result.error is None and "rounds" not in (result.plan or {})  # no TaskPlan
     assert TaskStore(load_settings()).list() == []
 
 
@@ -250,7 +313,7 @@ def test_repl_offers_resume_and_shows_status_of_the_plan(env: Env) -> None:
         result = repl.last_result
         assert (
             result is not None and result.plan is not None and result.plan["status"] == "completed"
-        ), result.answer
+        ), result and result.answer
         repl.handle("status")
         text = out.getvalue()
         assert f"Plan {saved.id}: completed" in text and "__visualization__" in text

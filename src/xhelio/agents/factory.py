@@ -47,7 +47,10 @@ def make_assistant(
 
         offline = OfflineAssistant(workspace)
         planning = OfflinePlanning(offline)
-        return PlanningAssistant(offline, workspace, lambda cancel: planning, planning), config
+        assistant = PlanningAssistant(
+            offline, workspace, lambda cancel: planning, planning, wants_plan=planning.needs_plan
+        )
+        return assistant, config
     from xhelio.agents.orchestrator import AgentAssistant
 
     agent = AgentAssistant(workspace, config, usage, build_model=build_model)

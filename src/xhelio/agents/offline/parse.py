@@ -56,6 +56,7 @@ _EVENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _COMPONENT_TOKEN = re.compile(
     r"(?<![\w|])(?P<q>[bv])_?(?P<c>[xyzrtn])(?:[_ ]?(?P<f>gse|gsm|rtn))?(?![\w])", re.I
 )
+_LIST_GLUE = re.compile(r"[\s,;/&]*(?:and|or)?[\s,;/&]*", re.I)
 _MAGNITUDE_TOKEN = re.compile(
     r"\|\s*(?P<q>[bv])\s*\||\b(?P<q2>b)(?:mag|_mag|tot|total|_total)\b"
     r"|\b(?P<q3>[bv])[- ](?:magnitude|total|strength)\b",
@@ -147,6 +148,16 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
     return tuple(refs), spans
 
 
+def _in_component_list(match: re.Match[str], tokens: list[re.Match[str]]) -> bool:
+    """Whether a lowercase "by" sits in a list of components ("bx, by and bz")."""
+    text = match.string
+    for other in tokens:
+        between = text[other.end() : match.start()] or text[match.end() : other.start()]
+        if other is not match and _LIST_GLUE.fullmatch(between):
+            return True
+    return False
+
+
 def _quantities(text: str) -> list[QuantityWish]:
     """Quantity wishes in text order, with components, frames and species attached."""
     claimed: list[tuple[int, int]] = []
@@ -157,7 +168,10 @@ def _quantities(text: str) -> list[QuantityWish]:
 
     frame_match = _FRAME.search(text)
     frame = frame_match[1].upper() if frame_match else None
-    for match in _COMPONENT_TOKEN.finditer(text):
+    tokens = list(_COMPONENT_TOKEN.finditer(text))
+    for match in tokens:
+        if match[0] == "by" and not _in_component_list(match, tokens):
+            continue  # the English word ("measured by ACE"), not the By component
         key = "magnetic_field" if match["q"].lower() == "b" else "velocity"
         wishes.append(
             QuantityWish(
@@ -197,7 +211,10 @@ def _quantities(text: str) -> list[QuantityWish]:
                 ]
                 break
     wishes.sort(key=lambda w: w.position)
-    return _with_details(text, wishes, frame)
+    detailed = _with_details(text, wishes, frame)
+    # "ACE Bz and Wind Bz": one wish per quantity; every mission gets each one anyway.
+    unique = {(w.quantity, w.component, w.frame, w.species): w for w in reversed(detailed)}
+    return sorted(unique.values(), key=lambda w: w.position)
 
 
 def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> list[QuantityWish]:
@@ -206,9 +223,15 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
     vectors = [i for i, w in enumerate(result) if quantity(w.quantity).shape == "vector"]
 
     def nearest(position: int) -> int | None:
+        # A word ("magnitude", "components") qualifies a wish still open, never an explicit
+        # component ("Bx, By and Bz"); "field magnitude" belongs to the field it follows.
         open_ = [i for i in vectors if result[i].component is None]
-        pool = open_ or vectors
-        return min(pool, key=lambda i: abs(result[i].position - position)) if pool else None
+
+        def distance(i: int) -> int:
+            start = result[i].position
+            return min(abs(start - position), abs(start + len(result[i].text) - position))
+
+        return min(open_, key=distance) if open_ else None
 
     for pattern, value in (
         (_COMPONENT_WORD, None),

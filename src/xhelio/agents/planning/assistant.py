@@ -1,7 +1,8 @@
 """`PlanningAssistant`: routes complex requests through the plan loop, the rest directly.
 
 It wraps any `Assistant` (the LLM orchestrator or the offline interpreter). A request that
-`is_complex_request` flags (or one the inner assistant hands over, see `plan_request`)
+`is_complex_request` flags (or one the inner assistant hands over: the orchestrator's
+`request_planning` calls `plan_request`, the offline interpreter answers `wants_plan`)
 gets its time range resolved once, a heuristic `PlannerDecision` under the request's
 agent preferences, and a `PlanLoop` run with this mode's planner and task runner. If the
 planner fails, the request goes to the inner assistant's direct path, with a note. It
@@ -53,6 +54,7 @@ class PlanningAssistant:
         review_iterations: int = 2,
         preferences: AgentPreferences | None = None,
         store: TaskStore | None = None,
+        wants_plan: Callable[[str], bool] | None = None,
     ) -> None:
         self.inner = inner
         self.name = inner.name
@@ -63,6 +65,7 @@ class PlanningAssistant:
         self.review_iterations = review_iterations
         self.preferences = preferences or AgentPreferences()
         self.store = store or TaskStore(workspace.context.settings)
+        self.wants_plan = wants_plan
 
     def _memory(self) -> list[str]:
         return [f"{e.label} ({', '.join(e.columns)})" for e in self.workspace.session.store]
@@ -96,6 +99,8 @@ class PlanningAssistant:
     def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
         """Plan and run a complex request; pass a simple one to the inner assistant."""
         verdict = is_complex_request(request, self.workspace.context.catalog.aliases)
+        if not verdict.complex and self.wants_plan is not None and self.wants_plan(request):
+            verdict = Complexity(True, ("several steps in the offline plan",), verdict.spacecraft)
         if not verdict.complex:
             return self.inner.respond(request, cancel)
         return self.plan_request(request, cancel, verdict)

@@ -149,7 +149,13 @@ class OfflinePlanning:
                     evidence=f"figure with {traces} trace(s)" if traces else "no figure",
                 )
             )
-        lines = [*prepared.run.lines, *prepared.plan.notes, *prepared.run.problems]
+        plan = prepared.plan
+        lines = [f"Offline mode understood: {'; '.join(plan.intent.understood())}."]
+        if plan.time_range is not None:
+            lines.append(f"Time range: {plan.time_range}.")
+        lines += [*prepared.run.lines, *plan.notes, *prepared.run.problems]
+        if plan.missing:
+            lines.append(f"Not done: still need {' and '.join(plan.missing)}.")
         return PlannerOutput(
             status="done",
             reasoning="Every stage of the offline plan ran.",
@@ -165,6 +171,20 @@ class OfflinePlanning:
             missing = " and ".join(prepared.plan.missing) or "a mission and a quantity"
             raise ValueError(f"offline mode cannot plan this request: it needs {missing}")
         return self._next_output(prepared)
+
+    def needs_plan(self, request: str) -> bool:
+        """Whether the offline plan of a request the heuristics passed is multi-step.
+
+        Offline mode's stand-in for the orchestrator's `request_planning`: several series
+        ("density and speed from OMNI ... along with") or a real computation.
+        """
+        intent = parse_request(request, self.assistant.vocab)
+        if intent.discovery is not None:
+            return False
+        steps = build_plan(self.assistant.vocab, intent).steps
+        fetches = sum(1 for s in steps if s.kind == "fetch")
+        computes = sum(1 for s in steps if s.kind == "compute" and not s.only_if_vector)
+        return fetches >= 2 or computes >= 1
 
     def revise(self, output: PlannerOutput, review: ReviewDecision) -> PlannerOutput:
         """Offline plans are deterministic: a revision is the same plan."""

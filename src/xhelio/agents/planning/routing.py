@@ -54,7 +54,7 @@ _COMPUTE = (
 )
 _INDICATORS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("conjunction chain", _rx(r"\band\b.+\band\b")),
-    ("sequence", _rx(r"\bthen\b|\bafterwards?\b|\bfinally\b|\bfirst\b.+\bthen\b")),
+    ("sequence", _rx(r"\bthen\b|\bafter(?:wards?)?\b|\bfinally\b|\bfirst\b.+\bthen\b")),
     ("comparison", _rx(r"\bcompar\w*|\bdifference between\b|\bvs\.?\b|\bversus\b|\bagainst\b")),
     ("fetch and compute", _rx(rf"\b{_FETCH}\b.+\band\b.+\b{_COMPUTE}")),
     ("compute and plot", _rx(rf"\b{_COMPUTE}.+\band\b.+\b(?:plot|show|display|graph)\b")),
