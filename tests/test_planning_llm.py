@@ -22,6 +22,7 @@ from xhelio.agents import factory
 from xhelio.agents.orchestrator import AgentAssistant
 from xhelio.agents.planning.assistant import PlanningAssistant
 from xhelio.agents.planning.store import TaskStore
+from xhelio.agents.planning.tasks import PlanStatus
 from xhelio.agents.turn import run_turn
 from xhelio.config import load_settings
 from xhelio.tools.workspace import Workspace, open_workspace
@@ -230,7 +231,9 @@ def test_planner_failure_falls_back_to_the_direct_path(workspace: Workspace) -> 
     assert result.error is None, result.answer
     assert "Planning failed, answered directly" in result.answer
     assert "here is what I can say directly" in result.answer
-    assert result.plan is not None and result.plan["status"] == "failed"
+    (failed,) = TaskStore(workspace.context.settings).list()
+    assert failed.status == PlanStatus.FAILED and failed.id in result.answer
+    assert failed.summary.startswith("The planner failed")
     assert script.left() == {}
 
 

@@ -128,9 +128,12 @@ class PlanningAssistant:
         try:
             self._loop(cancel).run(plan, cancel, time_note=note)
         except PlannerFailedError as exc:
+            # The direct path answers; the abandoned plan stays in the store as FAILED
+            # (`xhelio plan show ID`) and is not this turn's plan record.
             reply = self.inner.respond(request, cancel)
-            reply.text = f"(Planning failed, answered directly: {exc})\n\n{reply.text}"
-            reply.plan = plan.brief()
+            reply.text = (
+                f"(Planning failed, answered directly; plan {plan.id}: {exc})\n\n{reply.text}"
+            )
             return reply
         return AssistantReply(text=plan.summary, plan=plan.brief())
 
