@@ -202,6 +202,7 @@ def test_failed_task_reported_and_never_retried_with_budget_warnings(tmp_path: P
     assert sum(1 for i in runner.instructions if "Fetch magnetic" in i) == 2  # ACE + Wind once
     rendered = [f.render() for f in planner.feedback]
     assert all("must NOT be retried" in r and "Fetch WIND" in r for r in rendered)
+    assert all("Do NOT create new tasks that attempt the same searches" in r for r in rendered)
     assert "BUDGET WARNING" not in rendered[0] and "FINAL ROUND" not in rendered[0]
     assert "BUDGET WARNING: Only 2 round(s) remaining." in rendered[-2]
     assert "FINAL ROUND" in rendered[-1]

@@ -284,6 +284,10 @@ def test_ask_json_reports_the_plan_and_plan_cli_shows_it(env: Env) -> None:
 
     listed = runner.invoke(app, ["plan", "list", "--json"])
     assert [p["id"] for p in json.loads(listed.stdout)] == [plan["id"]]
+    # In an 80-column terminal the table keeps the id whole and the request's words.
+    table = runner.invoke(app, ["plan", "list"], env={"COLUMNS": "80"}).stdout
+    assert plan["id"] in table and "completed" in table
+    assert all(word in table for word in ["Compare", "ACE", "and", "Wind", "speed", "on"])
     shown = runner.invoke(app, ["plan", "show", plan["id"]], env={"COLUMNS": "200"})
     assert shown.exit_code == 0 and "__visualization__" in shown.stdout
     assert "met" in shown.stdout

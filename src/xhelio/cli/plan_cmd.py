@@ -11,6 +11,7 @@ import json
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -27,9 +28,16 @@ app = typer.Typer(help="List and inspect the plans of multi-step requests.", add
 
 def plan_table(plan: TaskPlan) -> Table:
     """A plan's tasks: round, route, status, description and the labels each created."""
-    table = Table(title=f"Plan {plan.id}: {plan.status.value}, {plan.rounds} round(s)")
+    table = Table(
+        title=f"Plan {plan.id}: {plan.status.value}, {plan.rounds} round(s)", box=box.SIMPLE_HEAD
+    )
     for column in ("#", "round", "agent", "status", "task", "new labels"):
-        table.add_column(column, justify="right" if column in ("#", "round") else "left")
+        table.add_column(
+            column,
+            justify="right" if column in ("#", "round") else "left",
+            no_wrap=column in ("#", "round", "agent"),
+            overflow="fold",
+        )
     for number, task in enumerate(plan.tasks, start=1):
         status = task.status.value + (f" ({task.error})" if task.error else "")
         table.add_row(
@@ -61,17 +69,19 @@ def list_plans(
     if not plans:
         console.print("No plans yet: multi-step requests (compare, compute then plot) make one.")
         return
-    table = Table(title="Plans")
-    for column in ("id", "updated", "status", "rounds", "tasks", "request"):
-        table.add_column(column, no_wrap=column in ("id", "updated"))
+    # The id already says when the plan was made (pYYYYMMDDhhmmss-...); light borders and
+    # no separate time column keep the request readable in an 80-column terminal.
+    table = Table(title="Plans", box=box.SIMPLE_HEAD)
+    for column in ("id", "status", "rounds", "tasks"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("request", overflow="fold")
     for plan in plans:
         table.add_row(
             plan.id,
-            plan.updated[:19].replace("T", " "),
             plan.status.value,
             str(plan.rounds),
             str(len(plan.tasks)),
-            escape(plan.request[:100]),
+            escape(plan.request if len(plan.request) <= 120 else plan.request[:119] + "…"),
         )
     console.print(table)
     console.print("Details: `xhelio plan show ID`.")

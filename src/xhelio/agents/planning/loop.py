@@ -89,6 +89,7 @@ class RoundFeedback:
         if self.failed_tasks:
             lines.append("## IMPORTANT: The following tasks FAILED and must NOT be retried:")
             lines += [f"- {t.description}: {t.error or 'failed'}" for t in self.failed_tasks]
+            lines.append("Do NOT create new tasks that attempt the same searches.")
         if self.rounds_left == 1:
             lines.append(
                 "## FINAL ROUND: This is the last round. "
