@@ -146,8 +146,11 @@ def test_refresh_retries_transient_server_errors() -> None:
     assert "XH_TEST_QUOKKA" in report.added
 
 
-def test_unreachable_server_is_a_clear_error() -> None:
+def test_unreachable_server_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     with HapiTestServer() as server:
         url = server.url
+    sleeps: list[float] = []
+    monkeypatch.setattr("xhelio.catalog.refresh.time.sleep", sleeps.append)
     with pytest.raises(ServerUnreachableError, match="Cannot reach HAPI server"):
         refresh_catalog(_settings(), url)
+    assert sleeps == []  # connection refused: reported at once, not retried

@@ -17,6 +17,7 @@ import pytest
 from servers.hapi_server import HapiTestServer, make_info, running_hapi_server, synthetic_frame
 from xhelio.config import Settings, load_settings
 from xhelio.errors import (
+    ConfigError,
     NoDataError,
     RequestTooLargeError,
     ServerError,
@@ -475,11 +476,21 @@ def test_unreachable_server_names_url_and_setting() -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     url = f"http://127.0.0.1:{port}/hapi"
-    source = HapiSource(load_settings(hapi_url=url), retry=FAST_RETRY)
+    sleeps: list[float] = []
+    policy = RetryPolicy(retries=3, backoff_base_s=0.5, sleep=sleeps.append)
+    source = HapiSource(load_settings(hapi_url=url), retry=policy)
     with pytest.raises(ServerUnreachableError) as caught:
         source.info("AC_H2_MFI")
     message = str(caught.value)
-    assert url in message and "XHELIO_HAPI_URL" in message and "3 attempts" in message
+    assert url in message and "XHELIO_HAPI_URL" in message and "refused" in message
+    assert sleeps == []  # nobody listening: fail at once, no backoff
+
+
+@pytest.mark.parametrize("url", ["cdaweb.gsfc.nasa.gov/hapi", "ftp://127.0.0.1/hapi", "http://"])
+def test_server_address_that_is_not_http_is_a_config_error(url: str) -> None:
+    source = HapiSource(load_settings(hapi_url=url), retry=FAST_RETRY)
+    with pytest.raises(ConfigError, match="XHELIO_HAPI_URL"):
+        source.info("AC_H2_MFI")
 
 
 # parsing details -----------------------------------------------------------------------

@@ -76,6 +76,9 @@ class _HapiCatalogClient:
                 time.sleep(min(2.0, 0.2 * 2**attempt))
             try:
                 response = self._client.get(target, params=params)
+            except (httpx.ConnectError, httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+                last = exc
+                break  # nobody listening (refused, unknown host, bad address): no retry
             except httpx.RequestError as exc:
                 last = exc
                 continue

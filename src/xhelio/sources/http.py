@@ -3,10 +3,12 @@
 `make_client` builds the httpx client every source uses (timeouts from `Settings`, a
 user agent, redirects followed). `call_with_retries` runs one request-and-read operation,
 retrying only what a retry can fix: HTTP 5xx (raised by the operation as `ServerError`
-with a 5xx `status_code`), connection errors (including a dropped kept-alive connection)
-and timeouts, with exponential backoff. It
-never retries 4xx answers or HAPI 14xx statuses. Connection failures that persist become
-`ServerUnreachableError` naming the URL and the setting that points elsewhere.
+with a 5xx `status_code`), timeouts and a connection dropped mid-request (a stale
+kept-alive connection), with exponential backoff. It never retries 4xx answers, HAPI 14xx
+statuses, or a failure to connect at all (refused, unknown host): nobody is listening,
+so waiting only delays the one clear message. Connection failures become
+`ServerUnreachableError` naming the URL and the setting that points elsewhere; an address
+that is not http(s) becomes a `ConfigError`.
 
 Imports only `config` and `errors` from xhelio; never `catalog`, `data` or higher layers.
 """
@@ -25,7 +27,7 @@ import httpx
 
 from xhelio import __version__
 from xhelio.config import Settings
-from xhelio.errors import ServerError, ServerUnreachableError
+from xhelio.errors import ConfigError, ServerError, ServerUnreachableError
 
 __all__ = ["RetryPolicy", "call_with_retries", "is_retryable", "make_client"]
 
@@ -73,9 +75,11 @@ class RetryPolicy:
 
 
 def is_retryable(exc: BaseException) -> bool:
-    """Whether a retry can fix `exc`: 5xx, connection failures and timeouts only."""
+    """Whether a retry can fix `exc`: 5xx, timeouts and dropped connections only."""
     if isinstance(exc, ServerError):
         return exc.status_code is not None and 500 <= exc.status_code < 600
+    if isinstance(exc, httpx.ConnectError | httpx.UnsupportedProtocol):
+        return False  # connection refused, unknown host, not an http(s) address
     # RemoteProtocolError reaching here happened before any answer arrived: typically a
     # kept-alive connection the server had already closed. (Cuts mid-body are handled by
     # the caller as truncation, which is not retried.)
@@ -90,7 +94,7 @@ def call_with_retries(
     setting_hint: str = "XHELIO_HAPI_URL / XHELIO_CDAS_URL",
     timeout_s: float | None = None,
 ) -> T:
-    """Run `operation`, retrying on 5xx, connection errors and timeouts with backoff.
+    """Run `operation`, retrying on 5xx, timeouts and dropped connections with backoff.
 
     Args:
         operation: Does one full request and read; raises `ServerError` for bad answers.
@@ -102,37 +106,45 @@ def call_with_retries(
     Raises:
         ServerUnreachableError: The server could not be reached or did not answer in time.
         ServerError: The server kept failing (5xx), or failed in a way retries cannot fix.
+        ConfigError: The address is not an http(s) URL.
     """
     attempt = 0
     while True:
         try:
             return operation()
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise ConfigError(
+                f"Cannot request {url!r}: {exc}. Set {setting_hint} to an http:// or "
+                "https:// address."
+            ) from exc
         except (ServerError, httpx.TransportError) as exc:
-            if not is_retryable(exc):
+            retryable = is_retryable(exc)
+            if retryable and attempt < policy.retries:
+                policy.sleep(policy.delay(attempt))
+                attempt += 1
+                continue
+            if isinstance(exc, ServerError) and not retryable:
                 raise
-            if attempt >= policy.retries:
-                raise _final_error(exc, url, attempt + 1, setting_hint, timeout_s) from exc
-            policy.sleep(policy.delay(attempt))
-            attempt += 1
+            raise _final_error(exc, url, attempt + 1, setting_hint, timeout_s) from exc
 
 
 def _final_error(
     exc: Exception, url: str, tries: int, setting_hint: str, timeout_s: float | None
 ) -> ServerError:
     """The error to raise once retries are exhausted."""
-    plural = "attempt" if tries == 1 else "attempts"
+    attempts = f" ({tries} attempts)" if tries > 1 else ""
     if isinstance(exc, ServerError):
-        exc.message = f"{exc.message} (gave up after {tries} {plural})"
+        exc.message = f"{exc.message} (gave up after {tries} attempt{'s' * (tries > 1)})"
         exc.args = (exc.message,)
         return exc
     if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
         limit = f" within {timeout_s:g} s" if timeout_s is not None else ""
         return ServerUnreachableError(
-            f"No answer from {url}{limit} ({tries} {plural}). The server is slow or "
+            f"No answer from {url}{limit}{attempts}. The server is slow or "
             "overloaded: retry later, ask for a shorter time range, raise "
             f"XHELIO_HTTP_TIMEOUT_S, or set {setting_hint} to another server."
         )
     return ServerUnreachableError(
-        f"Could not connect to {url} ({tries} {plural}): {exc or type(exc).__name__}. "
+        f"Could not connect to {url}{attempts}: {exc or type(exc).__name__}. "
         f"Check your network and the address, or set {setting_hint} to a reachable server."
     )
