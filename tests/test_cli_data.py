@@ -51,8 +51,9 @@ def test_fetch_to_csv_parquet_and_netcdf(hapi: HapiTestServer, tmp_path: Path) -
     assert result.exit_code == 0, result.output
     assert "AC_H2_MFI.Magnitude" in result.stdout and "24" in result.stdout
     frame = pd.read_csv(csv)
-    assert frame.columns[0] == "time"
-    assert len(frame) == 24 and "Magnitude" in frame.columns
+    # Vector components keep their own names; no `BGSEc.BGSEc_0` doubling.
+    assert list(frame.columns) == ["time", "Magnitude", "BGSEc_0", "BGSEc_1", "BGSEc_2"]
+    assert len(frame) == 24
     assert frame["time"].iloc[0] == "1997-09-02T00:00:00.000000Z"
     assert frame["Magnitude"].iloc[0] == pytest.approx(2.658)
 
@@ -131,10 +132,6 @@ def test_cache_info_and_clear(hapi: HapiTestServer) -> None:
         (["fetch", "AC_H2_MFI", "Nope", "-t", "1997-09-02"], "has no parameter 'Nope'"),
         (["fetch", "AC_H2_MFI", "Magnitude", "-t", "sometime soon"], "Could not understand"),
         (["fetch", "AC_H2_MFI", "Magnitude", "-t", "1990-01-01"], "no data"),
-        (
-            ["fetch", "AC_H2_MFI", "Magnitude", "-t", "1997-09-02", "-o", "x.xlsx"],
-            ".csv, .parquet or .nc",
-        ),
         (["plot", "AC_H2_MFI.Magnitude", "-o", "x.png"], "--time"),
     ],
 )
@@ -147,11 +144,34 @@ def test_user_errors_are_one_clear_line(
     assert "Traceback" not in result.output
 
 
-def test_server_down_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XHELIO_HTTP_RETRIES", "0")
+def test_bad_output_name_is_refused_before_any_download(
+    hapi: HapiTestServer, tmp_path: Path
+) -> None:
+    for out in (tmp_path / "x.xlsx", tmp_path):
+        result = runner.invoke(
+            app, ["fetch", "AC_H2_MFI", "Magnitude", "-t", "1997-09-02", "-o", str(out)]
+        )
+        assert result.exit_code == 1 and "Cannot write" in result.stderr
+    assert hapi.requests == []
+
+
+@pytest.mark.parametrize("source", ["hapi", "cdf"])
+def test_server_down_is_a_clear_error(source: str) -> None:
+    # Default retries: a refused connection is reported at once, never retried.
+    args = ["fetch", "AC_H2_MFI", "Magnitude", "-t", "1997-09-02", "--source", source]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    setting = "XHELIO_HAPI_URL" if source == "hapi" else "XHELIO_CDAS_URL"
+    assert "127.0.0.1:9" in result.stderr and setting in result.stderr
+    assert "refused" in result.stderr and "attempts" not in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_server_url_without_scheme_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XHELIO_HAPI_URL", "cdaweb.gsfc.nasa.gov/hapi")
     result = runner.invoke(app, ["fetch", "AC_H2_MFI", "Magnitude", "-t", "1997-09-02"])
     assert result.exit_code == 1
-    assert "127.0.0.1:9" in result.stderr and "XHELIO_HAPI_URL" in result.stderr
+    assert "XHELIO_HAPI_URL" in result.stderr and "https://" in result.stderr
     assert "Traceback" not in result.output
 
 

@@ -33,12 +33,25 @@ def _combined_frame(entries: list[DataEntry]) -> pd.DataFrame:
     for entry in entries:
         frame = frame_of(entry)
         param = entry.source_parameter or entry.label
-        if len(entries) > 1 and list(frame.columns) != [param]:
+        # Vector components already carry their parameter's name (`BGSEc_0`); others
+        # (a spectrogram's bins) get it as a prefix so columns never collide.
+        if len(entries) > 1 and not all(str(c).startswith(param) for c in frame.columns):
             frame = frame.add_prefix(f"{param}.")
         frames.append(frame)
     combined = frames[0] if len(frames) == 1 else pd.concat(frames, axis=1, join="outer")
     combined.index.name = "time"
     return combined.sort_index()
+
+
+_OUTPUT_SUFFIXES = (".csv", ".parquet", ".nc")
+
+
+def _check_output(out: Path) -> None:
+    """Reject an unusable output file before any data is fetched."""
+    if out.suffix.lower() not in _OUTPUT_SUFFIXES:
+        raise UserError(f"Cannot write '{out.name}': use a .csv, .parquet or .nc file name.")
+    if out.is_dir():
+        raise UserError(f"Cannot write '{out}': it is a folder; give a file name.")
 
 
 def _write_output(entries: list[DataEntry], out: Path) -> None:
@@ -102,6 +115,8 @@ def fetch(
     ] = None,
 ) -> None:
     """Fetch parameters of a dataset for a time range, show a summary, optionally save."""
+    if out is not None:
+        _check_output(out)
     settings = load_settings()
     store = DataStore()
     fetcher = DataFetcher(
