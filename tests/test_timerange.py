@@ -54,6 +54,9 @@ RELATIVE_FORMS = [
     ("2024-03-10 to now", utc(2024, 3, 10), NOW),
     ("2024-03-10 to today", utc(2024, 3, 10), NOW),
     ("yesterday to now", utc(2024, 3, 14), NOW),
+    ("this week", utc(2024, 3, 11), NOW),  # ISO weeks start on Monday
+    ("this month", utc(2024, 3, 1), NOW),
+    ("this year so far", utc(2024, 1, 1), NOW),
 ]
 
 RANGE_FORMS = [
@@ -83,6 +86,13 @@ RANGE_FORMS = [
     ("2024-015/2024-020", utc(2024, 1, 15), utc(2024, 1, 21)),
     ("2024-015T12:00/2024-015T18:00", utc(2024, 1, 15, 12), utc(2024, 1, 15, 18)),
     ("2024/01/15/2024/01/20", utc(2024, 1, 15), utc(2024, 1, 21)),
+    ("Jan 5 2024 to Jan 10", utc(2024, 1, 5), utc(2024, 1, 11)),
+    ("Jan-Mar 2024", utc(2024, 1, 1), utc(2024, 4, 1)),
+    ("January to March, 2024", utc(2024, 1, 1), utc(2024, 4, 1)),
+    # Side by side, as copied from a plot title or a HAPI request.
+    ("2024-01-15T06:00:00Z 2024-01-15T18:00:00Z", utc(2024, 1, 15, 6), utc(2024, 1, 15, 18)),
+    ("2024-01-15 06:00:00 2024-01-15 18:00:00", utc(2024, 1, 15, 6), utc(2024, 1, 15, 18)),
+    ("2024-01-15 2024-01-20", utc(2024, 1, 15), utc(2024, 1, 21)),
 ]
 
 SINGLE_FORMS = [
@@ -195,6 +205,9 @@ NOT_UNDERSTOOD = [
     "2024-01-15 and 2024-01-20",
     "2024-01-15 to 2024-01-20 to 2024-01-25",
     "last h",
+    "2024-01-15 banana",
+    "2024 2025",
+    "this decade",
 ]
 
 
@@ -238,6 +251,8 @@ def test_range_error_names_the_side_not_understood(text: str, bad_piece: str) ->
         "March 2024 - January 2024",
         "between 2005 and 2003",
         "Jan 10-5 2024",
+        "Nov-Feb 2024",
+        "2024-01-20 2024-01-10",
         "now to 2024-01-01",
     ],
 )

@@ -16,7 +16,11 @@ Semantics chosen by `parse_time_range` (relative forms count back from `now`):
   is Feb 29 or 28), not N*30 days. `last week` is the 7 days ending now.
 * `today` runs from today's UTC midnight to `now` (never into the future, so nothing
   asks servers for data that cannot exist yet); `yesterday` is the whole previous day;
-  `since X` runs from X to `now`; `now` may end a range.
+  `this week/month/year` runs from the start of the (ISO, Monday-first) week, month or
+  year to `now`; `since X` runs from X to `now`; `now` may end a range.
+* Two dates or datetimes side by side (`2024-01-15T06:00Z 2024-01-15T18:00Z`) are a range,
+  as if joined by `to`; a side without a year borrows the other's (`Jan 5 2024 to Jan 10`,
+  `Jan-Mar 2024`).
 * Explicit offsets (`Z`, `UTC`, `+05:30`) are converted to UTC; times without one are UTC.
 """
 
@@ -279,6 +283,22 @@ def _since(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
     return span.start, now
 
 
+def _this(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if match["period"] == "week":
+        return midnight - timedelta(days=midnight.weekday()), now
+    if match["period"] == "month":
+        return midnight.replace(day=1), now
+    return midnight.replace(month=1, day=1), now
+
+
+def _months_of_year(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    year = int(match["year"])
+    first = datetime(year, _MONTH_NUMBERS[match["mname"]], 1, tzinfo=UTC)
+    last = datetime(year, _MONTH_NUMBERS[match["last_month"]], 1, tzinfo=UTC)
+    return first, _shift_months(last, 1)
+
+
 def _days_of_month(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
     year, month = int(match["year"]), _MONTH_NUMBERS[match["mname"]]
     first = datetime(year, month, int(match["first"]), tzinfo=UTC)
@@ -297,7 +317,12 @@ _RANGE_PARSERS: list[tuple[re.Pattern[str], _RangeParser]] = [
     (re.compile(pattern), build)
     for pattern, build in (
         (_RELATIVE, _relative),
+        (r"(?:so\s+far\s+)?this\s+(?P<period>week|month|year)(?:\s+so\s+far)?", _this),
         (r"since\s+(?P<what>.+)", _since),
+        (
+            rf"{_MONTH}{_DAY_SEPARATOR}(?P<last_month>{_MONTH_WORD})\.?,?\s*(?P<year>\d{{4}})",
+            _months_of_year,
+        ),
         (rf"{_MONTH}\s*{_DAYS},?\s*(?P<year>\d{{4}})", _days_of_month),
         (rf"{_DAYS}\s*{_MONTH},?\s*(?P<year>\d{{4}})", _days_of_month),
     )
@@ -315,6 +340,9 @@ def _parse_pair(left_text: str, right_text: str, now: datetime) -> tuple[_Span, 
     if left is None and right is not None and _YEARLESS_DAY.fullmatch(left_text):
         # `Jan 5 to Feb 2, 2024`: the start borrows the end's year.
         left = _parse_point(f"{left_text} {right.start.year}", now)
+    if right is None and left is not None and _YEARLESS_DAY.fullmatch(right_text):
+        # `Jan 5 2024 to Jan 10`: the end borrows the start's year.
+        right = _parse_point(f"{right_text} {left.start.year}", now)
     if left is None or right is None:
         return None
     return left, right
@@ -407,8 +435,26 @@ def parse_time_range(text: str, now: datetime | None = None) -> TimeRange:
         return _checked(text, *bounds)
     span = _parse_point(cleaned, now)
     if span is None:
-        raise _not_understood(text)
+        bounds = _side_by_side(cleaned, now)
+        if bounds is None:
+            raise _not_understood(text)
+        return _checked(text, *bounds)
     return _checked(text, span.start, span.end)
+
+
+def _side_by_side(text: str, now: datetime) -> tuple[datetime, datetime] | None:
+    """`X Y` with no word between: a range when both halves are dates or datetimes."""
+    for space in re.finditer(r"\s+", text):
+        left = _parse_point(text[: space.start()], now)
+        right = _parse_point(text[space.end() :], now) if left else None
+        if left and right and _looks_dated(text[: space.start()]):
+            return left.start, right.start if right.exact else right.end
+    return None
+
+
+def _looks_dated(piece: str) -> bool:
+    """Whether a piece is a full date (not a bare year or word, which `2024 Jan` would be)."""
+    return bool(re.search(r"\d{4}[-/]?\d{2,3}|\d{8}", piece))
 
 
 @dataclass(frozen=True)
