@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import cdflib
 import httpx
 import numpy as np
 import pandas as pd
@@ -39,6 +40,7 @@ from xhelio.timerange import TimeRange
 
 FAST_RETRY = RetryPolicy(retries=2, backoff_base_s=0.01)
 ALL_FILE = "cdaweb_hapi_AC_H2_MFI_all_1997-09-02.csv"
+DE2_FILE = "de2_ion2s_rpa_19830213_v01.cdf"
 MAG_FILE = "cdaweb_hapi_AC_H2_MFI_Magnitude_1997-09-02.csv"
 
 
@@ -177,6 +179,19 @@ def test_mask_fill_is_exact_for_small_fills() -> None:
     assert np.isnan(mask_fill(np.array([[-1e31]]), "-9.999999848243207e+30")[0, 0])
     assert np.isnan(mask_fill(np.array([[-9.999999848243207e30]]), "-1e31")[0, 0])
     assert mask_fill(np.array([[-1e30]]), "-1e31")[0, 0] == -1e30
+
+
+def test_negative_zero_fill_masks_the_tiny_fill_not_real_zeros(real_data: Path) -> None:
+    # CDAWeb's /info gives DE-2 RPA fills as "-0.0": FILLVAL -1e-31 printed too short.
+    # The real file has exact zeros in the ion drift `x` that are data, not fill.
+    drift = np.asarray(cdflib.CDF(str(real_data / DE2_FILE)).varget("x"), dtype=np.float64)
+    zeros = drift == 0.0
+    assert zeros.any()
+    masked = mask_fill(drift, "-0.0")
+    assert not np.isnan(masked[zeros]).any()
+    np.testing.assert_array_equal(masked, drift)
+    fills = mask_fill(np.array([-0.0, float(np.float32(-1e-31)), -1e-31, 0.0, -2.5]), "-0.0")
+    assert np.isnan(fills[:3]).all() and list(fills[3:]) == [0.0, -2.5]
 
 
 def test_non_hapi_server_gives_clear_error(server: HapiTestServer) -> None:

@@ -45,6 +45,9 @@ _DAY_OF_YEAR = re.compile(r"^\d{4}-\d{3}(?:T|Z|$)")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # ISTP fills are about -1e31; a CDAWeb server may print them float32-rounded or not.
 _BIG_FILL = 1e30
+# A fill declared as "-0.0" is a tiny ISTP FILLVAL (DE-2's -1e-31) printed with too few
+# digits; values this close to zero on the negative side are that fill, never data.
+_TINY_FILL = 1e-20
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,9 @@ def mask_fill(values: np.ndarray, fill: str | None) -> np.ndarray:
         bad = out <= fill_value * (1 - 1e-6)
     elif fill_value >= _BIG_FILL:
         bad = out >= fill_value * (1 - 1e-6)
+    elif fill_value == 0.0 and np.signbit(fill_value):
+        # Real zeros (+0.0) stay data: DE-2 ion drifts are exactly 0 now and then.
+        bad = ((out == 0.0) & np.signbit(out)) | ((out < 0.0) & (out > -_TINY_FILL))
     else:
         bad = out == fill_value
         rounded = float(np.float32(fill_value))
