@@ -237,6 +237,68 @@ CASES: list[tuple[str, str, set[str]]] = [
     ("global_stmt", "global x\nresult = 1", {"validation"}),
     ("module_overwrite", "pd.DataFrame = None\nresult = 1", {"validation"}),
     ("dunder_keyword", "result = dict(__class__=1)", {"validation"}),
+    # standard-library helpers re-exported by library modules, format references, file args
+    (
+        "format_method_reference",
+        "f = '{0.__class__.__mro__}'.format\nresult = f(df)",
+        {"validation"},
+    ),
+    (
+        "format_unbound_map",
+        "result = list(map(str.format, ['{0.__class__}'], [df]))[0]",
+        {"validation"},
+    ),
+    (
+        "operator_attrgetter",
+        "k = '_' * 2 + 'globals' + '_' * 2\n"
+        "result = str(xr.groupers.operator.attrgetter(k)(pd.concat))",
+        {"validation"},
+    ),
+    (
+        "functools_update_wrapper",
+        "k = '_' * 2 + 'globals' + '_' * 2\ndef w():\n    return 1\n"
+        "xr.groupers.functools.update_wrapper(w, pd.concat, assigned=(), updated=(k,))\nresult = 1",
+        {"validation"},
+    ),
+    (
+        "import_module_by_name",
+        "m = xr.namedarray.pycompat.import_module('os')\nresult = m.system('touch {canary}')",
+        {"validation"},
+    ),
+    ("entry_points", "result = str(xr.namedarray.parallelcompat.entry_points())", {"validation"}),
+    ("contextlib_chdir", "result = str(xr.coding.times.contextlib.chdir('/'))", {"validation"}),
+    ("abc_metaclass", "result = str(pd.errors.abc.ABCMeta('X', (), {}))", {"validation"}),
+    (
+        "make_dataclass",
+        "result = str(scipy.spatial.distance.dataclasses.make_dataclass('X', ['a']))",
+        {"validation"},
+    ),
+    (
+        "warnings_state",
+        "scipy.cluster.vq.warnings.simplefilter('error')\nresult = 1",
+        {"validation"},
+    ),
+    ("plot_backend_by_name", "result = str(df.plot(backend='xarray.plot'))", {"validation"}),
+    ("to_string_positional_path", "df.to_string('{canary}')\nresult = 1", {"validation"}),
+    ("show_versions_file", "pd.show_versions(as_json='{canary}')\nresult = 1", {"validation"}),
+    (
+        "odr_report_file",
+        "d = scipy.odr.Data(np.arange(5.0), np.arange(5.0))\n"
+        "m = scipy.odr.Model(lambda b, x: b[0] * x)\n"
+        "result = float(scipy.odr.ODR(d, m, beta0=[1.0], rptfile='{canary}').run().beta[0])",
+        {"validation"},
+    ),
+    (
+        "odr_report_positional",
+        "result = scipy.odr.ODR(1, 2, [1.0], None, None, None, None, 1111, None, '{canary}')",
+        {"validation"},
+    ),
+    (
+        "metaclass_through_type",
+        "T = type(int)\nX = T('X', (dict,), {'_' * 2 + 'missing' + '_' * 2: lambda s, k: k})\n"
+        "result = X()['a']",
+        {"runtime"},
+    ),
     # resource exhaustion: contained by the runtime layers
     ("infinite_loop", "while True:\n    pass\nresult = 1", {"timeout"}),
     ("cpu_bound", "result = sum(range(10 ** 13))", {"timeout"}),
@@ -339,6 +401,15 @@ RUNTIME_CASES: list[tuple[str, str, set[str]]] = [
     ),
     ("fd_dup_limit", "result = os.dup(0)", {"runtime"}),
     ("memory_rlimit", "result = len(B['bytearray'](8 * 1024 ** 3))", {"memory"}),
+    ("to_string_path", "df.to_string('{canary}')\nresult = 1", {"forbidden"}),
+    (
+        "odr_fortran_report_file",
+        "d = scipy.odr.Data(np.arange(5.0), np.arange(5.0))\n"
+        "m = scipy.odr.Model(lambda b, x: b[0] * x)\n"
+        "result = float(scipy.odr.ODR(d, m, beta0=[1.0], rptfile='{canary}', iprint=1111)"
+        ".run().beta[0])",
+        {"crashed", "forbidden", "runtime"},
+    ),
     ("exit_worker", "os._exit(3)", {"crashed"}),
     ("segfault_worker", "B['__import__']('signal').raise_signal(11)\nresult = 1", {"crashed"}),
 ]

@@ -88,7 +88,7 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
         "faulthandler", "sqlite3", "webbrowser", "zipfile", "tarfile", "gzip", "bz2", "lzma",
         # library sub-packages that hold I/O, downloads, internals or global registration
         "io", "lib", "core", "api", "compat", "testing", "tutorial", "datasets", "misc",
-        "backends", "LowLevelCallable", "extensions", "plotting", "conventions",
+        "backends", "LowLevelCallable", "extensions", "plotting", "plot", "conventions",
         # file and network I/O functions
         "load", "loads", "save", "savez", "savez_compressed", "savetxt", "loadtxt",
         "genfromtxt", "fromfile", "tofile", "memmap", "fromregex", "DataSource", "dump",
@@ -97,7 +97,15 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
         "to_html", "to_latex", "to_markdown", "to_xml", "to_orc", "to_gbq", "to_iris",
         "HDFStore", "ExcelWriter", "ExcelFile", "open_dataset", "open_mfdataset",
         "open_dataarray", "open_zarr", "open_datatree", "load_dataset", "load_dataarray",
-        "save_mfdataset", "style",
+        "save_mfdataset", "style", "show_versions", "fromtextfile", "openfile", "rptfile",
+        "errfile",
+        # standard-library helpers re-exported by library modules: dynamic attribute
+        # access by computed name (attrgetter, update_wrapper), imports by name, class
+        # factories, process-wide state
+        "operator", "attrgetter", "methodcaller", "functools", "update_wrapper", "wraps",
+        "import_module", "entry_points", "EntryPoint", "getfullargspec", "contextlib",
+        "abc", "ABCMeta", "dataclasses", "make_dataclass", "enum", "typing", "types",
+        "warnings", "locale", "codecs",
         # string-evaluated expressions
         "eval", "query", "format_map",
         # frames, generators, code objects, tracebacks
@@ -116,6 +124,11 @@ _FORBIDDEN_MODULE_MEMBERS: dict[str, frozenset[str]] = {
     "pd": frozenset({"util", "options", "set_option", "reset_option", "option_context"}),
     "np": frozenset({"seterr", "set_printoptions", "setbufsize"}),
 }
+
+# Calls whose positional arguments past this count name a file: `df.to_string(path)`
+# writes to `path`; scipy.odr's errfile/rptfile follow its first 8/13 arguments.
+_MAX_POSITIONAL_ARGS = {"to_string": 0, "ODR": 8, "odr": 13}
+_FILE_KEYWORDS = frozenset({"buf", "path_or_buf", "rptfile", "errfile"})
 
 # pandas methods that accept a string naming another method of the object.
 _STRING_DISPATCH_METHODS = frozenset(
@@ -248,6 +261,8 @@ class _Checker(ast.NodeVisitor):
                 f"attribute '.{attr}' is forbidden: it reaches files, the network, "
                 "string-evaluated code or library internals",
             )
+        if attr == "format":
+            self._check_format_receiver(node)
         root = _module_root(node.value)
         module_members = _FORBIDDEN_MODULE_MEMBERS.get(root or "", frozenset[str]())
         if isinstance(node.value, ast.Name) and attr in module_members:
@@ -276,8 +291,8 @@ class _Checker(ast.NodeVisitor):
     def visit_keyword(self, node: ast.keyword) -> None:
         if node.arg is not None and node.arg.startswith("_"):
             raise _fail(node, f"keyword argument '{node.arg}' is not allowed")
-        if node.arg == "buf":
-            raise _fail(node, "the `buf=` argument could write a file; return the value")
+        if node.arg in _FILE_KEYWORDS:
+            raise _fail(node, f"the `{node.arg}=` argument could write a file; return the value")
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -288,15 +303,25 @@ class _Checker(ast.NodeVisitor):
             inner = func.func
             if isinstance(inner, ast.Name) and inner.id == "type":
                 raise _fail(node, "calling `type(x)(...)` is not allowed")
+        if isinstance(func, ast.Attribute) and func.attr in _STRING_DISPATCH_METHODS:
+            self._check_string_dispatch(node)
+        called = ""
         if isinstance(func, ast.Attribute):
-            if func.attr == "format":
-                self._check_format_call(node, func)
-            if func.attr in _STRING_DISPATCH_METHODS:
-                self._check_string_dispatch(node)
+            called = func.attr
+        elif isinstance(func, ast.Name):
+            called = func.id
+        limit = _MAX_POSITIONAL_ARGS.get(called)
+        if limit is not None and len(node.args) > limit:
+            raise _fail(
+                node,
+                f"`{called}` with more than {limit} positional arguments could write a "
+                "file; pass options by keyword (file arguments are not allowed)",
+            )
         self.generic_visit(node)
 
-    def _check_format_call(self, node: ast.Call, func: ast.Attribute) -> None:
-        receiver = func.value
+    def _check_format_receiver(self, node: ast.Attribute) -> None:
+        """`.format` only on a literal template (also when the method is not called here)."""
+        receiver = node.value
         if not (isinstance(receiver, ast.Constant) and isinstance(receiver.value, str)):
             raise _fail(
                 node,

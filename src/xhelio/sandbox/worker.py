@@ -183,6 +183,21 @@ class _BoundedStdout:
         return "".join(self.parts)
 
 
+def _type_of(obj: object, /) -> type:
+    """The sandbox's `type`: one argument, and never a metaclass.
+
+    `type(int)` would hand the code `type` itself, and `type(name, bases, namespace)`
+    through it creates classes with computed dunder methods, which the AST layer forbids.
+    """
+    kind = type(obj)
+    if issubclass(kind, type):
+        raise TypeError(
+            "type() of a class is not available in the sandbox; compare classes directly "
+            "or use isinstance()"
+        )
+    return kind
+
+
 def _refuse(what: str) -> Callable[..., NoReturn]:
     def refused(*_args: object, **_kwargs: object) -> NoReturn:
         raise _Blocked(f"{what} is disabled in the sandbox (no file or network access)")
@@ -425,6 +440,7 @@ class _Runner:
         self.safe_builtins = {
             name: getattr(builtins, name) for name in ALLOWED_BUILTINS if hasattr(builtins, name)
         }
+        self.safe_builtins["type"] = _type_of
         self.integrity: _IntegrityCheck | None = None
 
     def handle(self, body: bytes) -> tuple[dict[str, Any], list[bytes]]:
