@@ -139,6 +139,7 @@ def test_two_dimensional_dataarray_in_and_out(executor: SandboxExecutor) -> None
         name="flux",
         attrs={"units": "1/(cm2 s sr keV)"},
     )
+    flux.coords["energy"].attrs["units"] = "keV"
     outcome = executor.run("result = np.log10(df) * 2", {"flux": flux})
     assert outcome.kind == "dataarray"
     expected = np.log10(flux) * 2
@@ -146,6 +147,15 @@ def test_two_dimensional_dataarray_in_and_out(executor: SandboxExecutor) -> None
     xr.testing.assert_allclose(outcome.value, expected)
     assert outcome.value.dims == ("time", "energy")
     assert outcome.value.dtype == np.float64
+    # Bin units (DEPEND_1) survive the trip in and out, and units set inside do too.
+    assert outcome.value.coords["energy"].attrs["units"] == "keV"
+    made = executor.run(
+        "result = df.mean('energy').expand_dims(f=[1.0, 2.0], axis=1)\n"
+        "result.coords['f'].attrs['units'] = 'Hz'",
+        {"flux": flux},
+    )
+    assert isinstance(made.value, xr.DataArray)
+    assert made.value.coords["f"].attrs["units"] == "Hz"
 
 
 def test_scalar_results(executor: SandboxExecutor, field: pd.DataFrame) -> None:

@@ -6,7 +6,8 @@ so the parent never runs code chosen by the worker while decoding a reply.
 
 DataFrames keep their index (including a tz-aware UTC DatetimeIndex and its frequency),
 column names, dtypes and NaNs. DataArrays are sent as their values plus one blob per
-coordinate, with dims, shapes, name and JSON-safe attrs in the header.
+coordinate, with dims, shapes, name and JSON-safe attrs (the array's and each
+coordinate's, e.g. the units of spectrogram bins) in the header.
 
 Imports nothing from xhelio: the worker loads it before its guards go up.
 """
@@ -200,7 +201,12 @@ def _encode_array(array: xr.DataArray) -> tuple[dict[str, Any], list[bytes]]:
     blobs = [_array_to_ipc(np.asarray(array.values))]
     for name, coord in array.coords.items():
         coords.append(
-            {"name": str(name), "dims": [str(d) for d in coord.dims], "shape": list(coord.shape)}
+            {
+                "name": str(name),
+                "dims": [str(d) for d in coord.dims],
+                "shape": list(coord.shape),
+                "attrs": _json_safe(dict(coord.attrs)),
+            }
         )
         blobs.append(_array_to_ipc(np.asarray(coord.values)))
     header: dict[str, Any] = {
@@ -236,10 +242,15 @@ def _decode_array(header: dict[str, Any], blobs: list[bytes], check: bool) -> xr
     if not isinstance(coords_meta, list) or len(blobs) != len(coords_meta) + 1:
         raise FrameError("DataArray header and blobs disagree")
     values = _ipc_to_array(blobs[0], list(header["shape"]), check)
-    coords: dict[str, tuple[tuple[str, ...], np.ndarray[Any, Any]]] = {}
+    coords: dict[str, tuple[tuple[str, ...], np.ndarray[Any, Any], dict[str, Any]]] = {}
     for meta, blob in zip(coords_meta, blobs[1:], strict=True):
         coord_values = _ipc_to_array(blob, list(meta["shape"]), check)
-        coords[str(meta["name"])] = (tuple(str(d) for d in meta["dims"]), coord_values)
+        coord_attrs = meta.get("attrs")
+        coords[str(meta["name"])] = (
+            tuple(str(d) for d in meta["dims"]),
+            coord_values,
+            coord_attrs if isinstance(coord_attrs, dict) else {},
+        )
     name = header.get("name")
     attrs = header.get("attrs")
     return xr.DataArray(
