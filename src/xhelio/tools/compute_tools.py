@@ -76,10 +76,17 @@ def adopt_result(
         frame = _restore_time_index(frame, sources[0].data, notes)
     frame.columns = [str(c) for c in frame.columns]
     is_timeseries = isinstance(frame.index, pd.DatetimeIndex)
+    carried = _carried_units(list(frame.columns), sources, units)
+    unknown = [c for c, u in carried.items() if not u]
+    if unknown and any(u for s in sources for u in s.units.values()):
+        notes.append(
+            f"Units of {', '.join(unknown[:5])} are unknown (only columns keeping a source "
+            "column's name keep its unit); call again with units= to label the axis."
+        )
     entry = DataEntry(
         output_label,
         frame,
-        _carried_units(list(frame.columns), sources, units),
+        carried,
         description,
         None,
         None,
