@@ -228,7 +228,7 @@ def _times_to_ns(strings: Any) -> np.ndarray:
     strings = pc.call_function("utf8_trim", [strings], pc.TrimOptions(characters=" \x00"))
     try:
         cast = pc.cast(strings, pa.timestamp("ns", tz="UTC"))
-        return cast.to_numpy(zero_copy_only=False).astype("datetime64[ns]").astype(np.int64)
+        return np.asarray(cast.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pass
     values = strings.to_numpy(zero_copy_only=False)
