@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -238,3 +239,89 @@ def test_missing_pieces_are_named(vocab: Vocabulary, text: str, needs: str) -> N
     plan = build_plan(vocab, _parse(vocab, text), NOW)
     assert not plan.steps
     assert any(needs in m for m in plan.missing)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("MMS1 Bz on 2017-07-11 from 22:00 to 23:00", "2017-07-11T22:00", "2017-07-11T23:00"),
+        ("THEMIS-D B 2008-02-26 04:00 to 06:00", "2008-02-26T04:00", "2008-02-26T06:00"),
+        ("ACE B between 22:00 and 02:00 UT on 2020-01-01", "2020-01-01T22:00", "2020-01-02T02:00"),
+        ("ACE B march 3 2020 from 3:00 to 5:30", "2020-03-03T03:00", "2020-03-03T05:30"),
+        ("ACE proton speed 2024 DOY 100 to DOY 105", "2024-04-09T00:00", "2024-04-15T00:00"),
+        ("ACE speed day 75 of 2015", "2015-03-16T00:00", "2015-03-17T00:00"),
+        ("Wind B doy 32-35 2020", "2020-02-01T00:00", "2020-02-05T00:00"),
+        ("OMNI temperature for the week of 2017-09-06", "2017-09-06T00:00", "2017-09-13T00:00"),
+        ("ACE |B| for the first week of February 2024", "2024-02-01T00:00", "2024-02-08T00:00"),
+        ("ACE B the second week of jan 2020", "2020-01-08T00:00", "2020-01-15T00:00"),
+        ("ACE B last week of March 2023", "2023-03-25T00:00", "2023-04-01T00:00"),
+        ("ACE B yesterday 10:00-12:00 UT", "2026-11-21T10:00", "2026-11-21T12:00"),
+    ],
+)
+def test_clock_ranges_days_of_year_and_weeks(
+    vocab: Vocabulary, text: str, start: str, end: str
+) -> None:
+    intent = _parse(vocab, text)
+    assert intent.time_range is not None, intent.time_error
+    assert intent.time_range.start.isoformat()[:16] == start
+    assert intent.time_range.end.isoformat()[:16] == end
+    assert intent.quantities and intent.missions  # the time words did not eat the request
+
+
+def _first_fetch(vocab: Vocabulary, text: str) -> list[tuple[str, str]]:
+    plan = build_plan(vocab, _parse(vocab, text), NOW)
+    fetch = next(s for s in plan.steps if s.kind == "fetch")
+    return [(c.args["dataset_id"], c.args["parameter_id"]) for c in fetch.calls]
+
+
+@pytest.mark.parametrize(
+    ("text", "dataset"),
+    [
+        ("ACE EPAM proton flux 2012-03-07", r"^AC_H\d_EPM$"),
+        ("PSP SPAN-I proton velocity 2021-04-29", r"^PSP_SWP_SPI_SF00_L3_MOM$"),
+        ("Wind 3DP electron temperature 2020-05-05", r"^WI_\w+_3DP$"),
+        ("Wind SWE density 2020-01-01", r"^WI_\w+_SWE$"),
+        ("themis a ESA density 2010-01-01", r"^THA_L2_ESA$"),
+        ("Wind EPACT proton flux 2012-03-07", r"EPACT"),
+    ],
+)
+def test_an_instrument_named_in_the_request_wins(
+    vocab: Vocabulary, text: str, dataset: str
+) -> None:
+    first, _ = _first_fetch(vocab, text)[0]
+    assert re.search(dataset, first), first
+
+
+def test_support_data_only_serves_positions(vocab: Vocabulary) -> None:
+    # The velocity in an orbit file is the spacecraft's, not the solar wind's.
+    calls = _first_fetch(vocab, "DSCOVR solar wind speed 2018-01-01")
+    assert calls and all(d == "DSCOVR_H1_FC" for d, _ in calls)
+    assert any(
+        "POSITION" in d or "OR" in d.split("_") or "SSC" in d
+        for d, _ in _first_fetch(vocab, "where was Wind on 2018-01-01")
+    )
+
+
+def test_the_spacecraft_typed_is_the_only_one_used(vocab: Vocabulary) -> None:
+    # GOES-16 has no magnetometer dataset (only a model field in its ephemeris):
+    # say so instead of fetching another GOES.
+    plan = build_plan(vocab, _parse(vocab, "GOES-16 magnetic field 2022-01-01"), NOW)
+    assert not plan.steps
+    assert any("No GOES-16 dataset" in n for n in plan.notes)
+    # The title names the spacecraft when the id abbreviates it (G0 is GOES 10).
+    assert _first_fetch(vocab, "GOES 10 proton flux 2003-10-28")[0][0] == "G0_K0_EP8"
+    assert all(
+        d.startswith("GOES12") or d.startswith("G12")
+        for d, _ in _first_fetch(vocab, "GOES 12 magnetic field 2005-01-01")
+    )
+
+
+def test_ace_field_defaults_to_gse(vocab: Vocabulary) -> None:
+    # ACE's 1-second file has BRTN and BGSEc; near Earth GSE is the frame people mean.
+    assert _first_fetch(vocab, "ACE magnetic field 2024-01-01 06:00 to 12:00")[0][1] == "BGSEc"
+
+
+def test_a_level_number_is_not_a_spacecraft_number(vocab: Vocabulary) -> None:
+    # "Level 2" in MMS1's titles must not make MMS1 data serve "MMS2".
+    calls = _first_fetch(vocab, "MMS2 electric field 2019-01-01 10:00 to 11:00")
+    assert calls and all(d.startswith("MMS2_") for d, _ in calls)

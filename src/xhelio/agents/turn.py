@@ -29,12 +29,17 @@ _LABEL_TOOLS = {"fetch_data": "label", "custom_operation": "label", "store_dataf
 
 @dataclass
 class AssistantReply:
-    """What an assistant says back: text, plus an optional plan record and usage."""
+    """What an assistant says back: text, plus an optional plan record and usage.
+
+    `error` says why a request failed (nothing it asked for could be done); the text
+    still explains it. A clarification question is not an error.
+    """
 
     text: str
     plan: dict[str, Any] | None = None
     usage: dict[str, Any] = field(default_factory=dict[str, Any])
     clarification: bool = False
+    error: str | None = None
 
 
 class Assistant(Protocol):
@@ -135,6 +140,16 @@ def _figure_written(workspace: Workspace, operations: list[dict[str, Any]]) -> l
     return written
 
 
+def _plan_failure(plan: dict[str, Any] | None) -> str | None:
+    """A planner's record that ended FAILED (no task completed) makes the turn an error."""
+    if not plan or plan.get("status") != "failed":
+        return None
+    tasks = plan.get("tasks") or []
+    failed = [t for t in tasks if t.get("status") == "failed"]
+    first = f"; first failure: {failed[0].get('description')}" if failed else ""
+    return f"The plan failed: none of its {len(tasks)} tasks completed{first}."
+
+
 def run_turn(
     workspace: Workspace,
     assistant: Assistant,
@@ -161,6 +176,8 @@ def run_turn(
         error = f"{type(exc).__name__}: {exc}"
     if cancel.is_set() and error is None:
         error = "Cancelled."
+    if error is None and reply is not None:
+        error = reply.error or _plan_failure(reply.plan)
     operations = workspace.session.operations[first_op:]
     answer = reply.text if reply else (f"Sorry, that failed: {error}" if error else "")
     figures: list[str] = []

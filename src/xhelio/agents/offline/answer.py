@@ -27,14 +27,18 @@ EXAMPLES = (
 _LISTED = 25
 
 
-def clarification(intent: RequestIntent, missing: tuple[str, ...]) -> str:
-    """Say what was understood and what is still needed, with examples that work."""
+def clarification(
+    intent: RequestIntent, missing: tuple[str, ...], notes: tuple[str, ...] = ()
+) -> str:
+    """Say what was understood, what was found missing and is still needed, with examples."""
     understood = intent.understood()
     head = (
         f"I understood: {'; '.join(understood)}."
         if understood
         else "I could not find a mission, quantity, dataset or time range in that request."
     )
+    if notes:
+        head = f"{head} {' '.join(notes)}"
     need = f" To fetch and plot data I still need {' and '.join(missing)}." if missing else ""
     return (
         f"{head}{need} (Offline mode understands missions, quantities, time ranges, "

@@ -31,6 +31,7 @@ __all__ = ["OfflineAssistant", "StepRun"]
 
 _CALLER = "offline"
 _PLACEHOLDER = re.compile(r"^\{(\w+)\}$")
+_UNREACHABLE = "ServerUnreachableError"
 
 
 @dataclass
@@ -41,6 +42,8 @@ class StepRun:
     vector: dict[str, bool] = field(default_factory=dict[str, bool])
     lines: list[str] = field(default_factory=list[str])
     problems: list[str] = field(default_factory=list[str])
+    fetched: int = 0
+    unreachable: str | None = None
 
     def fill(self, value: Any) -> Any:
         """Replace `{ref}` placeholders (whole strings only) with the labels they stand for."""
@@ -57,6 +60,13 @@ class StepRun:
 def _ref_of(trace: dict[str, Any]) -> str:
     match = _PLACEHOLDER.match(str(trace.get("data_label", "")))
     return match[1] if match else ""
+
+
+def _unreachable(result: dict[str, Any]) -> str | None:
+    """The message of a fetch that could not reach the data server at all, else None."""
+    if result.get("status") == "error" and result.get("type") == _UNREACHABLE:
+        return str(result.get("message") or "the data server could not be reached")
+    return None
 
 
 def _unusable(result: dict[str, Any]) -> str | None:
@@ -98,8 +108,7 @@ class OfflineAssistant:
         plan = build_plan(self.vocab, intent)
         if not plan.steps:
             return AssistantReply(
-                clarification(intent, plan.missing or ("a mission and a quantity",)),
-                plan=plan.to_dict(),
+                clarification(intent, plan.missing or ("a mission and a quantity",), plan.notes),
                 clarification=True,
             )
         run = StepRun()
@@ -111,7 +120,9 @@ class OfflineAssistant:
                 )
                 break
             self.execute_step(step, run)
-        return AssistantReply(self._summary(intent, plan, run), plan=plan.to_dict())
+        # `plan` stays None: the interpretation is in the answer; only the planner's
+        # records go into `plan` (ask --json).
+        return AssistantReply(self._summary(intent, plan, run), error=_failure(plan, run))
 
     # steps ---------------------------------------------------------------------------
 
@@ -131,9 +142,18 @@ class OfflineAssistant:
             self._simple(step, run)
 
     def _fetch(self, step: PlanStep, run: StepRun) -> None:
+        if run.unreachable is not None:
+            run.problems.append(f"Not fetched: {step.series} (the data server is unreachable).")
+            return
         skipped: list[str] = []
         for call in step.calls:
             result = self._call(call.tool, call.args)
+            down = _unreachable(result)
+            if down is not None:
+                # Another candidate on the same server cannot do better: stop at once.
+                run.unreachable = down
+                run.problems.append(f"Could not get {step.series}: {down}")
+                return
             why = _unusable(result)
             dataset = call.args["dataset_id"]
             if why is not None:
@@ -142,6 +162,7 @@ class OfflineAssistant:
             assert step.output is not None
             run.refs[step.output] = str(result["label"])
             run.vector[step.output] = len(result.get("columns") or []) > 1
+            run.fetched += 1
             run.lines.append(describe_fetch(step.series, result))
             if skipped:
                 run.lines.append(
@@ -242,6 +263,16 @@ class OfflineAssistant:
                 subject = f"{subject} ({mission.name})"
             result = self._call("search_datasets", args)
         return AssistantReply(discovery_text(wish.kind, subject, result))
+
+
+def _failure(plan: OfflinePlan, run: StepRun) -> str | None:
+    """The error of a request that produced nothing: no fetch succeeded (None otherwise)."""
+    fetches = sum(1 for s in plan.steps if s.kind == "fetch")
+    if not fetches or run.fetched:
+        return None
+    if run.unreachable is not None:
+        return f"The data server could not be reached, so nothing was fetched: {run.unreachable}"
+    return "Nothing could be fetched: " + " ".join(run.problems[:2])
 
 
 _FILLER = re.compile(

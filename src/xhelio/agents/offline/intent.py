@@ -106,6 +106,7 @@ class RequestIntent:
     parameter_names: tuple[str, ...] = ()
     save_data_format: str | None = None
     discovery: DiscoveryWish | None = None
+    hints: tuple[str, ...] = ()
 
     def operation(self, kind: OperationKind) -> OperationWish | None:
         """The first requested operation of `kind`, if any."""

@@ -22,11 +22,13 @@ from xhelio.agents.offline.intent import (
     RequestIntent,
 )
 from xhelio.agents.offline.quantities import GROUP_WORDS, QUANTITIES, quantity
+from xhelio.agents.offline.when import find_time
 from xhelio.agents.offline.wishes import (
     find_colours,
     find_discovery,
     find_durations,
     find_export,
+    find_hints,
     find_layout,
     find_operations,
     find_title,
@@ -35,7 +37,7 @@ from xhelio.agents.offline.wishes import (
 )
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
-from xhelio.timerange import find_time_range, parse_time_range
+from xhelio.timerange import parse_time_range
 
 __all__ = ["Vocabulary", "parse_request"]
 
@@ -295,11 +297,10 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     for d in durations:
         timeless = _mask(timeless, d.start, d.end)
     if time_range is None:
-        found = find_time_range(timeless, now)
+        found = find_time(timeless, now)
         time_range, time_text, time_error = found.range, found.text, found.error
-        if time_text:
-            at = timeless.find(time_text)
-            work = _mask(work, at, at + len(time_text))
+        for span in found.spans:
+            work = _mask(work, *span)
     missions, spans = _missions(vocab, work)
     physics = work
     for span in spans:
@@ -334,6 +335,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         dataset_ids=tuple(dict.fromkeys(dataset_ids)),
         parameter_names=_parameter_names(vocab, dataset_ids, work),
         save_data_format=data_format,
+        hints=find_hints(physics, [(q.position, q.text) for q in quantities]),
         discovery=find_discovery(
             work, bool(missions), bool(dataset_ids), bool(quantities), time_range is not None
         ),

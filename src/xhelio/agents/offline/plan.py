@@ -334,6 +334,8 @@ def _candidates(
         time_range=span,
         wanted_cadence=b.intent.cadence_s,
         parameter_names=b.intent.parameter_names,
+        hints=b.intent.hints,
+        keep_support=bool(b.intent.dataset_ids),
     )
 
 

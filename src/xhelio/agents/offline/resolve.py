@@ -42,7 +42,8 @@ _ID_CADENCE = re.compile(
     r"(\d+)-?(SECONDS?|SEC|S|MINUTES?|MIN|M|HOURS?|HR|H|DAYS?|D)(?:_|-|$)", re.I
 )
 _CADENCE_UNITS = {"S": 1.0, "M": 60.0, "H": 3600.0, "D": 86400.0}
-_NATURAL_FRAMES = frozenset({"GSE", "RTN"})
+# Near Earth GSE is the usual frame, away from it RTN; when a dataset has both, GSE wins.
+_NATURAL_FRAMES = {"GSE": 0.3, "RTN": 0.25}
 _FRAMES = ("GSE", "GSM", "RTN", "SRF", "DSL", "GCI", "SSL", "DMPA", "BCS", "HCI")
 _SPECIES_CUES = {
     "proton": re.compile(r"proton|(?:^|_)(?:n|v|t)_?p(?:_|$)|hplus|(?:^|_)h(?:_|$)", re.I),
@@ -101,6 +102,61 @@ def _probe_of(dataset_id: str) -> str | None:
     return match[1] or str(int(match[2]))
 
 
+def _abbreviated(info: DatasetInfo, have: str | None, probe: str) -> bool:
+    """Whether an id abbreviates spacecraft `probe` and its title spells it ("G0": GOES 10)."""
+    return (
+        have is not None
+        and len(probe) > len(have)
+        and probe.endswith(have)
+        and re.search(rf"[A-Za-z][ -]?{probe}(?!\w)", info.title) is not None
+    )
+
+
+def _probe_fit(info: DatasetInfo, probe: str | None) -> float | None:
+    """Score for the spacecraft typed; None when the dataset is another spacecraft's."""
+    have = _probe_of(info.id)
+    if probe is None:
+        return 0.5 if have in _DEFAULT_PROBES else 0.0
+    if have == probe or _abbreviated(info, have, probe):
+        return 0.0
+    return -1.0 if have is None else None
+
+
+def _vocabulary(info: DatasetInfo) -> tuple[set[str], set[str]]:
+    """Instrument words of a dataset: id tokens after the spacecraft, title acronyms."""
+    ids = {t for t in re.split(r"[_\-]", info.id.upper())[1:] if len(t) >= 2}
+    head = info.title.split(" - ", 1)[0]
+    acronyms = {t for t in re.split(r"[^A-Za-z0-9]+", head) if len(t) >= 3 and t.isupper()}
+    return ids, acronyms
+
+
+def _title_species_score(info: DatasetInfo, q: Quantity, wish: QuantityWish) -> float:
+    """Penalty for a dataset whose title names another species ("Alpha moments")."""
+    wanted = wish.species or ("proton" if q.solar_wind and q.shape != "vector" else None)
+    if wish.quantity == "velocity":
+        wanted = wish.species or "proton"
+    if wanted is None:
+        return 0.0
+    named = {s for s, cue in _SPECIES_CUES.items() if cue.search(info.title)} - {"ion"}
+    if not named or wanted in named or (wanted == "ion" and "proton" in named):
+        return 0.0
+    return -2.0
+
+
+def _hint_score(info: DatasetInfo, hints: tuple[str, ...]) -> float:
+    """Bonus for a dataset of the instrument the request named ("EPAM", "3DP", "SPAN-I")."""
+    if not hints:
+        return 0.0
+    ids, acronyms = _vocabulary(info)
+    for hint in hints:
+        # A word typed in capitals may be an id token; a lowercase one only a title acronym.
+        pool = acronyms | ids if sum(c.isupper() or c.isdigit() for c in hint) >= 2 else acronyms
+        parts = {hint.upper(), *(p.upper() for p in re.split(r"-", hint) if len(p) >= 3)}
+        if parts & pool:
+            return 5.0
+    return 0.0
+
+
 def _tokens(name: str) -> list[str]:
     return [t for t in re.split(r"[_\-.\s]+", name) if t]
 
@@ -150,6 +206,8 @@ def _species_score(wish: QuantityWish, p: ParameterInfo) -> float:
         )
         if wanted in hits or (wish.species == "ion" and "proton" in hits):
             return 2.0
+        if wish.species == "proton" and "ion" in hits:
+            return 1.0  # ion channels are mostly protons
         return -2.0 if hits else 0.0
     if wish.quantity in ("density", "temperature", "velocity"):
         if hits & {"electron", "alpha"} and not hits & {"proton", "ion"}:
@@ -167,8 +225,8 @@ def _frame_score(wish: QuantityWish, p: ParameterInfo) -> float:
         return -1.0 if present else 0.0
     if wish.component in ("y", "z") and "GSM" in present:
         return 0.5
-    if present and present <= _NATURAL_FRAMES:
-        return 0.3
+    if present and present <= set(_NATURAL_FRAMES):
+        return min(_NATURAL_FRAMES[f] for f in present)
     return -0.3 if present else 0.0
 
 
@@ -211,11 +269,9 @@ def _cadence_of(info: DatasetInfo) -> float | None:
     return float(match[1]) * _CADENCE_UNITS[match[2][0].upper()]
 
 
-def _kind_score(info: DatasetInfo, q: Quantity, probe: str | None) -> float:
-    """Science over support data, definitive over quick-look, the spacecraft typed."""
-    score = 0.0
-    if is_auxiliary(info):
-        score += 1.0 if q.key == "position" else -3.0
+def _kind_score(info: DatasetInfo, q: Quantity) -> float:
+    """Science over support data, definitive over quick-look, the instrument's own data."""
+    score = 1.0 if q.key == "position" and is_auxiliary(info) else 0.0
     text = f"{info.id} {info.title}"
     for pattern, weight in (
         (_QUICKLOOK, -1.0),
@@ -232,11 +288,6 @@ def _kind_score(info: DatasetInfo, q: Quantity, probe: str | None) -> float:
     # A quantity borrowed by another instrument's dataset (the field in a plasma file)
     # ranks below the instrument that measures it.
     score += 1.0 if q.describes.search(info.title) else -0.5
-    have = _probe_of(info.id)
-    if probe is not None:
-        score += 0.0 if have == probe else (-1.0 if have is None else -12.0)
-    elif have in _DEFAULT_PROBES:
-        score += 0.5
     return score
 
 
@@ -276,15 +327,12 @@ def _dataset_score(
     info: DatasetInfo,
     q: Quantity,
     time_range: TimeRange | None,
-    probe: str | None,
     wanted_cadence: float | None,
 ) -> tuple[float, list[str], float | None]:
     """Dataset-level score, the reasons worth telling, and the cadence in seconds."""
     cadence = _cadence_of(info)
     coverage, notes = _coverage_score(info, time_range)
-    score = (
-        _kind_score(info, q, probe) + coverage + _cadence_score(cadence, time_range, wanted_cadence)
-    )
+    score = _kind_score(info, q) + coverage + _cadence_score(cadence, time_range, wanted_cadence)
     return score, notes, cadence
 
 
@@ -305,6 +353,8 @@ def resolve(
     time_range: TimeRange | None = None,
     wanted_cadence: float | None = None,
     parameter_names: tuple[str, ...] = (),
+    hints: tuple[str, ...] = (),
+    keep_support: bool = False,
     limit: int = 5,
 ) -> list[Candidate]:
     """Rank (dataset, parameter) pairs for `wish` among `datasets`, best first.
@@ -318,12 +368,22 @@ def resolve(
         time_range: The requested span (coverage and cadence fit).
         wanted_cadence: A cadence asked for (datasets coarser than it rank lower).
         parameter_names: Parameters the user named explicitly; they win when present.
+        hints: Words of the request that may name an instrument ("EPAM", "3DP").
+        keep_support: Consider support data for any quantity (datasets the user named).
         limit: Most candidates to return (one per dataset).
+
+    Support data (orbit, ephemeris, attitude) only serves positions: the velocity in an
+    orbit file is the spacecraft's, the field in an ephemeris file a model's. A dataset
+    of another spacecraft than the one typed ("GOES-16") is never a candidate.
     """
     q = quantity(wish.quantity)
     bonus = _fts_bonus(catalog, q, mission_id)
     ranked: list[Candidate] = []
     for info in datasets:
+        probe_score = _probe_fit(info, probe)
+        support = not keep_support and q.key != "position" and is_auxiliary(info)
+        if probe_score is None or support:
+            continue
         named = [p for p in info.data_parameters if p.name in parameter_names]
         scored = [(20.0, p) for p in named] or [
             (s, p) for p in info.data_parameters if (s := _parameter_score(q, wish, p)) is not None
@@ -331,8 +391,14 @@ def resolve(
         if not scored:
             continue
         best_score, best = max(scored, key=lambda sp: sp[0])
-        dataset_score, notes, cadence = _dataset_score(info, q, time_range, probe, wanted_cadence)
-        total = best_score + dataset_score + bonus.get(info.id, 0.0)
+        dataset_score, notes, cadence = _dataset_score(info, q, time_range, wanted_cadence)
+        extra = (
+            probe_score
+            + _hint_score(info, hints)
+            + _title_species_score(info, q, wish)
+            + bonus.get(info.id, 0.0)
+        )
+        total = best_score + dataset_score + extra
         why = [f"{best.name} [{best.units or 'no units'}]"]
         if cadence:
             why.append(f"cadence {info.cadence or format_seconds(cadence)}")

@@ -18,6 +18,7 @@ __all__ = [
     "find_discovery",
     "find_durations",
     "find_export",
+    "find_hints",
     "find_layout",
     "find_operations",
     "find_title",
@@ -296,3 +297,27 @@ def find_discovery(
     if has_mission and not has_quantity and not has_time and _AVAILABILITY_WORDS.search(text):
         return DiscoveryWish("browse")
     return None
+
+
+_HINT_WORD = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
+_NOT_HINTS = frozenset(
+    {"GSE", "GSM", "RTN", "SRF", "GCI", "HCI", "HGI", "IMF", "DOY", "UT", "UTC", "AND", "THE"}
+)
+
+
+def find_hints(text: str, claimed: list[tuple[int, str]]) -> tuple[str, ...]:
+    """Words that may name an instrument ("EPAM", "3DP", "SPAN-I", "fgm").
+
+    `text` has missions and times masked already; `claimed` are (position, text) of the
+    quantity words, which never count. The resolver matches these against dataset ids
+    and title acronyms, so an ordinary word simply matches nothing.
+    """
+    for position, words in claimed:
+        if position >= 0 and text[position : position + len(words)] == words:
+            text = text[:position] + " " * len(words) + text[position + len(words) :]
+    found = [
+        w
+        for w in _HINT_WORD.findall(text)
+        if len(w) >= 3 and not w.isdigit() and w.upper() not in _NOT_HINTS
+    ]
+    return tuple(dict.fromkeys(found))
