@@ -191,8 +191,23 @@ class OfflinePlanning:
         return output
 
     def replan(self, feedback: RoundFeedback) -> PlannerOutput:
-        """The next stage, or done with criteria checked against the session."""
-        return self._next_output(self._prepare(feedback.request))
+        """The stage after the one that just ran, or done with criteria checked.
+
+        Counting from the tasks that ran (not from a counter) makes a resumed plan go on
+        where it stopped after a restart, and a retried fetch redo what depends on it
+        (its computations and the figure) instead of ending with the old figure.
+        """
+        prepared = self._prepare(feedback.request)
+        ran = [self._stage_of(prepared, task) for task in feedback.results]
+        stages = [stage for stage in ran if stage is not None]
+        if stages:
+            prepared.next_stage = max(stages) + 1
+        return self._next_output(prepared)
+
+    @staticmethod
+    def _stage_of(prepared: _Prepared, task: Task) -> int | None:
+        index = _step_index(task)
+        return next((n for n, stage in enumerate(prepared.stages) if index in stage), None)
 
     # TaskRunner --------------------------------------------------------------------------
 
