@@ -246,6 +246,8 @@ def test_cancel_between_tasks_then_resume_after_restart(env: Env) -> None:
         reply = assistant.resume(unfinished, threading.Event())
         assert reply.plan is not None and reply.plan["status"] == "completed", reply.text
         assert all(t["status"] == "completed" for t in reply.plan["tasks"])
+        # It goes on from the stage that ran (the plot), not from the fetches again.
+        assert [t["mission"] for t in reply.plan["tasks"]] == ["ace", "wind", "__visualization__"]
         assert workspace.session.plot.current is not None
         assert assistant.incomplete_plan() is None
     finally:
