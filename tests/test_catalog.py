@@ -169,6 +169,16 @@ def test_wind_plasma_finds_swe_and_3dp(catalog: Catalog) -> None:
         assert any(re.fullmatch(r"WI_.*SWE.*", i) for i in ids), ids
 
 
+def test_proton_density_is_not_neon(catalog: Catalog) -> None:
+    # `Ne` in ISOIS rate names is neon; only "electron density" may reach for it.
+    for hit in catalog.search("proton density", limit=5):
+        assert any(re.match(r"(?i)n_?p(\W|_|$)", p) for p in hit.matched_parameters), hit
+    wind = top_ids(catalog, "Wind proton density", n=2)
+    assert all(re.fullmatch(r"WI_K0_SWE.*", i) for i in wind), wind
+    electron = catalog.search("electron density", limit=5)
+    assert sum("Ne" in h.matched_parameters for h in electron) >= 2, electron
+
+
 @pytest.mark.parametrize(("query", "parameter"), [("Dst", "DST"), ("Kp", "KP"), ("dst", "DST")])
 def test_geomagnetic_indices_find_omni(catalog: Catalog, query: str, parameter: str) -> None:
     top = catalog.search(query, limit=3)[0]

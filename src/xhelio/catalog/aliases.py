@@ -292,9 +292,15 @@ QUANTITY_SYNONYMS: tuple[Synonym, ...] = (
         + _in("params", "v", "vsw", "vp", "vx", "v_gse", "vp_gse")
         + _in("units", "km s"),
     ),
+    # `Ne` is neon as often as electron density (ISOIS rates): only "electron density"
+    # reaches for it.
     Synonym(
-        ("number density", "proton density", "ion density", "electron density", "density"),
-        _any("density") + _in("params", "n", "np", "ne", "ni") + _in("units", "cm 3", "cc"),
+        ("number density", "proton density", "ion density", "plasma density", "density"),
+        _any("density") + _in("params", "n", "np", "n_p", "ni") + _in("units", "cm 3", "cc"),
+    ),
+    Synonym(
+        ("electron density",),
+        _any("electron density") + _in("params", "ne", "n_e") + _in("units", "cm 3", "cc"),
     ),
     Synonym(
         ("temperature", "temp"),
