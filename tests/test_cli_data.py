@@ -112,6 +112,7 @@ def test_cache_info_and_clear(hapi: HapiTestServer) -> None:
     )
     info = runner.invoke(app, ["cache", "info"])
     assert info.exit_code == 0 and "AC_H2_MFI" in info.stdout
+    assert "of 2048 MB" in info.stdout  # the default XHELIO_CACHE_MAX_MB, as configured
     hapi.clear_requests()
     assert (
         runner.invoke(app, ["fetch", "AC_H2_MFI", "Magnitude", "-t", "1997-09-02"]).exit_code == 0

@@ -16,6 +16,7 @@ from xhelio.sources.cache import FragmentCache
 
 __all__ = ["app"]
 
+_MB = 2**20
 app = typer.Typer(help="Inspect or clear the on-disk data cache.", no_args_is_help=True)
 
 
@@ -28,15 +29,17 @@ def info(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
         typer.echo(json.dumps(asdict(cache_info), indent=2, default=str))
         return
     console = Console()
+    # MB as in XHELIO_CACHE_MAX_MB (2**20 bytes), so the limit reads as configured.
     console.print(
         f"Cache at {cache_info.location}: {cache_info.entries} fragments, "
-        f"{cache_info.total_bytes / 1e6:.1f} MB of {cache_info.max_bytes / 1e6:.0f} MB",
+        f"{cache_info.total_bytes / _MB:.1f} MB of {cache_info.max_bytes / _MB:.0f} MB "
+        "(XHELIO_CACHE_MAX_MB)",
         highlight=False,
     )
     if cache_info.datasets:
         table = Table("dataset", "fragments", "MB")
         for name, (count, size) in sorted(cache_info.datasets.items()):
-            table.add_row(name, str(count), f"{size / 1e6:.2f}")
+            table.add_row(name, str(count), f"{size / _MB:.2f}")
         console.print(table)
 
 
