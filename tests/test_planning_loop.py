@@ -381,6 +381,11 @@ def test_plan_time_is_resolved_once_from_the_sentence() -> None:
     last_week = resolve_plan_time("compare ACE and OMNI speed over the last week", now=now)
     assert last_week is not None and last_week[0].end.date().isoformat() == "2024-02-10"
     assert resolve_plan_time("compare ACE and Wind", now=now) is None
+    # The same sentence forms the offline parser reads: a clock range on a day, a week.
+    clock = resolve_plan_time("compare ACE and Wind Bz on 2017-07-11 from 22:00 to 23:00")
+    assert clock is not None and str(clock[0]).startswith("2017-07-11T22:00:00Z to 2017-07-11T23")
+    week = resolve_plan_time("ACE vs Wind speed the first week of February 2024", now=now)
+    assert week is not None and (week[0].end - week[0].start).days == 7
 
 
 def test_decision_keeps_rationale_confidence_and_respects_disable() -> None:

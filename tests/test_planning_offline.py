@@ -263,6 +263,14 @@ def test_the_same_request_twice_plans_twice(env: Env) -> None:
     assert [t["status"] for t in second["tasks"]] == [t["status"] for t in first["tasks"]]
 
 
+def test_plan_without_a_time_records_the_window_the_offline_plan_chose(env: Env) -> None:
+    result = env.ask("compare ACE and Wind density and plot them")
+    assert result.plan is not None and result.plan["status"] == "completed", result.answer
+    saved = TaskStore(load_settings()).load(result.plan["id"])
+    assert saved.time_range is not None and " to " in saved.time_range
+    assert f"Time range: {saved.time_range}." in result.answer
+
+
 def test_simple_request_is_not_planned(env: Env) -> None:
     result = env.ask("Show me ACE magnetic field for 2024-01-01")
     assert result.error is None and "rounds" not in (result.plan or {})  # no TaskPlan

@@ -219,6 +219,9 @@ class OfflinePlanning:
         index = _step_index(task)
         if index is None or index >= len(prepared.plan.steps):
             return TaskOutcome(f"Unknown offline step: {task.instruction!r}.", True, ["bad step"])
+        if plan.time_range is None and prepared.plan.time_range is not None:
+            # No range in the request: record the window the offline plan chose.
+            plan.time_range = str(prepared.plan.time_range)
         run = prepared.run
         lines, problems = len(run.lines), len(run.problems)
         self.assistant.execute_step(prepared.plan.steps[index], run)

@@ -5,9 +5,11 @@ comparisons, multi-step operations, several spacecraft, pipeline phrases) and sa
 fired. Spacecraft are spotted with the catalog's `AliasTable` when one is given (so "solar
 wind" never counts as Wind), else with a small list of common names. `resolve_plan_time`
 finds the time range once, before planning, so no task re-reads "last week" at another
-moment. `AgentPreferences` and `decide_agents` are seed 003's prefer/disable constraints
-and the heuristic agent choice with a rationale and a confidence. Imports only
-`catalog.aliases` and `timerange` from xhelio.
+moment; it uses the offline parser's time finder (clock ranges on a day, days of year,
+weeks), so both modes read a sentence's time the same way. `AgentPreferences` and
+`decide_agents` are seed 003's prefer/disable constraints and the heuristic agent choice
+with a rationale and a confidence. Imports `catalog.aliases`, `timerange` and
+`agents.offline.when` from xhelio.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from xhelio.agents.offline.when import find_time
 from xhelio.catalog.aliases import AliasTable
 from xhelio.errors import UserError
-from xhelio.timerange import TimeRange, find_time_range
+from xhelio.timerange import TimeRange
 
 __all__ = [
     "AGENT_NAMES",
@@ -99,7 +102,7 @@ def is_complex_request(text: str, aliases: AliasTable | None = None) -> Complexi
 
 def resolve_plan_time(text: str, now: datetime | None = None) -> tuple[TimeRange, str] | None:
     """The time range a request names, resolved once: (range, the words that named it)."""
-    found = find_time_range(text, now)
+    found = find_time(text, now)
     return (found.range, found.text) if found.range is not None and found.text else None
 
 
