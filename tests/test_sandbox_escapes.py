@@ -273,6 +273,8 @@ CASES: list[tuple[str, str, set[str]]] = [
         "result = str(scipy.spatial.distance.dataclasses.make_dataclass('X', ['a']))",
         {"validation"},
     ),
+    ("fft_global_backend", "scipy.fft.set_global_backend('scipy')\nresult = 1", {"validation"}),
+    ("xr_global_options", "xr.set_options(keep_attrs=True)\nresult = 1", {"validation"}),
     (
         "warnings_state",
         "scipy.cluster.vq.warnings.simplefilter('error')\nresult = 1",
@@ -297,6 +299,48 @@ CASES: list[tuple[str, str, set[str]]] = [
         "metaclass_through_type",
         "T = type(int)\nX = T('X', (dict,), {'_' * 2 + 'missing' + '_' * 2: lambda s, k: k})\n"
         "result = X()['a']",
+        {"runtime"},
+    ),
+    # NumPy raw-memory primitives: forged object pointers, reads before a buffer
+    (
+        "np_void_object",
+        "v = np.void(b'\\0' * 8, dtype=[('a', 'O')])\nresult = str(v['a'])",
+        {"validation"},
+    ),
+    (
+        "ndarray_object_buffer",
+        "a = np.ndarray((2,), dtype='O', buffer=np.zeros(16, 'u1'))\nresult = str(a[0])",
+        {"validation"},
+    ),
+    (
+        "ndarray_negative_offset",
+        "a = np.ndarray((8,), dtype='u1', buffer=np.zeros(16, 'u1'), offset=-4096)\n"
+        "result = int(a[0])",
+        {"validation"},
+    ),
+    (
+        "ndarray_walrus_in_isinstance",
+        "ok = isinstance(df, (A := np.ndarray))\nresult = str(A((2,), 'O', np.zeros(16, 'u1')))",
+        {"validation"},
+    ),
+    (
+        "object_pointer_bytes",
+        "m = np.array([None, 1], dtype='O').data.cast('B')\nm[0] = 1\nresult = 1",
+        {"validation"},
+    ),
+    (
+        "recarray_buffer",
+        "result = str(np.rec.array(np.zeros(16, 'u1'), dtype=[('a', 'O')]))",
+        {"validation"},
+    ),
+    (
+        "masked_baseclass",
+        "A = np.ma.array([1.0]).baseclass\nresult = str(A((2,), 'O', np.zeros(16, 'u1')))",
+        {"validation"},
+    ),
+    (
+        "type_of_array",
+        "A = type(np.zeros(1))\nresult = str(A((2,), 'O', np.zeros(16, 'u1'))[0])",
         {"runtime"},
     ),
     # resource exhaustion: contained by the runtime layers

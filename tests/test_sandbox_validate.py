@@ -27,6 +27,7 @@ LEGIT_CODE = [
     "x = {k: v for k, v in zip('ab', [1, 2])}\nresult = [x[k] for k in sorted(x)]",
     "if (n := len(df)) > 10:\n    result = n\nelse:\n    result = -n",
     "result = xr.DataArray(np.ones((2, 3)), dims=('time', 'energy')).mean('energy')",
+    "v = df.values\nresult = v.sum() if isinstance(v, (np.ndarray, pd.Series)) else 0.0",
     "assert len(df) > 0, 'empty'\nresult = type(df).__name__ if False else 1",
 ]
 

@@ -3,7 +3,8 @@
 This is the first containment layer of the sandbox (see docs/sandbox.md): the code is
 parsed (never compiled or run here) and every node must be of an allowed type, every
 name must be an allowed builtin, a provided variable or one the code itself assigns, and
-no attribute may reach interpreter internals, module internals or file/network I/O.
+no attribute may reach interpreter internals, module internals, raw memory (NumPy
+buffer constructors and memory views) or file/network I/O.
 A violation raises `SandboxError(category="validation")` naming the rule and the line.
 
 The runtime layers in `worker.py` do not trust this module; this module does not trust
@@ -105,7 +106,7 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
         "operator", "attrgetter", "methodcaller", "functools", "update_wrapper", "wraps",
         "import_module", "entry_points", "EntryPoint", "getfullargspec", "contextlib",
         "abc", "ABCMeta", "dataclasses", "make_dataclass", "enum", "typing", "types",
-        "warnings", "locale", "codecs",
+        "warnings", "locale", "codecs", "set_options", "set_global_backend", "set_backend",
         # string-evaluated expressions
         "eval", "query", "format_map",
         # frames, generators, code objects, tracebacks
@@ -124,6 +125,22 @@ _FORBIDDEN_MODULE_MEMBERS: dict[str, frozenset[str]] = {
     "pd": frozenset({"util", "options", "set_option", "reset_option", "option_context"}),
     "np": frozenset({"seterr", "set_printoptions", "setbufsize"}),
 }
+
+# NumPy features that hand out raw memory: object pointers forged from bytes
+# (`np.void(b"...", dtype=[("a", "O")])`, `np.ndarray(..., dtype=object, buffer=...)`),
+# reads and writes before a buffer (`offset=-4096`), or a writable byte view of an object
+# array's pointers (`arr.data.cast("B")`). Refused by name; `np.ndarray` stays usable in
+# isinstance()/issubclass().
+_RAW_MEMORY_ATTRIBUTES: dict[str, str] = {
+    "data": "`.data` of a NumPy array is a raw memory view; use `.values` or `.to_numpy()`",
+    "cast": "casting raw memory views is not allowed",
+    "void": "raw record scalars are not allowed",
+    "rec": "record arrays over raw buffers are not allowed; use a DataFrame",
+    "recarray": "record arrays over raw buffers are not allowed; use a DataFrame",
+    "chararray": "character arrays over raw buffers are not allowed; use a Series of str",
+    "baseclass": "the array class is not available; create arrays with np.array or np.zeros",
+}
+_CLASS_CHECK_ONLY = frozenset({"ndarray"})
 
 # Calls whose positional arguments past this count name a file: `df.to_string(path)`
 # writes to `path`; scipy.odr's errfile/rptfile follow its first 8/13 arguments.
@@ -231,6 +248,8 @@ class _Checker(ast.NodeVisitor):
 
     def __init__(self, bound_names: set[str]) -> None:
         self.known_names = bound_names | PROVIDED_NAMES | ALLOWED_BUILTINS
+        # Attribute nodes used as the class argument of isinstance()/issubclass().
+        self.class_checks: set[int] = set()
 
     def generic_visit(self, node: ast.AST) -> None:
         if not isinstance(node, _ALLOWED_NODES):
@@ -267,6 +286,14 @@ class _Checker(ast.NodeVisitor):
         module_members = _FORBIDDEN_MODULE_MEMBERS.get(root or "", frozenset[str]())
         if isinstance(node.value, ast.Name) and attr in module_members:
             raise _fail(node, f"'{root}.{attr}' is forbidden in the sandbox")
+        if attr in _RAW_MEMORY_ATTRIBUTES:
+            raise _fail(node, f"attribute '.{attr}': {_RAW_MEMORY_ATTRIBUTES[attr]}")
+        if attr in _CLASS_CHECK_ONLY and id(node) not in self.class_checks:
+            raise _fail(
+                node,
+                f"'.{attr}' may only be used in isinstance()/issubclass(); create arrays "
+                "with np.array, np.zeros, np.asarray, ...",
+            )
         if isinstance(node.ctx, ast.Store | ast.Del) and root in MODULE_NAMES:
             raise _fail(node, f"changing module attribute '{root}....{attr}' is not allowed")
         self.generic_visit(node)
@@ -303,6 +330,14 @@ class _Checker(ast.NodeVisitor):
             inner = func.func
             if isinstance(inner, ast.Name) and inner.id == "type":
                 raise _fail(node, "calling `type(x)(...)` is not allowed")
+        if isinstance(func, ast.Name) and func.id in ("isinstance", "issubclass"):
+            for part in node.args[1:2]:
+                names = list(ast.walk(part))
+                # Only plain names: `isinstance(x, (A := np.ndarray))` must not bind it.
+                if all(
+                    isinstance(n, ast.Attribute | ast.Name | ast.Tuple | ast.Load) for n in names
+                ):
+                    self.class_checks.update(id(n) for n in names)
         if isinstance(func, ast.Attribute) and func.attr in _STRING_DISPATCH_METHODS:
             self._check_string_dispatch(node)
         called = ""

@@ -184,10 +184,11 @@ class _BoundedStdout:
 
 
 def _type_of(obj: object, /) -> type:
-    """The sandbox's `type`: one argument, and never a metaclass.
+    """The sandbox's `type`: one argument, never a metaclass, never the ndarray class.
 
     `type(int)` would hand the code `type` itself, and `type(name, bases, namespace)`
-    through it creates classes with computed dunder methods, which the AST layer forbids.
+    through it creates classes with computed dunder methods, which the AST layer forbids;
+    `type(arr)(shape, object, buffer)` would forge object pointers from bytes.
     """
     kind = type(obj)
     if issubclass(kind, type):
@@ -195,6 +196,9 @@ def _type_of(obj: object, /) -> type:
             "type() of a class is not available in the sandbox; compare classes directly "
             "or use isinstance()"
         )
+    if issubclass(kind, np.ndarray):
+        # The array class constructs arrays over raw buffers (object pointers, offsets).
+        raise TypeError("type() of a NumPy array is not available; use isinstance(x, np.ndarray)")
     return kind
 
 
