@@ -220,6 +220,21 @@ CASES: list[tuple[str, Expect]] = [
         "Kp and AE index stacked 2024-10-10 to 2024-10-12",
         Expect((r"^OMNI", r"^OMNI"), None, panels=2),
     ),
+    ("How fast was the solar wind at Wind on Halloween 2003?", Expect((r"^WI_",), KMS)),
+    (
+        "OMNI B_z and V_sw, 10 min averages, 2012-07-14 to 2012-07-16",
+        Expect((r"^OMNI", r"^OMNI"), None, ("avg10min", "avg10min"), min_traces=2),
+    ),
+    (
+        "STEREO A and B magnetic field magnitude 2009-01-01 overlaid",
+        Expect((r"^STA_", r"^STB_"), NT, panels=1, min_traces=2),
+    ),
+    ("Voyager 1 and 2 magnetic field 1985", Expect((r"^VOYAGER1_", r"^VOYAGER2_"), NT)),
+    ("Solar Orbiter Bn component 2023-03-10", Expect((r"^SOLO_L2_MAG",), NT, ("Bn",))),
+    (
+        "electron density from MMS on 2017-05-28 between 08:00 and 09:00",
+        Expect((r"^MMS1_FPI",), DENSITY),
+    ),
 ]
 
 
@@ -258,6 +273,13 @@ def test_phrasing_end_to_end(session: Session, text: str, expect: Expect) -> Non
     else:
         tools = [op["tool"] for op in session.workspace.session.operations[before:]]
         assert "render_plotly_json" not in tools and not result.figures
+
+
+def test_a_component_keeps_the_units_of_its_vector(session: Session) -> None:
+    result = session.ask("Solar Orbiter Bt component 2023-03-11")
+    (derived,) = [d.label for d in result.data if not d.dataset]
+    assert next(iter(session.workspace.session.store.get(derived).units.values())) == "nT"
+    assert "Units of" not in result.answer  # no note asking for units=
 
 
 def test_style_wishes_reach_the_figure(session: Session) -> None:

@@ -116,7 +116,12 @@ class RequestIntent:
         """Short phrases naming what was understood, for answers and clarifications."""
         parts: list[str] = []
         if self.missions:
-            names = ", ".join(dict.fromkeys(m.name for m in self.missions))
+            ids = [m.mission_id for m in self.missions]
+            names = ", ".join(
+                dict.fromkeys(
+                    m.text if ids.count(m.mission_id) > 1 else m.name for m in self.missions
+                )
+            )
             parts.append(f"mission{'s' if len(self.missions) > 1 else ''} {names}")
         if self.dataset_ids:
             parts.append(f"dataset {', '.join(self.dataset_ids)}")

@@ -22,6 +22,7 @@ from xhelio.agents.offline.intent import (
     RequestIntent,
 )
 from xhelio.agents.offline.quantities import GROUP_WORDS, QUANTITIES, quantity
+from xhelio.agents.offline.resolve import probe_wanted
 from xhelio.agents.offline.when import find_time
 from xhelio.agents.offline.wishes import (
     find_colours,
@@ -46,8 +47,11 @@ _DATASET_SHAPE = re.compile(r"[A-Za-z0-9]+(?:[_\-][A-Za-z0-9]+)+")
 _EVENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.I), when)
     for pattern, when in (
-        (r"\bhalloween (?:storms?|event)(?: of)?(?: 2003)?", "2003-10-28 to 2003-11-01"),
-        (r"\bst\.? patrick'?s day (?:storm|event)(?: of)?(?: 2015)?", "2015-03-16 to 2015-03-19"),
+        (r"\bhalloween(?: (?:storms?|event))?(?: of)?(?: 2003)?", "2003-10-28 to 2003-11-01"),
+        (
+            r"\bst\.? patrick'?s day(?: (?:storm|event))?(?: of)?(?: 2015)?",
+            "2015-03-16 to 2015-03-19",
+        ),
         (
             r"\b(?:gannon|mother'?s day) (?:storm|event)(?: of)?(?: 2024)?",
             "2024-05-10 to 2024-05-13",
@@ -93,6 +97,7 @@ _MULTI_PROBE = frozenset(
         "pioneer",
     }
 )
+_MORE_PROBES = re.compile(r"^\s*(?:,|and|&)\s*(?:and\s+)?(?P<p>[a-e]|\d{1,2})\b", re.I)
 _PROBE_SUFFIX = re.compile(r"^(?:-| )?(?:[a-e]|\d{1,2})\b", re.I)
 _AT_EARTH = re.compile(r"\b(?:at|near)[- ]earth\b|\bupstream\b|\bnear-earth\b|\bat l1\b", re.I)
 
@@ -123,6 +128,25 @@ def _mask(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
 
+def _more_probes(
+    typed: str, text: str, end: int, spans: list[tuple[int, int]]
+) -> list[tuple[str, int]]:
+    """Further spacecraft after the first ("STEREO A and B", "Voyager 1 and 2")."""
+    first = probe_wanted(typed)
+    if first is None:
+        return []
+    base = typed[: len(typed) - len(first)].rstrip(" -") if typed.upper().endswith(first) else ""
+    found: list[tuple[str, int]] = []
+    while base and (more := _MORE_PROBES.match(text[end:])) is not None:
+        probe = more["p"].upper()
+        if probe.isdigit() != first.isdigit():
+            break
+        found.append((f"{base} {probe}", end + more.start("p")))
+        spans.append((end, end + more.end()))
+        end += more.end()
+    return found
+
+
 def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]]]:
     words = word_spans(text)
     refs: list[MissionRef] = []
@@ -136,12 +160,18 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
             typed = text[start:end]
         spans.append((start, end))
         name = vocab.mission_names.get(mention.mission_id, mention.mission_id)
-        key = (mention.mission_id, typed.upper().replace(" ", "").replace("-", ""))
-        if any(
-            (r.mission_id, r.text.upper().replace(" ", "").replace("-", "")) == key for r in refs
-        ):
-            continue
-        refs.append(MissionRef(mention.mission_id, name, typed, start))
+        extra = _more_probes(typed, text, end, spans)
+        for ref in [
+            MissionRef(mention.mission_id, name, typed, start),
+            *(MissionRef(mention.mission_id, name, t, at) for t, at in extra),
+        ]:
+            key = (ref.mission_id, ref.text.upper().replace(" ", "").replace("-", ""))
+            if any(
+                (r.mission_id, r.text.upper().replace(" ", "").replace("-", "")) == key
+                for r in refs
+            ):
+                continue
+            refs.append(ref)
     craft = _WIND_CRAFT.search(text)
     if craft and "wind" in vocab.mission_names and all(r.mission_id != "wind" for r in refs):
         refs.append(MissionRef("wind", vocab.mission_names["wind"], craft[0], craft.start()))

@@ -246,8 +246,9 @@ def _series_chain(
         suffix = "mag" if component == "magnitude" else component
         label = b.unique(f"{tag}{suffix}")
         code, what = component_code(component, q.key)
+        units = cands[0].units if cands and cands[0].units else None  # a component keeps them
         current = _compute(
-            b, name, (current,), label, code, f"{what} of {name}", only_if_vector=True
+            b, name, (current,), label, code, f"{what} of {name}", units, only_if_vector=True
         )
         tag = label
     for op in b.intent.operations:

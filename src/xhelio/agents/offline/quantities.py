@@ -85,7 +85,8 @@ QUANTITIES: tuple[Quantity, ...] = (
         label="solar wind speed",
         phrases=_rx(
             r"\bsolar wind (?:speed|velocity)\b|\b(?:flow|bulk|plasma|proton|ion) "
-            r"(?:speed|velocity)\b|\bwind speed\b|\bspeed\b|\bvelocity\b|\bvsw\b|\|\s*v\s*\|"
+            r"(?:speed|velocity)\b|\bwind speed\b|\bspeed\b|\bvelocity\b|\bv_?sw\b|\|\s*v\s*\|"
+            r"|\bhow fast\b"
         ),
         search="solar wind velocity speed",
         units=_rx(r"^km ?/ ?s|^km s\^?-1|^km/sec"),
