@@ -460,3 +460,26 @@ def test_real_omni_hourly_file(real_data: Path) -> None:
     assert np.nanmin(dst) == frame["Dst"].min()  # the deepest storm survives
     assert np.nanmax(dst) == frame["Dst"].max()
     assert _layout(result)["yaxis"]["title"]["text"] == "Dst (nT)"
+
+
+def test_time_gaps_break_the_line_without_counting_as_samples() -> None:
+    times = pd.date_range(START, periods=100, freq="1min")
+    times = times[:50].append(times[50:] + pd.Timedelta("6h"))
+    store = DataStore()
+    frame = pd.DataFrame({"n": np.arange(100.0)}, index=times)
+    store.put(DataEntry("DE2.n", frame, {"n": "cm^-3"}))
+    result = render_plotly_json({"data": [{"data_label": "DE2.n"}]}, store)
+    trace = result.figure["data"][0]
+    assert trace["connectgaps"] is False
+    assert trace["y"][49:52] == [49.0, None, 50.0]
+    assert trace["x"][50] == "2024-01-01T03:49:30"  # the break sits inside the gap
+    assert result.traces[0].points_total == 100 and not result.traces[0].downsampled
+    # A regular series gets no break.
+    steady = render_plotly_json({"data": [{"data_label": "AC_H2_MFI.Magnitude"}]}, _store())
+    assert None not in steady.figure["data"][0]["y"]
+
+
+def _store() -> DataStore:
+    store = DataStore()
+    store.put(_scalar_entry("AC_H2_MFI.Magnitude", "Magnitude", "nT"))
+    return store

@@ -51,6 +51,8 @@ __all__ = [
 
 DEFAULT_POINT_BUDGET = 50_000
 WEBGL_THRESHOLD = 10_000
+# A step longer than this many median steps is a data gap: the line is broken there.
+GAP_FACTOR = 10
 # A spectrogram keeps at least this many time columns (one per two pixels of a default
 # 1,100 px figure) even when many traces share the point budget.
 MIN_HEATMAP_COLUMNS = 500
@@ -171,6 +173,7 @@ class _LinePlan:
     spec_index: int
     colour: str | None = None
     log_y: bool = False
+    gap_breaks: int = 0  # NaN points inserted in `y` at time gaps (not samples)
 
 
 @dataclass
@@ -384,14 +387,19 @@ def _line_plans(
     rows = _window_slice(x, window)
     columns = [column] if column is not None else entry.columns
     expanded = column is None and len(columns) > 1
+    shown = _XValues(x.values[rows], x.is_date, x.title)
+    breaks = _time_gap_breaks(shown)
     plans: list[_LinePlan] = []
     for position, name in enumerate(columns):
         series = frame.iloc[rows, entry.columns.index(name)]
+        y = _float_values(series, entry.label, name)
+        if breaks is not None:
+            y = np.insert(y, breaks[0], np.nan)
         plans.append(
             _LinePlan(
                 template=copy.deepcopy(template),
-                x=_XValues(x.values[rows], x.is_date, x.title),
-                y=_float_values(series, entry.label, name),
+                x=shown if breaks is None else breaks[1],
+                y=y,
                 name=name if expanded else (column and f"{entry.label}.{column}") or entry.label,
                 quantity=_quantity(entry),
                 unit=_unit_of(entry, name),
@@ -399,9 +407,37 @@ def _line_plans(
                 column=name if (expanded or column) else None,
                 spec_index=index,
                 colour=COMPONENT_COLOURS[position % len(COMPONENT_COLOURS)] if expanded else None,
+                gap_breaks=0 if breaks is None else int(breaks[0].size),
             )
         )
     return plans
+
+
+def _time_gap_breaks(x: _XValues) -> tuple[np.ndarray, _XValues] | None:
+    """NaN break points for gaps longer than `GAP_FACTOR` median steps of a time series.
+
+    Returns the insert positions (for `np.insert` on y) and the x with a break time in
+    the middle of each gap, so lines are not drawn across missing data.
+    """
+    if not x.is_date or len(x) < 3:
+        return None
+    index = pd.DatetimeIndex(x.values)
+    if not index.is_monotonic_increasing:
+        return None
+    stamps = index.asi8
+    steps = np.diff(stamps)
+    typical = float(np.median(steps))
+    if typical <= 0:
+        return None
+    after = np.flatnonzero(steps > GAP_FACTOR * typical)
+    if after.size == 0:
+        return None
+    positions = after + 1
+    merged = np.insert(stamps, positions, stamps[after] + steps[after] // 2)
+    broken = pd.DatetimeIndex(merged.astype(f"datetime64[{index.unit}]"))
+    if index.tz is not None:
+        broken = broken.tz_localize("UTC").tz_convert(index.tz)
+    return positions, _XValues(broken, True, x.title)
 
 
 def _coord_index(data: xr.DataArray, dim: str, entry: DataEntry) -> pd.Index:
@@ -637,7 +673,7 @@ def _line_trace(
         data_label=plan.data_label,
         column=plan.column,
         trace_type=trace_type,
-        points_total=int(plan.y.size),
+        points_total=int(plan.y.size) - plan.gap_breaks,
         points_sent=int(positions.size),
         unit=plan.unit,
         spec_index=plan.spec_index,
