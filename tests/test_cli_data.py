@@ -148,11 +148,13 @@ def test_user_errors_are_one_clear_line(
 def test_bad_output_name_is_refused_before_any_download(
     hapi: HapiTestServer, tmp_path: Path
 ) -> None:
-    for out in (tmp_path / "x.xlsx", tmp_path):
+    (tmp_path / "a-file").write_text("")
+    for out in (tmp_path / "x.xlsx", tmp_path, tmp_path / "a-file" / "x.csv"):
         result = runner.invoke(
             app, ["fetch", "AC_H2_MFI", "Magnitude", "-t", "1997-09-02", "-o", str(out)]
         )
-        assert result.exit_code == 1 and "Cannot write" in result.stderr
+        assert result.exit_code == 1 and "Cannot " in result.stderr
+        assert "Traceback" not in result.output
     assert hapi.requests == []
 
 
@@ -190,3 +192,19 @@ def test_plot_html_and_png(hapi: HapiTestServer, tmp_path: Path) -> None:
     result = runner.invoke(app, ["plot", "AC_H2_MFI.Magnitude", "-t", "1997-09-02", "-o", str(png)])
     assert result.exit_code == 0, result.output
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_xhelio_home_that_is_a_file_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "not-a-folder"
+    home.write_text("")
+    monkeypatch.setenv("XHELIO_HOME", str(home))
+    for args in (
+        ["catalog", "search", "ACE"],
+        ["cache", "info"],
+        ["fetch", "AC_H2_MFI", "B", "-t", "2024"],
+    ):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 1, args
+        assert "XHELIO_HOME" in result.stderr and "Traceback" not in result.output

@@ -121,6 +121,11 @@ def load_settings(**overrides: object) -> Settings:
             raise ConfigError(f"Unknown setting '{key}'.")
         if raw is not None:
             values[key] = _coerce(key, raw, known[key])
+    if base.home.exists() and not base.home.is_dir():
+        raise ConfigError(
+            f"XHELIO_HOME {base.home} is a file, not a folder: point XHELIO_HOME at a folder "
+            "(it is created when missing)."
+        )
     settings = dataclasses.replace(base, **values)  # type: ignore[arg-type]
     for url_key in ("hapi_url", "cdas_url"):
         object.__setattr__(settings, url_key, getattr(settings, url_key).rstrip("/"))

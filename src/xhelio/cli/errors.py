@@ -21,11 +21,20 @@ R = TypeVar("R")
 
 @contextmanager
 def cli_errors() -> Generator[None, None, None]:
-    """Print an XhelioError as one red line and exit 1; Ctrl-C exits 130."""
+    """Print an XhelioError or a file-system error as one red line and exit 1; Ctrl-C 130."""
     try:
         yield
     except XhelioError as exc:
         err_console.print(f"[bold red]Error:[/] {exc.message}", highlight=False)
+        raise typer.Exit(1) from None
+    except OSError as exc:
+        # A file or folder the user named (or XHELIO_HOME) cannot be used: say which.
+        where = f" {exc.filename}" if exc.filename else ""
+        err_console.print(
+            f"[bold red]Error:[/] Cannot use{where}: {exc.strerror or exc}. Check the path "
+            "and its permissions.",
+            highlight=False,
+        )
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         err_console.print("Interrupted.")

@@ -52,11 +52,11 @@ def _check_output(out: Path) -> None:
         raise UserError(f"Cannot write '{out.name}': use a .csv, .parquet or .nc file name.")
     if out.is_dir():
         raise UserError(f"Cannot write '{out}': it is a folder; give a file name.")
+    out.parent.mkdir(parents=True, exist_ok=True)  # an unusable folder fails here, early
 
 
 def _write_output(entries: list[DataEntry], out: Path) -> None:
     suffix = out.suffix.lower()
-    out.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".csv":
         _combined_frame(entries).to_csv(out, date_format="%Y-%m-%dT%H:%M:%S.%fZ")
     elif suffix == ".parquet":
