@@ -271,6 +271,33 @@ def test_plan_without_a_time_records_the_window_the_offline_plan_chose(env: Env)
     assert f"Time range: {saved.time_range}." in result.answer
 
 
+def test_a_named_mission_without_data_makes_the_status_truthful(env: Env) -> None:
+    # Dst comes from OMNI only: the ACE half of the comparison cannot be done.
+    result = env.ask("compare the Dst index from OMNI and ACE for 2024-01-01")
+    assert result.plan is not None
+    assert result.plan["status"] == "completed_with_warnings", result.answer
+    assert "Not done: no ACE dataset was found for Dst index" in result.answer
+    saved = TaskStore(load_settings()).load(result.plan["id"])
+    unmet = [c for c in saved.criteria if not c.met]
+    assert [c.criterion for c in unmet] == ["ACE data as asked"]
+    assert "no ACE dataset" in unmet[0].evidence
+
+
+def test_a_task_whose_input_never_came_is_skipped_not_failed(env: Env) -> None:
+    # Helios 1 has no data in 2024: its fetch fails, its |B| has no input and is skipped.
+    result = env.ask("compare ACE and Helios 1 magnetic field magnitude for 2024-01-01")
+    assert result.plan is not None
+    assert result.plan["status"] == "completed_with_warnings", result.answer
+    saved = TaskStore(load_settings()).load(result.plan["id"])
+    helios = [t for t in saved.tasks if "Helios" in t.description]
+    fetch = next(t for t in helios if t.mission == "helios")
+    assert fetch.status == TaskStatus.FAILED and "no data" in (fetch.error or "")
+    derived = [t for t in helios if t.mission == "__data_ops__"]
+    assert derived and all(t.status == TaskStatus.SKIPPED for t in derived)
+    assert all("input was not produced" in (t.error or "") for t in derived)
+    assert [t.description for t in saved.failed()] == [fetch.description]
+
+
 def test_simple_request_is_not_planned(env: Env) -> None:
     result = env.ask("Show me ACE magnetic field for 2024-01-01")
     assert result.error is None and "rounds" not in (result.plan or {})  # no TaskPlan

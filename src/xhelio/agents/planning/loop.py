@@ -56,11 +56,13 @@ class PlannerFailedError(Exception):
 
 @dataclass
 class TaskOutcome:
-    """What running one task produced: text, whether it failed, and its errors."""
+    """What running one task produced: text, whether it failed or was skipped, errors."""
 
     text: str
     failed: bool = False
     errors: list[str] = field(default_factory=list[str])
+    skipped: str | None = None
+    """Why the task did not run (e.g. its input was never produced); not a failure."""
 
 
 @dataclass
@@ -303,7 +305,9 @@ class PlanLoop:
             outcome = TaskOutcome(f"{type(exc).__name__}: {exc}", True, [str(exc)])
         after = [line.split(" ", 1)[0] for line in self.data_in_memory()]
         task.new_labels = [label for label in after if label not in before]
-        if cancel.is_set() and outcome.failed:
+        if outcome.skipped is not None:
+            task.finish(TaskStatus.SKIPPED, outcome.text, outcome.skipped)
+        elif cancel.is_set() and outcome.failed:
             task.finish(TaskStatus.SKIPPED, outcome.text, "cancelled")
         elif outcome.failed:
             error = "; ".join(outcome.errors[-3:]) or outcome.text or "failed"

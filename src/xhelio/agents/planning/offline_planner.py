@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass, field
 
 from xhelio.agents.offline.assistant import OfflineAssistant, StepRun
+from xhelio.agents.offline.intent import MissionRef, describe_quantity
 from xhelio.agents.offline.parse import parse_request
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
 from xhelio.agents.planning.loop import RoundFeedback, TaskOutcome
@@ -52,6 +53,12 @@ def _task_for(index: int, step: PlanStep) -> PlannedTask:
         mission=None if step.role == "__discovery__" else step.role,
         candidate_datasets=list(dict.fromkeys(c.dataset_id for c in step.candidates)),
     )
+
+
+def _unserved(plan: OfflinePlan) -> list[MissionRef]:
+    """Missions the request named that no fetch of the plan is routed to (no dataset)."""
+    routed = {step.role for step in plan.steps if step.kind == "fetch"}
+    return [m for m in plan.intent.missions if m.mission_id not in routed]
 
 
 def _step_index(task: Task) -> int | None:
@@ -117,6 +124,7 @@ class OfflinePlanning:
     def _criteria(self, prepared: _Prepared) -> list[str]:
         steps = prepared.plan.steps
         criteria = [f"{s.series or s.description} is in memory" for s in steps if s.kind == "fetch"]
+        criteria += [f"{m.name} data as asked" for m in _unserved(prepared.plan)]
         if any(s.kind == "plot" for s in steps):
             criteria.append("a figure shows the requested series")
         return criteria
@@ -139,6 +147,17 @@ class OfflinePlanning:
                     evidence=evidence,
                 )
             )
+        plan = prepared.plan
+        asked = ", ".join(describe_quantity(q) for q in plan.intent.quantities) or "it"
+        unserved = _unserved(plan)
+        for mission in unserved:
+            checks.append(
+                CriterionCheck(
+                    criterion=f"{mission.name} data as asked",
+                    met=False,
+                    evidence=f"the offline plan found no {mission.name} dataset for {asked}",
+                )
+            )
         if any(s.kind == "plot" for s in prepared.plan.steps):
             current = self.assistant.workspace.session.plot.current
             traces = len(current.traces) if current is not None else 0
@@ -149,11 +168,15 @@ class OfflinePlanning:
                     evidence=f"figure with {traces} trace(s)" if traces else "no figure",
                 )
             )
-        plan = prepared.plan
         lines = [f"Offline mode understood: {'; '.join(plan.intent.understood())}."]
         if plan.time_range is not None:
             lines.append(f"Time range: {plan.time_range}.")
         lines += [*prepared.run.lines, *plan.notes, *prepared.run.problems]
+        lines += [
+            f"Not done: no {m.name} dataset was found for {asked}, so the result has no "
+            f"{m.name} data."
+            for m in unserved
+        ]
         if plan.missing:
             lines.append(f"Not done: still need {' and '.join(plan.missing)}.")
         return PlannerOutput(
@@ -223,12 +246,15 @@ class OfflinePlanning:
             # No range in the request: record the window the offline plan chose.
             plan.time_range = str(prepared.plan.time_range)
         run = prepared.run
+        step = prepared.plan.steps[index]
         lines, problems = len(run.lines), len(run.problems)
-        self.assistant.execute_step(prepared.plan.steps[index], run)
+        inputs_missing = step.kind != "plot" and any(r not in run.refs for r in step.inputs)
+        self.assistant.execute_step(step, run)
         text = " ".join(run.lines[lines:]) or task.description
         new_problems = run.problems[problems:]
         return TaskOutcome(
             text + (" " + " ".join(new_problems) if new_problems else ""),
             bool(new_problems),
             new_problems,
+            skipped="its input was not produced by an earlier task" if inputs_missing else None,
         )
