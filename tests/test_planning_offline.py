@@ -20,6 +20,8 @@ from typer.testing import CliRunner
 from servers.catalog_hapi import CatalogHapiServer
 from xhelio.agents import factory
 from xhelio.agents.planning.assistant import PlanningAssistant
+from xhelio.agents.planning.routing import AgentPreferences
+from xhelio.agents.planning.schema import PlannerOutput
 from xhelio.agents.planning.store import TaskStore
 from xhelio.agents.planning.tasks import PlanStatus, TaskStatus
 from xhelio.agents.turn import TurnResult, run_turn
@@ -424,6 +426,29 @@ def test_repl_cancel_skips_the_unfinished_plans_remaining_tasks(env: Env) -> Non
     assert cancelled.tasks[-1].error == "cancelled by the user"
     assert [t.status for t in cancelled.tasks[:-1]] == [TaskStatus.COMPLETED] * 2
     env.workspace = open_workspace(session_id, settings=load_settings())
+
+
+def test_the_planner_is_told_the_agent_preferences(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    planner = env.assistant.make_planner(threading.Event())
+    messages: list[str] = []
+    start = planner.start
+
+    def recording(message: str) -> PlannerOutput:
+        messages.append(message)
+        return start(message)
+
+    monkeypatch.setattr(planner, "start", recording)
+    env.assistant.set_preferences(AgentPreferences.of(prefer=["data_ops"], disable=["insight"]))
+    result = env.ask("compare ACE and Wind speed on 2024-03-05 and plot them")
+    assert result.plan is not None and result.plan["status"] == "completed", result.answer
+    (message,) = messages
+    assert "Use this exact range for ALL fetch tasks" in message
+    assert "Preferred agents (route tasks to them where they can do the work): __data_ops__." in (
+        message
+    )
+    assert "Disabled agents (plan no task for them; such tasks are skipped): insight" in message
 
 
 def test_ask_disable_skips_the_disabled_agent(env: Env) -> None:

@@ -24,6 +24,7 @@ from xhelio.agents.planning.loop import (
     TaskRunner,
 )
 from xhelio.agents.planning.routing import (
+    AgentName,
     AgentPreferences,
     Complexity,
     decide_agents,
@@ -38,6 +39,29 @@ from xhelio.tools.workspace import Workspace
 __all__ = ["PlanningAssistant"]
 
 PlannerFactory = Callable[[threading.Event], Planner]
+
+
+_ROUTES: dict[AgentName, str] = {
+    "mission": "mission ids (fetching)",
+    "data_ops": "__data_ops__",
+    "data_extraction": "__data_extraction__",
+    "visualization": "__visualization__",
+    "insight": "insight (figure interpretation)",
+}
+
+
+def _preference_notes(preferences: AgentPreferences) -> list[str]:
+    """The request's agent preferences, told to the planner in its own routing terms."""
+    notes: list[str] = []
+    if preferences.prefer:
+        routes = ", ".join(_ROUTES[a] for a in preferences.prefer)
+        notes.append(
+            f"Preferred agents (route tasks to them where they can do the work): {routes}."
+        )
+    if preferences.disable:
+        routes = ", ".join(_ROUTES[a] for a in preferences.disable)
+        notes.append(f"Disabled agents (plan no task for them; such tasks are skipped): {routes}.")
+    return notes
 
 
 class PlanningAssistant:
@@ -120,13 +144,14 @@ class PlanningAssistant:
             time_range=str(resolved[0]) if resolved else None,
             decision={**decision.to_dict(), "routing_reasons": list(reasons)},
         )
-        note = None
+        notes: list[str] = []
         if resolved is not None:
-            note = (
+            notes.append(
                 f"Resolved time range: {resolved[0]!s}. Use this exact range for ALL fetch tasks."
             )
+        notes += _preference_notes(self.preferences)
         try:
-            self._loop(cancel).run(plan, cancel, time_note=note)
+            self._loop(cancel).run(plan, cancel, time_note="\n".join(notes) or None)
         except PlannerFailedError as exc:
             # The direct path answers; the abandoned plan stays in the store as FAILED
             # (`xhelio plan show ID`) and is not this turn's plan record.
