@@ -230,6 +230,7 @@ CASES: list[tuple[str, Expect]] = [
         Expect((r"^STA_", r"^STB_"), NT, panels=1, min_traces=2),
     ),
     ("Voyager 1 and 2 magnetic field 1985", Expect((r"^VOYAGER1_", r"^VOYAGER2_"), NT)),
+    ("ace mag 2024/01/05", Expect((r"^AC_\w+_MFI$",), NT, min_traces=3)),
     ("Solar Orbiter Bn component 2023-03-10", Expect((r"^SOLO_L2_MAG",), NT, ("Bn",))),
     (
         "electron density from MMS on 2017-05-28 between 08:00 and 09:00",
@@ -455,3 +456,18 @@ def test_a_simple_request_has_no_plan_record(session: Session) -> None:
     result = session.ask("ACE |B| 2024-01-07")
     assert result.error is None and result.plan is None  # the planner did not run
     assert result.answer.startswith("Offline mode understood: mission ACE")
+
+
+def test_derived_series_carry_units(session: Session) -> None:
+    store = session.workspace.session.store
+    ratio = session.ask("ratio of ACE and Wind density for 2020-01-02")
+    (label,) = [d.label for d in ratio.data if d.label.startswith("ratio")]
+    assert next(iter(store.get(label).units.values())) == "1"  # same quantity: a pure number
+    mixed = session.ask("omni proton temperature divided by density 2015-01-01")
+    (label,) = [d.label for d in mixed.data if d.label.startswith("ratio")]
+    assert next(iter(store.get(label).units.values())) == "(K)/(n/cc)"
+    diff = session.ask("Wind B mag minus ACE B mag 2022-06-02")
+    (label,) = [d.label for d in diff.data if d.label.startswith("difference")]
+    assert next(iter(store.get(label).units.values())).startswith("nT")
+    for result in (ratio, mixed, diff):
+        assert "are unknown" not in result.answer, result.answer

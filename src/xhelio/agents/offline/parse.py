@@ -65,7 +65,7 @@ _COMPONENT_TOKEN = re.compile(
 _LIST_GLUE = re.compile(r"[\s,;/&]*(?:and|or)?[\s,;/&]*", re.I)
 _MAGNITUDE_TOKEN = re.compile(
     r"\|\s*(?P<q>[bv])\s*\||\b(?P<q2>b)(?:mag|_mag|tot|total|_total)\b"
-    r"|\b(?P<q3>[bv])[- ](?:magnitude|total|strength)\b",
+    r"|\b(?P<q3>[bv])[- ](?:magnitude|mag|total|strength)\b",
     re.I,
 )
 # A capital B or V standing alone is the field or the velocity ("SolO B", "ACE V").

@@ -115,6 +115,7 @@ class _Builder:
     notes: list[str] = field(default_factory=list[str])
     missing: list[str] = field(default_factory=list[str])
     labels: set[str] = field(default_factory=set[str])
+    units: dict[str, str] = field(default_factory=dict[str, str])
 
     def unique(self, label: str) -> str:
         base, n = label, 2
@@ -305,6 +306,8 @@ def build_plan(
                 span = _window(intent, cands[0], b)
                 cands = _candidates(b, source, wish, span)
             final, name = _series_chain(b, source, wish, span, f"s{len(finals) + 1}", cands)
+            derived = b.intent.operation("derivative") is not None
+            b.units[final] = _derivative_units(cands) if derived else cands[0].units
             group = f"{wish.quantity}:{wish.component or ''}" if wish.quantity != _NAMED else ""
             finals.append((final, name, group or cands[0].units))
     if not finals and not b.missing:
@@ -350,9 +353,15 @@ def _binary(b: _Builder, finals: list[tuple[str, str, str]]) -> list[tuple[str, 
             "so it was skipped."
         )
         return finals
-    (r1, n1, _), (r2, n2, _) = finals
+    (r1, n1, g1), (r2, n2, g2) = finals
     label = b.unique(f"{op.kind}_{_tag(n1)[:20]}_{_tag(n2)[:20]}")
-    units = "" if op.kind == "ratio" else None
+    u1, u2 = b.units.get(r1, ""), b.units.get(r2, "")
+    if op.kind == "difference":
+        units = u1 or None
+    else:
+        # The same quantity twice ("#/cc" and "cm^-3" alike) gives a pure number.
+        same = u1 == u2 or (g1 == g2 and ":" in g1)
+        units = "1" if same else (f"({u1})/({u2})" if u1 and u2 else "")
     what = f"{op.kind} {n1} {'/' if op.kind == 'ratio' else '-'} {n2}"
     out = _compute(b, what, (r1, r2), label, binary_code(op.kind), what, units)
     return [*finals, (out, what, op.kind)]

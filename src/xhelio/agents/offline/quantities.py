@@ -66,7 +66,7 @@ QUANTITIES: tuple[Quantity, ...] = (
         phrases=_rx(
             r"\binterplanetary magnetic field\b|\bmagnetic field\b|\bmag(?:netic)? field\b"
             r"|\bb[- ]?field\b|\bimf\b|\bmagnetometer\b|\bfield strength\b"
-            r"|\bfield magnitude\b|\bfield\b|\bbmag\b|\|\s*b\s*\|"
+            r"|\bfield magnitude\b|\bfield\b|\bbmag\b|\|\s*b\s*\||\bmag\b"
         ),
         search="magnetic field",
         units=_rx(r"^nt(?!\s*(?:\^|\*\*|2|/))\b"),
