@@ -7,7 +7,7 @@ import socket
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import cdflib
 import httpx
@@ -31,10 +31,13 @@ from xhelio.sources.hapi import DataFormat, HapiSource
 from xhelio.sources.hapi_parse import (
     dataset_info_from_hapi,
     mask_fill,
+    parse_binary,
     parse_csv,
     parse_hapi_time,
     split_time_range,
 )
+from xhelio.sources.hapi_status import HapiRequest
+from xhelio.sources.hapi_stream import BinaryBodyDecoder, CsvBodyDecoder
 from xhelio.sources.http import RetryPolicy, is_retryable
 from xhelio.timerange import TimeRange
 
@@ -229,6 +232,46 @@ def test_auto_format_prefers_binary_only_when_offered() -> None:
             add_synthetic(server, days=1)
             source_for(server).fetch("SYN", ["n"], day_range(1, 0.5))
             assert server.data_requests()[-1].query["format"] == expected
+
+
+@pytest.mark.parametrize("fmt", ["csv", "binary"])
+def test_body_decoded_in_small_pieces_equals_one_parse(
+    server: HapiTestServer, fmt: Literal["csv", "binary"]
+) -> None:
+    # Pieces are parsed on a worker thread while the rest downloads; cut at whole rows
+    # (CSV lines, binary records) they must give exactly what one parse of the body gives.
+    add_synthetic(server, days=1)
+    raw = httpx.get(f"{server.url}/info", params={"dataset": "SYN"}).json()
+    params = dataset_info_from_hapi("SYN", raw).data_parameters
+    body = httpx.get(
+        f"{server.url}/data",
+        params={
+            "dataset": "SYN",
+            "start": "2024-01-01T00:00:00Z",
+            "stop": "2024-01-02T00:00:00Z",
+            "format": fmt,
+        },
+    ).content
+    request = HapiRequest(f"{server.url}/data", dataset_id="SYN")
+    length = int(raw["parameters"][0]["length"])
+    decoder = (
+        BinaryBodyDecoder(length, params, request, piece_bytes=4096)
+        if fmt == "binary"
+        else CsvBodyDecoder(params, request, piece_bytes=4096)
+    )
+    try:
+        for i in range(0, len(body), 1000):
+            decoder.feed(body[i : i + 1000])
+        pieces = decoder.finish()
+    finally:
+        decoder.close()
+    whole = (
+        parse_binary(body, length, params, "") if fmt == "binary" else parse_csv(body, params, "")
+    )
+    assert len(whole.times) == 1440
+    np.testing.assert_array_equal(pieces.times, whole.times)
+    for p in params:
+        np.testing.assert_array_equal(pieces.values[p.name], whole.values[p.name])
 
 
 def test_vector_labels_name_columns_when_they_fit(server: HapiTestServer) -> None:
