@@ -325,3 +325,11 @@ def test_a_level_number_is_not_a_spacecraft_number(vocab: Vocabulary) -> None:
     # "Level 2" in MMS1's titles must not make MMS1 data serve "MMS2".
     calls = _first_fetch(vocab, "MMS2 electric field 2019-01-01 10:00 to 11:00")
     assert calls and all(d.startswith("MMS2_") for d, _ in calls)
+
+
+def test_a_reversed_range_is_reported_not_shrunk(vocab: Vocabulary) -> None:
+    intent = _parse(vocab, "ACE B from 2024-01-05 to 2024-01-01")
+    assert intent.time_range is None and intent.time_error is not None
+    assert "reversed" in intent.time_error
+    plan = build_plan(vocab, intent, NOW)
+    assert not plan.steps and any("valid time range" in m for m in plan.missing)

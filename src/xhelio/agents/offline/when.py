@@ -42,6 +42,7 @@ _WEEK_OF = re.compile(
 )
 _NTH_WEEK = re.compile(r"\b(?:first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+of\b", re.I)
 _WEEK = timedelta(days=7)
+_TAIL = re.compile(r"^\s*(?:to|until|till|through|-)\s+(?P<rest>.+)$", re.I | re.S)
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,23 @@ def _week(text: str, start: int, found: TimeRange) -> tuple[TimeRange, int] | No
     return TimeRange(begin, min(begin + _WEEK, found.end)), lead.start()
 
 
+def _reversed(text: str, end: int, start_text: str, now: datetime | None) -> str | None:
+    """The rejection of 'X to Y' with Y before X, which would otherwise shrink to X."""
+    tail = _TAIL.match(text[end:])
+    if tail is None:
+        return None
+    words = tail["rest"].split()
+    for n in range(min(len(words), 4), 0, -1):
+        try:
+            parse_time_range(f"{start_text} to {' '.join(words[:n])}", now)
+        except BadTimeRangeError as exc:
+            if "reversed" in exc.message:
+                return exc.message
+            continue
+        return None
+    return None
+
+
 def find_time(text: str, now: datetime | None = None) -> TimeFound:
     """The request's time range and the spans of text that named it."""
     doy = _day_of_year(text, now)
@@ -109,6 +127,9 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
         return TimeFound(None, None, found.error)
     start = rest.find(found.text)
     span = (start, start + len(found.text))
+    backwards = _reversed(rest, span[1], found.text, now)
+    if backwards is not None:
+        return TimeFound(None, None, backwards)
     result, words = found.range, found.text
     spans = [span]
     week = _week(text, start, result)
