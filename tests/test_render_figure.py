@@ -285,6 +285,43 @@ def test_mixed_units_in_one_panel_are_called_out(store: DataStore) -> None:
     assert any("mixes units" in note for note in result.notes)
 
 
+def test_one_unit_written_two_ways_is_not_mixed(store: DataStore) -> None:
+    store.put(_scalar_entry("OMNI_HRO_1MIN.BF1", "BF1", "nT (1min)"))
+    store.put(_scalar_entry("AC_H0_SWE.Np", "Np", "#/cc"))
+    store.put(_scalar_entry("WI_K0_SWE.Np", "Np", "cm^{-3}"))
+    field = render_plotly_json(
+        {"data": [{"data_label": "AC_H2_MFI.Magnitude"}, {"data_label": "OMNI_HRO_1MIN.BF1"}]},
+        store,
+    )
+    density = render_plotly_json(
+        {"data": [{"data_label": "AC_H0_SWE.Np"}, {"data_label": "WI_K0_SWE.Np"}]}, store
+    )
+    assert not field.notes and not density.notes
+    assert _layout(field)["yaxis"]["title"]["text"].endswith("(nT)")
+    assert _layout(density)["yaxis"]["title"]["text"].endswith("(#/cc)")
+
+
+def test_generic_hapi_component_columns_get_frame_names() -> None:
+    store = DataStore()
+    times = pd.date_range(START, periods=50, freq="1min")
+    for parameter in ("BGSEc", "psp_fld_l2_mag_RTN_1min", "Vp"):
+        columns = [f"{parameter}_{i}" for i in range(3)]
+        frame = pd.DataFrame(np.ones((50, 3)), index=times, columns=columns)
+        store.put(
+            DataEntry(f"DS.{parameter}", frame, dict.fromkeys(columns, "nT"), "DS", parameter)
+        )
+    names = [
+        [
+            t["name"]
+            for t in render_plotly_json({"data": [{"data_label": label}]}, store).figure["data"]
+        ]
+        for label in ("DS.BGSEc", "DS.psp_fld_l2_mag_RTN_1min", "DS.Vp")
+    ]
+    assert names[0] == ["Bx GSE", "By GSE", "Bz GSE"]
+    assert names[1] == ["BR RTN", "BT RTN", "BN RTN"]
+    assert names[2] == ["Vp_0", "Vp_1", "Vp_2"]  # no frame in the name: no guess
+
+
 def test_heatmap_from_data_array(store: DataStore) -> None:
     result = render_plotly_json(
         {"data": [{"data_label": "PSP_SWP_SPI.FLUX", "log_color": True, "log_y": True}]}, store

@@ -35,6 +35,7 @@ from plotly.basedatatypes import BaseTraceType
 from xhelio.data.entry import DataEntry
 from xhelio.data.store import DataStore, UnknownLabelError
 from xhelio.errors import NoDataError, UserError
+from xhelio.render.component_names import component_names
 from xhelio.render.downsample import bucket_mean_columns, downsample_line
 from xhelio.render.layout import AxisFacts, build_layout
 from xhelio.timerange import TimeRange
@@ -389,6 +390,8 @@ def _line_plans(
     expanded = column is None and len(columns) > 1
     shown = _XValues(x.values[rows], x.is_date, x.title)
     breaks = _time_gap_breaks(shown)
+    display = component_names(_quantity(entry), entry.columns)
+    shown_names = dict(zip(entry.columns, display, strict=True))
     plans: list[_LinePlan] = []
     for position, name in enumerate(columns):
         series = frame.iloc[rows, entry.columns.index(name)]
@@ -400,7 +403,9 @@ def _line_plans(
                 template=copy.deepcopy(template),
                 x=shown if breaks is None else breaks[1],
                 y=y,
-                name=name if expanded else (column and f"{entry.label}.{column}") or entry.label,
+                name=shown_names[name]
+                if expanded
+                else (column and f"{entry.label}.{column}") or entry.label,
                 quantity=_quantity(entry),
                 unit=_unit_of(entry, name),
                 data_label=entry.label,

@@ -12,6 +12,7 @@ Imports nothing from xhelio but `timerange`.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -318,7 +319,8 @@ def _title_axes(
             by_y.setdefault(_y_of(trace), []).append(fact)
     for y_id, facts in by_y.items():
         axis = _axis(layout, y_id)
-        units = list(dict.fromkeys(f.unit for f in facts if f.unit))
+        by_key = {unit_key(f.unit): f.unit for f in reversed(facts) if f.unit}
+        units = list(dict.fromkeys(by_key[unit_key(f.unit)] for f in facts if f.unit))
         if len(units) > 1:
             base = _base_of(layout, y_id)
             panel = panels.index(base) + 1 if base in panels else 1
@@ -338,6 +340,17 @@ def _title_axes(
             titles = list(dict.fromkeys(f.x_title for f in facts if f.x_title))
             if len(titles) == 1:
                 axis["title"] = {"text": titles[0]}
+
+
+_PER_CUBIC_CM = re.compile(r"^(?:#|n|1)?/(?:cc|cm\^?\{?3\}?)$|^cm\^?\{?-3\}?$")
+
+
+def unit_key(unit: str) -> str:
+    """What a unit means, for comparing: ``nT (1min)`` is nT; ``#/cc`` is ``cm^-3``."""
+    text = re.sub(r"\s*\([^)]*\)\s*$", "", unit).replace(" ", "")
+    if _PER_CUBIC_CM.match(text.lower()):
+        return "cm^-3"
+    return text
 
 
 def _y_title(facts: Sequence[AxisFacts], units: Sequence[str]) -> str:
