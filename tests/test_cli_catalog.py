@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -137,3 +140,24 @@ def test_refresh_unreachable_server_is_one_clean_error() -> None:
     code, out = run("refresh", "--server", url)
     assert code == 1
     assert "Cannot reach HAPI server" in out
+
+
+def test_a_catalog_lookup_loads_neither_the_agents_nor_plotting(xhelio_home: Path) -> None:
+    # Commands load lazily: a quick search must not pay for pydantic-ai, Plotly or pandas.
+    script = (
+        "import sys\n"
+        "from xhelio.cli.main import main\n"
+        "sys.argv = ['xhelio', 'catalog', 'search', 'ACE magnetic field']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as done:\n"
+        "    assert not done.code, done.code\n"
+        "heavy = [m for m in ('pydantic_ai', 'plotly', 'pandas') if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+    )
+    env = {**os.environ, "XHELIO_HOME": str(xhelio_home)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    assert "AC_H2_MFI" in done.stdout
+    assert "HEAVY []" in done.stdout
