@@ -471,3 +471,14 @@ def test_derived_series_carry_units(session: Session) -> None:
     assert next(iter(store.get(label).units.values())).startswith("nT")
     for result in (ratio, mixed, diff):
         assert "are unknown" not in result.answer, result.answer
+
+
+@pytest.mark.parametrize(
+    "text", ["plot Wind Bx, By, Bz on 2020-01-05", "ACE Bx and Bz for 2020-01-05"]
+)
+def test_components_asked_together_come_from_one_vector(session: Session, text: str) -> None:
+    # Unframed By/Bz lean to GSM and Bx to GSE; together they must not mix frames.
+    result = session.ask(text)
+    assert result.error is None
+    fetched = [d for d in result.data if d.dataset]
+    assert len({(d.dataset, d.parameter) for d in fetched}) == 1, fetched

@@ -329,6 +329,12 @@ def _candidates(
         if p is None:
             return []
         return [Candidate(info.id, p.name, p.units, p.components, 0.0, "named in the request")]
+    return _sibling_vector_first(b, source, wish, span, _resolve(b, source, wish, span))
+
+
+def _resolve(
+    b: _Builder, source: _Source, wish: QuantityWish, span: TimeRange | None
+) -> list[Candidate]:
     return resolve(
         b.vocab.catalog,
         wish,
@@ -341,6 +347,30 @@ def _candidates(
         hints=b.intent.hints,
         keep_support=bool(b.intent.dataset_ids),
     )
+
+
+def _sibling_vector_first(
+    b: _Builder, source: _Source, wish: QuantityWish, span: TimeRange | None, cands: list[Candidate]
+) -> list[Candidate]:
+    """Components asked together come from one vector, so they share one frame.
+
+    Without a frame, By and Bz lean to GSM and Bx to GSE: "Bx, By, Bz" would mix frames.
+    When a y/z sibling's best pick is a 3-vector, it goes first for this component too.
+    Scalar components (OMNI's BY_GSM) are left alone.
+    """
+    if wish.frame or wish.component not in ("x", "y", "z"):
+        return cands
+    for other in b.intent.quantities:
+        if other is wish or other.quantity != wish.quantity or other.frame:
+            continue
+        if other.component in ("y", "z"):
+            lead = _resolve(b, source, other, span)[:1]
+            if lead and lead[0].components >= 3:
+                # Any 3-vector serves every component: the siblings' vector goes first,
+                # then the rest as fallbacks.
+                return lead + [c for c in cands if c.dataset_id != lead[0].dataset_id]
+            return cands
+    return cands
 
 
 def _binary(b: _Builder, finals: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
