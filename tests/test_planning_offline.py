@@ -334,22 +334,27 @@ def test_ask_json_reports_the_plan_and_plan_cli_shows_it(env: Env) -> None:
     assert missing.exit_code == 1 and "No plan 'p-nope'" in missing.stderr
 
 
-def test_repl_offers_resume_and_shows_status_of_the_plan(env: Env) -> None:
-    first = env.ask("compare ACE and Wind density on 2024-02-06 and plot them")
+def _died_before_the_plot(env: Env, day: str) -> tuple[str, str]:
+    """Plan a compare-and-plot, then mark it as if the process died before the plot task."""
+    first = env.ask(f"compare ACE and Wind density on {day} and plot them")
     assert first.plan is not None
     store = TaskStore(load_settings())
     saved = store.load(first.plan["id"])
-    saved.status = PlanStatus.EXECUTING  # as if the process died before the plot task
+    saved.status = PlanStatus.EXECUTING
     saved.tasks[-1].status = TaskStatus.PENDING
     store.save(saved)
-    session_id = env.workspace.session.id
     env.workspace.close()
+    return env.workspace.session.id, saved.id
+
+
+def test_repl_offers_resume_and_shows_status_of_the_plan(env: Env) -> None:
+    session_id, plan_id = _died_before_the_plot(env, "2024-02-06")
 
     out = io.StringIO()
     repl = ChatRepl(Console(file=out, width=200), ChatOptions(session_id=session_id))
     repl.start()
     try:
-        assert f"Unfinished plan {saved.id} (1 task(s) left)" in out.getvalue()
+        assert f"Unfinished plan {plan_id} (1 task(s) left)" in out.getvalue()
         repl.handle("resume")
         result = repl.last_result
         assert (
@@ -357,7 +362,7 @@ def test_repl_offers_resume_and_shows_status_of_the_plan(env: Env) -> None:
         ), result and result.answer
         repl.handle("status")
         text = out.getvalue()
-        assert f"Plan {saved.id}: completed" in text and "__visualization__" in text
+        assert f"Plan {plan_id}: completed" in text and "__visualization__" in text
         repl.handle("cancel")
         assert "Nothing to cancel" in out.getvalue()
     finally:
@@ -404,23 +409,15 @@ def test_repl_retry_reruns_the_failed_fetch_then_redoes_the_figure(env: Env) -> 
 
 
 def test_repl_cancel_skips_the_unfinished_plans_remaining_tasks(env: Env) -> None:
-    first = env.ask("compare ACE and Wind density on 2024-02-07 and plot them")
-    assert first.plan is not None
-    store = TaskStore(load_settings())
-    saved = store.load(first.plan["id"])
-    saved.status = PlanStatus.EXECUTING  # as if the process died before the plot task
-    saved.tasks[-1].status = TaskStatus.PENDING
-    store.save(saved)
-    session_id = env.workspace.session.id
-    env.workspace.close()
+    session_id, plan_id = _died_before_the_plot(env, "2024-02-07")
 
     repl, out = _repl(session_id)
     try:
-        assert f"Unfinished plan {saved.id}" in out.getvalue()
+        assert f"Unfinished plan {plan_id}" in out.getvalue()
         repl.handle("cancel")
     finally:
         repl.close()
-    cancelled = store.load(saved.id)
+    cancelled = TaskStore(load_settings()).load(plan_id)
     assert cancelled.status == PlanStatus.CANCELLED
     assert cancelled.tasks[-1].status == TaskStatus.SKIPPED
     assert cancelled.tasks[-1].error == "cancelled by the user"
