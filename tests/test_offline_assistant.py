@@ -363,6 +363,9 @@ def test_no_data_on_first_candidate_falls_back(session: Session) -> None:
         ("plot ACE magnetic field on 2024-02-30", "valid time range"),
         ("energetic particle flux 2003-10-29", "mission"),
         ("asdf qwerty 12", "quantity"),
+        # A spacecraft the catalog has no mission for is named, never swapped for OMNI.
+        ("plot Juno magnetic field for 2017-01-01", "'Juno': no mission by that name"),
+        ("Foobar's solar wind speed in 2017", "'Foobar': no mission by that name"),
     ],
 )
 def test_not_understood_gets_a_helpful_answer(session: Session, text: str, needs: str) -> None:
@@ -482,3 +485,10 @@ def test_components_asked_together_come_from_one_vector(session: Session, text: 
     assert result.error is None
     fetched = [d for d in result.data if d.dataset]
     assert len({(d.dataset, d.parameter) for d in fetched}) == 1, fetched
+
+
+def test_an_unknown_spacecraft_beside_a_known_one_is_named_not_dropped(session: Session) -> None:
+    result = session.ask("compare ACE and Foobar magnetic field on 2020-01-05")
+    assert result.error is None
+    assert {d.dataset for d in result.data if d.dataset} <= {"AC_H0_MFI", "AC_H1_MFI", "AC_H2_MFI"}
+    assert "Left out 'Foobar': no mission by that name" in result.answer

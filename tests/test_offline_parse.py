@@ -333,3 +333,25 @@ def test_a_reversed_range_is_reported_not_shrunk(vocab: Vocabulary) -> None:
     assert "reversed" in intent.time_error
     plan = build_plan(vocab, intent, NOW)
     assert not plan.steps and any("valid time range" in m for m in plan.missing)
+
+
+@pytest.mark.parametrize(
+    ("text", "unknown"),
+    [
+        ("plot Juno magnetic field for 2017-01-01", ("Juno",)),
+        ("|B| from Foobar in 2017", ("Foobar",)),
+        ("compare ACE and Foobar magnetic field in Jan 2020", ("Foobar",)),
+        # Physics words, verbs and known spacecraft stand in the same places: never unknown.
+        ("Plasma density from ACE 2020", ()),
+        ("Show me Energetic particle flux GOES", ()),
+        ("Interplanetary magnetic field at Earth 2020", ()),
+        ("Proton density Wind 2020", ()),
+        ("Display Dst 2020", ()),
+        ("Cassini |B| 2005", ()),
+        ("THEMIS-A density 2020", ()),
+    ],
+)
+def test_names_where_a_spacecraft_goes_that_the_catalog_lacks(
+    vocab: Vocabulary, text: str, unknown: tuple[str, ...]
+) -> None:
+    assert parse_request(text, vocab).unknown_names == unknown

@@ -107,6 +107,7 @@ class RequestIntent:
     save_data_format: str | None = None
     discovery: DiscoveryWish | None = None
     hints: tuple[str, ...] = ()
+    unknown_names: tuple[str, ...] = ()
 
     def operation(self, kind: OperationKind) -> OperationWish | None:
         """The first requested operation of `kind`, if any."""

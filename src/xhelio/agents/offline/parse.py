@@ -303,6 +303,38 @@ def _parameter_names(vocab: Vocabulary, dataset_ids: list[str], text: str) -> tu
     return tuple(names)
 
 
+# A capitalised name just before a quantity ("Juno magnetic field", "Foobar's |B|") or
+# after "from"/"by" ("|B| from Juno") stands where a spacecraft goes.
+_NAME_BEFORE = re.compile(r"(?<![\w-])(?P<n>[A-Z][A-Za-z0-9]{2,})(?:'s)?\s+$")
+_NAME_AFTER = re.compile(r"\b(?:from|by)\s+(?P<n>[A-Z][A-Za-z0-9]{2,})\b")
+# Verbs and places that open a sentence before a quantity ("Plot magnetic field").
+_NOT_NAMES = re.compile(
+    r"(?:show|plot|get|fetch|give|display|draw|graph|chart|overlay|compare|smooth|average"
+    r"|download|load|find|see|visuali[sz]e|what|which|how|the|earth|sun)",
+    re.I,
+)
+
+
+def _unknown_names(vocab: Vocabulary, physics: str, wishes: list[QuantityWish]) -> tuple[str, ...]:
+    """Names standing where a spacecraft goes that the catalog has no mission for.
+
+    `physics` has the missions the alias table knows masked already. A word counts only
+    when the catalog cannot place it: no dataset, title or parameter mentions it, or it
+    is just the prefix of dataset ids of no mission of its own (JUNO_HELIO1HR_POSITION).
+    Physics words ("Plasma", "Energetic") are all over the catalog, so they never count.
+    """
+    found = [m["n"] for w in wishes if (m := _NAME_BEFORE.search(physics[: w.position]))]
+    found += [m["n"] for m in _NAME_AFTER.finditer(physics)]
+    prefixes = {i.split("_", 1)[0] for i in vocab.dataset_ids}
+    unknown: list[str] = []
+    for name in dict.fromkeys(found):
+        if _NOT_NAMES.fullmatch(name) or _SPECIES.search(name) or _FRAME.fullmatch(name):
+            continue
+        if name.upper() in prefixes or not vocab.catalog.search(name, limit=1):
+            unknown.append(name)
+    return tuple(unknown)
+
+
 def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
     """Read one request into a `RequestIntent` (never raises for odd text)."""
     work = " ".join(text.split())
@@ -366,6 +398,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         parameter_names=_parameter_names(vocab, dataset_ids, work),
         save_data_format=data_format,
         hints=find_hints(physics, [(q.position, q.text) for q in quantities]),
+        unknown_names=_unknown_names(vocab, physics, quantities),
         discovery=find_discovery(
             work, bool(missions), bool(dataset_ids), bool(quantities), time_range is not None
         ),

@@ -147,12 +147,22 @@ def _sources_for(b: _Builder, wish: QuantityWish) -> list[_Source]:
         return [_mission_source(vocab, MissionRef(q.default_mission, "OMNI", "OMNI", 0))]
     if intent.missions:
         return [_mission_source(vocab, m) for m in intent.missions]
+    if intent.unknown_names:
+        return []  # a spacecraft was named, just not one the catalog has: never OMNI instead
     if (q.solar_wind or intent.at_earth) and "omni" in vocab.mission_names:
         b.notes.append(
             f"No mission was named, so {q.label} comes from OMNI (near-Earth solar wind)."
         )
         return [_mission_source(vocab, MissionRef("omni", "OMNI", "OMNI", 0))]
     return []
+
+
+def _not_a_mission(vocab: Vocabulary, name: str) -> str:
+    """Why `name` was not used: no such mission, and which datasets carry its name."""
+    prefix = name.upper() + "_"
+    named = sorted(i for key, i in vocab.dataset_ids.items() if key.startswith(prefix))
+    where = f"; datasets named after it: {', '.join(named[:5])}" if named else ""
+    return f"'{name}': no mission by that name in the CDAWeb catalog{where}"
 
 
 def _window(intent: RequestIntent, first: Candidate, b: _Builder) -> TimeRange:
@@ -289,13 +299,22 @@ def build_plan(
         b.missing.append("a quantity (e.g. magnetic field, solar wind speed, density, Dst)")
     if intent.time_error:
         b.missing.append(f"a valid time range ({intent.time_error})")
+    served = bool(intent.missions or intent.dataset_ids)
+    served = served or all(quantity(w.quantity).default_mission for w in quantities)
+    for name in intent.unknown_names:
+        unknown = _not_a_mission(vocab, name)
+        if served:
+            b.notes.append(f"Left out {unknown}.")
+        else:
+            b.missing.append(f"a mission the catalog has ({unknown})")
     finals: list[tuple[str, str, str]] = []
     span: TimeRange | None = None
     for wish in quantities if not intent.time_error else []:
         what = wish.text if wish.quantity == _NAMED else describe_quantity(wish)
         sources = _sources_for(b, wish)
         if not sources:
-            b.missing.append(f"a mission for {what} (e.g. ACE, Wind, PSP)")
+            if not intent.unknown_names:  # already asked for a mission the catalog has
+                b.missing.append(f"a mission for {what} (e.g. ACE, Wind, PSP)")
             continue
         for source in sources:
             cands = _candidates(b, source, wish, span)
