@@ -79,6 +79,14 @@ def test_solar_wind_is_physics_not_the_wind_spacecraft(vocab: Vocabulary) -> Non
         ("where was Voyager 1 in 2012", [("position", None, None)]),
         ("OMNI flow pressure last 3 days", [("pressure", None, None)]),
         ("PSP radial velocity 2021-04-29", [("velocity", "r", None)]),
+        (
+            "ACE magnetic field components and its magnitude 2020-01-05",
+            [("magnetic_field", "magnitude", None), ("magnetic_field", "vector", None)],
+        ),
+        (
+            "Wind B field magnitude and components 2020-01-05",
+            [("magnetic_field", "magnitude", None), ("magnetic_field", "vector", None)],
+        ),
     ],
 )
 def test_quantities_components_and_frames(

@@ -12,7 +12,7 @@ Imports `catalog`, `timerange`, `errors` and this package; never the tools.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from xhelio.agents.offline.intent import (
@@ -273,6 +273,9 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
         for match in pattern.finditer(text):
             target = nearest(match.start())
             if target is None:
+                sibling = _both_forms(result, vectors, value, match.start())
+                if sibling is not None:
+                    result.append(replace(sibling, component=value, position=match.start()))
                 continue
             component = value or (match["c"] or match["rtn"][0]).lower()
             old = result[target]
@@ -290,6 +293,23 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
             for w in result
         ]
     return result
+
+
+def _both_forms(
+    wishes: list[QuantityWish], vectors: list[int], value: str | None, position: int
+) -> QuantityWish | None:
+    """The wish a second form word asks for again: "field components and its magnitude".
+
+    The first of "components"/"magnitude" took the field; the other asks for the same
+    field in its other form, as one more wish.
+    """
+    forms = {"magnitude", "vector"}
+    if value not in forms:
+        return None
+    taken = [i for i in vectors if wishes[i].component in forms - {value}]
+    if not taken:
+        return None
+    return wishes[min(taken, key=lambda i: abs(wishes[i].position - position))]
 
 
 def _parameter_names(vocab: Vocabulary, dataset_ids: list[str], text: str) -> tuple[str, ...]:
