@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 _CARTESIAN = ("x", "y", "z")
 _RADIAL = ("R", "T", "N")
-# Frames named in CDAWeb parameter ids; longest first so GSEQ is not read as GSE.
+# Frames named in CDAWeb parameter ids, matched as whole id tokens (GSEQ is not GSE).
 _FRAMES: dict[str, tuple[str, str, str]] = {
     "HEEQ": _CARTESIAN,
     "J2000": _CARTESIAN,

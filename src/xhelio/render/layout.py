@@ -319,8 +319,8 @@ def _title_axes(
             by_y.setdefault(_y_of(trace), []).append(fact)
     for y_id, facts in by_y.items():
         axis = _axis(layout, y_id)
-        by_key = {unit_key(f.unit): f.unit for f in reversed(facts) if f.unit}
-        units = list(dict.fromkeys(by_key[unit_key(f.unit)] for f in facts if f.unit))
+        by_key = {_unit_key(f.unit): f.unit for f in reversed(facts) if f.unit}
+        units = list(dict.fromkeys(by_key[_unit_key(f.unit)] for f in facts if f.unit))
         if len(units) > 1:
             base = _base_of(layout, y_id)
             panel = panels.index(base) + 1 if base in panels else 1
@@ -345,7 +345,7 @@ def _title_axes(
 _PER_CUBIC_CM = re.compile(r"^(?:#|n|1)?/(?:cc|cm\^?\{?3\}?)$|^cm\^?\{?-3\}?$")
 
 
-def unit_key(unit: str) -> str:
+def _unit_key(unit: str) -> str:
     """What a unit means, for comparing: ``nT (1min)`` is nT; ``#/cc`` is ``cm^-3``."""
     text = re.sub(r"\s*\([^)]*\)\s*$", "", unit).replace(" ", "")
     if _PER_CUBIC_CM.match(text.lower()):

@@ -12,7 +12,7 @@ Imports `catalog`, `timerange`, `errors` and this package; never the tools.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from xhelio.agents.offline.intent import (
@@ -110,6 +110,12 @@ class Vocabulary:
     aliases: AliasTable
     mission_names: dict[str, str]
     dataset_ids: dict[str, str]
+    by_prefix: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
+    """Dataset ids by their first id token ("JUNO" -> JUNO_HELIO1HR_POSITION)."""
+
+    def __post_init__(self) -> None:
+        for key, dataset_id in sorted(self.dataset_ids.items()):
+            self.by_prefix.setdefault(key.split("_", 1)[0], []).append(dataset_id)
 
     @classmethod
     def from_catalog(cls, catalog: Catalog) -> Vocabulary:
@@ -345,12 +351,11 @@ def _unknown_names(vocab: Vocabulary, physics: str, wishes: list[QuantityWish]) 
     """
     found = [m["n"] for w in wishes if (m := _NAME_BEFORE.search(physics[: w.position]))]
     found += [m["n"] for m in _NAME_AFTER.finditer(physics)]
-    prefixes = {i.split("_", 1)[0] for i in vocab.dataset_ids}
     unknown: list[str] = []
     for name in dict.fromkeys(found):
         if _NOT_NAMES.fullmatch(name) or _SPECIES.search(name) or _FRAME.fullmatch(name):
             continue
-        if name.upper() in prefixes or not vocab.catalog.search(name, limit=1):
+        if name.upper() in vocab.by_prefix or not vocab.catalog.search(name, limit=1):
             unknown.append(name)
     return tuple(unknown)
 

@@ -159,8 +159,7 @@ def _sources_for(b: _Builder, wish: QuantityWish) -> list[_Source]:
 
 def _not_a_mission(vocab: Vocabulary, name: str) -> str:
     """Why `name` was not used: no such mission, and which datasets carry its name."""
-    prefix = name.upper() + "_"
-    named = sorted(i for key, i in vocab.dataset_ids.items() if key.startswith(prefix))
+    named = vocab.by_prefix.get(name.upper(), [])
     where = f"; datasets named after it: {', '.join(named[:5])}" if named else ""
     return f"'{name}': no mission by that name in the CDAWeb catalog{where}"
 

@@ -36,11 +36,9 @@ _DOY_FORMS = (
     ),
 )
 _NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
-_WEEK_OF = re.compile(
-    r"(?:\b(?P<nth>first|1st|second|2nd|third|3rd|fourth|4th|last)\s+)?\bweek\s+of\s+(?:the\s+)?$",
-    re.I,
-)
-_NTH_WEEK = re.compile(r"\b(?:first|1st|second|2nd|third|3rd|fourth|4th|last)\s+week\s+of\b", re.I)
+_ORDINAL = "|".join([*_NTH, "last"])
+_WEEK_OF = re.compile(rf"(?:\b(?P<nth>{_ORDINAL})\s+)?\bweek\s+of\s+(?:the\s+)?$", re.I)
+_NTH_WEEK = re.compile(rf"\b(?:{_ORDINAL})\s+week\s+of\b", re.I)
 _WEEK = timedelta(days=7)
 _TAIL = re.compile(r"^\s*(?:to|until|till|through|-)\s+(?P<rest>.+)$", re.I | re.S)
 
