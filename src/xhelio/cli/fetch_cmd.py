@@ -12,14 +12,12 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from xhelio.catalog.index import open_catalog
 from xhelio.cli.errors import handle_errors
-from xhelio.config import load_settings
 from xhelio.data.entry import DataEntry
 from xhelio.data.fetch import DataFetcher, FetchReport
 from xhelio.data.store import DataStore
 from xhelio.errors import UserError
-from xhelio.sources.registry import make_source
+from xhelio.services import Services
 from xhelio.tools.data_tools import frame_of
 
 __all__ = ["register"]
@@ -117,11 +115,23 @@ def fetch(
     """Fetch parameters of a dataset for a time range, show a summary, optionally save."""
     if out is not None:
         _check_output(out)
-    settings = load_settings()
-    store = DataStore()
-    fetcher = DataFetcher(
-        open_catalog(settings), make_source(source or settings.default_source, settings), store
-    )
+    with Services() as services:
+        store = DataStore()
+        fetcher = DataFetcher(services.catalog, services.source(source), store)
+        reports = _fetch_with_progress(fetcher, dataset, parameters, time)
+    for r in reports:
+        for note in r.notes:
+            console.print(f"[yellow]{note}[/]", highlight=False)
+    Console().print(_summary(reports))
+    if out is not None:
+        _write_output([store.get(r.label) for r in reports], out)
+        console.print(f"Wrote {out}", highlight=False)
+
+
+def _fetch_with_progress(
+    fetcher: DataFetcher, dataset: str, parameters: list[str], time: str
+) -> list[FetchReport]:
+    """Run the fetch under a live progress bar on stderr."""
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -137,14 +147,7 @@ def fetch(
                 task, completed=done, total=total, description=what or f"Fetching {dataset}"
             )
 
-        reports = fetcher.fetch(dataset, parameters, time, progress=report_progress)
-    for r in reports:
-        for note in r.notes:
-            console.print(f"[yellow]{note}[/]", highlight=False)
-    Console().print(_summary(reports))
-    if out is not None:
-        _write_output([store.get(r.label) for r in reports], out)
-        console.print(f"Wrote {out}", highlight=False)
+        return fetcher.fetch(dataset, parameters, time, progress=report_progress)
 
 
 def register(app: typer.Typer) -> None:
