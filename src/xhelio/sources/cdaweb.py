@@ -23,6 +23,7 @@ Network happens only inside `info` and `fetch`, never at import or construction.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import os
 import re
@@ -49,7 +50,7 @@ from xhelio.errors import (
 )
 from xhelio.sources.base import ParameterData, ProgressCallback
 from xhelio.sources.cdf_reader import describe_cdf, read_cdf_parameters
-from xhelio.sources.http import RetryPolicy, call_with_retries, make_client
+from xhelio.sources.http import RetryPolicy, call_with_retries, check_rate_limit, make_client
 from xhelio.timerange import TimeRange
 
 __all__ = ["CdawebSource", "RemoteFile"]
@@ -220,6 +221,7 @@ class CdawebSource:
 
     def _get_json_once(self, url: str, dataset_id: str, what: str) -> dict[str, Any]:
         response = self.client.get(url, headers={"Accept": "application/json"})
+        check_rate_limit(response, f"the {what} of {dataset_id}")
         if response.status_code == 404:
             raise UnknownDatasetError(dataset_id)
         if response.status_code >= 400:
@@ -313,6 +315,7 @@ class CdawebSource:
         received = 0
         try:
             with self.client.stream("GET", remote.url) as response:
+                check_rate_limit(response, remote.file_name)
                 if response.status_code >= 400:
                     raise ServerError(
                         f"CDAWeb failed to send {remote.file_name} (HTTP "
@@ -382,7 +385,16 @@ class CdawebSource:
         workers = max(1, min(self.settings.download_workers, len(files)))
         with ThreadPoolExecutor(workers, thread_name_prefix="cdaweb-download") as pool:
             futures: list[Future[tuple[Path, dict[str, ParameterData]]]] = [
-                pool.submit(self._download_and_read, f, dataset_id, parameters, meter, cancelled)
+                # Each worker runs in a copy of this context: the caller's cancel scope holds.
+                pool.submit(
+                    contextvars.copy_context().run,
+                    self._download_and_read,
+                    f,
+                    dataset_id,
+                    parameters,
+                    meter,
+                    cancelled,
+                )
                 for f in files
             ]
             done, _ = wait(futures, return_when=FIRST_EXCEPTION)
