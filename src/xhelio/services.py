@@ -91,7 +91,7 @@ class Services:
                 raise ServicesClosedError(f"xhelio services are closed; cannot open {key}.")
             found = self._sources.get(key)
             if found is None:
-                inner = make_source(key, self.settings, cached=False)
+                inner = make_source(key, self.settings, cached=False, cache=self.cache)
                 self._inner.append(inner)
                 found = self._sources[key] = CachedSource(inner, self.cache)
             return found
