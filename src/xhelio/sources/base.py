@@ -102,10 +102,10 @@ def drop_duplicate_times(data: ParameterData, what: str) -> ParameterData:
     if not bool(clash.any()):
         return replace(data, frame=kept)
     times = pd.DatetimeIndex(rows.iloc[:, 0].to_numpy()[clash])
-    first_bad = pd.Timestamp(times[0]).to_pydatetime()
+    first_bad: datetime = times.to_pydatetime()[0]
     note = (
         f"{what}: the server sent {int(clash.sum())} row(s) repeating a time with different "
-        f"values (first at {times[0].isoformat()}); the first value of each was kept. "
+        f"values (first at {first_bad.isoformat()}); the first value of each was kept. "
         "These rows are not cached, so a later fetch asks again."
     )
     proven = first_bad if data.proven_until is None else min(data.proven_until, first_bad)

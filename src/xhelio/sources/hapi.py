@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 import httpx
@@ -358,7 +358,9 @@ def _last_time(arrays: ChunkArrays | None) -> datetime | None:
     """The time of the last record of a chunk, if it has any."""
     if arrays is None or not len(arrays.times):
         return None
-    return pd.Timestamp(int(arrays.times.max()), tz="UTC").to_pydatetime()
+    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(
+        microseconds=int(arrays.times.max()) // 1000
+    )
 
 
 def _reaches_stop(arrays: ChunkArrays | None, chunk: TimeRange, cadence: str | None) -> bool:

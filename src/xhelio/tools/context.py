@@ -66,7 +66,8 @@ class ToolContext:
                     if self.services is not None
                     else make_source(name, self.settings)
                 )
-                self._fetchers[name] = DataFetcher(self.catalog, chosen, self.store)
+                budget = self.settings.session_memory_mb * 2**20
+                self._fetchers[name] = DataFetcher(self.catalog, chosen, self.store, budget)
             return self._fetchers[name]
 
     @cached_property
