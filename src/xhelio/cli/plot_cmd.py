@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from xhelio.cli.errors import handle_errors
+from xhelio.data.persist import atomic_write_bytes
 from xhelio.errors import UserError
 from xhelio.tools.workspace import open_workspace
 
@@ -79,7 +80,7 @@ def plot(
         result = workspace.session.plot.render(build_figure(labels, overlay, log_y, title))
         written = workspace.session.plot.export(fmt, "plot." + fmt)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(written.read_bytes())
+        atomic_write_bytes(out, written.read_bytes())
     finally:
         workspace.close()
     for note in result.notes:

@@ -8,11 +8,12 @@ outside [start, end). Progress is reported as progress(bytes_done, bytes_total,
 "ID: k/n files"), from the download threads but never two calls at once; a retried
 download takes its bytes back, so the count can step down after a failure.
 
-Downloaded files are kept under ``Settings.cache_dir / "cdf"``, named by a hash of the
-file URL and its LastModified stamp, so asking for other parameters of the same days
-does not download again, and a file CDAWeb reprocesses (new LastModified) is fetched
-fresh. Files listed without LastModified are always downloaded. The folder is trimmed
-to `Settings.cache_max_mb`, least recently used first.
+Downloaded files are kept in the disk cache (`FragmentCache`: the same index and size
+limit as fragments, checksummed), keyed by the file URL and its LastModified stamp, so
+asking for other parameters of the same days does not download again, and a file CDAWeb
+reprocesses (new LastModified) is fetched fresh. Files listed without LastModified are
+always downloaded and never kept. An HTML page served instead of a file is refused, and
+a file that fails to read is deleted from the cache.
 
 `info` asks CDAS for the dataset description (title, coverage) and describes the
 parameters from the variables of the dataset's most recent file.
