@@ -216,7 +216,7 @@ def check_memory_budget(
     estimate = estimate_request(info.cadence, time_range, columns)
     if estimate is None or estimate.bytes <= budget_bytes:
         return
-    fits = timedelta(seconds=budget_bytes / estimate.bytes_per_second)
+    fits = _round_down(timedelta(seconds=budget_bytes / estimate.bytes_per_second))
     shorter = TimeRange(time_range.start, time_range.start + fits)
     coarser = _coarser_dataset(catalog, info, names, time_range, budget_bytes)
     hint = f" or a coarser dataset such as {coarser}" if coarser else " or a coarser dataset"
@@ -227,6 +227,14 @@ def check_memory_budget(
         f"(XHELIO_SESSION_MEMORY_MB). Ask for a shorter range (e.g. {shorter}){hint}; "
         "or write it to a file with `xhelio fetch ... --out FILE`, which streams."
     )
+
+
+def _round_down(span: timedelta) -> timedelta:
+    """A readable span no longer than `span`: whole days, hours or minutes."""
+    for unit in (timedelta(days=1), timedelta(hours=1), timedelta(minutes=1)):
+        if span >= 2 * unit:
+            return span // unit * unit
+    return max(span, timedelta(seconds=1))
 
 
 def _components(info: DatasetInfo, name: str) -> int:
