@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 
 from xhelio.sources.sizing import cadence_seconds, estimate_request, plan_pieces
@@ -24,7 +25,7 @@ def test_pieces_cover_the_range_exactly_fit_the_limit_and_align() -> None:
     limit = 64 * 2**20
     pieces = plan_pieces(YEARS_20, estimate, limit, timedelta(hours=24))
     assert pieces[0].start == YEARS_20.start and pieces[-1].end == YEARS_20.end
-    assert all(a.end == b.start for a, b in zip(pieces, pieces[1:], strict=False))
+    assert all(a.end == b.start for a, b in itertools.pairwise(pieces))
     for piece in pieces:
         size = estimate_request("PT1S", piece, 1)
         assert size is not None and size.bytes <= limit
