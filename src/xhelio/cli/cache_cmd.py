@@ -31,13 +31,14 @@ def info(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     console = Console()
     # MB as in XHELIO_CACHE_MAX_MB (2**20 bytes), so the limit reads as configured.
     console.print(
-        f"Cache at {cache_info.location}: {cache_info.entries} fragments, "
+        f"Cache at {cache_info.location}: {cache_info.entries} files "
+        "(data fragments and downloads), "
         f"{cache_info.total_bytes / _MB:.1f} MB of {cache_info.max_bytes / _MB:.0f} MB "
         "(XHELIO_CACHE_MAX_MB)",
         highlight=False,
     )
     if cache_info.datasets:
-        table = Table("dataset", "fragments", "MB")
+        table = Table("dataset", "files", "MB")
         for name, (count, size) in sorted(cache_info.datasets.items()):
             table.add_row(name, str(count), f"{size / _MB:.2f}")
         console.print(table)
@@ -51,4 +52,4 @@ def clear(
     """Delete cached data (all of it, or one dataset's)."""
     with Services() as services:
         removed = services.cache.clear(dataset)
-    Console().print(f"Removed {removed} cached fragments.")
+    Console().print(f"Removed {removed} cached files.")
