@@ -220,7 +220,7 @@ def _line(who: str, years: float, peak: float, seconds: float, rows: int) -> str
 
 def main() -> None:
     """Measure xhelio and the peer, print a table with ratios; fail above the bound."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--years", type=float, default=20.0, help="xhelio's long span")
     parser.add_argument(
         "--peer-years",
