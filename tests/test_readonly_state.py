@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -55,7 +55,7 @@ def _xhelio(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def _read_only(folder: Path) -> Iterator[None]:
+def _read_only(folder: Path) -> Generator[None]:
     """Make `folder` and everything in it read-only for the block, then restore."""
     paths = [folder, *folder.rglob("*")]
     modes = {p: p.stat().st_mode for p in paths}
@@ -74,7 +74,8 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def omni(monkeypatch: pytest.MonkeyPatch) -> Iterator[CatalogHapiServer]:
-    with CatalogHapiServer(max_rows=500) as server:
+    server = CatalogHapiServer(max_rows=500)
+    with server:
         monkeypatch.setenv("XHELIO_HAPI_URL", server.url)
         yield server
 
