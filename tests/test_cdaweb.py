@@ -204,9 +204,11 @@ def test_two_files_joined_in_order_reading_each_once(
     assert speed.index[0] == pd.Timestamp("2020-06-01T12:00Z")
     assert speed.index[-1] == pd.Timestamp("2020-06-02T05:00Z")
     assert len(speed) == 18
-    # The shared midnight record comes from the earlier file; the rest in order.
+    # The shared midnight record comes from the earlier file; the rest in order. Its
+    # values differ between the files: reported, as over HAPI (one rule for all sources).
     expected = [*range(12, 25), *range(101, 106)]
     np.testing.assert_array_equal(speed["V"].to_numpy(), expected)
+    assert any("different values" in note for note in data["V"].notes)
     assert data["V"].units == "km/s"
     assert data["V"].description == "Speed"
     assert list(data["B"].frame.columns) == ["Bx", "By", "Bz"]
@@ -216,6 +218,21 @@ def test_two_files_joined_in_order_reading_each_once(
     np.testing.assert_array_equal(flux.bins, [5, 50, 500])
     assert (flux.bins_name, flux.bins_units) == ("energy", "eV")
     np.testing.assert_array_equal(flux.frame["flux_2"].to_numpy(), np.array(expected) * 3.0)
+
+
+def test_identical_overlapping_records_are_dropped_silently(
+    server: CdasTestServer, source: CdawebSource, tmp_path: Path
+) -> None:
+    first = day_file(tmp_path, DAY1, 0.0)
+    again = tmp_path / "again"
+    again.mkdir()
+    twin = day_file(again, DAY1, 0.0)  # the same records in a second listed file
+    server.add_file("TEST_H1", first, DAY1, DAY2)
+    server.add_file("TEST_H1", twin.rename(again / "test_h1_20200601_v02.cdf"), DAY1, DAY2)
+    data = source.fetch("TEST_H1", ["V"], TimeRange(DAY1, DAY2))["V"]
+    assert len(server.file_requests()) == 2
+    np.testing.assert_array_equal(data.frame["V"].to_numpy(), np.arange(24.0))
+    assert data.notes == ()
 
 
 def test_records_out_of_order_are_sorted(

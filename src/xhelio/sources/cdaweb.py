@@ -47,7 +47,7 @@ from xhelio.errors import (
     TruncatedResponseError,
     UnknownDatasetError,
 )
-from xhelio.sources.base import ParameterData, ProgressCallback
+from xhelio.sources.base import ParameterData, ProgressCallback, drop_duplicate_times
 from xhelio.sources.cache import FragmentCache
 from xhelio.sources.cdf_reader import describe_cdf, read_cdf_parameters
 from xhelio.sources.http import RetryPolicy, call_with_retries, check_rate_limit, make_client
@@ -459,7 +459,11 @@ def _combine(
     per_file: list[dict[str, ParameterData]],
     time_range: TimeRange,
 ) -> dict[str, ParameterData]:
-    """Join each parameter's per-file pieces: time order, no duplicate times, in range."""
+    """Join each parameter's per-file pieces: time order, in range, duplicates resolved.
+
+    Duplicate times (within a file or where files overlap) follow the one rule for every
+    source, `drop_duplicate_times`: identical rows dropped, contradictory ones reported.
+    """
     start = pd.Timestamp(time_range.start)
     end = pd.Timestamp(time_range.end)
     combined: dict[str, ParameterData] = {}
@@ -469,10 +473,9 @@ def _combine(
         frames = [p.frame for p in pieces if not p.frame.empty] or [pieces[0].frame]
         frame = pd.concat(frames) if len(frames) > 1 else frames[0]
         frame = frame.sort_index(kind="stable")
-        keep = ~frame.index.duplicated(keep="first") & (frame.index >= start) & (frame.index < end)
-        frame = frame.loc[keep]
+        frame = frame.loc[(frame.index >= start) & (frame.index < end)]
         first = next((p for p in pieces if p.bins is not None), pieces[0])
-        combined[name] = ParameterData(
+        joined = ParameterData(
             name=first.name,
             frame=frame,
             units=first.units,
@@ -481,6 +484,7 @@ def _combine(
             bins_name=first.bins_name,
             bins_units=first.bins_units,
         )
+        combined[name] = drop_duplicate_times(joined, f"{dataset_id}.{name}")
     if all(p.frame.empty for p in combined.values()):
         raise NoDataError(
             f"CDAWeb's {dataset_id} files hold no valid records of "
