@@ -198,3 +198,23 @@ def test_damaged_database_is_a_clear_error_not_a_traceback(xhelio_home: Path) ->
     with pytest.raises(SessionStoreError, match="session database"):
         SessionStore(load_settings())
     assert (folder / "sessions.sqlite").read_bytes().startswith(b"\x00garbage")  # untouched
+
+
+def test_a_writer_without_a_figure_keeps_another_writers_figure(xhelio_home: Path) -> None:
+    store = SessionStore(load_settings())
+    store.create("F")
+    plotter = store.load("F")
+    talker = store.load("F")  # loaded before any figure existed
+    plotter.store.put(_entry("a", 1.0))
+    plotter.plot.render({"data": [{"data_label": "a"}]})
+    store.save(plotter)
+    figure = xhelio_home / "sessions" / "F" / "figure.json"
+    assert figure.exists()
+    talker.history.append({"role": "user", "content": "hello"})
+    store.save(talker)
+    assert figure.exists()  # the other writer's figure survives this save
+    loaded = store.load("F")
+    assert loaded.plot.saved() is not None and len(loaded.history) == 1
+    loaded.plot.reset()  # a writer that removes its figure does remove it
+    store.save(loaded)
+    assert not figure.exists()

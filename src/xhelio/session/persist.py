@@ -115,6 +115,7 @@ class _Saved:
     history: int
     operations: int
     events: int
+    figure: str | None = None
 
 
 class _HeldLock:
@@ -256,12 +257,16 @@ class SessionStore:
         data_dir = session.folder / "data"
         changed = [e for e in session.store if saved.entries.get(e.label) is not e]
         written = [(entry, write_entry(entry, data_dir)) for entry in changed]
-        spec = session.plot.saved()
+        figure_text = _figure_text(session)
         figure = session.folder / "figure.json"
-        if spec is None:
-            figure.unlink(missing_ok=True)
-        else:
-            atomic_write_text(figure, json.dumps(spec))
+        # Only a figure this writer changed is written or removed: a session loaded before
+        # another writer plotted must not delete (or overwrite) that writer's figure.
+        if figure_text != saved.figure:
+            if figure_text is None:
+                figure.unlink(missing_ok=True)
+            else:
+                atomic_write_text(figure, figure_text)
+            saved.figure = figure_text
         history = session.history[saved.history :]
         operations = session.operations[saved.operations :]
         events = [e for e in session.events.events() if e.id > saved.events]
@@ -402,7 +407,14 @@ def _mark_saved(session: Session, skip_entries: bool = True) -> None:
         history=len(session.history),
         operations=len(session.operations),
         events=max((e.id for e in session.events.events()), default=session.events.next_id - 1),
+        figure=_figure_text(session),
     )
+
+
+def _figure_text(session: Session) -> str | None:
+    """The session's figure as it is saved to ``figure.json`` (None without a figure)."""
+    spec = session.plot.saved()
+    return None if spec is None else json.dumps(spec)
 
 
 def _saved_of(session: Session) -> _Saved:
