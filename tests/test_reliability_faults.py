@@ -317,3 +317,22 @@ def test_html_page_instead_of_a_cdf_is_not_kept_and_cache_sees_cdf_files(
         if (xhelio_home / "cache" / "files").exists()
         else True
     )
+
+
+def test_fragments_and_downloaded_files_share_one_size_limit(
+    hapi: HapiTestServer, xhelio_home: Path
+) -> None:
+    settings = load_settings(hapi_url=hapi.url)
+    cache = FragmentCache(settings)
+    download = cache.new_file_path("old.cdf")
+    download.write_bytes(np.random.default_rng(0).bytes(200_000))
+    kept = cache.add_file("old-key", "AC_K2_MFI", "old.cdf", download)
+    assert cache.file_for("old-key") == kept
+    # Room for the download and a little more: new fragments must push the old file out.
+    cache.max_bytes = 205_000
+    source = CachedSource(HapiSource(settings), cache, adaptive_fragments=False)
+    assert len(source.fetch("SYN", ["n"], WINDOW)["n"].frame) == 2 * 1440
+    info = cache.info()
+    assert info.total_bytes <= cache.max_bytes
+    assert "SYN" in info.datasets and "AC_K2_MFI" not in info.datasets
+    assert cache.file_for("old-key") is None and not kept.exists()
