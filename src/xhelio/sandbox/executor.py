@@ -152,6 +152,7 @@ class _Zygote:
         for fd in (self.request_fd, self.response_fd, self.control_fd):
             os.set_blocking(fd, False)
         self.status: IsolationStatus | None = None
+        self.pending_report = False
 
     @property
     def pid(self) -> int:
@@ -187,18 +188,29 @@ class _Zygote:
         )
         return self.status
 
-    def exchange(self, body: bytes, deadline: float, max_bytes: int) -> tuple[bytes, dict[str, Any]]:
-        """Send one request; collect the child's reply bytes and the zygote's report.
+    def exchange(
+        self, body: bytes, deadline: float, max_bytes: int
+    ) -> tuple[bytes, dict[str, Any] | None]:
+        """Send one request; return the child's reply and, if it came first, the report.
+
+        The reply is returned as soon as it is complete, without waiting for the child
+        to exit (its teardown overlaps the caller's work); the zygote's report on that
+        child is then read, and anything more the child wrote discarded, before the
+        next request is sent.
 
         Raises:
-            wire.FrameTimeout: the zygote did not report by `deadline`.
+            wire.FrameTimeout: nothing conclusive arrived by `deadline`.
             wire.FrameTooLarge: the child wrote more than `max_bytes`.
             wire.FrameError: the zygote died or its report was malformed.
         """
+        self._settle(deadline)
         wire.write_frame(self.request_fd, body, deadline)
         reply = bytearray()
-        report: dict[str, Any] | None = None
-        while report is None:
+        while True:
+            size = wire.complete_frame_size(reply)
+            if size is not None:
+                self.pending_report = True
+                return bytes(reply[:size]), None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise wire.FrameTimeout
@@ -206,10 +218,12 @@ class _Zygote:
             if self.response_fd in readable:
                 self._read_available(reply, max_bytes)
             if self.control_fd in readable:
-                report, _ = wire.unpack_message(wire.read_frame(self.control_fd, deadline, 1 << 20))
-        # The child has exited: whatever it wrote is in the pipe now.
-        self._read_available(reply, max_bytes)
-        return bytes(reply), report
+                report = self._report(deadline)
+                if report.get("status") == "idle-exit":
+                    continue  # died before taking the request: the next child takes it
+                # The child has exited: whatever it wrote is in the pipe now.
+                self._read_available(reply, max_bytes)
+                return bytes(reply), report
 
     def _read_available(self, reply: bytearray, max_bytes: int) -> None:
         while True:
@@ -222,6 +236,18 @@ class _Zygote:
             reply += chunk
             if len(reply) > max_bytes:
                 raise wire.FrameTooLarge(f"the reply passed {max_bytes} bytes")
+
+    def _report(self, deadline: float) -> dict[str, Any]:
+        header, _ = wire.unpack_message(wire.read_frame(self.control_fd, deadline, 1 << 20))
+        return header
+
+    def _settle(self, deadline: float) -> None:
+        """Wait for the previous child's end and drop anything it wrote after its reply."""
+        while self.pending_report:
+            if self._report(deadline).get("status") != "idle-exit":
+                self.pending_report = False
+        junk = bytearray()
+        self._read_available(junk, 1 << 62)
 
     def exit_description(self) -> str:
         """How the zygote ended, waiting briefly for it to finish dying."""
@@ -417,6 +443,9 @@ class SandboxExecutor:
                     "crashed",
                 ) from exc
             elapsed = time.perf_counter() - started
+        if report is None:
+            header, blobs = _unpack_reply(raw, {}, self._death_error)
+            return _to_result(header, blobs, elapsed)
         if report.get("timed_out"):
             raise self._timeout_error()
         header, blobs = _unpack_reply(raw, report, self._death_error)

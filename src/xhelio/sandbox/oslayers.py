@@ -17,7 +17,7 @@ In order, the child:
    site-packages, nothing else readable or writable; TCP and signals to other processes
    refused where the kernel's ABI supports them;
 5. loads the seccomp filter (`seccomp.py`): no process creation, exec, sockets, ptrace,
-   signals to other processes, credential or namespace changes, or opens for writing.
+   signals, credential or namespace changes, or opens for writing.
 
 A layer the plan expects but the kernel refuses makes the call fail (closed). Imports
 nothing from xhelio but the two sibling kernel modules.
@@ -77,7 +77,7 @@ class IsolationPlan:
     cpu_s: int
     drop_to: tuple[int, int] | None  # (uid, gid) when started as root
     landlock_abi: int
-    seccomp: bool
+    seccomp_program: bytes | None
     readable_dirs: tuple[str, ...]
     unavailable: dict[str, str] = field(default_factory=dict[str, str])
 
@@ -94,7 +94,7 @@ class IsolationPlan:
             layers.append("landlock-net")
         if self.landlock_abi >= 6:
             layers.append("landlock-signal")
-        if self.seccomp:
+        if self.seccomp_program is not None:
             layers.append("seccomp")
         return layers
 
@@ -136,6 +136,12 @@ def plan_isolation(
     if 1 <= abi < 6:
         unavailable["landlock-signal"] = f"Landlock ABI {abi} < 6 (seccomp still refuses kill)"
     reason = seccomp.seccomp_available() if linux else "not Linux"
+    program: bytes | None = None
+    if reason is None:
+        try:
+            program = seccomp.compile_filter()
+        except seccomp.SeccompUnavailable as exc:
+            reason = str(exc)
     if reason is not None:
         unavailable["seccomp"] = reason
     return IsolationPlan(
@@ -143,7 +149,7 @@ def plan_isolation(
         cpu_s=cpu_s,
         drop_to=drop_to,
         landlock_abi=abi,
-        seccomp=reason is None,
+        seccomp_program=program,
         readable_dirs=_readable_dirs(extra_readable or []),
         unavailable=unavailable,
     )
@@ -159,7 +165,9 @@ def _apply_rlimits(plan: IsolationPlan) -> None:
         resource.RLIMIT_NOFILE: open_fds + 1,
     }
     for limit, value in limits.items():
-        resource.setrlimit(limit, (value, value))
+        # CPU: SIGXCPU at the soft limit (reported as a CPU timeout), SIGKILL a second later.
+        hard = value + 1 if limit == resource.RLIMIT_CPU else value
+        resource.setrlimit(limit, (value, hard))
 
 
 def _prctl(option: int, value: int) -> None:
@@ -200,8 +208,8 @@ def apply_isolation(plan: IsolationPlan) -> list[str]:
                 applied.append("landlock-net")
             if plan.landlock_abi >= 6:
                 applied.append("landlock-signal")
-        if plan.seccomp:
-            seccomp.load_filter(os.getpid())
+        if plan.seccomp_program is not None:
+            seccomp.install_filter(plan.seccomp_program)
             applied.append("seccomp")
     except (OSError, ValueError, landlock.LandlockUnavailable, seccomp.SeccompUnavailable) as exc:
         raise IsolationFailed(f"{type(exc).__name__}: {exc} (applied so far: {applied})") from exc

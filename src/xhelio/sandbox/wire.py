@@ -45,6 +45,7 @@ __all__ = [
     "FrameError",
     "ResultRejected",
     "check_result",
+    "complete_frame_size",
     "split_frame",
     "FrameTimeout",
     "FrameTooLarge",
@@ -164,6 +165,15 @@ def split_frame(data: bytes) -> tuple[bytes, bytes]:
     if end > len(data):
         raise FrameError(f"reply cut short: {len(data) - _LENGTH.size} of {size} bytes")
     return data[_LENGTH.size : end], data[end:]
+
+
+def complete_frame_size(data: bytearray) -> int | None:
+    """Bytes taken by the first frame of `data` (prefix included), None while incomplete."""
+    if len(data) < _LENGTH.size:
+        return None
+    (size,) = _LENGTH.unpack_from(data)
+    total = _LENGTH.size + size
+    return total if len(data) >= total else None
 
 
 def read_frame_blocking(fd: int, max_bytes: int) -> bytes:

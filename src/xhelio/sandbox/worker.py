@@ -19,6 +19,7 @@ Imports from xhelio only `sandbox.wire`, `sandbox.harden` and `sandbox.validate`
 from __future__ import annotations
 
 import builtins
+import errno
 import importlib.abc
 import importlib.machinery
 import json
@@ -69,6 +70,10 @@ _BLOCKED_PREFIXES = (
     "signal.", "msvcrt.", "winreg.", "_winapi.",
 )  # fmt: skip
 
+_PREWARM_CODE = """
+print(df.head(3)); x = df.rolling(3).mean().dropna(); y = np.sqrt((df ** 2).sum(axis=1))
+result = df * 2
+"""
 _WARMUP_CODE = """
 t = df.index
 smooth = df.rolling("10min").mean().resample("5min").mean().interpolate(method="time")
@@ -347,6 +352,11 @@ def _classify(exc: BaseException, log: _GuardLog) -> dict[str, Any]:
     if isinstance(exc, _Blocked) or log.refused:
         what = text if isinstance(exc, _Blocked) else log.refused[0]
         return _error("forbidden", f"blocked at run time: {what}", line)
+    if isinstance(exc, PermissionError) or (
+        isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENOSYS)
+    ):
+        # Refused by the operating-system layers (seccomp, Landlock, uid, fd limit).
+        return _error("forbidden", f"refused by the operating system sandbox: {text}", line)
     if isinstance(exc, _OutputTooLarge):
         return _error("output", f"output too large: {text}", line)
     if isinstance(exc, MemoryError):
@@ -377,6 +387,8 @@ class Runner:
             name: getattr(builtins, name) for name in ALLOWED_BUILTINS if hasattr(builtins, name)
         }
         self.safe_builtins["type"] = _type_of
+        # A small typical job each fresh child runs before its request (see zygote.py).
+        self.prewarm_body = b""
 
     def handle(self, body: bytes) -> tuple[dict[str, Any], list[bytes]]:
         """Run one request body and return the response header and blobs."""
@@ -482,6 +494,9 @@ def _run_warm_up_job(runner: Runner) -> None:
         entries.append({"label": label, "header": value_header, "blobs": len(value_blobs)})
         blobs.extend(value_blobs)
     body = wire.pack_message({"code": _WARMUP_CODE, "sources": entries}, blobs)
+    runner.prewarm_body = wire.pack_message(
+        {"code": _PREWARM_CODE, "sources": entries[:1]}, blobs[: entries[0]["blobs"]]
+    )
     response, out_blobs = runner.handle(body)
     if response["status"] != "ok":
         raise RuntimeError(f"sandbox warm-up failed: {response.get('message')}")
