@@ -457,7 +457,8 @@ RUNTIME_CASES: list[tuple[str, str, set[str]]] = [
     ("exit_worker", "os._exit(3)", {"crashed"}),
     (
         "segfault_worker",
-        "S = B['__import__']('sys')\nS.setrecursionlimit(10 ** 8)\nf = lambda n: f(n + 1)\nresult = f(0)",
+        "S = B['__import__']('sys')\nS.setrecursionlimit(10 ** 8)\nx = []\n"
+        "for i in range(10 ** 6):\n    x = [x]\nresult = repr(x)",
         {"crashed"},
     ),
     ("signal_self", "B['__import__']('signal').raise_signal(11)\nresult = 1", {"forbidden"}),

@@ -119,7 +119,7 @@ def _allow_no_os_from_env() -> bool:
 class _Zygote:
     """One zygote process and the parent's ends of its three pipes."""
 
-    def __init__(self, settings: Settings, limits: dict[str, int]) -> None:
+    def __init__(self, settings: Settings, limits: dict[str, int | bool]) -> None:
         self.workdir = tempfile.mkdtemp(prefix="xhelio-sandbox-")
         request_read, self.request_fd = os.pipe()
         self.response_fd, response_write = os.pipe()
@@ -304,7 +304,21 @@ class SandboxExecutor:
         stdout_hard_cap: int = DEFAULT_STDOUT_HARD_CAP,
         startup_timeout_s: float = 120.0,
         allow_no_os_layers: bool | None = None,
+        python_guards: bool = True,
     ) -> None:
+        """Set the limits; the zygote starts on the first call (or `warm_up`).
+
+        Args:
+            settings: Timeouts and memory/CPU limits (`sandbox_*`).
+            max_result_bytes: Cap on everything a result stores (values, labels, attrs).
+            max_stdout_chars: Printed characters kept.
+            stdout_hard_cap: Printed characters past which the call fails.
+            startup_timeout_s: How long the zygote may take to warm up.
+            allow_no_os_layers: Run code even with no confining OS layer (default: the
+                XHELIO_SANDBOX_ALLOW_NO_OS environment variable).
+            python_guards: Diagnostics and tests only: False leaves out the audit hook
+                so that probes exercise the OS layers alone (`xhelio doctor`).
+        """
         self.settings = settings
         self.max_result_bytes = max_result_bytes
         self.startup_timeout_s = startup_timeout_s
@@ -315,6 +329,7 @@ class SandboxExecutor:
             "max_stdout_chars": max_stdout_chars,
             "stdout_hard_cap": stdout_hard_cap,
             "max_result_bytes": max_result_bytes,
+            "python_guards": python_guards,
         }
         self._lock = threading.Lock()
         self._holder: list[_Zygote | None] = [None]

@@ -122,6 +122,7 @@ class WorkerConfig:
     max_stdout_chars: int
     stdout_hard_cap: int
     max_result_bytes: int
+    python_guards: bool = True
 
 
 

@@ -109,7 +109,8 @@ def _child(runner: Runner, plan: IsolationPlan, started_fd: int, prewarm: bytes)
             }
             wire.write_frame_blocking(reply_fd, wire.pack_message(reply, []))
             os._exit(3)
-        install_audit_hook(runner.log)
+        if runner.config.python_guards:
+            install_audit_hook(runner.log)
         response, blobs = runner.handle(body)
         response["layers"] = layers
         wire.write_frame_blocking(reply_fd, wire.pack_message(response, blobs))
