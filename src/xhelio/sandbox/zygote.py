@@ -35,6 +35,8 @@ import sys
 import time
 from typing import Any
 
+import numpy as np
+
 from xhelio.sandbox import wire
 from xhelio.sandbox.harden import harden_libraries
 from xhelio.sandbox.oslayers import IsolationFailed, IsolationPlan, apply_isolation, plan_isolation
@@ -84,6 +86,9 @@ def _child(runner: Runner, plan: IsolationPlan, started_fd: int, prewarm: bytes)
             layers = apply_isolation(plan)
         except IsolationFailed as exc:
             failure = str(exc)
+        # Each child would otherwise inherit the zygote's RNG state: same "random" numbers
+        # in every call. Reseed from the kernel (getrandom needs no file).
+        np.random.seed()
         if failure is None and prewarm:
             # Trusted code, before the request: the pages a typical call writes to are
             # copied now (copy-on-write) instead of on the call's path.
