@@ -563,6 +563,9 @@ def _to_result(header: dict[str, Any], blobs: list[bytes], elapsed: float) -> Sa
         try:
             decoded = wire.decode_value(value_header, blobs, check=True)  # pyright: ignore[reportUnknownArgumentType]
             value, notes = wire.check_result(decoded)  # never trust the worker's own check
+            worker_notes = header.get("notes")
+            if isinstance(worker_notes, list):  # what the worker's check already dropped
+                notes = [str(n)[:500] for n in worker_notes[:10]] + notes
         except wire.FrameError as exc:
             raise SandboxError(f"The sandbox result could not be decoded: {exc}", "output") from exc
         except wire.ResultRejected as exc:
