@@ -71,7 +71,10 @@ def main() -> None:
     settings = replace(Settings(), sandbox_timeout_s=120.0)
     frame = _frame()
     rows = [
-        (f"warm, calls {args.gap_ms:g} ms apart", _warm(settings, frame, args.calls, args.gap_ms / 1000)),
+        (
+            f"warm, calls {args.gap_ms:g} ms apart",
+            _warm(settings, frame, args.calls, args.gap_ms / 1000),
+        ),
         ("warm, back-to-back", _warm(settings, frame, args.calls, 0.0)),
         ("fresh executor per call", _cold(settings, frame, args.cold_calls)),
     ]

@@ -62,8 +62,7 @@ PROTOCOL_CASES = [
     ),
     (
         "dataarray_coord",
-        KEY + "a = xr.DataArray([1.0], dims='t', coords={k: ((), 0)})\n"
-        "result = str(np.asarray(a))",
+        KEY + "a = xr.DataArray([1.0], dims='t', coords={k: ((), 0)})\nresult = str(np.asarray(a))",
     ),
     (
         "optimize_result",
@@ -93,8 +92,8 @@ def test_protocol_lookups_are_never_answered_by_data(
     else:
         # The dict itself or the real values, wrapped normally: never a forged array.
         assert isinstance(outcome.value, str)
-    after = executor.run("result = np.pi", {"b": frame})
-    assert after.value == pytest.approx(3.141592653589793)
+    after: object = executor.run("result = np.pi", {"b": frame}).value
+    assert after == pytest.approx(3.141592653589793)
 
 
 POISON_THEN_CHECK = [
@@ -108,11 +107,23 @@ POISON_THEN_CHECK = [
         "p = pd\np.set_option('display.float_format', lambda x: 'PWNED')\nresult = 1",
         "print(df.head(2))\nresult = 1",
     ),
-    ("patched_class", "T = type(df)\nT.sum = lambda self, *a, **k: 0\nresult = 1", "result = float(df.sum().sum())"),
+    (
+        "patched_class",
+        "T = type(df)\nT.sum = lambda self, *a, **k: 0\nresult = 1",
+        "result = float(df.sum().sum())",
+    ),
     ("constants", "c = scipy.constants\nc.c = 1.0\nresult = 1", "result = scipy.constants.c"),
     ("numpy_constant", "n = np\nn.pi = 3.0\nresult = 1", "result = np.pi"),
-    ("rng_state", "np.random.seed(1)\nresult = float(np.random.random())", "result = float(np.random.random())"),
-    ("error_state", "e = np\ne.seterr(all='raise')\nresult = 1", "result = float(np.float64(1.0) / 0.0)"),
+    (
+        "rng_state",
+        "np.random.seed(1)\nresult = float(np.random.random())",
+        "result = float(np.random.random())",
+    ),
+    (
+        "error_state",
+        "e = np\ne.seterr(all='raise')\nresult = 1",
+        "result = float(np.float64(1.0) / 0.0)",
+    ),
 ]
 
 
@@ -128,11 +139,13 @@ def test_no_call_reaches_the_next(
     except SandboxError as error:
         assert error.category in {"validation", "runtime", "forbidden"}
     after = executor.run(check, {"b": frame})
+    value: object = after.value
+    expected: object = clean.value
     assert "PWNED" not in after.stdout
     if "random" in check:
-        assert after.value != pytest.approx(0.417022004702574)  # seed(1)'s first draw
+        assert value != pytest.approx(0.417022004702574)  # seed(1)'s first draw
     else:
-        assert after.value == clean.value
+        assert value == expected
         assert after.stdout == clean.stdout
 
 
@@ -199,6 +212,7 @@ def test_print_and_str_of_arrays_work(executor: SandboxExecutor, frame: pd.DataF
         "print(repr(x[:2]), np.float64(2.5), np.array([[1, 2]]))\nresult = str(x[:2])"
     )
     outcome = executor.run(code, {"b": frame})
-    assert outcome.value == str(frame["bx"].to_numpy()[:2])
+    value: object = outcome.value
+    assert value == str(frame["bx"].to_numpy()[:2])
     assert str(frame["bx"].to_numpy()[:3]) in outcome.stdout
     assert "1999" in outcome.stdout

@@ -195,8 +195,16 @@ CASES: list[tuple[str, str, set[str]]] = [
         "n = 'ev' + 'al'\nresult = df.groupby(df.index.hour).agg(x=('bx', n))",
         {"validation"},
     ),
-    ("dispatch_pivot_aggfunc", "n = 'ev' + 'al'\nresult = df.pivot_table(aggfunc=n)", {"validation"}),
-    ("dispatch_pivot_positional", "result = pd.pivot_table(df, 'bx', 'by', None, 'eval')", {"validation"}),
+    (
+        "dispatch_pivot_aggfunc",
+        "n = 'ev' + 'al'\nresult = df.pivot_table(aggfunc=n)",
+        {"validation"},
+    ),
+    (
+        "dispatch_pivot_positional",
+        "result = pd.pivot_table(df, 'bx', 'by', None, 'eval')",
+        {"validation"},
+    ),
     ("dispatch_splat", "a = ['eval']\nresult = df.agg(*a)", {"validation"}),
     ("dispatch_kwargs_splat", "result = df.agg(**{'func': 'ev' + 'al'})", {"validation"}),
     ("dispatch_unbound", "result = pd.DataFrame.agg(df, 'sum')", {"validation"}),

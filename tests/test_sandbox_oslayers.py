@@ -115,10 +115,16 @@ CASES: list[tuple[str, str]] = [
         "pa = imp('pyarrow')\nos.close(0)\nm = pa.memory_map('{secret}', 'r+')\n"
         "m.write(b'gone')\nresult = 1",
     ),
-    ("arrow_osfile_write", "pa = imp('pyarrow')\nos.close(0)\npa.OSFile('{canary}', 'w')\nresult = 1"),
+    (
+        "arrow_osfile_write",
+        "pa = imp('pyarrow')\nos.close(0)\npa.OSFile('{canary}', 'w')\nresult = 1",
+    ),
     ("list_tmp", "os.close(0)\nresult = str(os.listdir('/tmp'))"),
     ("parent_environ", "os.close(0)\nresult = B['open']('/proc/{parent}/environ').read()"),
-    ("zygote_environ", "os.close(0)\nresult = B['open']('/proc/' + str(os.getppid()) + '/environ').read()"),
+    (
+        "zygote_environ",
+        "os.close(0)\nresult = B['open']('/proc/' + str(os.getppid()) + '/environ').read()",
+    ),
     ("proc_mem_write", "os.close(0)\nresult = B['open']('/proc/self/mem', 'r+b')"),
     ("etc_shadow_like", "os.close(0)\nresult = B['open']('/etc/hostname').read()"),
     # processes: every way to start one
@@ -173,8 +179,8 @@ def test_os_layers_alone_contain(
         connection, _ = listener.accept()
         connection.close()
     assert os.waitpid(scene.victim_pid, os.WNOHANG) == (0, 0), "the bystander was killed"
-    after = bare.run("result = float(np.sqrt(df['a'] ** 2).sum())", {"x": _frame()})
-    assert after.value == pytest.approx(float(np.abs(_frame()["a"]).sum()))
+    after: object = bare.run("result = float(np.sqrt(df['a'] ** 2).sum())", {"x": _frame()}).value
+    assert after == pytest.approx(float(np.abs(_frame()["a"]).sum()))
 
 
 def _frame() -> pd.DataFrame:
@@ -198,8 +204,8 @@ def test_every_layer_is_reported_and_applied(bare: SandboxExecutor) -> None:
     assert {"seccomp", "landlock-fs", "no-new-privs"} <= set(outcome.layers)
     if os.geteuid() == 0:
         assert "uid-drop" in outcome.layers
-        who = bare.run_without_validation(REACH + "result = os.getuid()", {})
-        assert who.value not in (0, None)
+        who: object = bare.run_without_validation(REACH + "result = os.getuid()", {}).value
+        assert who not in (0, None)
 
 
 def test_threads_still_work(bare: SandboxExecutor) -> None:
@@ -207,4 +213,5 @@ def test_threads_still_work(bare: SandboxExecutor) -> None:
         "t = imp('threading')\nbox = []\nth = t.Thread(target=lambda: box.append(6 * 7))\n"
         "th.start()\nth.join()\nresult = box[0]"
     )
-    assert bare.run_without_validation(REACH + code, {}).value == 42
+    value: object = bare.run_without_validation(REACH + code, {}).value
+    assert value == 42

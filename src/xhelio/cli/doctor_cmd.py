@@ -42,7 +42,8 @@ def _probe(sandbox: SandboxExecutor, code: str) -> tuple[bool, str]:
         outcome = sandbox.run_without_validation(_REACH + code, {})
     except SandboxError as exc:
         return True, f"{exc.category}: {exc.message[:120]}"
-    return not outcome.value, f"returned {str(outcome.value)[:60]!r}"
+    value: object = outcome.value
+    return value in (None, 0, "", False), f"returned {str(value)[:60]!r}"
 
 
 def doctor(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:

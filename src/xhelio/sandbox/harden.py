@@ -24,7 +24,8 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, NoReturn
+from types import ModuleType
+from typing import Any, NoReturn, cast
 
 import numpy as np
 import pandas as pd
@@ -91,7 +92,7 @@ def _disable_evaluators() -> None:
 
 
 def _guard_string_dispatch() -> None:
-    """pandas' `agg("name")` path: refuse private/dunder names and the evaluators."""
+    """Pandas' `agg("name")` path: refuse private/dunder names and the evaluators."""
     apply_module = sys.modules.get("pandas.core.apply")
     apply_class = getattr(apply_module, "Apply", None)
     original = getattr(apply_class, "_apply_str", None)
@@ -100,7 +101,7 @@ def _guard_string_dispatch() -> None:
 
     @functools.wraps(original)
     def checked(self: object, obj: object, func: str, *args: object, **kwargs: object) -> object:
-        if not isinstance(func, str) or func.startswith("_") or func in _EVALUATORS:
+        if str(func).startswith("_") or func in _EVALUATORS:
             raise Refused(f"the method name {str(func)[:80]!r} given as a string is refused")
         return original(self, obj, func, *args, **kwargs)
 
@@ -109,7 +110,7 @@ def _guard_string_dispatch() -> None:
 
 def _no_dunder_getattr(original: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
     @functools.wraps(original)
-    def __getattr__(self: Any, name: str) -> Any:  # noqa: N807  # it replaces this dunder
+    def __getattr__(self: Any, name: str) -> Any:  # it replaces this dunder
         if name.startswith("__") and name.endswith("__"):
             # Protocol lookups (__array_interface__, ...) are never answered by data.
             raise AttributeError(name)
@@ -120,7 +121,8 @@ def _no_dunder_getattr(original: Callable[[Any, str], Any]) -> Callable[[Any, st
 
 def _classes_with_getattr() -> list[type]:
     seen: dict[int, type] = {}
-    for name, module in list(sys.modules.items()):
+    modules = cast("dict[str, ModuleType | None]", sys.modules)
+    for name, module in list(modules.items()):
         if module is None or name.split(".")[0] not in _LIBRARIES:
             continue
         try:

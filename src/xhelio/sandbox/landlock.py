@@ -42,7 +42,7 @@ class LandlockUnavailable(Exception):
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [  # noqa: RUF012  # ctypes reads this class attribute by name
+    _fields_ = [  # ctypes reads this class attribute by name
         ("handled_access_fs", ctypes.c_uint64),
         ("handled_access_net", ctypes.c_uint64),
         ("scoped", ctypes.c_uint64),
@@ -51,7 +51,7 @@ class _RulesetAttr(ctypes.Structure):
 
 class _PathBeneath(ctypes.Structure):
     _pack_ = 1  # the kernel struct is packed
-    _fields_ = [  # noqa: RUF012  # ctypes reads this class attribute by name
+    _fields_ = [  # ctypes reads this class attribute by name
         ("allowed_access", ctypes.c_uint64),
         ("parent_fd", ctypes.c_int32),
     ]
@@ -91,7 +91,9 @@ def restrict_self(readable_dirs: list[str], abi: int) -> None:
     """
     if abi < 1:
         raise LandlockUnavailable("the kernel has no Landlock")
-    attr = _RulesetAttr(_handled_fs(abi), _NET_ALL if abi >= 4 else 0, _SCOPE_ALL if abi >= 6 else 0)
+    attr = _RulesetAttr(
+        _handled_fs(abi), _NET_ALL if abi >= 4 else 0, _SCOPE_ALL if abi >= 6 else 0
+    )
     size = 8 if abi < 4 else (16 if abi < 6 else 24)
     ruleset = int(_libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0))
     if ruleset < 0:
@@ -113,8 +115,6 @@ def restrict_self(readable_dirs: list[str], abi: int) -> None:
         if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0):
             raise LandlockUnavailable("prctl(PR_SET_NO_NEW_PRIVS) failed")
         if _libc.syscall(_SYS_RESTRICT_SELF, ruleset, 0):
-            raise LandlockUnavailable(
-                f"landlock_restrict_self: {os.strerror(ctypes.get_errno())}"
-            )
+            raise LandlockUnavailable(f"landlock_restrict_self: {os.strerror(ctypes.get_errno())}")
     finally:
         os.close(ruleset)

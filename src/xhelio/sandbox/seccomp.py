@@ -77,7 +77,7 @@ class SeccompUnavailable(Exception):
 
 
 class _ArgCmp(ctypes.Structure):
-    _fields_ = [  # noqa: RUF012  # ctypes reads this class attribute by name
+    _fields_ = [  # ctypes reads this class attribute by name
         ("arg", ctypes.c_uint),
         ("op", ctypes.c_int),
         ("datum_a", ctypes.c_uint64),
@@ -196,7 +196,7 @@ def compile_filter() -> bytes:
 
 
 class _SockFprog(ctypes.Structure):
-    _fields_ = [  # noqa: RUF012  # ctypes reads this class attribute by name
+    _fields_ = [  # ctypes reads this class attribute by name
         ("len", ctypes.c_ushort),
         ("filter", ctypes.c_void_p),
     ]

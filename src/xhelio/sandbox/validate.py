@@ -396,7 +396,7 @@ class _Checker(ast.NodeVisitor):
         if isinstance(node, ast.List | ast.Tuple):
             return all(self._is_function(item) for item in node.elts)
         if isinstance(node, ast.Dict):
-            return all(v is not None and self._is_function(v) for v in node.values)
+            return all(self._is_function(v) for v in node.values)
         return False
 
     def _is_named_aggregation(self, node: ast.expr) -> bool:
@@ -405,14 +405,15 @@ class _Checker(ast.NodeVisitor):
             return isinstance(column, ast.Constant) and self._is_function(function)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute | ast.Name):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
-            return name == "NamedAgg" and all(
-                isinstance(a, ast.Constant) for a in node.args[:1]
-            ) and all(
-                self._is_function(a) for a in node.args[1:2]
-            ) and all(
-                kw.arg == "column" and isinstance(kw.value, ast.Constant)
-                or kw.arg == "aggfunc" and self._is_function(kw.value)
-                for kw in node.keywords
+            return (
+                name == "NamedAgg"
+                and all(isinstance(a, ast.Constant) for a in node.args[:1])
+                and all(self._is_function(a) for a in node.args[1:2])
+                and all(
+                    (kw.arg == "column" and isinstance(kw.value, ast.Constant))
+                    or (kw.arg == "aggfunc" and self._is_function(kw.value))
+                    for kw in node.keywords
+                )
             )
         return False
 
@@ -430,15 +431,18 @@ class _Checker(ast.NodeVisitor):
             kw.arg is None for kw in node.keywords
         ):
             raise _fail(node, f"`*`/`**` arguments are not allowed in `.{method}()`")
-        functions = [*node.args[:1], *(kw.value for kw in node.keywords if kw.arg in _FUNCTION_KEYWORDS)]
+        functions = [
+            *node.args[:1],
+            *(kw.value for kw in node.keywords if kw.arg in _FUNCTION_KEYWORDS),
+        ]
         for function in functions:
-            if isinstance(function, ast.Constant) and isinstance(function.value, str):
-                if function.value not in SAFE_STRING_FUNCTIONS:
-                    raise _fail(
-                        node,
-                        f"method name '{function.value}' passed as a string is not allowed; "
-                        "pass a function (e.g. np.mean) or a lambda",
-                    )
+            literal = isinstance(function, ast.Constant) and isinstance(function.value, str)
+            if literal and cast(ast.Constant, function).value not in SAFE_STRING_FUNCTIONS:
+                raise _fail(
+                    node,
+                    f"method name '{cast(ast.Constant, function).value}' passed as a string "
+                    "is not allowed; pass a function (e.g. np.mean) or a lambda",
+                )
             if isinstance(function, ast.JoinedStr | ast.BinOp):
                 raise _fail(
                     node, "a computed method name is not allowed; pass a function or a lambda"

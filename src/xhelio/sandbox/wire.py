@@ -43,17 +43,17 @@ import xarray as xr
 __all__ = [
     "MAX_HEADER_BYTES",
     "FrameError",
+    "FrameTimeout",
+    "FrameTooLarge",
     "ResultRejected",
     "check_result",
     "complete_frame_size",
-    "split_frame",
-    "FrameTimeout",
-    "FrameTooLarge",
     "decode_value",
     "encode_value",
     "pack_message",
     "read_frame",
     "read_frame_blocking",
+    "split_frame",
     "unpack_message",
     "write_frame",
     "write_frame_blocking",
@@ -379,7 +379,9 @@ def clean_attrs(attrs: dict[Any, Any], where: str, notes: list[str]) -> dict[str
             dropped.append(f"{str(key)[:40]!r} ({problem or 'too many attributes'})")
     if dropped:
         shown = ", ".join(dropped[:8]) + (" ..." if len(dropped) > 8 else "")
-        notes.append(f"attributes of {where} dropped (results carry descriptive attrs only): {shown}")
+        notes.append(
+            f"attributes of {where} dropped (results carry descriptive attrs only): {shown}"
+        )
     return kept
 
 

@@ -23,14 +23,12 @@ import errno
 import importlib.abc
 import importlib.machinery
 import json
-import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from types import ModuleType, TracebackType
-from typing import Any, NoReturn, TextIO, cast
+from typing import Any, TextIO, cast
 
 import numpy as np
 import pandas as pd
@@ -40,7 +38,14 @@ from xhelio.sandbox import wire
 from xhelio.sandbox.harden import Refused as _Blocked
 from xhelio.sandbox.validate import ALLOWED_BUILTINS
 
-__all__ = ["Runner", "WorkerConfig", "install_audit_hook", "load_modules", "vm_size_bytes", "warm_up"]
+__all__ = [
+    "Runner",
+    "WorkerConfig",
+    "install_audit_hook",
+    "load_modules",
+    "vm_size_bytes",
+    "warm_up",
+]
 
 CODE_FILENAME = "<sandbox>"
 REQUEST_FD = 3
@@ -99,7 +104,8 @@ gx = df.to_xarray(); gc = xr.concat([grid, grid], dim="time"); np.fft.rfft(x)
 print(x); print(repr(x)); str(x[:3].reshape(1, 3)); print(np.arange(2000)); str(x[0])
 print(np.array([1 + 2j, 3])); print(np.array(["a"])); print(np.array([True])); repr(np.float32(1))
 print(np.array(["2024-01-01"], dtype="M8[ns]")); print(np.ma.array([1.0, 2.0], mask=[True, False]))
-print(np.array([[1.5, np.nan, np.inf]])); print(f"{x[0]:.3f} {np.int64(3)}"); print(x.astype("O")[:3])
+print(np.array([[1.5, np.nan, np.inf]])); print(f"{x[0]:.3f} {np.int64(3)}")
+print(x.astype("O")[:3])
 s2 = df["a"].astype(str).str.upper(); rk = df.rank(); am = df.apply(lambda r: r.sum(), axis=1)
 try:
     raise ValueError("warm-up")
@@ -123,7 +129,6 @@ class WorkerConfig:
     stdout_hard_cap: int
     max_result_bytes: int
     python_guards: bool = True
-
 
 
 class _OutputTooLarge(BaseException):
