@@ -12,6 +12,7 @@ call on the same executor works.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -24,10 +25,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
 
+from xhelio.cli.main import app
 from xhelio.config import Settings
 from xhelio.errors import SandboxError
-from xhelio.sandbox import SandboxExecutor
+from xhelio.sandbox import SandboxExecutor, oslayers
+from xhelio.sandbox.executor import ALLOW_NO_OS_ENV, IsolationStatus, require_isolation
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux OS layers")
 
@@ -215,3 +219,68 @@ def test_threads_still_work(bare: SandboxExecutor) -> None:
     )
     value: object = bare.run_without_validation(REACH + code, {}).value
     assert value == 42
+
+
+def test_without_root_the_uid_stays_and_landlock_and_seccomp_still_hold(
+    monkeypatch: pytest.MonkeyPatch, scene: Scene
+) -> None:
+    """The documented non-root behaviour: no uid change, the other layers confine alone."""
+    monkeypatch.setattr(oslayers.os, "geteuid", lambda: 1000)
+    plan = oslayers.plan_isolation(1 << 40, 30)
+    monkeypatch.undo()
+    assert plan.drop_to is None
+    assert "uid-drop" in plan.unavailable
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the forked child
+        report = []
+        try:
+            layers = oslayers.apply_isolation(plan)
+            report.append(",".join(layers))
+            for attempt in (
+                lambda: scene.secret_file.read_text(),
+                lambda: scene.canary.write_text("x"),
+                lambda: os.fork(),
+                lambda: socket.socket(),
+            ):
+                try:
+                    attempt()
+                    report.append("ESCAPED")
+                except OSError as exc:
+                    report.append(type(exc).__name__)
+            report.append(str(os.getuid()))
+        finally:
+            os.write(write_end, "|".join(report).encode())
+            os._exit(0)
+    os.close(write_end)
+    os.waitpid(pid, 0)
+    with os.fdopen(read_end) as reader:
+        fields = reader.read().split("|")
+    assert "uid-drop" not in fields[0] and "seccomp" in fields[0]
+    assert "ESCAPED" not in fields
+    assert fields[1:5] == ["PermissionError"] * 4
+    assert fields[5] == str(os.getuid())  # unchanged
+    assert not scene.canary.exists()
+
+
+def test_generated_code_is_refused_without_an_os_layer(monkeypatch: pytest.MonkeyPatch) -> None:
+    bare_status = IsolationStatus(layers=("rlimits",), unavailable={"seccomp": "not Linux"})
+    with pytest.raises(SandboxError) as info:
+        require_isolation(bare_status, allow_no_os=False)
+    assert info.value.category == "isolation"
+    assert ALLOW_NO_OS_ENV in info.value.message
+    assert "seccomp: not Linux" in info.value.message
+    require_isolation(bare_status, allow_no_os=True)  # the explicit opt-in
+    monkeypatch.setenv(ALLOW_NO_OS_ENV, "1")
+    assert SandboxExecutor(Settings()).allow_no_os_layers
+    monkeypatch.setenv(ALLOW_NO_OS_ENV, "0")
+    assert not SandboxExecutor(Settings()).allow_no_os_layers
+
+
+def test_doctor_reports_the_layers_and_the_probes() -> None:
+    result = CliRunner().invoke(app, ["doctor", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert {"seccomp", "landlock-fs"} <= set(report["layers"])
+    assert report["runs_generated_code"]
+    assert report["probes"] and all(p["contained"] for p in report["probes"].values())

@@ -49,7 +49,14 @@ from xhelio.sandbox import wire
 from xhelio.sandbox.oslayers import CONFINING_LAYERS
 from xhelio.sandbox.validate import validate_code
 
-__all__ = ["ALLOW_NO_OS_ENV", "IsolationStatus", "SandboxExecutor", "SandboxResult", "SandboxValue"]
+__all__ = [
+    "ALLOW_NO_OS_ENV",
+    "IsolationStatus",
+    "SandboxExecutor",
+    "SandboxResult",
+    "SandboxValue",
+    "require_isolation",
+]
 
 SandboxValue = pd.DataFrame | xr.DataArray | float | int | str | bool | None
 ResultKind = Literal["dataframe", "series", "dataarray", "scalar"]
@@ -285,6 +292,23 @@ def _describe_exit(code: int) -> str:
     return f"exit code {code}"
 
 
+def require_isolation(status: IsolationStatus, allow_no_os: bool) -> None:
+    """Refuse to run generated code without a confining OS layer, unless opted in.
+
+    Raises:
+        SandboxError: category "isolation", naming what is missing and the opt-in.
+    """
+    if status.confined or allow_no_os:
+        return
+    reasons = "; ".join(f"{k}: {v}" for k, v in status.unavailable.items()) or "none found"
+    raise SandboxError(
+        "Generated code was not run: this machine offers no operating-system sandbox "
+        f"layer ({reasons}). Run xhelio on Linux with Landlock or seccomp (see "
+        f"`xhelio doctor`), or accept the risk explicitly with {ALLOW_NO_OS_ENV}=1.",
+        "isolation",
+    )
+
+
 def _shutdown(holder: list[_Zygote | None]) -> None:
     zygote = holder[0]
     holder[0] = None
@@ -416,23 +440,12 @@ class SandboxExecutor:
             zygote.stop(graceful=False)
         return description
 
-    def _check_isolation(self, status: IsolationStatus) -> None:
-        if status.confined or self.allow_no_os_layers:
-            return
-        reasons = "; ".join(f"{k}: {v}" for k, v in status.unavailable.items())
-        raise SandboxError(
-            "Generated code was not run: this machine offers no operating-system sandbox "
-            f"layer ({reasons}). Run xhelio on Linux with Landlock or seccomp (see "
-            f"`xhelio doctor`), or accept the risk explicitly with {ALLOW_NO_OS_ENV}=1.",
-            "isolation",
-        )
-
     def _execute(self, code: str, sources: dict[str, pd.DataFrame | xr.DataArray]) -> SandboxResult:
         body = _encode_request(code, sources)
         with self._lock:
             zygote = self._ready_zygote()
             assert zygote.status is not None  # set by wait_ready
-            self._check_isolation(zygote.status)
+            require_isolation(zygote.status, self.allow_no_os_layers)
             started = time.perf_counter()
             timeout_s = self.settings.sandbox_timeout_s
             try:

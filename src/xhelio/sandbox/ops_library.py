@@ -59,6 +59,7 @@ MAX_DESCRIPTION_CHARS = 200
 MAX_LITERAL_CHARS = 48
 _PROSE = re.compile(r"(\S+\s+){4,}\S")  # five words or more: prose, not a column name
 _LOCATOR = re.compile(r"://|^[/~\\]|\\|\.\.|@")
+_DESCRIPTION_LOCATOR = re.compile(r"://|\bwww\.|@|\\|~/")  # "nT/s" stays fine
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ops (
@@ -144,7 +145,7 @@ def review_operation(code: str, description: str) -> Review:
     clean = " ".join(_REUSE_MARK.sub(" ", description).split())
     if len(clean) > MAX_DESCRIPTION_CHARS:
         reasons.append("description longer than one short line")
-    if not clean.isprintable() or _LOCATOR.search(clean.replace("/", " ")):
+    if not clean.isprintable() or _DESCRIPTION_LOCATOR.search(clean):
         reasons.append("description with control characters, URLs or addresses")
     return Review(not reasons, canonical, clean, tuple(reasons))
 
