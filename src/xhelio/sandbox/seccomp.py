@@ -30,7 +30,6 @@ __all__ = ["SeccompUnavailable", "compile_filter", "install_filter", "seccomp_av
 
 _ACT_ALLOW = 0x7FFF0000
 _ACT_ERRNO = 0x00050000
-_CMP_NE = 1
 _CMP_MASKED_EQ = 7
 _CLONE_THREAD = 0x00010000
 _O_WRONLY = 0o1
