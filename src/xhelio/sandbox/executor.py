@@ -116,6 +116,7 @@ def _minimal_env(workdir: str) -> dict[str, str]:
         "MKL_NUM_THREADS": "1",
         "NUMEXPR_NUM_THREADS": "1",
         "ARROW_DEFAULT_MEMORY_POOL": "system",
+        "JE_ARROW_MALLOC_CONF": "background_thread:false",
     }
 
 
