@@ -197,7 +197,7 @@ class _Zygote:
         return self.status
 
     def exchange(
-        self, body: bytes, deadline: float, max_bytes: int
+        self, body: bytes, budget_s: float, max_bytes: int
     ) -> tuple[bytes, dict[str, Any] | None]:
         """Send one request; return the child's reply and, if it came first, the report.
 
@@ -207,11 +207,13 @@ class _Zygote:
         next request is sent.
 
         Raises:
-            wire.FrameTimeout: nothing conclusive arrived by `deadline`.
+            wire.FrameTimeout: nothing conclusive arrived within `budget_s` (counted
+                after the previous child's end, so a slow predecessor cannot use it up).
             wire.FrameTooLarge: the child wrote more than `max_bytes`.
             wire.FrameError: the zygote died or its report was malformed.
         """
-        self._settle(deadline)
+        self._settle(time.monotonic() + budget_s)
+        deadline = time.monotonic() + budget_s
         wire.write_frame(self.request_fd, body, deadline)
         reply = bytearray()
         while True:
@@ -452,7 +454,7 @@ class SandboxExecutor:
             try:
                 raw, report = zygote.exchange(
                     body,
-                    time.monotonic() + timeout_s + _ZYGOTE_GRACE_S,
+                    timeout_s + _ZYGOTE_GRACE_S,
                     self.max_result_bytes + wire.MAX_HEADER_BYTES,
                 )
             except wire.FrameTimeout as exc:
