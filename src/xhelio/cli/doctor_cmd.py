@@ -27,9 +27,11 @@ __all__ = ["register"]
 
 _REACH = "B = pd.io.common.__builtins__\nos = pd.io.common.os\n"
 # name -> code run past the AST layer; contained when it fails or returns a falsy value
+# File probes free an fd first, so that Landlock (not the fd limit) is what must refuse.
 _PROBES: dict[str, str] = {
-    "read /etc/passwd": "result = len(B['open']('/etc/passwd').read())",
+    "read /etc/passwd": "os.close(0)\nresult = len(B['open']('/etc/passwd').read())",
     "read the parent's environment": (
+        "os.close(0)\n"
         "result = len(B['open']('/proc/' + str(os.getppid()) + '/environ', 'rb').read())"
     ),
     "start a process": "result = os.fork()",
@@ -41,7 +43,8 @@ def _probe(sandbox: SandboxExecutor, code: str) -> tuple[bool, str]:
     try:
         outcome = sandbox.run_without_validation(_REACH + code, {})
     except SandboxError as exc:
-        return True, f"{exc.category}: {exc.message[:120]}"
+        detail = exc.message.split("): ", 1)[-1]  # drop "The sandboxed code failed (...)"
+        return True, f"{exc.category}: {detail[:100]}"
     value: object = outcome.value
     return value in (None, 0, "", False), f"returned {str(value)[:60]!r}"
 
