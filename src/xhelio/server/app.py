@@ -39,12 +39,11 @@ API_PREFIX = "/api/v1"
 
 
 def _routes(app: FastAPI) -> list[str]:
+    """`METHOD /path` of every API route, from the OpenAPI schema (routers included lazily)."""
     out: list[str] = []
-    for route in app.routes:
-        path = getattr(route, "path", "")
-        methods = sorted(getattr(route, "methods", None) or [])
-        if path.startswith("/api"):
-            out.extend(f"{m} {path}" for m in methods if m != "HEAD")
+    for path, operations in app.openapi().get("paths", {}).items():
+        if str(path).startswith("/api"):
+            out.extend(f"{m.upper()} {path}" for m in operations)
     return out
 
 
