@@ -10,7 +10,6 @@ from collections.abc import Iterator
 import httpx
 import pandas as pd
 import pytest
-import xarray as xr
 
 from server_fixtures import ACE, Api, hapi, live_api  # noqa: F401  (fixture)
 from servers.catalog_hapi import CatalogHapiServer
@@ -64,7 +63,7 @@ def test_health_status_and_openapi(api: Api) -> None:
 def test_ask_returns_the_response_model(api: Api, asked: AskResponse) -> None:
     assert asked.error is None
     assert asked.session_id and len(asked.session_id) == 33
-    assert [d.dataset for d in asked.data][0].startswith("AC_H")
+    assert next(d.dataset for d in asked.data).startswith("AC_H")
     assert asked.table is not None and asked.table.row_count == asked.data[0].points
     assert asked.figure is not None and len(asked.figure["data"]) == 3
     assert asked.suggestions
@@ -98,7 +97,9 @@ def test_events_resume_after_last_event_id(api: Api, asked: AskResponse) -> None
     ids = [e.id for e in everything if e.id is not None]
     assert ids and everything[-1].type == "done"
     middle = ids[len(ids) // 2]
-    resumed = sse(api.client.get(f"/sessions/{sid}/events", headers={"Last-Event-ID": str(middle)}).text)
+    resumed = sse(
+        api.client.get(f"/sessions/{sid}/events", headers={"Last-Event-ID": str(middle)}).text
+    )
     assert [e.id for e in resumed if e.id is not None] == [i for i in ids if i > middle]
     assert api.client.get("/sessions/snope/events").status_code == 404
 
@@ -125,7 +126,9 @@ def test_session_crud(api: Api) -> None:
 
 
 def test_ask_in_unknown_session_is_404(api: Api) -> None:
-    response = api.client.post("/ask", json={"question": "list missions", "session_id": "sdeadbeef"})
+    response = api.client.post(
+        "/ask", json={"question": "list missions", "session_id": "sdeadbeef"}
+    )
     assert response.status_code == 404 and response.json()["type"] == "NotFound"
 
 
@@ -196,8 +199,17 @@ def test_fetch_entries_preview_describe_export_plot(api: Api) -> None:
     assert plotted["figure"]["data"] and plotted["gallery_id"] == 1
     html = api.client.get(f"/sessions/{sid}/figure/export", params={"format": "html"})
     assert html.status_code == 200 and b"plotly" in html.content.lower()
-    tools = [op["tool"] for op in api.client.get(f"/sessions/{sid}/operations").json()["operations"]]
-    assert tools == ["fetch_data", "save_data", "save_data", "save_data", "render_plotly_json", "manage_plot"]
+    tools = [
+        op["tool"] for op in api.client.get(f"/sessions/{sid}/operations").json()["operations"]
+    ]
+    assert tools == [
+        "fetch_data",
+        "save_data",
+        "save_data",
+        "save_data",
+        "render_plotly_json",
+        "manage_plot",
+    ]
 
 
 def test_fetch_stream_and_bad_fetch(api: Api) -> None:
@@ -214,9 +226,7 @@ def test_fetch_stream_and_bad_fetch(api: Api) -> None:
     assert missing.status_code in (400, 404) and missing.json()["status"] == "error"
 
 
-def test_settings_round_trip_without_secrets(
-    api: Api, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_settings_round_trip_without_secrets(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-value")
     got = api.client.get("/settings")
     assert "sk-test-secret-value" not in got.text and got.json()["keys_present"]["openai"]

@@ -16,7 +16,7 @@ import secrets
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,7 +166,7 @@ class SessionHub:
             return entry
 
     @contextmanager
-    def checkout(self, session_id: str, wait: bool = True) -> Iterator[OpenSession]:
+    def checkout(self, session_id: str, wait: bool = True) -> Generator[OpenSession]:
         """Hold a session for one request: open it if needed and take its lock.
 
         Args:
@@ -223,9 +223,7 @@ class SessionHub:
         with self._lock:
             if len(self._open) <= self.max_open:
                 return
-            idle = sorted(
-                (e for e in self._open.values() if not e.busy), key=lambda e: e.last_used
-            )
+            idle = sorted((e for e in self._open.values() if not e.busy), key=lambda e: e.last_used)
             doomed = idle[: len(self._open) - self.max_open]
             for entry in doomed:
                 self._open.pop(entry.id, None)
