@@ -8,8 +8,8 @@ on), the security middleware in front of everything, JSON errors, routes by conc
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from pathlib import Path
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
