@@ -188,8 +188,8 @@ def test_errors_are_json_without_stack_traces(
     def boom(session_id: str) -> None:
         raise RuntimeError("secret internals /home/user/.env")
 
-    monkeypatch.setattr(open_api.assistant.hub, "summary", boom)
     sid = open_api.client.post("/sessions", json={}).json()["id"]
+    monkeypatch.setattr(open_api.assistant.hub, "summary", boom)
     failed = open_api.client.patch(f"/sessions/{sid}", json={"title": "t"})
     assert failed.status_code == 500 and failed.json()["type"] == "InternalError"
     assert "Traceback" not in failed.text and "secret internals" not in failed.text
