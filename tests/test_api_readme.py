@@ -1,5 +1,7 @@
-"""The README's Python examples run as written (offline mode, loopback HAPI), and its MCP
-client configurations are valid JSON that launch `xhelio mcp`.
+"""The README's Python and MCP examples, checked.
+
+The Python examples run as written (offline mode, loopback HAPI); the MCP client
+configurations are valid JSON that launch `xhelio mcp`.
 """
 
 from __future__ import annotations
