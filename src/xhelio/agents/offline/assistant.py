@@ -25,6 +25,7 @@ from xhelio.agents.offline.intent import RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
 from xhelio.agents.turn import AssistantReply
+from xhelio.tools.result import no_usable_data
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["OfflineAssistant", "StepRun"]
@@ -73,12 +74,7 @@ def _unusable(result: dict[str, Any]) -> str | None:
     """Why a fetch result cannot be used, or None when it can."""
     if result.get("status") == "error":
         return f"{result.get('type')}: {result.get('message')}"
-    if not result.get("points"):
-        return "it returned no data points"
-    columns = result.get("columns") or []
-    if columns and set(result.get("all_nan_columns") or []) >= set(columns):
-        return "all its values are fill values (NaN)"
-    return None
+    return no_usable_data(result)
 
 
 class OfflineAssistant:
