@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from pydantic_ai.models import Model
@@ -28,6 +29,7 @@ from xhelio.api.models import AskRequest, AskResponse, StreamEvent
 from xhelio.api.turns import execute
 from xhelio.config import Settings, load_settings
 from xhelio.session.events import Event
+from xhelio.tools.funnel import Policy
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["Assistant"]
@@ -46,6 +48,7 @@ class Assistant:
         workers: int = 64,
         max_open_sessions: int = 128,
         build_model: Callable[[str], Model] | None = None,
+        policy: Callable[[Path], Policy] | None = None,
     ) -> None:
         """Create an assistant.
 
@@ -55,10 +58,11 @@ class Assistant:
             workers: Threads running turns (how many sessions may run at once).
             max_open_sessions: Sessions kept open in memory before idle ones are closed.
             build_model: Turns model strings into pydantic-ai models (tests script them).
+            policy: Builds each session's funnel policy (servers: `api.policy.server_policy`).
         """
         self.settings = settings or load_settings()
         self.model = model
-        self.hub = SessionHub(self.settings, max_open=max_open_sessions)
+        self.hub = SessionHub(self.settings, max_open=max_open_sessions, policy=policy)
         self.build_model = build_model
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="xhelio-turn")
 
@@ -86,12 +90,20 @@ class Assistant:
         """
         return execute(self.hub, self._request(request, fields), build_model=self.build_model)
 
-    async def arun(self, request: AskRequest | str, **fields: Any) -> AskResponse:
-        """`run`, awaitable: the turn runs on the assistant's thread pool."""
+    async def arun(
+        self, request: AskRequest | str, *, wait: bool = True, **fields: Any
+    ) -> AskResponse:
+        """`run`, awaitable: the turn runs on the assistant's thread pool.
+
+        Args:
+            request: An `AskRequest`, or the question text.
+            wait: Wait while the session runs another request (else `SessionBusyError`).
+            **fields: Other `AskRequest` fields.
+        """
         req = self._request(request, fields)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
-            self._pool, lambda: execute(self.hub, req, build_model=self.build_model)
+            self._pool, lambda: execute(self.hub, req, wait=wait, build_model=self.build_model)
         )
 
     async def astream(

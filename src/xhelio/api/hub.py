@@ -16,15 +16,17 @@ import secrets
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from xhelio.config import Settings
 from xhelio.errors import UserError
 from xhelio.session.db import wal_connection
 from xhelio.session.persist import SessionStore, SessionSummary
+from xhelio.tools.funnel import Policy
 from xhelio.tools.workspace import Workspace, open_workspace
 
 __all__ = ["OpenSession", "SessionBusyError", "SessionHub", "SessionNotFoundError", "new_secret_id"]
@@ -63,14 +65,21 @@ class OpenSession:
 class SessionHub:
     """Open, lock, cancel, rename, delete and list the sessions of one process."""
 
-    def __init__(self, settings: Settings, max_open: int = 128) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        max_open: int = 128,
+        policy: Callable[[Path], Policy] | None = None,
+    ) -> None:
         """Create a hub over the session store of `settings`.
 
         Args:
             settings: Where sessions live and how tools behave.
             max_open: How many sessions stay open before idle ones are closed.
+            policy: Builds the funnel policy of each opened session from its folder.
         """
         self.settings = settings
+        self.policy = policy
         self.store = SessionStore(settings)
         self.max_open = max_open
         self._open: dict[str, OpenSession] = {}
@@ -175,13 +184,31 @@ class SessionHub:
             )
         try:
             if entry.workspace is None:
-                entry.workspace = open_workspace(session_id, settings=self.settings)
+                entry.workspace = self._open_workspace(session_id)
             entry.cancel = threading.Event()
             yield entry
         finally:
             entry.last_used = time.monotonic()
             entry.lock.release()
             self._evict()
+
+    def _open_workspace(self, session_id: str) -> Workspace:
+        workspace = open_workspace(session_id, settings=self.settings)
+        if self.policy is not None:
+            workspace.funnel.policy = self.policy(workspace.session.folder)
+        return workspace
+
+    def view(self, session_id: str) -> Workspace:
+        """The session's workspace for reading, opened if needed; takes no request lock.
+
+        Reads (entries, figure, events) go on while a request runs in the session.
+        """
+        entry = self._entry(session_id)
+        if entry.workspace is None:
+            with entry.lock:
+                if entry.workspace is None:
+                    entry.workspace = self._open_workspace(session_id)
+        return entry.workspace
 
     def cancel(self, session_id: str) -> bool:
         """Ask the session's running request to stop; False when nothing was running."""

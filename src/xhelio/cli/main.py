@@ -28,6 +28,8 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "cache": ("cache_cmd", True),
     "sessions": ("session_cmd", True),
     "plan": ("plan_cmd", True),
+    "serve": ("serve_cmd", False),
+    "mcp": ("mcp_cmd", False),
 }
 
 

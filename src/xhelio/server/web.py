@@ -5,8 +5,10 @@
 reload or a shared link opens the right page; (ii) `/assets/...`, the HTML/CSS/JS modules
 shipped inside this package (no build step, no CDN); (iii) `/assets/vendor/plotly.min.js`,
 read from the installed `plotly` Python package, so the app works with no internet; and
-(iv) the few web-only API routes of `web_routes`. Imports FastAPI/Starlette and
-`server.web_routes` only.
+(iv) the few web-only API routes of `web_routes`. The pages and assets hold no data, so
+they are public (added to `app.state.public_prefixes`); every API route stays behind the
+token, which the page asks for and sends itself. The app factory calls this once, after
+the `/api` routes. Imports FastAPI/Starlette and `server.web_routes` only.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import FileResponse, PlainTextResponse, Response
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = ["PAGES", "STATIC_DIR", "mount_web_app", "plotly_js_path"]
 
@@ -59,6 +62,22 @@ def _plotly() -> Response:
     )
 
 
+class _RootIsChat:
+    """Serve `/` as `/chat` (same page), so the token check can treat the page as public.
+
+    The security middleware matches public paths by prefix, and `/` as a prefix would
+    make every path public; rewriting the one exact path before it runs avoids that.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("path") in ("", "/"):
+            scope = {**scope, "path": "/chat", "raw_path": b"/chat"}
+        await self.app(scope, receive, send)
+
+
 def mount_web_app(app: FastAPI) -> None:
     """Serve the web app from `app`: page routes, assets, Plotly.js and web-only routes.
 
@@ -76,3 +95,8 @@ def mount_web_app(app: FastAPI) -> None:
         "/assets/vendor/plotly.min.js", _plotly, methods=["GET"], include_in_schema=False
     )
     app.mount("/assets", StaticFiles(directory=STATIC_DIR), name="assets")
+    public: list[str] | None = getattr(app.state, "public_prefixes", None)
+    if public is not None:
+        public.extend(p for p in (*PAGES[1:], "/assets") if "{" not in p)
+    # Added last, so it wraps the security middleware and runs before it.
+    app.add_middleware(_RootIsChat)

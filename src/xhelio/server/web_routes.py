@@ -29,6 +29,7 @@ from xhelio.api.assistant import Assistant
 from xhelio.api.hub import SessionBusyError, SessionNotFoundError
 from xhelio.errors import XhelioError
 from xhelio.render.export import shared_exporter, write_html
+from xhelio.server.deps import server_state
 
 __all__ = ["router"]
 
@@ -43,12 +44,7 @@ def _error(status: int, type_: str, message: str) -> JSONResponse:
 
 def _assistant(request: Request) -> Assistant:
     """The server's `Assistant` (its hub of sessions and model builder)."""
-    state = request.app.state
-    for name in ("assistant", "xhelio", "xh"):
-        found = getattr(state, name, None)
-        if isinstance(found, Assistant):
-            return found
-    raise RuntimeError("The xhelio server keeps no Assistant in app.state")
+    return server_state(request).assistant
 
 
 def _gallery_file(xh: Assistant, session_id: str, fig_id: int) -> Path | None:
