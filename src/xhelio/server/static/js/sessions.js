@@ -35,11 +35,11 @@ export function mountSessions(root) {
       "a.session-open",
       { href: `/chat/${s.id}`, "data-link": "", "data-page": "chat-session", "aria-current": current ? "true" : null, title: s.title || s.id },
       h("span.session-title", s.title || "Untitled session"),
-      h("span.session-meta", `${s.turns ?? 0} turn${s.turns === 1 ? "" : "s"} · ${fmtAgo(s.updated || s.created)}`),
+      h("span.session-meta", fmtAgo(s.updated || s.created)),
     );
     open.addEventListener("click", () => setSession(s.id));
     const rename = h("button.icon", { title: "Rename", "aria-label": `Rename ${s.title || "session"}`, onclick: () => startRename(li, s) }, "✎");
-    const del = h("button.icon", { title: "Delete", "aria-label": `Delete ${s.title || "session"}`, onclick: () => remove(s) }, "🗑");
+    const del = h("button.icon", { title: "Delete", "aria-label": `Delete ${s.title || "session"}`, onclick: () => remove(s) }, "✕");
     const li = h(`li.session${current ? ".current" : ""}`, { dataset: { sid: s.id } }, open, h("span.session-actions", rename, del));
     return li;
   }

@@ -16,13 +16,16 @@ function category(tool) {
   return "other";
 }
 
+function short(text, n) {
+  return text.length > n ? `${text.slice(0, n - 1)}…` : text;
+}
+
 function brief(args) {
   if (!args || typeof args !== "object") return "";
   const parts = Object.entries(args)
     .filter(([, v]) => v !== null && v !== undefined && v !== "")
-    .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
-  const text = parts.join(", ");
-  return text.length > 140 ? `${text.slice(0, 137)}…` : text;
+    .map(([k, v]) => `${k}=${short(typeof v === "string" ? v : JSON.stringify(v), 60)}`);
+  return short(parts.join(", "), 160);
 }
 
 /** The activity stream: one row per step, tool rows updated in place when they finish. */
@@ -115,6 +118,10 @@ export class ActivityPanel {
       case "error":
         this.add("failed", "⚠", h("span.step-title", d.type || "Error"), h("span.step-detail", d.message || ""));
         return true;
+      case "turn_done":
+        // Its summary repeats the answer shown in the conversation.
+        this.add(d.status === "ok" ? "ok" : "failed", "✓", h("span.step-title", "Finished"), h("span.step-detail", d.status || ""));
+        return true;
       case "session":
       case "answer":
       case "usage":
@@ -123,7 +130,7 @@ export class ActivityPanel {
         return false;
       default:
         if (d.summary || d.tool) {
-          this.add("other", "·", h("span.step-title", event.type), h("span.step-detail", [d.agent, d.tool, d.status, d.summary].filter(Boolean).join(" · ")));
+          this.add("other", "·", h("span.step-title", event.type), h("span.step-detail", short([d.agent, d.tool, d.status, d.summary].filter(Boolean).join(" · "), 160)));
           return true;
         }
         return false;

@@ -59,6 +59,7 @@ class DataPage {
 
     this.missions = listColumn("Missions", "missions");
     this.datasets = listColumn("Datasets", "datasets");
+    this.datasets.list.append(h("li.hint.muted", "Pick a mission."));
     this.detail = h("section.column.detail", { "aria-label": "Dataset" }, h("p.muted", "Pick a mission, then a dataset."));
     this.search = h("input", { type: "search", id: "catalog-search", placeholder: "Search the catalog: e.g. ACE magnetic field, OMNI Dst…", "aria-label": "Search the catalog" });
     this.searchResults = h("div.search-results", { hidden: true });

@@ -57,7 +57,7 @@ function render(body, s) {
     const [label, unit, min, max, step] = LIMITS[key] || [key, "", undefined, undefined, "any"];
     const input = h("input", { type: "number", value: value ?? "", min, max, step });
     limitInputs[key] = input;
-    return field(`limit-${key}`, label, input, unit);
+    return field(`limit-${key}`, unit ? `${label} (${unit})` : label, input);
   });
   const memoryInputs = {};
   const memoryFields = Object.entries(s.memory || {}).map(([key, value]) => {

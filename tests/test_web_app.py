@@ -1,0 +1,319 @@
+"""The web app in a real browser: headless Debian chromium driven by Playwright against
+`xhelio serve` (a subprocess on a free loopback port, its own XHELIO_HOME) and a catalog-
+wide test HAPI server on loopback. Offline mode: no model, no key, no network.
+
+Skips only when chromium or Playwright is truly unavailable. Screenshots of every page at
+1280x800 are written to $XHELIO_WEB_SHOTS when that variable is set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from servers.catalog_hapi import CatalogHapiServer
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+BROWSER_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1280, "height": 800}
+SLOW = 60_000  # ms: generous waits for a loaded 2-core machine (never asserted on)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+if not Path(CHROMIUM).exists():
+    pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+
+@dataclass
+class Served:
+    url: str
+    home: Path
+    hapi: CatalogHapiServer
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _serve_command(port: int) -> list[str]:
+    script = Path(sys.executable).with_name("xhelio")
+    if script.exists():
+        return [str(script), "serve", "--port", str(port)]
+    return [sys.executable, "-c", "from xhelio.cli.main import main; main()", "serve", "--port", str(port)]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    home = tmp_path_factory.mktemp("web-home")
+    port = _free_port()
+    with CatalogHapiServer() as hapi:
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env.update(
+            XHELIO_HOME=str(home),
+            XHELIO_HAPI_URL=hapi.url,
+            XHELIO_CDAS_URL="http://127.0.0.1:9/WS/cdasr/1",
+        )
+        for var in ("XHELIO_MODEL", "XHELIO_API_TOKEN", "OPENAI_BASE_URL"):
+            env.pop(var, None)
+        log = (home / "server.log").open("wb")
+        proc = subprocess.Popen(_serve_command(port), env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"xhelio serve did not start:\n{(home / 'server.log').read_text()}")
+                time.sleep(0.2)
+            yield Served(url, home, hapi)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            log.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[sync_api.Browser]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: sync_api.Browser, served: Served) -> Iterator[sync_api.Page]:
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    context.set_default_timeout(SLOW)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def shot(page: sync_api.Page, name: str) -> None:
+    folder = os.environ.get("XHELIO_WEB_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+
+def ask(page: sync_api.Page, text: str) -> None:
+    page.fill("#ask-input", text)
+    page.keyboard.press("Enter")
+
+
+def wait_answer(page: sync_api.Page) -> sync_api.Locator:
+    """The last assistant message once the request is over (Cancel hidden again)."""
+    page.wait_for_selector("#cancel", state="hidden")
+    reply = page.locator(".msg.assistant").last
+    sync_api.expect(reply).not_to_have_class(re.compile(r"\bpending\b"))
+    return reply
+
+
+ACE = "ACE magnetic field magnitude for 2024-01-15"
+
+
+def test_a_request_streams_activity_and_draws_a_plotly_figure(page: sync_api.Page, served: Served):
+    page.goto(served.url + "/")
+    shot(page, "chat-empty")
+    ask(page, ACE)
+    # The activity stream shows the steps while the request runs and after it.
+    sync_api.expect(page.locator(".activity .step.tool").first).to_be_visible()
+    reply = wait_answer(page)
+    steps = page.locator(".activity-list").inner_text()
+    assert "fetch_data" in steps and "AC_H1_MFI" in steps
+    assert page.locator(".activity .step.tool.ok").count() >= 2
+    assert page.locator(".activity .step.tool.running").count() == 0
+    # A real Plotly figure, interactive, with the revision that keeps zoom on updates.
+    page.wait_for_selector("#figure .main-svg")
+    assert page.evaluate("document.getElementById('figure').layout.uirevision") == "xhelio"
+    assert page.evaluate("document.getElementById('figure').data.length") >= 1
+    assert "Magnitude" in reply.inner_text()
+    # Follow-up suggestions from what was just done, and the session in the URL.
+    assert page.locator(".suggestions .chip").count() >= 1
+    assert re.search(r"/chat/s[0-9a-f]{32}$", page.url)
+    shot(page, "chat-figure")
+
+
+def test_zoom_is_kept_when_the_figure_updates(page: sync_api.Page, served: Served):
+    page.goto(served.url + "/")
+    ask(page, ACE)
+    wait_answer(page)
+    plot = page.locator("#figure .nsewdrag").first
+    box = plot.bounding_box()
+    assert box is not None
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + box["width"] * 0.3, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.5, y, steps=5)
+    page.mouse.up()
+    zoomed = page.evaluate("document.getElementById('figure').layout.xaxis.range")
+    full = page.evaluate("document.getElementById('figure').data[0].x.length")
+    assert zoomed and full
+    ask(page, "Plot ACE magnetic field magnitude for 2024-01-15")
+    wait_answer(page)
+    assert page.evaluate("document.getElementById('figure').layout.xaxis.range") == zoomed
+
+
+def test_reload_restores_the_session(page: sync_api.Page, served: Served):
+    page.goto(served.url + "/")
+    ask(page, ACE)
+    wait_answer(page)
+    url = page.url
+    page.reload()
+    sync_api.expect(page.locator(".msg.user")).to_contain_text(ACE)
+    sync_api.expect(page.locator(".msg.assistant").first).to_contain_text("AC_H1_MFI")
+    page.wait_for_selector("#figure .main-svg")
+    assert page.url == url
+    # Opening "/" again in the same tab comes back to the tab's session.
+    page.goto(served.url + "/")
+    sync_api.expect(page.locator(".msg.user")).to_contain_text(ACE)
+    assert page.url == url
+    # Input history: the arrow key brings the last request back.
+    page.focus("#ask-input")
+    page.keyboard.press("ArrowUp")
+    assert page.input_value("#ask-input") == ACE
+
+
+def test_two_tabs_keep_two_sessions_apart(browser: sync_api.Browser, served: Served):
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(SLOW)
+    one, two = context.new_page(), context.new_page()
+    try:
+        one.goto(served.url + "/")
+        two.goto(served.url + "/")
+        ask(one, ACE)
+        ask(two, "OMNI solar wind speed for 2024-01-15")
+        wait_answer(one)
+        wait_answer(two)
+        assert one.url != two.url
+        for pg in (one, two):
+            pg.reload()
+            sync_api.expect(pg.locator(".msg.user")).to_have_count(1)
+        assert one.locator(".msg.user .msg-text").inner_text() == ACE
+        assert "OMNI" in two.locator(".msg.user").inner_text()
+        assert "OMNI" not in one.locator(".conversation").inner_text()
+        assert "AC_H1_MFI" not in two.locator(".conversation").inner_text()
+        # Both show in the sidebar; each tab marks its own as current.
+        sids = [pg.url.rsplit("/", 1)[1] for pg in (one, two)]
+        for pg, sid in zip((one, two), sids, strict=True):
+            for other in sids:
+                sync_api.expect(pg.locator(f".session[data-sid='{other}']")).to_have_count(1)
+            sync_api.expect(pg.locator(".session.current")).to_have_attribute("data-sid", sid)
+    finally:
+        context.close()
+
+
+def test_cancel_stops_a_slow_request(page: sync_api.Page, served: Served):
+    served.hapi.fail_next("slow", endpoint="data", delay_s=8)
+    page.goto(served.url + "/")
+    page.click("#new-session")
+    ask(page, "Wind magnetic field magnitude for 2024-02-01")
+    sync_api.expect(page.locator(".activity .step.tool.running")).to_have_count(1)
+    page.click("#cancel")
+    reply = wait_answer(page)
+    assert re.search(r"(?i)cancel", reply.inner_text())
+    assert page.locator("#figure .main-svg").count() == 0
+    served.hapi.clear_faults()
+
+
+def test_data_page_browses_fetches_previews_and_exports(page: sync_api.Page, served: Served):
+    page.goto(served.url + "/data")
+    page.locator("#missions li", has_text="ACE").first.click()
+    page.locator("#datasets li[data-id='AC_H1_MFI']").click()
+    detail = page.locator(".detail")
+    sync_api.expect(detail).to_contain_text("Coverage")
+    sync_api.expect(detail).to_contain_text("Cadence")
+    sync_api.expect(detail.locator("table.params")).to_contain_text("nT")
+    page.locator("table.params tr", has_text="Magnitude").first.click()
+    page.fill("#time-range", "2024-01-15T00:00 to 2024-01-15T06:00")
+    page.click("#fetch")
+    sync_api.expect(page.locator(".fetch-message")).to_contain_text("Fetched AC_H1_MFI.Magnitude")
+    view = page.locator("#entry-view")
+    sync_api.expect(view.locator(".preview table tbody tr")).not_to_have_count(0)
+    sync_api.expect(view.locator(".preview")).to_contain_text("2024-01-15")
+    sync_api.expect(view.locator(".stats")).to_contain_text(re.compile("mean", re.IGNORECASE))
+    sync_api.expect(view.locator(".citation")).to_contain_text("AC_H1_MFI")
+    shot(page, "data")
+    with page.expect_download() as download:
+        view.get_by_role("button", name="CSV").click()
+    path = download.value.path()
+    assert path is not None
+    text = Path(path).read_text()
+    assert "Magnitude" in text.splitlines()[0 if not text.startswith("#") else 1] or "Magnitude" in text
+
+
+def test_errors_are_shown_readably(page: sync_api.Page, served: Served):
+    page.goto(served.url + "/data")
+    page.fill("#catalog-search", "ACE magnetic")
+    page.keyboard.press("Enter")
+    page.locator(".search-results button.link", has_text="AC_H1_MFI").first.click()
+    sync_api.expect(page.locator(".detail")).to_contain_text("AC_H1_MFI")
+    page.fill("#time-range", "2024-13-45")
+    page.click("#fetch")
+    box = page.locator(".fetch-message .message.error")
+    sync_api.expect(box).to_be_visible()
+    assert "Traceback" not in box.inner_text()
+    assert re.search(r"(?i)time|date|month", box.inner_text())
+    shot(page, "data-error")
+    page.goto(served.url + "/chat/s" + "0" * 32)
+    sync_api.expect(page.locator(".message.error")).to_contain_text("no longer exists")
+
+
+def test_gallery_pipelines_and_settings_pages(page: sync_api.Page, served: Served):
+    page.goto(served.url + "/")
+    page.click("#new-session")
+    ask(page, ACE)
+    wait_answer(page)
+    page.click("#nav a[data-page='gallery']")
+    card = page.locator(".gallery-grid .card").first
+    sync_api.expect(card).to_contain_text(ACE)
+    card.get_by_role("button", name="Open").click()
+    page.wait_for_selector(".viewer-plot .main-svg")
+    sync_api.expect(page.locator(".citations")).to_contain_text("AC_H1_MFI")
+    shot(page, "gallery")
+    with page.expect_download() as download:
+        page.locator(".viewer").get_by_role("button", name="HTML").click()
+    assert b"plotly" in Path(download.value.path() or "").read_bytes()[:2_000_000].lower()
+
+    page.click("#nav a[data-page='pipelines']")
+    sync_api.expect(page.locator(".pipelines")).to_contain_text("not available yet")
+    sync_api.expect(page.locator("#operations")).to_contain_text("fetch_data")
+    shot(page, "pipelines")
+
+    page.click("#nav a[data-page='settings']")
+    page.fill("#limit-http_retries", "5")
+    page.click("#save-settings")
+    sync_api.expect(page.locator(".save-message")).to_contain_text("Saved")
+    shot(page, "settings")
+    config = (served.home / "config.toml").read_text()
+    assert re.search(r"http_retries\s*=\s*5", config)
+    assert "key" not in page.locator(".settings").inner_text().lower().replace("api keys", "").replace("no key", "").replace("key set", "").replace("keys are", "")
