@@ -41,7 +41,7 @@ export function setChildren(el, ...children) {
 
 /** A readable error box (never a blank pane): the error type and its message. */
 export function errorBox(err, title = "Something went wrong") {
-  const type = err?.type && !String(err.type).startsWith("HTTP") ? err.type : "";
+  const type = errorType(err);
   return h(
     "div.message.error",
     { role: "alert" },
@@ -49,6 +49,12 @@ export function errorBox(err, title = "Something went wrong") {
     type ? h("span.err-type", ` (${type})`) : null,
     h("div.err-text", err?.message || String(err)),
   );
+}
+
+/** The error's class name when it is one (UnknownDatasetError), not an HTTP status. */
+function errorType(err) {
+  const type = String(err?.type || "");
+  return /^[A-Z][A-Za-z]+$/.test(type) ? type : "";
 }
 
 /** An informational box. */
@@ -69,7 +75,7 @@ export function toast(text, kind = "info") {
 
 /** Show an ApiError (or any error) as a toast. */
 export function toastError(err, prefix = "") {
-  const type = err?.type && !String(err.type).startsWith("HTTP") ? `${err.type}: ` : "";
+  const type = errorType(err) ? `${errorType(err)}: ` : "";
   return toast(`${prefix}${type}${err?.message || err}`, "error");
 }
 

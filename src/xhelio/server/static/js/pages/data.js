@@ -10,7 +10,8 @@ import { errorBox, fmtNumber, fmtTime, h, loading, setChildren, table, toast, to
 
 export function mount(root) {
   const page = new DataPage(root);
-  const off = onChange((what) => what === "session" && page.loadEntries());
+  // While a fetch creates the tab's session, the fetch itself reloads the list after.
+  const off = onChange((what) => what === "session" && !page.fetching && page.loadEntries());
   return () => {
     off();
     page.controller?.abort();
@@ -219,6 +220,7 @@ class DataPage {
     const body = { dataset_id: this.dataset.id, parameter_id: this.parameter, time_range: this.timeRange.value.trim(), source: null };
     this.fetchMessage.replaceChildren();
     this.fetchButton.disabled = true;
+    this.fetching = true;
     this.setProgress(`Fetching ${body.dataset_id}.${body.parameter_id}…`, null);
     this.controller = new AbortController();
     let result = null;
@@ -243,6 +245,7 @@ class DataPage {
       if (err.name !== "AbortError") failure = err;
     }
     this.fetchButton.disabled = false;
+    this.fetching = false;
     this.progress.hidden = true;
     if (result && result.status !== "error") {
       const label = result.label || result.labels?.[0];

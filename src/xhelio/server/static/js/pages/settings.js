@@ -78,8 +78,13 @@ function render(body, s) {
         save.disabled = true;
         message.replaceChildren();
         const patch = { models: {}, limits: {} };
-        for (const [tier, input] of Object.entries(modelInputs)) patch.models[tier] = input.value.trim() || null;
-        for (const [key, input] of Object.entries(limitInputs)) if (input.value !== "") patch.limits[key] = Number(input.value);
+        // Only what changed is sent ("" clears a model), so other keys stay as written.
+        for (const [tier, input] of Object.entries(modelInputs)) {
+          if (input.value.trim() !== (s.models?.[tier] || "")) patch.models[tier] = input.value.trim();
+        }
+        for (const [key, input] of Object.entries(limitInputs)) {
+          if (input.value !== "" && Number(input.value) !== s.limits?.[key]) patch.limits[key] = Number(input.value);
+        }
         if (Object.keys(memoryInputs).length) {
           patch.memory = {};
           for (const [key, input] of Object.entries(memoryInputs)) patch.memory[key] = input.type === "checkbox" ? input.checked : input.type === "number" ? Number(input.value) : input.value;
