@@ -89,8 +89,18 @@ export function fmtNumber(value) {
 }
 
 export function fmtTime(iso) {
-  if (!iso) return "";
+  if (iso === null || iso === undefined || iso === "") return "";
+  // Epoch seconds (operation records) become the same UTC text as ISO strings.
+  if (typeof iso === "number") iso = new Date(iso * 1000).toISOString();
   return String(iso).replace("T", " ").replace(/(\.\d+)?(\+00:00|Z)$/, "");
+}
+
+/** An ISO 8601 duration ("PT4M", "PT0.092S", "P1D") as "4 min", "0.092 s", "1 d". */
+export function fmtDuration(text) {
+  const m = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(String(text || ""));
+  if (!m || !m.slice(1).some(Boolean)) return text ? String(text) : "";
+  const units = ["d", "h", "min", "s"];
+  return m.slice(1).map((v, i) => (v ? `${Number(v)} ${units[i]}` : "")).filter(Boolean).join(" ");
 }
 
 /** "3 minutes ago"-style text for a timestamp. */

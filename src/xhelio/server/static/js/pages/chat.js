@@ -228,6 +228,7 @@ class ChatPage {
     this.reply = reply;
     this.controller = new AbortController();
     let response = null;
+    let finished = false;
     let streamError = null;
     try {
       await liveRun({
@@ -236,7 +237,10 @@ class ChatPage {
         sessionId: () => this.sid,
         onConnection: (s, detail) => this.activity.setConnection(s, detail),
         onEvent: (event) => {
-          if (event.type === "done") response = event.data?.response || null;
+          if (event.type === "done") {
+            finished = true;
+            response = event.data?.response || null;
+          }
           else if (event.type === "error") streamError = event.data;
           this.onEvent(event);
         },
@@ -247,6 +251,7 @@ class ChatPage {
     reply.classList.remove("pending");
     reply.querySelector(".typing")?.remove();
     if (response) this.finish(response);
+    else if (finished && this.sid) await this.finishFromSession(streamError);
     else if (streamError) reply.append(errorBox(streamError, "The request failed"));
     else if (!text.textContent) text.textContent = "(stopped)";
     this.setBusy(false);
@@ -306,6 +311,22 @@ class ChatPage {
     this.usage.show(r.usage);
     this.showSuggestions(r.suggestions);
     if (r.elapsed_s != null) this.reply.querySelector(".msg-role").append(h("span.muted", ` · ${r.elapsed_s.toFixed(1)} s`));
+  }
+
+  /** After following a run on the events route (whose `done` has no response): show
+   * the outcome as the server saved it. */
+  async finishFromSession(streamError) {
+    try {
+      const detail = await api(sessionPath(this.sid));
+      const last = [...(detail.history || [])].reverse().find((m) => m.role === "assistant");
+      this.setReply(last?.content || "");
+      if (last?.error) this.reply.append(errorBox(typeof last.error === "string" ? { message: last.error } : last.error, "The request failed"));
+      else if (streamError) this.reply.append(errorBox(streamError, "The request failed"));
+      if (detail.figure) this.showFigure(detail.figure);
+      this.plan.show(detail.plan || null);
+    } catch (err) {
+      this.reply.append(errorBox(err, "The result could not be loaded"));
+    }
   }
 
   async cancel() {

@@ -6,7 +6,7 @@
 import { api, download, sessionPath } from "../api.js";
 import { liveRun } from "../sse.js";
 import { ensureSession, onChange, sessionsChanged, state } from "../state.js";
-import { errorBox, fmtNumber, fmtTime, h, loading, setChildren, table, toast, toastError } from "../ui.js";
+import { errorBox, fmtDuration, fmtNumber, fmtTime, h, loading, setChildren, table, toast, toastError } from "../ui.js";
 
 export function mount(root) {
   const page = new DataPage(root);
@@ -149,7 +149,7 @@ class DataPage {
         this.detail,
         h("h2", h("code", d.id)),
         h("p.ds-title", d.title || ""),
-        h("dl.facts", h("dt", "Coverage"), h("dd", `${fmtTime(d.start) || "?"} – ${fmtTime(d.stop) || "?"}`), h("dt", "Cadence"), h("dd", d.cadence || "unknown"), h("dt", "Instrument"), h("dd", d.instrument || "—")),
+        h("dl.facts", h("dt", "Coverage"), h("dd", `${fmtTime(d.start) || "?"} – ${fmtTime(d.stop) || "?"}`), h("dt", "Cadence"), h("dd", d.cadence ? fmtDuration(d.cadence) : "unknown"), h("dt", "Instrument"), h("dd", d.instrument || "—")),
         h("div.param-scroll", h("table.grid.params", h("thead", h("tr", h("th", h("span.sr-only", "Pick")), h("th", "Parameter"), h("th", "Units"), h("th", "Size"), h("th", "Description"))), tbody)),
       );
       if (d.stop && !this.timeRangeEdited) this.timeRange.value = String(d.stop).slice(0, 10);
@@ -254,6 +254,7 @@ class DataPage {
       await this.loadEntries(label);
     } else {
       setChildren(this.fetchMessage, errorBox(failure || result || { message: "The fetch ended without a result." }, "The fetch failed"));
+      this.loadEntries();
     }
   }
 

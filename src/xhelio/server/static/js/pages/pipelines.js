@@ -13,6 +13,11 @@ export function mount(root) {
   show(body);
 }
 
+function shortJson(value) {
+  const text = JSON.stringify(value);
+  return text.length > 220 ? `${text.slice(0, 219)}…` : text;
+}
+
 async function show(body) {
   const status = state.status || (await loadStatus());
   if (status && implemented("/pipelines")) {
@@ -42,7 +47,7 @@ async function show(body) {
       h("tbody", operations.map((op) => h("tr",
         h("td.num", op.seq),
         h("td", h("code", op.tool)),
-        h("td.args", h("code", JSON.stringify(op.args))),
+        h("td.args", { title: JSON.stringify(op.args) }, h("code", shortJson(op.args))),
         h(`td.status-${op.status}`, op.status),
         h("td", op.caller || ""),
         h("td", fmtTime(op.started)),
