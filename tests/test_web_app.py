@@ -1,6 +1,8 @@
-"""The web app in a real browser: headless Debian chromium driven by Playwright against
-`xhelio serve` (a subprocess on a free loopback port, its own XHELIO_HOME) and a catalog-
-wide test HAPI server on loopback. Offline mode: no model, no key, no network.
+"""The web app in a real browser (headless Debian chromium driven by Playwright).
+
+It runs against `xhelio serve` (a subprocess on a free loopback port, its own
+XHELIO_HOME) and a catalog-wide test HAPI server on loopback. Offline mode: no model, no
+key, no network.
 
 Skips only when chromium or Playwright is truly unavailable. Screenshots of every page at
 1280x800 are written to $XHELIO_WEB_SHOTS when that variable is set.
@@ -58,7 +60,14 @@ def _serve_command(port: int) -> list[str]:
     script = Path(sys.executable).with_name("xhelio")
     if script.exists():
         return [str(script), "serve", "--port", str(port)]
-    return [sys.executable, "-c", "from xhelio.cli.main import main; main()", "serve", "--port", str(port)]
+    return [
+        sys.executable,
+        "-c",
+        "from xhelio.cli.main import main; main()",
+        "serve",
+        "--port",
+        str(port),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -267,8 +276,9 @@ def test_data_page_browses_fetches_previews_and_exports(page: sync_api.Page, ser
         view.get_by_role("button", name="CSV").click()
     path = download.value.path()
     assert path is not None
-    text = Path(path).read_text()
-    assert "Magnitude" in text.splitlines()[0 if not text.startswith("#") else 1] or "Magnitude" in text
+    lines = [ln for ln in Path(path).read_text().splitlines() if ln and not ln.startswith("#")]
+    assert "Magnitude" in lines[0]
+    assert len(lines) == 1 + 360  # header and six hours of one-minute data
 
 
 def test_errors_are_shown_readably(page: sync_api.Page, served: Served):
@@ -316,4 +326,41 @@ def test_gallery_pipelines_and_settings_pages(page: sync_api.Page, served: Serve
     shot(page, "settings")
     config = (served.home / "config.toml").read_text()
     assert re.search(r"http_retries\s*=\s*5", config)
-    assert "key" not in page.locator(".settings").inner_text().lower().replace("api keys", "").replace("no key", "").replace("key set", "").replace("keys are", "")
+    sync_api.expect(page.locator(".keys")).to_contain_text("no key")
+
+
+def test_a_dropped_stream_resumes_from_the_last_event(page: sync_api.Page, served: Served):
+    """The answer stream breaks after its first steps.
+
+    The page reconnects with Last-Event-ID, receives the steps it missed and shows the
+    saved outcome.
+    """
+    resumed: list[str] = []
+
+    def cut_stream(route: sync_api.Route) -> None:
+        full = route.fetch().text()
+        blocks = full.split("\n\n")
+        first_call = next(i for i, b in enumerate(blocks) if "event: tool_call" in b)
+        route.fulfill(
+            status=200,
+            headers={"Content-Type": "text/event-stream"},
+            body="\n\n".join(blocks[: first_call + 1]) + "\n\n",
+        )
+
+    page.route("**/api/v1/ask/stream", cut_stream)
+    page.on(
+        "request",
+        lambda r: (
+            resumed.append(r.headers.get("last-event-id", "")) if "/events" in r.url else None
+        ),
+    )
+    page.goto(served.url + "/")
+    page.click("#new-session")
+    ask(page, ACE)
+    reply = wait_answer(page)
+    assert resumed and resumed[0].isdigit()
+    assert "AC_H1_MFI" in reply.inner_text()
+    page.wait_for_selector("#figure .main-svg")
+    steps = page.locator(".activity-list")
+    sync_api.expect(steps).to_contain_text("render_plotly_json")
+    assert steps.inner_text().count("fetch_data") == 1  # replayed steps are not doubled

@@ -95,13 +95,6 @@ class _Retry:
         return reply or AssistantReply("Nothing to do: the plan has no failed task.")
 
 
-def _latest_events_id(xh: Assistant, session_id: str) -> int:
-    entry = xh.hub.peek(session_id)
-    if entry is not None and entry.workspace is not None:
-        return max((e.id for e in entry.workspace.session.events.events()), default=0)
-    return 0
-
-
 @router.post("/sessions/{session_id}/plan/retry")
 def retry_plan(request: Request, session_id: str) -> Response:
     """Start the retry of the latest plan's first failed task; follow it on /events."""
@@ -117,21 +110,18 @@ def retry_plan(request: Request, session_id: str) -> Response:
                 workspace = entry.workspace
                 assert workspace is not None
                 assistant, _ = factory.make_assistant(workspace, xh.model, None, xh.build_model)
-                plan = (
-                    assistant.latest_plan() if isinstance(assistant, PlanningAssistant) else None
-                )
+                plan = assistant.latest_plan() if isinstance(assistant, PlanningAssistant) else None
                 failed = plan.failed() if plan is not None else []
                 if not isinstance(assistant, PlanningAssistant) or not failed:
                     outcome["message"] = "Nothing to retry: the latest plan has no failed task."
                     started.set()
                     return
                 outcome["task"] = failed[0].description
-                outcome["after"] = max(
-                    (e.id for e in workspace.session.events.events()), default=0
-                )
+                outcome["after"] = max((e.id for e in workspace.session.events.events()), default=0)
                 started.set()
-                run_turn(workspace, _Retry(assistant), f"retry: {failed[0].description}",
-                         entry.cancel)
+                run_turn(
+                    workspace, _Retry(assistant), f"retry: {failed[0].description}", entry.cancel
+                )
         except (SessionBusyError, SessionNotFoundError) as exc:
             outcome["error"] = exc
             started.set()
@@ -166,9 +156,7 @@ def cancel_plan(request: Request, session_id: str) -> Response:
             workspace = entry.workspace
             assert workspace is not None
             assistant, _ = factory.make_assistant(workspace, xh.model, None, xh.build_model)
-            plan = (
-                assistant.cancel_plan() if isinstance(assistant, PlanningAssistant) else None
-            )
+            plan = assistant.cancel_plan() if isinstance(assistant, PlanningAssistant) else None
     except SessionBusyError as exc:
         return _error(409, "SessionBusy", exc.message)
     except XhelioError as exc:
