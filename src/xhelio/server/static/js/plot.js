@@ -33,9 +33,35 @@ export async function drawFigure(el, figure, { revision = "xhelio", height } = {
   layout.autosize = true;
   layout.uirevision = revision;
   if (height) layout.height = height;
+  // A long title would overflow a box narrower than the figure the server laid out:
+  // wrap it onto lines (Plotly takes <br>) and give the top margin room for them.
+  const title = typeof layout.title === "string" ? { text: layout.title } : layout.title;
+  const perLine = Math.floor((el.clientWidth || 800) / 7.5);
+  if (title?.text && !title.text.includes("<br") && title.text.length > perLine) {
+    const lines = wrap(title.text, perLine);
+    layout.title = { ...title, text: lines.join("<br>"), font: { ...(title.font || {}), size: 13 } };
+    const margin = layout.margin || {};
+    layout.margin = { ...margin, t: Math.max(margin.t ?? 80, 40 + 17 * lines.length) };
+  }
   const config = { responsive: true, displaylogo: false, scrollZoom: false, toImageButtonOptions: { format: "png", scale: 2 } };
   await Plotly.react(el, figure.data || [], layout, config);
   return el;
+}
+
+/** Split text into lines of at most `width` characters at spaces. */
+function wrap(text, width) {
+  const lines = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + word.length + 1 > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
 }
 
 /** Free a figure's resources before its element goes away. */

@@ -3,7 +3,7 @@
 // with the arrow keys. A running request is followed over SSE and resumed after a drop.
 
 import { api, download, sessionPath, ApiError } from "../api.js";
-import { drawFigure, purgeFigure, downloadPng } from "../plot.js";
+import { drawFigure, downloadPng, ensurePlotly, purgeFigure } from "../plot.js";
 import { liveRun } from "../sse.js";
 import { setSession, sessionsChanged, state } from "../state.js";
 import { errorBox, h, loading, setChildren, toastError, toast } from "../ui.js";
@@ -19,6 +19,8 @@ const EXAMPLES = [
 export function mount(root, params) {
   if (params.sessionId) setSession(params.sessionId);
   else if (state.sessionId) history.replaceState(null, "", `/chat/${state.sessionId}`);
+  // Start loading Plotly.js now, so the first figure is drawn the moment it arrives.
+  ensurePlotly().catch(() => {});
   const page = new ChatPage(root);
   page.load();
   return () => page.destroy();
