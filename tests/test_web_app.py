@@ -41,6 +41,7 @@ SLOW = 60_000  # ms: generous waits for a loaded 2-core machine (never asserted 
 sync_api = pytest.importorskip("playwright.sync_api")
 if not Path(CHROMIUM).exists():
     pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
+sync_api.expect.set_options(timeout=SLOW)
 
 
 @dataclass

@@ -37,9 +37,9 @@ export function sessionsChanged() {
 }
 
 /** The current session, creating one when the tab has none. */
-export async function ensureSession() {
+export async function ensureSession(title) {
   if (state.sessionId) return state.sessionId;
-  const info = await api("/sessions", { method: "POST", body: {} });
+  const info = await api("/sessions", { method: "POST", body: title ? { title } : {} });
   setSession(info.id);
   sessionsChanged();
   return info.id;

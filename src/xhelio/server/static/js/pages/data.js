@@ -226,7 +226,7 @@ class DataPage {
     let result = null;
     let failure = null;
     try {
-      const sid = await ensureSession();
+      const sid = await ensureSession(`Data: ${body.dataset_id}.${body.parameter_id}`);
       await liveRun({
         url: `/api/v1${sessionPath(sid)}/fetch/stream`,
         method: "POST",

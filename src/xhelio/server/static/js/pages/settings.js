@@ -48,7 +48,7 @@ function render(body, s) {
   const message = h("div.save-message", { "aria-live": "polite" });
   const modelInputs = {};
   const modelFields = Object.keys({ ...TIERS, ...(s.models || {}) }).map((tier) => {
-    const input = h("input", { type: "text", value: s.models?.[tier] || "", placeholder: "provider:model, e.g. google-gla:gemini-2.5-flash", spellcheck: "false" });
+    const input = h("input", { type: "text", value: s.models?.[tier] || "", placeholder: "provider:model, e.g. google:gemini-3.8-flash or ollama:qwen3", spellcheck: "false" });
     modelInputs[tier] = input;
     return field(`model-${tier}`, TIERS[tier] || tier, input);
   });
