@@ -28,6 +28,7 @@ from xhelio.api.hub import SessionHub
 from xhelio.api.models import AskRequest, AskResponse, StreamEvent
 from xhelio.api.turns import execute
 from xhelio.config import Settings, load_settings
+from xhelio.services import Services
 from xhelio.session.events import Event
 from xhelio.tools.funnel import Policy
 from xhelio.tools.workspace import Workspace
@@ -44,6 +45,7 @@ class Assistant:
         self,
         settings: Settings | None = None,
         *,
+        services: Services | None = None,
         model: str | None = None,
         workers: int = 64,
         max_open_sessions: int = 128,
@@ -54,15 +56,19 @@ class Assistant:
 
         Args:
             settings: Settings to use (default: config file and environment).
+            services: The process's shared resources (default: a new `Services` this
+                assistant owns and closes).
             model: `provider:model` for every tier unless a request names its own.
             workers: Threads running turns (how many sessions may run at once).
             max_open_sessions: Sessions kept open in memory before idle ones are closed.
             build_model: Turns model strings into pydantic-ai models (tests script them).
             policy: Builds each session's funnel policy (servers: `api.policy.server_policy`).
         """
-        self.settings = settings or load_settings()
+        self._owns_services = services is None
+        self.services = services or Services(settings or load_settings())
+        self.settings = self.services.settings
         self.model = model
-        self.hub = SessionHub(self.settings, max_open=max_open_sessions, policy=policy)
+        self.hub = SessionHub(self.services, max_open=max_open_sessions, policy=policy)
         self.build_model = build_model
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="xhelio-turn")
 
@@ -175,6 +181,8 @@ class Assistant:
         """Save and close every open session and stop the thread pool."""
         self.hub.close()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._owns_services:
+            self.services.close()
 
     def __enter__(self) -> Assistant:
         return self

@@ -13,17 +13,16 @@ by its id.
 from __future__ import annotations
 
 import secrets
-import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xhelio.config import Settings
 from xhelio.errors import UserError
+from xhelio.services import Services
 from xhelio.session.db import wal_connection
 from xhelio.session.persist import SessionStore, SessionSummary
 from xhelio.tools.funnel import Policy
@@ -67,20 +66,21 @@ class SessionHub:
 
     def __init__(
         self,
-        settings: Settings,
+        services: Services,
         max_open: int = 128,
         policy: Callable[[Path], Policy] | None = None,
     ) -> None:
-        """Create a hub over the session store of `settings`.
+        """Create a hub over the session store of the process's `services`.
 
         Args:
-            settings: Where sessions live and how tools behave.
+            services: The process's settings, catalog, sources, session store and sandbox.
             max_open: How many sessions stay open before idle ones are closed.
             policy: Builds the funnel policy of each opened session from its folder.
         """
-        self.settings = settings
+        self.services = services
+        self.settings = services.settings
         self.policy = policy
-        self.store = SessionStore(settings)
+        self.store: SessionStore = services.sessions
         self.max_open = max_open
         self._open: dict[str, OpenSession] = {}
         self._lock = threading.Lock()
@@ -118,7 +118,7 @@ class SessionHub:
         with wal_connection(self.store.db_path) as db:
             row = db.execute(
                 "SELECT s.id, s.created, s.updated, s.title, "
-                "(SELECT COUNT(*) FROM history h WHERE h.session_id = s.id) "
+                "(SELECT COUNT(*) FROM turns h WHERE h.session_id = s.id) "
                 "FROM sessions s WHERE s.id = ?",
                 (session_id,),
             ).fetchone()
@@ -140,11 +140,7 @@ class SessionHub:
             self._open.pop(session_id, None)
         if entry is not None and entry.workspace is not None:
             entry.workspace.context.close()
-        with wal_connection(self.store.db_path) as db:
-            for table in ("history", "operations", "events"):
-                db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
-            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-        shutil.rmtree(self.store.root / session_id, ignore_errors=True)
+        self.store.delete(session_id)
 
     # open sessions -----------------------------------------------------------------------
 
@@ -166,7 +162,7 @@ class SessionHub:
             return entry
 
     @contextmanager
-    def checkout(self, session_id: str, wait: bool = True) -> Iterator[OpenSession]:
+    def checkout(self, session_id: str, wait: bool = True) -> Generator[OpenSession]:
         """Hold a session for one request: open it if needed and take its lock.
 
         Args:
@@ -193,7 +189,7 @@ class SessionHub:
             self._evict()
 
     def _open_workspace(self, session_id: str) -> Workspace:
-        workspace = open_workspace(session_id, settings=self.settings)
+        workspace = open_workspace(session_id, services=self.services)
         if self.policy is not None:
             workspace.funnel.policy = self.policy(workspace.session.folder)
         return workspace
@@ -223,9 +219,7 @@ class SessionHub:
         with self._lock:
             if len(self._open) <= self.max_open:
                 return
-            idle = sorted(
-                (e for e in self._open.values() if not e.busy), key=lambda e: e.last_used
-            )
+            idle = sorted((e for e in self._open.values() if not e.busy), key=lambda e: e.last_used)
             doomed = idle[: len(self._open) - self.max_open]
             for entry in doomed:
                 self._open.pop(entry.id, None)

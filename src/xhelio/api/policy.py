@@ -56,15 +56,14 @@ def server_policy(session_folder: Path, allow_unsandboxed_code: bool) -> Policy:
                 "operator can start it with --allow-unsandboxed-code to accept the risk.",
             )
         if name == "read_document":
+            # Resolve exactly as the tool will (user home expanded, relative to the cwd).
             raw = str(args.get("path", "")).strip().strip("'\"")
-            target = (root / raw).resolve() if raw and not Path(raw).is_absolute() else None
-            if raw and Path(raw).is_absolute():
-                target = Path(raw).resolve()
+            target = Path(raw).expanduser().resolve() if raw else None
             if target is None or not target.is_relative_to(root):
                 return error_result(
                     "UserError",
                     "On a server, read_document opens only files uploaded to this session "
-                    "(PUT /api/v1/sessions/{id}/uploads/{name}).",
+                    f"(PUT /api/v1/sessions/{{id}}/uploads/{{name}}, then {root}/uploads/NAME).",
                 )
         return None
 

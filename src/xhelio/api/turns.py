@@ -101,7 +101,9 @@ def _agent_results(events: list[Event], answered_by: str, failed: bool) -> list[
     for event in events:
         if not event.agent or event.type in {"user_request", "turn_done"}:
             continue
-        info = seen.setdefault(event.agent, {"first": event.ts, "last": event.ts, "ok": 0, "err": 0})
+        info = seen.setdefault(
+            event.agent, {"first": event.ts, "last": event.ts, "ok": 0, "err": 0}
+        )
         info["last"] = event.ts
         if event.type == "tool_result":
             info["ok"] += 1
@@ -112,7 +114,9 @@ def _agent_results(events: list[Event], answered_by: str, failed: bool) -> list[
         calls = info["ok"] + info["err"]
         status = "failed" if info["err"] and not info["ok"] else "succeeded"
         latency = (info["last"] - info["first"]) * 1000
-        results.append(AgentResult(agent=agent, status=status, latency_ms=latency, tool_calls=calls))
+        results.append(
+            AgentResult(agent=agent, status=status, latency_ms=latency, tool_calls=calls)
+        )
     if answered_by not in seen:
         results.insert(0, AgentResult(agent=answered_by, status="succeeded"))
     for result in results:

@@ -7,8 +7,9 @@ on), the security middleware in front of everything, JSON errors, routes by conc
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -32,6 +33,7 @@ from xhelio.server.deps import ServerState
 from xhelio.server.errors import install_error_handlers
 from xhelio.server.security import SecurityMiddleware
 from xhelio.server.web import mount_web_app
+from xhelio.tools.funnel import Policy
 
 __all__ = ["API_PREFIX", "create_app"]
 
@@ -39,12 +41,11 @@ API_PREFIX = "/api/v1"
 
 
 def _routes(app: FastAPI) -> list[str]:
+    """`METHOD /path` of every API route, from the OpenAPI schema (routers included lazily)."""
     out: list[str] = []
-    for route in app.routes:
-        path = getattr(route, "path", "")
-        methods = sorted(getattr(route, "methods", None) or [])
-        if path.startswith("/api"):
-            out.extend(f"{m} {path}" for m in methods if m != "HEAD")
+    for path, operations in app.openapi().get("paths", {}).items():
+        if str(path).startswith("/api"):
+            out.extend(f"{m.upper()} {path}" for m in operations)
     return out
 
 
@@ -75,11 +76,15 @@ def create_app(
         )
     elif assistant.hub.policy is None:
         allow = config.allow_unsandboxed_code
-        assistant.hub.policy = lambda folder: server_policy(folder, allow)
+
+        def policy(folder: Path) -> Policy:
+            return server_policy(folder, allow)
+
+        assistant.hub.policy = policy
     state = ServerState(config, assistant)
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(_: FastAPI) -> AsyncGenerator[None]:
         try:
             yield
         finally:
@@ -114,7 +119,10 @@ def create_app(
             "version": xhelio.__version__,
             "offline": models.offline,
             "reason": models.reason if models.offline else "",
-            "models": {t: models.model_for(t) for t in ("orchestrator", "sub_agent", "planner", "insight", "inline", "fallback")},
+            "models": {
+                t: models.model_for(t)
+                for t in ("orchestrator", "sub_agent", "planner", "insight", "inline", "fallback")
+            },
             "sandbox": {
                 "os_isolation": isolated,
                 "code_allowed": isolated or config.allow_unsandboxed_code,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 
 from fastapi import Request
 
 from xhelio.api.assistant import Assistant
-from xhelio.catalog.index import Catalog, open_catalog
+from xhelio.catalog.index import Catalog
 from xhelio.server.config import ServerConfig
 
 __all__ = ["ServerState", "server_state"]
@@ -22,16 +21,11 @@ class ServerState:
     config: ServerConfig
     assistant: Assistant
     started: float = field(default_factory=time.time)
-    _catalog: Catalog | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def catalog(self) -> Catalog:
-        """The dataset catalog, opened once for the whole process."""
-        with self._lock:
-            if self._catalog is None:
-                self._catalog = open_catalog(self.assistant.settings)
-            return self._catalog
+        """The dataset catalog, opened once for the whole process (by `Services`)."""
+        return self.assistant.services.catalog
 
 
 def server_state(request: Request) -> ServerState:

@@ -7,8 +7,6 @@ exception is logged on the server and answered with its class name only.
 
 from __future__ import annotations
 
-import logging
-
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -25,7 +23,6 @@ from xhelio.errors import (
     UserError,
     XhelioError,
 )
-from xhelio.server.security import BodyTooLargeError
 
 __all__ = [
     "ApiError",
@@ -34,8 +31,6 @@ __all__ = [
     "status_for",
     "status_for_kind",
 ]
-
-logger = logging.getLogger("xhelio.server")
 
 
 class ApiError(Exception):
@@ -127,20 +122,11 @@ def install_error_handlers(app: FastAPI) -> None:
     async def http_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
         kinds = {404: "NotFound", 405: "MethodNotAllowed", 401: "Unauthorized"}
-        return error_response(exc.status_code, kinds.get(exc.status_code, "HTTPError"), str(exc.detail))
-
-    async def too_large(_: Request, exc: Exception) -> JSONResponse:
-        return error_response(413, "PayloadTooLarge", str(exc))
-
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        logger.exception("Unexpected error in %s %s", request.method, request.url.path)
         return error_response(
-            500, "InternalError", f"The server failed ({type(exc).__name__}); see its log."
+            exc.status_code, kinds.get(exc.status_code, "HTTPError"), str(exc.detail)
         )
 
     app.add_exception_handler(XhelioError, xhelio_error)
     app.add_exception_handler(ApiError, api_error)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StarletteHTTPException, http_error)
-    app.add_exception_handler(BodyTooLargeError, too_large)
-    app.add_exception_handler(Exception, unexpected)

@@ -61,5 +61,8 @@ def dataset(dataset_id: str, state: State) -> dict[str, Any]:
     """A dataset with coverage, cadence and its parameters (type, units, description)."""
     info = state.catalog.dataset(dataset_id)
     return sanitize(
-        {**dataset_summary(info), "parameters": [parameter_summary(p) for p in info.data_parameters]}
+        {
+            **dataset_summary(info),
+            "parameters": [parameter_summary(p) for p in info.data_parameters],
+        }
     )

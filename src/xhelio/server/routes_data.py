@@ -1,5 +1,7 @@
-"""Data in a session, no LLM: fetch, entries (list, preview, describe, export), plot,
-compute and uploads. Writes go through the session funnel (operations log + events).
+"""Data in a session, no LLM: fetch, entries, plot, compute and uploads.
+
+Entries can be listed, previewed, described and exported. Writes go through the session
+funnel, so they appear in its operations log and events.
 """
 
 from __future__ import annotations
@@ -174,7 +176,9 @@ def export_entry(
 ) -> FileResponse:
     """Download an entry as CSV, parquet or netCDF."""
     result = _write(
-        state, session_id, lambda ws: checked_call(ws, "save_data", {"label": label, "format": format})
+        state,
+        session_id,
+        lambda ws: checked_call(ws, "save_data", {"label": label, "format": format}),
     )
     return _file(Path(str(result.payload["path"])), format)
 
@@ -224,7 +228,9 @@ async def upload(session_id: str, filename: str, request: Request, state: State)
             async for chunk in request.stream():
                 size += len(chunk)
                 if size > limit:
-                    raise ApiError(413, "PayloadTooLarge", f"The upload is larger than {limit} bytes.")
+                    raise ApiError(
+                        413, "PayloadTooLarge", f"The upload is larger than {limit} bytes."
+                    )
                 fh.write(chunk)
         partial.replace(target)
     finally:

@@ -37,7 +37,9 @@ def export_figure(
         assert entry.workspace is not None
         if entry.workspace.session.plot.current is None:
             raise ApiError(404, "NotFound", "This session has no figure yet; plot something first.")
-        result = checked_call(entry.workspace, "manage_plot", {"action": "export", "format": format})
+        result = checked_call(
+            entry.workspace, "manage_plot", {"action": "export", "format": format}
+        )
     path = Path(str(result.payload["path"]))
     return FileResponse(path, media_type=_MEDIA[format], filename=path.name)
 

@@ -72,7 +72,9 @@ def _read(path: Path) -> dict[str, Any]:
         with path.open("rb") as fh:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"Config file {path} is not valid TOML: {exc}. Fix or remove it.") from exc
+        raise ConfigError(
+            f"Config file {path} is not valid TOML: {exc}. Fix or remove it."
+        ) from exc
 
 
 def _toml_value(value: Any) -> str:

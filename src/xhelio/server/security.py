@@ -15,6 +15,7 @@ anything:
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -22,7 +23,9 @@ from urllib.parse import urlsplit
 
 from xhelio.server.config import ServerConfig, is_loopback
 
-__all__ = ["BodyTooLargeError", "SecurityMiddleware", "error_body"]
+__all__ = ["SecurityMiddleware", "error_body"]
+
+logger = logging.getLogger("xhelio.server")
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -34,14 +37,6 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 def error_body(kind: str, message: str) -> bytes:
     """The JSON error every route answers with."""
     return json.dumps({"status": "error", "type": kind, "message": message}).encode()
-
-
-class BodyTooLargeError(Exception):
-    """A request body went past the limit while it was being read."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(_too_large(limit))
-        self.limit = limit
 
 
 async def _reply(send: Send, status: int, kind: str, message: str, extra: list[Any]) -> None:
@@ -66,9 +61,7 @@ def _host_name(host_header: str) -> str:
 class SecurityMiddleware:
     """Token, Host, Origin and body-size checks for every HTTP request."""
 
-    def __init__(
-        self, app: ASGIApp, config: ServerConfig, public: list[str] | None = None
-    ) -> None:
+    def __init__(self, app: ASGIApp, config: ServerConfig, public: list[str] | None = None) -> None:
         """Wrap `app`.
 
         Args:
@@ -106,7 +99,10 @@ class SecurityMiddleware:
         path = str(scope.get("path", ""))
         if any(path == p or path.startswith(p.rstrip("/") + "/") for p in self.public):
             return True
-        if scope.get("method") == "OPTIONS" and _header(scope, b"origin") in self.config.cors_origins:
+        if (
+            scope.get("method") == "OPTIONS"
+            and _header(scope, b"origin") in self.config.cors_origins
+        ):
             return True  # a CORS preflight never carries credentials
         given = _header(scope, b"authorization") or ""
         scheme, _, value = given.partition(" ")
@@ -115,6 +111,7 @@ class SecurityMiddleware:
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Check one request, then pass it on (or answer 401/403/413 here)."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -143,29 +140,47 @@ class SecurityMiddleware:
         await self._limited(scope, receive, send, limit)
 
     async def _limited(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+        """Count the body as it streams in; past the limit, answer 413 ourselves.
+
+        The app then sees the client as gone (`http.disconnect`) and whatever it tries to
+        send is dropped: FastAPI would otherwise turn the overflow into a vague 400.
+        """
         seen = 0
         started = False
+        refused = False
 
         async def counting_receive() -> Message:
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
-                    raise BodyTooLargeError(limit)
+                    refused = True
+                    if not started:
+                        await _reply(send, 413, "PayloadTooLarge", _too_large(limit), [])
+                    return {"type": "http.disconnect"}
             return message
 
         async def tracking_send(message: Message) -> None:
             nonlocal started
+            if refused:
+                return
             if message["type"] == "http.response.start":
                 started = True
             await send(message)
 
         try:
             await self.app(scope, counting_receive, tracking_send)
-        except BodyTooLargeError:
+        except Exception as exc:
+            # The last line of defence: a JSON error naming the class, never a traceback.
+            if refused:
+                return
+            logger.exception("Unexpected error in %s %s", scope.get("method"), scope.get("path"))
             if not started:
-                await _reply(send, 413, "PayloadTooLarge", _too_large(limit), [])
+                message = f"The server failed ({type(exc).__name__}); see its log."
+                await _reply(send, 500, "InternalError", message, [])
 
 
 def _too_large(limit: int) -> str:

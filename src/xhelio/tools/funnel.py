@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from xhelio.errors import XhelioError
 from xhelio.session.events import EventBus
+from xhelio.sources.netguard import cancel_scope
 from xhelio.tools.registry import ToolRegistry
 from xhelio.tools.result import ToolResult
 
@@ -151,7 +152,9 @@ class ToolFunnel:
         self.events.publish("tool_call", agent=caller, tool=name, data={"args": arguments})
         try:
             kwargs = {key: getattr(validated, key) for key in type(validated).model_fields}
-            result = t.function(self.context, **kwargs)
+            # Network reads inside the tool stop within a fraction of a second of a cancel.
+            with cancel_scope(self.cancel):
+                result = t.function(self.context, **kwargs)
         except XhelioError as exc:
             return exc.to_dict()
         except Exception as exc:

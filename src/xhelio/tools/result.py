@@ -80,7 +80,9 @@ class ToolResult(BaseModel):
         """Type a funnel result dict."""
         status = "error" if result.get("status") == "error" else "ok"
         label = result.get("label")
-        labels = [label] if tool in LABEL_TOOLS and isinstance(label, str) and status == "ok" else []
+        labels = (
+            [label] if tool in LABEL_TOOLS and isinstance(label, str) and status == "ok" else []
+        )
         payload = {k: v for k, v in result.items() if k not in _KNOWN}
         if label is not None:
             payload["label"] = label
