@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,41 +72,49 @@ def _serve_command(port: int) -> list[str]:
     ]
 
 
+@contextmanager
+def xhelio_serve(home: Path, hapi: CatalogHapiServer, token: str | None = None) -> Iterator[str]:
+    """`xhelio serve` in a subprocess on a free port; yields its base URL."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(
+        XHELIO_HOME=str(home),
+        XHELIO_HAPI_URL=hapi.url,
+        XHELIO_CDAS_URL="http://127.0.0.1:9/WS/cdasr/1",
+    )
+    for var in ("XHELIO_MODEL", "XHELIO_API_TOKEN", "OPENAI_BASE_URL"):
+        env.pop(var, None)
+    if token:
+        env["XHELIO_API_TOKEN"] = token
+    log = (home / "server.log").open("wb")
+    proc = subprocess.Popen(_serve_command(port), env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"xhelio serve did not start:\n{(home / 'server.log').read_text()}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home = tmp_path_factory.mktemp("web-home")
-    port = _free_port()
-    with CatalogHapiServer() as hapi:
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-        env.update(
-            XHELIO_HOME=str(home),
-            XHELIO_HAPI_URL=hapi.url,
-            XHELIO_CDAS_URL="http://127.0.0.1:9/WS/cdasr/1",
-        )
-        for var in ("XHELIO_MODEL", "XHELIO_API_TOKEN", "OPENAI_BASE_URL"):
-            env.pop(var, None)
-        log = (home / "server.log").open("wb")
-        proc = subprocess.Popen(_serve_command(port), env=env, stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"xhelio serve did not start:\n{(home / 'server.log').read_text()}")
-                time.sleep(0.2)
-            yield Served(url, home, hapi)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            log.close()
+    with CatalogHapiServer() as hapi, xhelio_serve(home, hapi) as url:
+        yield Served(url, home, hapi)
 
 
 @pytest.fixture(scope="module")
@@ -365,3 +374,37 @@ def test_a_dropped_stream_resumes_from_the_last_event(page: sync_api.Page, serve
     steps = page.locator(".activity-list")
     sync_api.expect(steps).to_contain_text("render_plotly_json")
     assert steps.inner_text().count("fetch_data") == 1  # replayed steps are not doubled
+
+
+def test_a_server_with_a_token_asks_for_it_once(
+    browser: sync_api.Browser, served: Served, tmp_path: Path
+):
+    token = "web-test-token-" + "x" * 20
+    with xhelio_serve(tmp_path, served.hapi, token=token) as url:
+        context = browser.new_context(viewport=VIEWPORT)
+        try:
+            pg = context.new_page()
+            pg.goto(url + "/")
+            sync_api.expect(pg.locator("#token-dialog")).to_contain_text("API token")
+            pg.fill("#token-input", token)
+            pg.keyboard.press("Enter")
+            sync_api.expect(pg.locator("#token-dialog")).to_have_count(0)
+            ask(pg, ACE)
+            reply = wait_answer(pg)  # the SSE stream carries the token too
+            assert "AC_H1_MFI" in reply.inner_text()
+        finally:
+            context.close()
+
+
+def test_the_catalog_browser_works_from_the_keyboard(page: sync_api.Page, served: Served):
+    page.goto(served.url + "/data")
+    sync_api.expect(page.locator("#missions li").first).to_be_visible()
+    page.focus("#missions")
+    page.keyboard.press("ArrowDown")
+    first = page.locator("#missions li").first
+    sync_api.expect(first).to_have_attribute("aria-selected", "true")
+    sync_api.expect(page.locator("#datasets li[data-id]").first).to_be_visible()
+    page.focus("#datasets")
+    page.keyboard.press("ArrowDown")
+    sync_api.expect(page.locator(".detail h2")).to_be_visible()
+    assert page.locator(".detail input[name='parameter']:checked").count() == 1

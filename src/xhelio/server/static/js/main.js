@@ -106,7 +106,9 @@ window.addEventListener("xhelio:unauthorized", () => {
     h("button.primary", { type: "submit" }, "Use token"),
   );
   dialog.id = "token-dialog";
-  document.getElementById("page").prepend(dialog);
+  dialog.setAttribute("role", "dialog");
+  // Outside #page, which every page render replaces.
+  document.body.append(dialog);
   input.focus();
 });
 
