@@ -408,3 +408,33 @@ def test_the_catalog_browser_works_from_the_keyboard(page: sync_api.Page, served
     page.keyboard.press("ArrowDown")
     sync_api.expect(page.locator(".detail h2")).to_be_visible()
     assert page.locator(".detail input[name='parameter']:checked").count() == 1
+
+
+def test_sessions_are_renamed_opened_and_deleted_from_the_sidebar(
+    page: sync_api.Page, served: Served
+):
+    page.goto(served.url + "/")
+    page.click("#new-session")
+    ask(page, ACE)
+    wait_answer(page)
+    sid = page.url.rsplit("/", 1)[1]
+    item = page.locator(f".session[data-sid='{sid}']")
+    item.get_by_role("button", name=re.compile("^Rename")).click()
+    page.fill(".session .rename", "Quiet day at L1")
+    page.keyboard.press("Enter")
+    sync_api.expect(page.locator(f".session[data-sid='{sid}'] .session-title")).to_have_text(
+        "Quiet day at L1"
+    )
+    # A new session empties the chat; opening the old one from the sidebar restores it.
+    page.click("#new-session")
+    sync_api.expect(page.locator(".welcome")).to_be_visible()
+    page.locator(f".session[data-sid='{sid}'] .session-open").click()
+    sync_api.expect(page.locator(".msg.user .msg-text")).to_have_text(ACE)
+    assert page.url.endswith(sid)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator(f".session[data-sid='{sid}']").get_by_role(
+        "button", name=re.compile("^Delete")
+    ).click()
+    sync_api.expect(page.locator(f".session[data-sid='{sid}']")).to_have_count(0)
+    sync_api.expect(page.locator(".welcome")).to_be_visible()
+    assert httpx.get(f"{served.url}/api/v1/sessions/{sid}").status_code == 404
