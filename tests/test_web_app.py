@@ -257,10 +257,12 @@ def test_cancel_stops_a_slow_request(page: sync_api.Page, served: Served):
     page.click("#new-session")
     ask(page, "Wind magnetic field magnitude for 2024-02-01")
     sync_api.expect(page.locator(".activity .step.tool.running")).to_have_count(1)
+    shot(page, "chat-running")
     page.click("#cancel")
     reply = wait_answer(page)
     assert re.search(r"(?i)cancel", reply.inner_text())
     assert page.locator("#figure .main-svg").count() == 0
+    shot(page, "chat-cancelled")
     served.hapi.clear_faults()
 
 
@@ -323,6 +325,10 @@ def test_gallery_pipelines_and_settings_pages(page: sync_api.Page, served: Serve
     with page.expect_download() as download:
         page.locator(".viewer").get_by_role("button", name="HTML").click()
     assert b"plotly" in Path(download.value.path() or "").read_bytes()[:2_000_000].lower()
+    # PDF comes from the server's exporter (kaleido and the same headless chromium).
+    with page.expect_download() as download:
+        page.locator(".gallery-grid .card").first.get_by_role("button", name="PDF").click()
+    assert Path(download.value.path() or "").read_bytes().startswith(b"%PDF")
 
     page.click("#nav a[data-page='pipelines']")
     sync_api.expect(page.locator(".pipelines")).to_contain_text("not available yet")
