@@ -196,7 +196,8 @@ class ChatPage {
 
   setBusy(busy) {
     this.busy = busy;
-    this.send.disabled = busy;
+    // Cancel takes Send's place (same box), so the composer never changes size.
+    this.send.hidden = busy;
     this.cancelButton.hidden = !busy;
     this.cancelButton.disabled = false;
     this.composer.classList.toggle("busy", busy);
