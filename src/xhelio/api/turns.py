@@ -22,7 +22,7 @@ from xhelio.agents.planning.routing import AgentPreferences
 from xhelio.agents.turn import TurnResult, run_turn
 from xhelio.agents.usage import UsageTracker
 from xhelio.api.events import figure_json, trace_event
-from xhelio.api.hub import OpenSession, SessionHub
+from xhelio.api.hub import SessionHub
 from xhelio.api.models import (
     AgentResult,
     AskRequest,
@@ -37,7 +37,7 @@ from xhelio.tools.data_tools import frame_of
 from xhelio.tools.funnel import sanitize
 from xhelio.tools.workspace import Workspace
 
-__all__ = ["execute", "gallery_dir", "save_gallery_figure"]
+__all__ = ["build_response", "execute", "gallery_dir", "save_gallery_figure", "suggestions"]
 
 Listener = Callable[[Event, Workspace], None]
 ModelBuilder = Callable[[str], Model]
@@ -155,16 +155,24 @@ def suggestions(data: list[DataItem], has_figure: bool) -> list[str]:
     return out[:4]
 
 
-def _response(
+def build_response(
     request: AskRequest,
-    entry: OpenSession,
+    workspace: Workspace,
     result: TurnResult,
     events: list[Event],
     first_op: int,
     answered_by: str,
 ) -> AskResponse:
-    workspace = entry.workspace
-    assert workspace is not None
+    """The `AskResponse` of a finished turn.
+
+    Args:
+        request: What was asked.
+        workspace: The session the turn ran in.
+        result: What `run_turn` returned.
+        events: The session events of the turn.
+        first_op: Index of the turn's first record in the operations log.
+        answered_by: Name of the assistant that answered.
+    """
     data = [DataItem(**vars(d)) for d in result.data]
     figure = figure_json(workspace) if result.figures else None
     error = None
@@ -225,9 +233,8 @@ def execute(
             usage = UsageTracker()
             try:
                 prefs = AgentPreferences.of(request.prefer_agents, request.disable_agents)
-                assistant, config = factory.make_assistant(
-                    workspace, request.model, usage, build_model=build_model
-                )
+                extra = {"build_model": build_model} if build_model is not None else {}
+                assistant, config = factory.make_assistant(workspace, request.model, usage, **extra)
             except XhelioError as exc:
                 return AskResponse(
                     answer="",
@@ -250,4 +257,4 @@ def execute(
             if unsubscribe is not None:
                 unsubscribe()
         events = bus.events(since_id=last_id)
-        return _response(request, entry, result, events, first_op, answered_by)
+        return build_response(request, workspace, result, events, first_op, answered_by)

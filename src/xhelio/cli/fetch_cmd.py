@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Annotated
 
@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from xhelio.api.direct import ToolCallError
 from xhelio.catalog.index import Catalog
 from xhelio.cli.errors import handle_errors
 from xhelio.config import Settings
@@ -32,6 +33,7 @@ from xhelio.sources.base import DataSource
 from xhelio.sources.sizing import estimate_request, plan_pieces
 from xhelio.timerange import TimeRange, parse_time_range
 from xhelio.tools.data_tools import frame_of
+from xhelio.tools.workspace import Workspace, open_workspace
 
 __all__ = ["register"]
 
@@ -124,6 +126,10 @@ def fetch(
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write .csv, .parquet or .nc.")
     ] = None,
+    session: Annotated[
+        str | None,
+        typer.Option("--session", "-s", help="Fetch into this session (kept, with its log)."),
+    ] = None,
 ) -> None:
     """Fetch parameters of a dataset for a time range, show a summary, optionally save."""
     if out is not None:
@@ -139,15 +145,18 @@ def fetch(
                 _print_reports(reports)
                 console.print(f"Wrote {out} ({len(pieces)} pieces)", highlight=False)
                 return
-        store = DataStore()
-        # Whatever is loaded whole (no file, or netCDF) must fit the memory budget.
-        budget = settings.session_memory_mb * 2**20
-        fetcher = DataFetcher(services.catalog, chosen, store, budget)
-        reports = _fetch_with_progress(fetcher, dataset, parameters, time)
+        # Loaded whole (no file, or netCDF): through the session funnel like every caller,
+        # so the fetch is in the session's operations log and events.
+        workspace = open_workspace(session, ephemeral=session is None, services=services)
+        try:
+            reports = _fetch_through_funnel(workspace, dataset, parameters, time, source)
+            entries = [workspace.session.store.get(r.label) for r in reports]
+        finally:
+            workspace.close()
     _print_reports(reports)
     if out is not None:
         with atomic_output(out) as temp:
-            _write_output([store.get(r.label) for r in reports], temp)
+            _write_output(entries, temp)
         console.print(f"Wrote {out}", highlight=False)
 
 
@@ -249,26 +258,24 @@ def _stream(
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
 
-def _fetch_with_progress(
-    fetcher: DataFetcher, dataset: str, parameters: list[str], time: str
+def _fetch_through_funnel(
+    workspace: Workspace, dataset: str, parameters: list[str], time: str, source: str | None
 ) -> list[FetchReport]:
-    """Run the fetch under a live progress bar on stderr."""
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as progress:
-        task = progress.add_task(f"Fetching {dataset}", total=None)
-
-        def report_progress(done: int, total: int | None, what: str) -> None:
-            progress.update(
-                task, completed=done, total=total, description=what or f"Fetching {dataset}"
-            )
-
-        return fetcher.fetch(dataset, parameters, time, progress=report_progress)
+    """Fetch each parameter with the `fetch_data` tool; a failure raises with its message."""
+    reports: list[FetchReport] = []
+    names = {f.name for f in fields(FetchReport)}
+    with console.status(f"Fetching {dataset}") as status:
+        for parameter in parameters:
+            status.update(f"Fetching {dataset}.{parameter}")
+            args = {"dataset_id": dataset, "parameter_id": parameter, "time_range": time}
+            if source is not None:
+                args["source"] = source
+            result = workspace.funnel.call_typed("fetch_data", args, caller="cli")
+            if not result.ok:
+                raise ToolCallError(result.error_type or "error", result.error or "fetch failed")
+            record = result.to_dict()
+            reports.append(FetchReport(**{k: v for k, v in record.items() if k in names}))
+    return reports
 
 
 def register(app: typer.Typer) -> None:

@@ -3,36 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from xhelio.api.direct import build_figure, checked_call
 from xhelio.cli.errors import handle_errors
 from xhelio.errors import UserError
 from xhelio.tools.workspace import open_workspace
 
-__all__ = ["build_figure", "register"]
+__all__ = ["build_figure", "register"]  # build_figure lives in xhelio.api.direct
 
 console = Console(stderr=True)
-
-
-def build_figure(
-    labels: list[str], overlay: bool, log_y: bool, title: str | None
-) -> dict[str, Any]:
-    """A figure spec: one panel per label (shared time axis), or all in one panel."""
-    traces: list[dict[str, Any]] = []
-    layout: dict[str, Any] = {}
-    for i, label in enumerate(labels):
-        trace: dict[str, Any] = {"type": "scatter", "mode": "lines", "data_label": label}
-        if not overlay and i:
-            trace["yaxis"] = f"y{i + 1}"
-        traces.append(trace)
-        if log_y:
-            layout["yaxis" if (overlay or not i) else f"yaxis{i + 1}"] = {"type": "log"}
-    if title:
-        layout["title"] = {"text": title}
-    return {"data": traces, "layout": layout}
 
 
 @handle_errors
@@ -56,6 +39,7 @@ def plot(
         raise UserError(f"Cannot write '{out.name}': use a .html, .png or .pdf file name.")
     workspace = open_workspace(session, ephemeral=session is None)
     try:
+        # Every step is a tool call through the session funnel (operations log + events).
         labels: list[str] = []
         for item in items:
             if workspace.session.store.has(item):
@@ -71,13 +55,20 @@ def plot(
                 raise UserError(
                     f"Give --time to fetch {item}, e.g. --time '2024-01-15 to 2024-01-20'."
                 )
-            fetcher = workspace.context.fetcher(source)
-            for report in fetcher.fetch(dataset, [parameter], time):
-                labels.append(report.label)
-                for note in report.notes:
-                    console.print(f"[yellow]{note}[/]", highlight=False)
-        result = workspace.session.plot.render(build_figure(labels, overlay, log_y, title))
-        written = workspace.session.plot.export(fmt, "plot." + fmt)
+            args = {"dataset_id": dataset, "parameter_id": parameter, "time_range": time}
+            if source is not None:
+                args["source"] = source
+            report = checked_call(workspace, "fetch_data", args, caller="cli")
+            labels.extend(report.labels)
+            for note in report.payload.get("notes") or []:
+                console.print(f"[yellow]{note}[/]", highlight=False)
+        spec = build_figure(labels, overlay, log_y, title)
+        checked_call(workspace, "render_plotly_json", {"figure": spec}, caller="cli")
+        result = workspace.session.plot.current
+        assert result is not None
+        args = {"action": "export", "format": fmt, "filename": "plot." + fmt}
+        exported = checked_call(workspace, "manage_plot", args, caller="cli")
+        written = Path(str(exported.payload["path"]))
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(written.read_bytes())
     finally:
