@@ -444,3 +444,23 @@ def test_sessions_are_renamed_opened_and_deleted_from_the_sidebar(
     sync_api.expect(page.locator(f".session[data-sid='{sid}']")).to_have_count(0)
     sync_api.expect(page.locator(".welcome")).to_be_visible()
     assert httpx.get(f"{served.url}/api/v1/sessions/{sid}").status_code == 404
+
+
+def test_answers_render_markdown_without_running_markup(page: sync_api.Page, served: Served):
+    page.goto(served.url + "/settings")
+    html = page.evaluate(
+        """async () => {
+            const { renderMarkdown } = await import("/assets/js/markdown.js");
+            const box = document.createElement("div");
+            box.append(renderMarkdown(
+                "# Result\\n**Bz** turned *south* at `12:00`.\\n\\n- one\\n- two\\n\\n"
+                + "<img src=x onerror=alert(1)> [doc](https://cdaweb.gsfc.nasa.gov) "
+                + "[bad](javascript:alert(1))\\n```\\nx = 1\\n```"));
+            return box.innerHTML;
+        }"""
+    )
+    assert "<strong>Bz</strong>" in html and "<em>south</em>" in html
+    assert "<code>12:00</code>" in html and "<li>two</li>" in html
+    assert "<pre><code>x = 1</code></pre>" in html
+    assert '<a href="https://cdaweb.gsfc.nasa.gov"' in html
+    assert "<img" not in html and 'href="javascript' not in html

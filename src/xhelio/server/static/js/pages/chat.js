@@ -4,6 +4,7 @@
 
 import { api, download, sessionPath, ApiError } from "../api.js";
 import { drawFigure, downloadPng, ensurePlotly, purgeFigure } from "../plot.js";
+import { renderMarkdown } from "../markdown.js";
 import { liveRun } from "../sse.js";
 import { setSession, sessionsChanged, state } from "../state.js";
 import { errorBox, h, loading, setChildren, toastError, toast } from "../ui.js";
@@ -122,7 +123,8 @@ class ChatPage {
   // Conversation ------------------------------------------------------------------------
 
   addMessage(role, text, error) {
-    const body = h("div.msg-text", text || "");
+    // Answers are Markdown (rendered safely); the user's own text is shown as typed.
+    const body = h("div.msg-text", role === "assistant" ? renderMarkdown(text) : text || "");
     const el = h(`div.msg.${role}`, h("div.msg-role", role === "user" ? "You" : "xhelio"), body);
     if (error) el.append(errorBox(typeof error === "string" ? { message: error } : error, "The request failed"));
     this.conversation.querySelector(".welcome")?.remove();
@@ -296,7 +298,7 @@ class ChatPage {
   setReply(textValue) {
     const text = this.reply.querySelector(".msg-text");
     const typing = text.querySelector(".typing");
-    text.textContent = textValue || "";
+    text.replaceChildren(renderMarkdown(textValue));
     if (typing && this.busy) text.append(typing);
     this.scrollDown();
   }
