@@ -464,3 +464,28 @@ def test_answers_render_markdown_without_running_markup(page: sync_api.Page, ser
     assert "<pre><code>x = 1</code></pre>" in html
     assert '<a href="https://cdaweb.gsfc.nasa.gov"' in html
     assert "<img" not in html and 'href="javascript' not in html
+
+
+def test_the_plan_panel_shows_tasks_and_retries_a_failed_one(page: sync_api.Page, served: Served):
+    page.goto(served.url + "/")
+    page.click("#new-session")
+    ask(page, "Compare ACE and Wind magnetic field magnitude for 2024-01-15 and their difference")
+    wait_answer(page)
+    plan = page.locator("section.plan")
+    sync_api.expect(plan).to_be_visible()
+    tasks = plan.locator("li.task")
+    assert tasks.count() >= 3
+    assert plan.locator("li.task.completed").count() >= 2
+    steps = page.locator(".activity-list").inner_text()
+    assert "Task" in steps and "Plan" in steps
+    retry = plan.get_by_role("button", name="Retry failed")
+    failed = plan.locator("li.task.failed").count()
+    if failed == 0:
+        # The server ran the computation (code allowed here): nothing to retry.
+        sync_api.expect(retry).to_be_disabled()
+        return
+    retry.click()
+    sync_api.expect(page.locator(".msg.user").last).to_contain_text("retry:")
+    reply = wait_answer(page)
+    assert reply.inner_text().strip()
+    assert page.locator(".msg.user").count() == 2
