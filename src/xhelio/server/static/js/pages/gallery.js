@@ -81,7 +81,7 @@ class GalleryPage {
     try {
       const item = await api(`${sessionPath(sid)}/gallery/${id}`);
       const plot = h("div.viewer-plot");
-      const used = new Set((item.figure?.data || []).flatMap((t) => [t.name, t.meta?.label, t.legendgroup]).filter(Boolean));
+      const used = new Set((item.figure?.data || []).flatMap((t) => [t.name, t.data_label, t.meta?.label, t.meta?.data_label, t.legendgroup]).filter(Boolean));
       const cited = (this.entries || []).filter((e) => used.has(e.label) || [...used].some((n) => String(n).includes(e.parameter || "\0")));
       const datasets = [...new Map((cited.length ? cited : this.entries || []).map((e) => [e.dataset || e.label, e])).values()];
       setChildren(
@@ -89,7 +89,8 @@ class GalleryPage {
         h("div.viewer-head", h("h2", `Figure ${item.id}`), h("span.spacer"), ...this.exportButtons(sid, item.id, plot), h("button.small", { onclick: () => this.close(), "aria-label": "Close figure" }, "Close")),
         h("p.card-request", item.request ? `Request: “${item.request}”` : ""),
         plot,
-        h("details.citations", { open: true }, h("summary", "Data citations"), datasets.length ? h("ul", datasets.map((e) => h("li", citation(e)))) : h("p.muted", "No data entries recorded for this figure.")),
+        // When the traces do not name their data, say the list is the session's data.
+        h("details.citations", { open: true }, h("summary", cited.length ? "Data citations" : "Data citations (all data of this session)"), datasets.length ? h("ul", datasets.map((e) => h("li", citation(e)))) : h("p.muted", "No data entries recorded for this figure.")),
       );
       await drawFigure(plot, item.figure, { revision: `gallery-${item.id}` });
       plot.focus?.();
