@@ -34,11 +34,11 @@ from xhelio.agents.models import resolve_models
 from xhelio.api.assistant import Assistant
 from xhelio.api.direct import build_figure, checked_call, read_tool
 from xhelio.api.events import figure_json
-from xhelio.api.policy import os_isolation_available, server_policy
+from xhelio.api.policy import code_policy, os_isolation_available
 from xhelio.api.turns import save_gallery_figure
 from xhelio.config import Settings, load_settings
 from xhelio.errors import XhelioError
-from xhelio.tools.funnel import Policy, sanitize
+from xhelio.tools.funnel import sanitize
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["XhelioMcp", "build_server"]
@@ -146,7 +146,7 @@ def _register_chat(server: MCPServer, state: XhelioMcp) -> None:
                 "has_figure": workspace.session.plot.current is not None,
                 "offline": models.offline,
                 "model": models.model_for("orchestrator"),
-                "os_sandbox": os_isolation_available(),
+                "os_sandbox": os_isolation_available(state.assistant.services),
             }
 
         return await _blocking(status)
@@ -305,14 +305,10 @@ def build_server(
         allow_unsandboxed_code: Run model-written code without the OS-level sandbox.
         assistant: The assistant to serve (tests pass one).
     """
-
-    def policy(folder: Path) -> Policy:
-        return server_policy(folder, allow_unsandboxed_code)
-
     if assistant is None:
-        assistant = Assistant(settings or load_settings(), workers=8, policy=policy)
-    elif assistant.hub.policy is None:
-        assistant.hub.policy = policy
+        assistant = Assistant(settings or load_settings(), workers=8)
+    if assistant.hub.policy is None:
+        assistant.hub.policy = code_policy(assistant, allow_unsandboxed_code)
     state = XhelioMcp(assistant)
     server = MCPServer(
         "xhelio",

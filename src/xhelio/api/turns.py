@@ -95,8 +95,10 @@ def _table(workspace: Workspace, label: str) -> Table | None:
     return Table(label=label, columns=columns, rows=sanitize(rows), row_count=len(frame))
 
 
-def _agent_results(events: list[Event], answered_by: str, failed: bool) -> list[AgentResult]:
-    """Per-agent status and latency, from the turn's events."""
+def _agent_results(
+    events: list[Event], answered_by: str, failed: bool, usage: dict[str, Any]
+) -> list[AgentResult]:
+    """Per-agent status and latency, from the turn's events and its usage record."""
     seen: dict[str, dict[str, Any]] = {}
     for event in events:
         if not event.agent or event.type in {"user_request", "turn_done"}:
@@ -117,11 +119,17 @@ def _agent_results(events: list[Event], answered_by: str, failed: bool) -> list[
         results.append(
             AgentResult(agent=agent, status=status, latency_ms=latency, tool_calls=calls)
         )
-    if answered_by not in seen:
-        results.insert(0, AgentResult(agent=answered_by, status="succeeded"))
-    for result in results:
-        if result.agent == answered_by and failed:
-            result.status = "failed"
+    per_agent = usage.get("agents") if isinstance(usage.get("agents"), dict) else {}
+    for agent in per_agent or {}:
+        if agent not in seen:
+            results.append(AgentResult(agent=str(agent), status="succeeded"))
+            seen[str(agent)] = {}
+    if not results:
+        results.append(AgentResult(agent=answered_by, status="succeeded"))
+    if failed:
+        for result in results:
+            if result.agent in {answered_by, "orchestrator"} or len(results) == 1:
+                result.status = "failed"
     return results
 
 
@@ -186,7 +194,7 @@ def build_response(
         figure=figure,
         figure_files=result.figures,
         plan=sanitize(result.plan) if result.plan else None,
-        agent_results=_agent_results(events, answered_by, result.error is not None),
+        agent_results=_agent_results(events, answered_by, result.error is not None, result.usage),
         trace=[trace_event(e) for e in events] if request.trace else [],
         usage=sanitize(result.usage),
         suggestions=suggestions(data, figure is not None),

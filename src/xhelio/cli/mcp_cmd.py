@@ -7,6 +7,7 @@ HTTP on loopback (`http://127.0.0.1:8766/mcp`). Logs go to stderr: stdout is the
 from __future__ import annotations
 
 import logging
+import os
 from typing import Annotated
 
 import typer
@@ -41,6 +42,9 @@ def mcp(
             f"Refusing to serve MCP on {host}: the MCP HTTP transport has no token here; keep "
             "--host 127.0.0.1 (or put an authenticating proxy in front)."
         )
+    if allow_unsandboxed_code:
+        # The sandbox's own opt-in (the executor refuses code without OS layers otherwise).
+        os.environ["XHELIO_SANDBOX_ALLOW_NO_OS"] = "1"
     server, state = build_server(allow_unsandboxed_code=allow_unsandboxed_code)
     try:
         if http:

@@ -7,6 +7,7 @@ routes: docs/api.md; OpenAPI at http://127.0.0.1:8765/docs.
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -49,6 +50,9 @@ def serve(
 
     from xhelio.server import ServerConfig, create_app
 
+    if allow_unsandboxed_code:
+        # The sandbox's own opt-in (the executor refuses code without OS layers otherwise).
+        os.environ["XHELIO_SANDBOX_ALLOW_NO_OS"] = "1"
     config = ServerConfig.from_env(
         host=host,
         port=port,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -18,7 +17,7 @@ from fastapi.middleware.cors import CORSMiddleware
 import xhelio
 from xhelio.agents.models import resolve_models
 from xhelio.api.assistant import Assistant
-from xhelio.api.policy import os_isolation_available, server_policy
+from xhelio.api.policy import code_policy, os_isolation_available
 from xhelio.config import Settings, load_settings
 from xhelio.server import (
     routes_ask,
@@ -33,7 +32,6 @@ from xhelio.server.deps import ServerState
 from xhelio.server.errors import install_error_handlers
 from xhelio.server.security import SecurityMiddleware
 from xhelio.server.web import mount_web_app
-from xhelio.tools.funnel import Policy
 
 __all__ = ["API_PREFIX", "create_app"]
 
@@ -67,20 +65,13 @@ def create_app(
     config = config or ServerConfig.from_env()
     check_bind(config)
     if assistant is None:
-        allow = config.allow_unsandboxed_code
         assistant = Assistant(
             settings or load_settings(),
             workers=config.workers,
             max_open_sessions=config.max_open_sessions,
-            policy=lambda folder: server_policy(folder, allow),
         )
-    elif assistant.hub.policy is None:
-        allow = config.allow_unsandboxed_code
-
-        def policy(folder: Path) -> Policy:
-            return server_policy(folder, allow)
-
-        assistant.hub.policy = policy
+    if assistant.hub.policy is None:
+        assistant.hub.policy = code_policy(assistant, config.allow_unsandboxed_code)
     state = ServerState(config, assistant)
 
     @asynccontextmanager
@@ -114,7 +105,7 @@ def create_app(
     def status() -> dict[str, Any]:
         """Models, offline mode, code-execution policy and the routes this server implements."""
         models = resolve_models(assistant.settings)
-        isolated = os_isolation_available()
+        isolated = os_isolation_available(assistant.services)
         return {
             "version": xhelio.__version__,
             "offline": models.offline,
