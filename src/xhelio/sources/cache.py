@@ -447,6 +447,7 @@ def _fragment_table(data: ParameterData, frame: pd.DataFrame) -> ArrowTable:
         "bins_dtype": None if bins is None else str(bins.dtype),
         "bins_name": data.bins_name,
         "bins_units": data.bins_units,
+        "meta": data.meta,  # dims, fill, valid range: what a flat table cannot say
     }
     schema_meta = dict(table.schema.metadata or {})
     schema_meta[_META_KEY] = json.dumps(meta).encode()
@@ -524,6 +525,7 @@ def _assemble(name: str, tables: Sequence[ArrowTable], time_range: TimeRange) ->
         bins=bins,
         bins_name=None if meta.get("bins_name") is None else str(meta.get("bins_name")),
         bins_units=None if meta.get("bins_units") is None else str(meta.get("bins_units")),
+        meta=dict(meta.get("meta") or {}),  # pyright: ignore[reportArgumentType]
     )
 
 

@@ -188,7 +188,9 @@ def _is_numeric(data_type: str) -> bool:
     return data_type not in EPOCH_TYPES and data_type not in {"CDF_CHAR", "CDF_UCHAR"}
 
 
-def _numeric_var(cdf: cdflib.CDF, name: str) -> tuple[npt.NDArray[np.float64], dict[str, Any]] | None:
+def _numeric_var(
+    cdf: cdflib.CDF, name: str
+) -> tuple[npt.NDArray[np.float64], dict[str, Any]] | None:
     """A numeric variable's values (fill as NaN) and attributes, or None."""
     if not name:
         return None
@@ -295,7 +297,9 @@ def _axis(
             low = rows
             high = rows + other_rows if kind == "width" else other_rows
             centres = _centre(low, high)
-            dim["source"] += f" (lower edges) with {'widths' if kind == 'width' else 'upper edges'} {other}"
+            dim["source"] += (
+                f" (lower edges) with {'widths' if kind == 'width' else 'upper edges'} {other}"
+            )
     for kind, values in (("centers", centres), ("low", low), ("high", high)):
         if values is None:
             continue
@@ -327,8 +331,13 @@ def _layout(cdf: cdflib.CDF, name: str, dims: list[int], attrs: dict[str, Any]) 
     # ISTP vectors often point DEPEND_1 at a component index (1, 2, 3) next to labels.
     display = _text(attrs, "DISPLAY_TYPE").lower()
     if len(dims) == 1 and labelled and not display.startswith("spectrogram"):
-        axes[0] = {"name": axes[0]["name"], "size": count, "units": "", "is_bins": False,
-                   "labels": labels}
+        axes[0] = {
+            "name": axes[0]["name"],
+            "size": count,
+            "units": "",
+            "is_bins": False,
+            "labels": labels,
+        }
         return _Layout(columns, labelled, dims=axes)
     first = axes[0]
     constant_bins = (

@@ -47,7 +47,9 @@ def split_support_columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
     return frame[data], frame[support]
 
 
-def per_record(support: pd.DataFrame, prefix: str | None, size: int) -> npt.NDArray[np.float64] | None:
+def per_record(
+    support: pd.DataFrame, prefix: str | None, size: int
+) -> npt.NDArray[np.float64] | None:
     """The (records, size) array of per-record values stored under `prefix`, if present."""
     if not prefix:
         return None
@@ -57,9 +59,9 @@ def per_record(support: pd.DataFrame, prefix: str | None, size: int) -> npt.NDAr
     return support[names].to_numpy(dtype=np.float64)
 
 
-def edges_from_centres(centres: npt.NDArray[np.float64]) -> tuple[
-    npt.NDArray[np.float64], npt.NDArray[np.float64]
-]:
+def edges_from_centres(
+    centres: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(low, high) cell edges of bins known only by centres, along the last axis.
 
     Geometric midpoints when every centre is positive and they span more than a decade
@@ -75,8 +77,8 @@ def edges_from_centres(centres: npt.NDArray[np.float64]) -> tuple[
         return c - half, c + half
     with np.errstate(all="ignore"):
         finite = c[np.isfinite(c)]
-        logarithmic = finite.size > 0 and bool(np.all(finite > 0)) and (
-            finite.max() / finite.min() > 10
+        logarithmic = (
+            finite.size > 0 and bool(np.all(finite > 0)) and (finite.max() / finite.min() > 10)
         )
         work = np.log10(c) if logarithmic else c
         mids = (work[..., 1:] + work[..., :-1]) / 2
@@ -94,3 +96,47 @@ def jsonable(values: Any) -> list[Any]:
     """Numbers for JSON metadata (NaN becomes None)."""
     array = np.asarray(values, dtype=np.float64).ravel()
     return [None if not np.isfinite(v) else float(v) for v in array]
+
+
+def _same(a: Any, b: Any) -> bool:
+    return np.array_equal(
+        np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), equal_nan=True
+    )
+
+
+def to_per_record(
+    frames: list[pd.DataFrame], dims_per_piece: list[list[dict[str, Any]]]
+) -> tuple[list[pd.DataFrame], list[dict[str, Any]]]:
+    """Join the dims of several pieces (files) of one parameter.
+
+    Bins constant within each file but different between files (an instrument mode
+    change) become per-record columns, so every record keeps its own bins.
+    """
+    if not dims_per_piece or not dims_per_piece[0]:
+        return frames, dims_per_piece[0] if dims_per_piece else []
+    merged = [dict(d) for d in dims_per_piece[0]]
+    frames = list(frames)
+    for position, dim in enumerate(merged):
+        for kind in ("centers", "low", "high"):
+            values = [d[position].get(kind) if position < len(d) else None for d in dims_per_piece]
+            if all(v is None for v in values) or all(
+                v is not None and _same(v, values[0]) for v in values
+            ):
+                continue
+            if any(
+                v is None and not (position < len(d) and d[position].get(f"{kind}_column"))
+                for v, d in zip(values, dims_per_piece, strict=True)
+            ):
+                continue
+            prefix = support_column_prefix(str(dim["name"]), kind)
+            size = int(dim["size"])
+            names = [f"{prefix}{i}" for i in range(size)]
+            for k, (frame, value) in enumerate(zip(frames, values, strict=True)):
+                if value is None:
+                    continue
+                row = np.asarray([np.nan if v is None else v for v in value], dtype=np.float64)
+                block = np.broadcast_to(row, (len(frame), size))
+                frames[k] = frame.assign(**dict(zip(names, block.T, strict=True)))
+            dim.pop(kind, None)
+            dim[f"{kind}_column"] = prefix
+    return frames, merged
