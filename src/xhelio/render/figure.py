@@ -33,11 +33,14 @@ import xarray as xr
 from plotly.basedatatypes import BaseTraceType
 
 from xhelio.data.entry import DataEntry
+from xhelio.data.meaning import display_units, html_units, prefers_log_colour
 from xhelio.data.store import DataStore, UnknownLabelError
 from xhelio.errors import NoDataError, UserError
 from xhelio.render.component_names import component_names
-from xhelio.render.downsample import bucket_mean_columns, downsample_line
+from xhelio.render.downsample import downsample_line
 from xhelio.render.layout import AxisFacts, build_layout
+from xhelio.render.spectrogram import BinCells, bin_cells, raster, reduce_to_bins, time_columns
+from xhelio.sources.dims import edges_from_centres
 from xhelio.timerange import TimeRange
 
 __all__ = [
@@ -59,7 +62,16 @@ GAP_FACTOR = 10
 MIN_HEATMAP_COLUMNS = 500
 # Even a crowded figure draws each line with at least this many points.
 _MIN_LINE_POINTS = 200
-XHELIO_TRACE_KEYS = ("data_label", "column", "panel", "log_color", "log_y")
+XHELIO_TRACE_KEYS = (
+    "data_label",
+    "column",
+    "panel",
+    "log_color",
+    "log_y",
+    "bins_dim",
+    "select",
+    "reduce",
+)
 # plotly.js's default colorway; vector components get these explicitly so each stays
 # distinct even when the model gave the vector one shared style.
 COMPONENT_COLOURS = (
@@ -182,7 +194,7 @@ class _HeatmapPlan:
     template: dict[str, Any]
     x: _XValues
     values: np.ndarray
-    bins: np.ndarray
+    cells: BinCells
     bins_title: str
     unit: str
     log_color: bool
@@ -223,7 +235,7 @@ def render_plotly_json(
     plans = [
         plan
         for index, trace in enumerate(spec["data"])
-        for plan in _plan_trace(trace, index, store, time_range)
+        for plan in _plan_trace(trace, index, store, time_range, notes)
     ]
     _name_components(plans)
     budgets = _budgets(plans, point_budget)
@@ -329,7 +341,11 @@ def _match_column(entry: DataEntry, wanted: str) -> str:
 
 
 def _plan_trace(
-    trace: dict[str, Any], index: int, store: DataStore, window: TimeRange | None
+    trace: dict[str, Any],
+    index: int,
+    store: DataStore,
+    window: TimeRange | None,
+    notes: list[str],
 ) -> list[_Plan]:
     """Turn one spec trace into plans: several for a vector, one heatmap for 2-D data."""
     template = {k: copy.deepcopy(v) for k, v in trace.items() if k not in XHELIO_TRACE_KEYS}
@@ -348,8 +364,18 @@ def _plan_trace(
     if isinstance(trace.get("column"), str):
         column = _match_column(entry, trace["column"])
     if _is_two_dimensional(entry, template):
-        plan = _heatmap_plan(entry, template, index, window, bool(trace.get("log_color")))
-        plan.log_y = log_y
+        log_color = trace.get("log_color")
+        plan = _heatmap_plan(
+            entry,
+            _heatmap_template(template, notes),
+            index,
+            window,
+            None if log_color is None else bool(log_color),
+            _Reduction(trace.get("bins_dim"), trace.get("select"), trace.get("reduce")),
+            notes,
+        )
+        wants_log = trace.get("log_y")
+        plan.log_y = _bins_span_decade(plan.cells) if wants_log is None else bool(wants_log)
         return [plan]
     plans = _line_plans(entry, column, template, index, window)
     for line in plans:
@@ -360,12 +386,7 @@ def _plan_trace(
 def _is_two_dimensional(entry: DataEntry, template: dict[str, Any]) -> bool:
     data = entry.data
     if isinstance(data, xr.DataArray):
-        if data.ndim > 2:
-            raise UserError(
-                f"'{entry.label}' has {data.ndim} dimensions {data.dims}; a figure can show "
-                "at most 2. Reduce it (select or average a dimension) first."
-            )
-        return data.ndim == 2
+        return data.ndim >= 2
     return bool(data.attrs.get("spectrogram")) or template.get("type") == "heatmap"
 
 
@@ -494,37 +515,79 @@ def _float_values(series: pd.Series, label: str, column: str) -> np.ndarray:
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
+@dataclass(frozen=True)
+class _Reduction:
+    """How a trace asks to reduce a multi-dimensional entry to one spectrogram."""
+
+    bins_dim: Any = None
+    select: Any = None
+    reduce: Any = None
+
+
+# Keys plotly's heatmap accepts; anything else a model copied from a line trace (mode,
+# line, marker, connectgaps...) is dropped with a note instead of failing the figure.
+_HEATMAP_KEYS = frozenset(go.Heatmap()._valid_props)  # pyright: ignore[reportPrivateUsage]
+
+
+def _heatmap_template(template: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    dropped = sorted(k for k in template if k not in _HEATMAP_KEYS)
+    if dropped:
+        notes.append(
+            f"Ignored {', '.join(dropped)} on a spectrogram (heatmap traces have no "
+            "lines or markers)."
+        )
+    kept = {k: v for k, v in template.items() if k in _HEATMAP_KEYS}
+    kept["type"] = "heatmap"
+    return kept
+
+
 def _heatmap_plan(
     entry: DataEntry,
     template: dict[str, Any],
     index: int,
     window: TimeRange | None,
-    log_color: bool,
+    log_color: bool | None,
+    reduction: _Reduction,
+    notes: list[str],
 ) -> _HeatmapPlan:
     data = entry.data
     if isinstance(data, xr.DataArray):
-        time_dim = "time" if "time" in data.dims else str(data.dims[0])
-        bins_dim = next(str(d) for d in data.dims if d != time_dim)
-        oriented = data.transpose(time_dim, bins_dim)
+        select = reduction.select if isinstance(reduction.select, dict) else None
+        oriented, bins_dim, reduce_notes = reduce_to_bins(
+            data,
+            str(reduction.bins_dim) if reduction.bins_dim else None,
+            select,  # pyright: ignore[reportUnknownArgumentType]
+            str(reduction.reduce or "mean"),
+        )
+        notes.extend(reduce_notes)
+        time_dim = str(oriented.dims[0])
         x = _x_values(_coord_index(oriented, time_dim, entry), entry)
         values = oriented.to_numpy().astype(np.float64)
-        bins, bins_units = _bins_of(oriented, bins_dim)
-        bins_title = f"{bins_dim} ({bins_units})" if bins_units else bins_dim
+        cells = bin_cells(oriented, bins_dim)
     else:
         x = _x_values(data.index, entry)
         values = data.to_numpy(dtype=np.float64)
-        bins = _frame_bins(data)
-        bins_units = str(data.attrs.get("bins_units", ""))
-        bins_name = str(data.attrs.get("bins_name", "bin"))
-        bins_title = f"{bins_name} ({bins_units})" if bins_units else bins_name
+        bins_dim = str(data.attrs.get("bins_name", "bin"))
+        low, high = edges_from_centres(_frame_bins(data)[None, :])
+        cells = BinCells(low, high, bins_dim, str(data.attrs.get("bins_units", "")))
+    bins_title = bins_dim
+    bins_units = display_units(cells.units)
+    if bins_units:
+        bins_title = f"{bins_dim} ({html_units(bins_units)})"
     rows = _window_slice(x, window)
+    if cells.low.shape[0] > 1:
+        cells = BinCells(cells.low[rows], cells.high[rows], cells.name, cells.units)
+    unit = _unit_of(entry, entry.columns[0])
+    if log_color is None:
+        quantity = _quantity(entry)
+        log_color = prefers_log_colour(quantity, unit, entry.description)
     return _HeatmapPlan(
         template=template,
         x=_XValues(x.values[rows], x.is_date),
         values=values[rows],
-        bins=bins,
+        cells=cells,
         bins_title=bins_title,
-        unit=_unit_of(entry, entry.columns[0]),
+        unit=unit,
         log_color=log_color,
         name=str(template.get("name") or entry.label),
         data_label=entry.label,
@@ -532,14 +595,14 @@ def _heatmap_plan(
     )
 
 
-def _bins_of(data: xr.DataArray, bins_dim: str) -> tuple[np.ndarray, str]:
-    if bins_dim not in data.coords:
-        return np.arange(data.sizes[bins_dim], dtype=np.float64), ""
-    coord = data.coords[bins_dim]
-    bins = np.asarray(coord.to_numpy(), dtype=np.float64)
-    if bins.ndim != 1:
-        bins = bins.reshape(-1, data.sizes[bins_dim])[0]
-    return bins, str(coord.attrs.get("units", ""))
+def _bins_span_decade(cells: BinCells) -> bool:
+    """Log y for bins that are positive and span more than a factor of ten."""
+    high = cells.high[np.isfinite(cells.high)]
+    centres = np.sqrt(np.abs(cells.low * cells.high))
+    positive = centres[np.isfinite(centres) & (centres > 0)]
+    if positive.size < 2 or np.any(high <= 0):
+        return False
+    return float(positive.max() / positive.min()) > 10
 
 
 def _frame_bins(frame: pd.DataFrame) -> np.ndarray:
@@ -687,20 +750,17 @@ def _line_trace(
 
 
 def _heatmap_trace(plan: _HeatmapPlan, budget: int) -> tuple[dict[str, Any], TraceSummary]:
-    n_time, n_bins = plan.values.shape
-    columns = max(1, budget // max(n_bins, 1))
-    if n_time > columns:
-        values, starts, stops = bucket_mean_columns(plan.values, columns)
-        x = _bucket_centres(plan.x, starts, stops)
-    else:
-        values = plan.values
-        x = plan.x.take(np.arange(n_time))
+    n_bins = plan.values.shape[1]
+    max_columns = max(1, budget // max(n_bins, 1))
+    values, x_edges, cells = _heatmap_columns(plan, max_columns)
+    y_edges, z = raster(values, cells, plan.log_y)
     if plan.log_color:
-        positive = values > 0
-        values = np.log10(values, out=np.full(values.shape, np.nan), where=positive)
-    colour_title = plan.unit or "value"
+        positive = z > 0
+        z = np.log10(z, out=np.full(z.shape, np.nan), where=positive)
+    unit = html_units(display_units(plan.unit))
+    colour_title = unit or "value"
     if plan.log_color:
-        colour_title = f"log10({plan.unit})" if plan.unit else "log10(value)"
+        colour_title = f"log<sub>10</sub> {unit}" if unit else "log<sub>10</sub> value"
     trace = dict(plan.template)
     trace["type"] = "heatmap"
     trace.setdefault("name", plan.name)
@@ -708,9 +768,9 @@ def _heatmap_trace(plan: _HeatmapPlan, budget: int) -> tuple[dict[str, Any], Tra
     colorbar = dict(trace.get("colorbar", {}))
     colorbar.setdefault("title", {"text": colour_title})
     trace["colorbar"] = colorbar
-    trace["x"] = x
-    trace["y"] = _json_floats(plan.bins)
-    trace["z"] = [_json_floats(row) for row in values.T]
+    trace["x"] = x_edges
+    trace["y"] = _json_floats(y_edges)
+    trace["z"] = [_json_floats(row) for row in z]
     summary = TraceSummary(
         name=str(trace["name"]),
         data_label=plan.data_label,
@@ -722,6 +782,49 @@ def _heatmap_trace(plan: _HeatmapPlan, budget: int) -> tuple[dict[str, Any], Tra
         spec_index=plan.spec_index,
     )
     return trace, summary
+
+
+def _heatmap_columns(
+    plan: _HeatmapPlan, max_columns: int
+) -> tuple[np.ndarray, list[Any], BinCells]:
+    """Average records into columns that never cross a gap; x edges with empty gap columns."""
+    cells = plan.cells
+    n_time, n_bins = plan.values.shape
+    if n_time == 0:
+        return np.empty((0, n_bins)), [], cells
+    if not plan.x.is_date:
+        centres = np.asarray(plan.x.values, dtype=np.float64)
+        low, high = edges_from_centres(centres[None, :])
+        edges = np.concatenate([low[0, :1], high[0]])
+        return plan.values, _json_floats(edges), cells
+    times = pd.DatetimeIndex(_naive_utc(plan.x.values))
+    columns, edges_ns, gaps = time_columns(times, max_columns)
+    starts = np.asarray([first for first, _ in columns], dtype=np.int64)
+    if len(columns) == n_time:
+        means = plan.values
+    else:
+        finite = np.isfinite(plan.values)
+        sums = np.add.reduceat(np.where(finite, plan.values, 0.0), starts, axis=0)
+        counts = np.add.reduceat(finite.astype(np.int64), starts, axis=0)
+        means = np.full(sums.shape, np.nan)
+        np.divide(sums, counts, out=means, where=counts > 0)
+        if cells.low.shape[0] > 1:
+            # Per-record bins: a column takes its first record's bins (a column averages
+            # only records of one gap-free run; bins rarely change inside one).
+            cells = BinCells(cells.low[starts], cells.high[starts], cells.name, cells.units)
+    if gaps:
+        blank = np.full(n_bins, np.nan)
+        for position in gaps:
+            means = np.insert(means, position, blank, axis=0)
+            if cells.low.shape[0] > 1:
+                cells = BinCells(
+                    np.insert(cells.low, position, blank, axis=0),
+                    np.insert(cells.high, position, blank, axis=0),
+                    cells.name,
+                    cells.units,
+                )
+    x = _iso_strings(edges_ns.astype("datetime64[ns]"))
+    return means, x, cells
 
 
 def _bucket_centres(x: _XValues, starts: np.ndarray, stops: np.ndarray) -> list[Any]:
