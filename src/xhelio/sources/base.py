@@ -67,8 +67,8 @@ class DataSource(Protocol):
     ) -> dict[str, ParameterData]:
         """Return every requested parameter over `time_range` (start inclusive, end exclusive).
 
-        Fill values are NaN; VALIDMIN/VALIDMAX are kept in `meta`, not applied. Raises `NoDataError` when the
-        server has nothing in range, `UnknownDatasetError`/`UnknownParameterError` for bad
-        ids, and `ServerError` subclasses for failures of the service.
+        Fill values are NaN; VALIDMIN/VALIDMAX are kept in `meta`, not applied.
+        Raises `NoDataError` when the server has nothing in range,
+        `UnknownDatasetError`/`UnknownParameterError` for bad ids, and `ServerError` subclasses for failures of the service.
         """
         ...
