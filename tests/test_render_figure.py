@@ -280,7 +280,7 @@ def test_mixed_units_in_one_panel_are_called_out(store: DataStore) -> None:
     result = render_plotly_json(
         {"data": [{"data_label": "AC_H2_MFI.Magnitude"}, {"data_label": "AC_H0_SWE.Vp"}]}, store
     )
-    title = _layout(result)["yaxis"]["title"]["text"]
+    title = _layout(result)["yaxis"]["title"]["text"].replace("<br>", " ")
     assert "nT" in title and "km/s" in title and "mixed units" in title
     assert any("mixes units" in note for note in result.notes)
 
@@ -298,7 +298,7 @@ def test_one_unit_written_two_ways_is_not_mixed(store: DataStore) -> None:
     )
     assert not field.notes and not density.notes
     assert _layout(field)["yaxis"]["title"]["text"].endswith("(nT)")
-    assert _layout(density)["yaxis"]["title"]["text"].endswith("(#/cc)")
+    assert _layout(density)["yaxis"]["title"]["text"].endswith("(cm<sup>-3</sup>)")
 
 
 def test_generic_hapi_component_columns_get_frame_names() -> None:

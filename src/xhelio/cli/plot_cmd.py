@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+import xarray as xr
 from rich.console import Console
 
 from xhelio.cli.errors import handle_errors
@@ -18,13 +19,27 @@ console = Console(stderr=True)
 
 
 def build_figure(
-    labels: list[str], overlay: bool, log_y: bool, title: str | None
+    labels: list[str],
+    overlay: bool,
+    log_y: bool,
+    title: str | None,
+    spectrograms: set[str] | None = None,
 ) -> dict[str, Any]:
-    """A figure spec: one panel per label (shared time axis), or all in one panel."""
+    """A figure spec: one panel per label (shared time axis), or all in one panel.
+
+    Labels in `spectrograms` (2-D and higher data) become heatmaps: no line properties,
+    and their y scale follows their bins (log when they span a decade).
+    """
     traces: list[dict[str, Any]] = []
     layout: dict[str, Any] = {}
     for i, label in enumerate(labels):
         trace: dict[str, Any] = {"type": "scatter", "mode": "lines", "data_label": label}
+        if spectrograms and label in spectrograms:
+            trace = {"type": "heatmap", "data_label": label}
+            if not overlay and i:
+                trace["yaxis"] = f"y{i + 1}"
+            traces.append(trace)
+            continue
         if not overlay and i:
             trace["yaxis"] = f"y{i + 1}"
         traces.append(trace)
@@ -76,7 +91,14 @@ def plot(
                 labels.append(report.label)
                 for note in report.notes:
                     console.print(f"[yellow]{note}[/]", highlight=False)
-        result = workspace.session.plot.render(build_figure(labels, overlay, log_y, title))
+        store = workspace.session.store
+        spectrograms = {
+            label
+            for label in labels
+            if isinstance(store.get(label).data, xr.DataArray) and store.get(label).data.ndim >= 2
+        }
+        figure = build_figure(labels, overlay, log_y, title, spectrograms)
+        result = workspace.session.plot.render(figure)
         written = workspace.session.plot.export(fmt, "plot." + fmt)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(written.read_bytes())

@@ -33,7 +33,7 @@ import xarray as xr
 from plotly.basedatatypes import BaseTraceType
 
 from xhelio.data.entry import DataEntry
-from xhelio.data.meaning import display_units, html_units, prefers_log_colour
+from xhelio.data.meaning import citation_text, display_units, html_units, prefers_log_colour
 from xhelio.data.store import DataStore, UnknownLabelError
 from xhelio.errors import NoDataError, UserError
 from xhelio.render.component_names import component_names
@@ -252,7 +252,17 @@ def render_plotly_json(
         )
     notes.extend(f"{s.name} has no data to show." for s in summaries if s.points_total == 0)
     axis_info = [_axis_facts(plan) for plan in plans]
-    layout, panels = build_layout(spec.get("layout", {}), traces, axis_info, time_range, notes)
+    entries = [
+        store.get(label)
+        for label in dict.fromkeys(p.data_label for p in plans if not isinstance(p, _LiteralPlan))
+    ]
+    spec_layout = dict(spec.get("layout", {}))
+    if "title" not in spec_layout and entries:
+        title = _default_title(entries)
+        if title:
+            spec_layout["title"] = {"text": title}
+    layout, panels = build_layout(spec_layout, traces, axis_info, time_range, notes)
+    _add_citation(layout, _citations(entries))
     resolved: dict[str, Any] = {"data": traces, "layout": layout}
     _validate(resolved)
     return RenderResult(resolved, spec, summaries, panels, notes, time_range)
@@ -427,8 +437,8 @@ def _line_plans(
                 name=shown_names[name]
                 if expanded
                 else (column and f"{entry.label}.{column}") or entry.label,
-                quantity=_quantity(entry),
-                unit=_unit_of(entry, name),
+                quantity=_quantity_title(entry),
+                unit=html_units(display_units(_unit_of(entry, name))),
                 data_label=entry.label,
                 column=name if (expanded or column) else None,
                 spec_index=index,
@@ -624,6 +634,44 @@ def _quantity(entry: DataEntry) -> str:
     return entry.source_parameter or entry.label.rsplit(".", 1)[-1]
 
 
+def _quantity_title(entry: DataEntry) -> str:
+    """What a y axis says: the parameter's description when short, else its name.
+
+    Indices stored multiplied (OMNI's Kp*10) say so, so nobody reads Kp 30 as 30.
+    """
+    name = _quantity(entry)
+    description = " ".join(entry.description.split())
+    text = description if description and len(description) <= 40 else name
+    scale = entry.meta.get("scale")
+    if isinstance(scale, int | float) and scale != 1:
+        text = f"{name} x{scale:g}" if text == name else f"{text} ({name} x{scale:g})"
+    return text
+
+
+def _default_title(entries: Sequence[DataEntry]) -> str:
+    """Spacecraft, instrument and dataset of the plotted data, for a figure without title."""
+    parts: list[str] = []
+    for entry in entries:
+        dataset = entry.source_dataset
+        if not dataset:
+            continue
+        who = " ".join(
+            str(entry.meta[k]).upper() if k == "mission" else str(entry.meta[k])
+            for k in ("mission", "instrument")
+            if entry.meta.get(k)
+        )
+        text = f"{who} — {dataset}" if who else dataset
+        if text not in parts:
+            parts.append(text)
+    title = "; ".join(parts[:3]) + ("; ..." if len(parts) > 3 else "")
+    return title if len(title) <= 110 else title[:107] + "..."
+
+
+def _citations(entries: Sequence[DataEntry]) -> str:
+    lines = list(dict.fromkeys(citation_text(e.citation) for e in entries if e.citation))
+    return "<br>".join(line for line in lines[:3] if line)
+
+
 def _unit_of(entry: DataEntry, column: str) -> str:
     units = entry.units
     for key in (column, entry.label, entry.source_parameter or ""):
@@ -729,6 +777,8 @@ def _line_trace(
         trace["type"] = trace_type
         trace.setdefault("mode", "lines")
         trace.setdefault("connectgaps", False)
+    # plotly hides the legend of a figure with one trace; a named line keeps its entry.
+    trace.setdefault("showlegend", True)
     trace.setdefault("name", plan.name)
     if plan.colour is not None:
         trace["line"] = {**trace.get("line", {}), "color": plan.colour}
@@ -874,6 +924,33 @@ def _json_floats(values: np.ndarray) -> list[float | None]:
     boxed = array.astype(object)
     boxed[~finite] = None
     return boxed.tolist()
+
+
+def _add_citation(layout: dict[str, Any], text: str) -> None:
+    """Put the data citation under the figure, where exports keep it."""
+    if not text:
+        return
+    annotations = list(layout.get("annotations") or [])
+    annotations.append(
+        {
+            "text": text,
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0,
+            "y": 0,
+            "xanchor": "left",
+            "yanchor": "top",
+            "yshift": -48,
+            "showarrow": False,
+            "align": "left",
+            "font": {"size": 9, "color": "#555555"},
+            "name": "xhelio-citation",
+        }
+    )
+    layout["annotations"] = annotations
+    margin = layout.get("margin")
+    if isinstance(margin, dict):
+        margin["b"] = max(int(margin.get("b", 80)), 70 + 12 * text.count("<br>"))
 
 
 def _validate(figure: dict[str, Any]) -> None:

@@ -69,6 +69,7 @@ class DataSource(Protocol):
 
         Fill values are NaN; VALIDMIN/VALIDMAX are kept in `meta`, not applied.
         Raises `NoDataError` when the server has nothing in range,
-        `UnknownDatasetError`/`UnknownParameterError` for bad ids, and `ServerError` subclasses for failures of the service.
+        `UnknownDatasetError`/`UnknownParameterError` for bad ids, and `ServerError`
+        subclasses for failures of the service.
         """
         ...

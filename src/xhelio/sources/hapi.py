@@ -27,12 +27,14 @@ from xhelio.errors import (
     UnknownParameterError,
 )
 from xhelio.sources.base import ParameterData, ProgressCallback
+from xhelio.sources.hapi_bins import attach_bins, with_bins_parameters
 from xhelio.sources.hapi_parse import (
     ChunkArrays,
     column_names,
     dataset_info_from_hapi,
     format_hapi_time,
     split_time_range,
+    take_time_notes,
 )
 from xhelio.sources.hapi_status import (
     SETTING_HINT,
@@ -160,7 +162,10 @@ class HapiSource:
     ) -> dict[str, ParameterData]:
         """Fetch `parameters` of `dataset_id` over `time_range`, one request per chunk."""
         info, raw = self._info(dataset_id)
-        params = _resolve_parameters(info, parameters)
+        wanted = _resolve_parameters(info, parameters)
+        # Bins that change with time are parameters of their own: fetch them alongside.
+        params = with_bins_parameters(info, wanted)
+        take_time_notes()
         fmt = self._choose_format(params, raw)
         chunks = split_time_range(time_range, info.max_request_duration)
         parts: list[ChunkArrays] = []
@@ -187,7 +192,9 @@ class HapiSource:
                 f"Server {self.server_url} returned no data for dataset '{dataset_id}' from "
                 f"{time_range}. Try another time range. {covers}"
             )
-        return _to_parameter_data(params, parts)
+        fetched = _to_parameter_data(params, parts)
+        notes = take_time_notes()
+        return attach_bins(wanted, fetched, notes)
 
     def _choose_format(self, params: Sequence[ParameterInfo], raw: dict[str, Any]) -> str:
         offered = self.capabilities().get("outputFormats") or ["csv"]
