@@ -17,6 +17,7 @@ from xhelio.cli.errors import handle_errors
 from xhelio.config import load_settings
 from xhelio.data.entry import DataEntry
 from xhelio.data.fetch import DataFetcher, FetchReport
+from xhelio.data.outputs import write_output
 from xhelio.data.store import DataStore
 from xhelio.errors import UserError
 from xhelio.sources.registry import make_source
@@ -110,6 +111,12 @@ def fetch(
         str, typer.Option("--time", "-t", help="Time range, e.g. '2024-01-15 to 2024-01-20'.")
     ],
     source: Annotated[str | None, typer.Option("--source", help="hapi or cdf.")] = None,
+    valid_range: Annotated[
+        bool,
+        typer.Option(
+            "--valid-range", help="Also mask values outside VALIDMIN/VALIDMAX (reports how many)."
+        ),
+    ] = False,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write .csv, .parquet or .nc.")
     ] = None,
@@ -137,13 +144,15 @@ def fetch(
                 task, completed=done, total=total, description=what or f"Fetching {dataset}"
             )
 
-        reports = fetcher.fetch(dataset, parameters, time, progress=report_progress)
+        reports = fetcher.fetch(
+            dataset, parameters, time, progress=report_progress, valid_range=valid_range
+        )
     for r in reports:
         for note in r.notes:
             console.print(f"[yellow]{note}[/]", highlight=False)
     Console().print(_summary(reports))
     if out is not None:
-        _write_output([store.get(r.label) for r in reports], out)
+        write_output([store.get(r.label) for r in reports], out)
         console.print(f"Wrote {out}", highlight=False)
 
 
