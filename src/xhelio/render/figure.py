@@ -877,17 +877,6 @@ def _heatmap_columns(
     return means, x, cells
 
 
-def _bucket_centres(x: _XValues, starts: np.ndarray, stops: np.ndarray) -> list[Any]:
-    if not x.is_date:
-        first = np.asarray(x.values[starts], dtype=np.float64)
-        last = np.asarray(x.values[stops], dtype=np.float64)
-        return _json_floats((first + last) / 2)
-    first_ns = _naive_utc(x.values[starts]).astype("datetime64[ns]").astype(np.int64)
-    last_ns = _naive_utc(x.values[stops]).astype("datetime64[ns]").astype(np.int64)
-    centres = (first_ns + (last_ns - first_ns) // 2).astype("datetime64[ns]")
-    return _iso_strings(centres)
-
-
 def _axis_facts(plan: _Plan) -> AxisFacts:
     if isinstance(plan, _LinePlan):
         return AxisFacts(plan.x.is_date, plan.x.title, plan.quantity, plan.unit, log_y=plan.log_y)

@@ -525,8 +525,15 @@ def _assemble(name: str, tables: Sequence[ArrowTable], time_range: TimeRange) ->
         bins=bins,
         bins_name=None if meta.get("bins_name") is None else str(meta.get("bins_name")),
         bins_units=None if meta.get("bins_units") is None else str(meta.get("bins_units")),
-        meta=dict(meta.get("meta") or {}),  # pyright: ignore[reportArgumentType]
+        meta=_extra_meta(meta.get("meta")),
     )
+
+
+def _extra_meta(value: object) -> dict[str, Any]:
+    """The source's JSON metadata (dims, fill, valid range) stored with a fragment."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): v for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
 
 
 _DURATION = re.compile(

@@ -16,7 +16,7 @@ with the data; `split_support_columns` separates them again. Imports nothing fro
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -44,7 +44,7 @@ def split_support_columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFra
     if not support:
         return frame, frame.iloc[:, :0]
     data = [c for c in frame.columns if not str(c).startswith(SUPPORT_PREFIX)]
-    return frame[data], frame[support]
+    return cast(pd.DataFrame, frame[data]), cast(pd.DataFrame, frame[support])
 
 
 def per_record(
