@@ -95,15 +95,20 @@ def _as_array(data: ParameterData, values: pd.DataFrame, support: pd.DataFrame) 
     coords: dict[str, Any] = {"time": times.to_numpy()}
     for dim, name, size in zip(dims, names, sizes, strict=True):
         units = str(dim.get("units") or "")
+        title = str(dim.get("title") or "")
         for kind, suffix in (("centers", ""), ("low", "_low"), ("high", "_high")):
             constant = dim.get(kind)
             varying = per_record(support, dim.get(f"{kind}_column"), size)
             if varying is not None:
                 key = f"{name}_centers" if kind == "centers" else f"{name}{suffix}"
-                coords[key] = xr.Variable(("time", name), varying, {"units": units})
+                coords[key] = xr.Variable(
+                    ("time", name), varying, {"units": units, "long_name": title or name}
+                )
             elif isinstance(constant, list) and len(constant) == size:
                 array = np.asarray([np.nan if v is None else v for v in constant], dtype=float)
-                coords[f"{name}{suffix}"] = xr.Variable((name,), array, {"units": units})
+                coords[f"{name}{suffix}"] = xr.Variable(
+                    (name,), array, {"units": units, "long_name": title or name}
+                )
         labels = dim.get("labels")
         if isinstance(labels, list) and len(labels) == size:
             coords[f"{name}_label"] = xr.Variable((name,), np.asarray(labels, dtype=str))

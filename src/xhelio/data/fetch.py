@@ -214,6 +214,8 @@ class DataFetcher:
                     report.notes.append(note)
                 if cleaning_note:
                     report.notes.append(cleaning_note)
+                # What the source did to the data (leap seconds mapped, ...) is said once.
+                report.notes.extend(str(n) for n in data.meta.get("notes") or [])
                 if report.all_nan_columns:
                     report.notes.append(
                         f"Warning: {', '.join(report.all_nan_columns)} of {entry.label} "

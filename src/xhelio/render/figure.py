@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -202,6 +202,7 @@ class _HeatmapPlan:
     data_label: str
     spec_index: int
     log_y: bool = False
+    quantity: str = ""
 
 
 @dataclass
@@ -580,13 +581,13 @@ def _heatmap_plan(
         bins_dim = str(data.attrs.get("bins_name", "bin"))
         low, high = edges_from_centres(_frame_bins(data)[None, :])
         cells = BinCells(low, high, bins_dim, str(data.attrs.get("bins_units", "")))
-    bins_title = bins_dim
+    bins_title = cells.title or bins_dim
     bins_units = display_units(cells.units)
     if bins_units:
-        bins_title = f"{bins_dim} ({html_units(bins_units)})"
+        bins_title = f"{bins_title} ({html_units(bins_units)})"
     rows = _window_slice(x, window)
     if cells.low.shape[0] > 1:
-        cells = BinCells(cells.low[rows], cells.high[rows], cells.name, cells.units)
+        cells = replace(cells, low=cells.low[rows], high=cells.high[rows])
     unit = _unit_of(entry, entry.columns[0])
     if log_color is None:
         quantity = _quantity(entry)
@@ -602,6 +603,7 @@ def _heatmap_plan(
         name=str(template.get("name") or entry.label),
         data_label=entry.label,
         spec_index=index,
+        quantity=_quantity_title(entry),
     )
 
 
@@ -808,9 +810,12 @@ def _heatmap_trace(plan: _HeatmapPlan, budget: int) -> tuple[dict[str, Any], Tra
         positive = z > 0
         z = np.log10(z, out=np.full(z.shape, np.nan), where=positive)
     unit = html_units(display_units(plan.unit))
-    colour_title = unit or "value"
+    what = plan.quantity or "value"
+    colour_title = f"{what}<br>({unit})" if unit else what
     if plan.log_color:
-        colour_title = f"log<sub>10</sub> {unit}" if unit else "log<sub>10</sub> value"
+        colour_title = (
+            f"log<sub>10</sub> {what}<br>({unit})" if unit else f"log<sub>10</sub> {what}"
+        )
     trace = dict(plan.template)
     trace["type"] = "heatmap"
     trace.setdefault("name", plan.name)
@@ -861,17 +866,16 @@ def _heatmap_columns(
         if cells.low.shape[0] > 1:
             # Per-record bins: a column takes its first record's bins (a column averages
             # only records of one gap-free run; bins rarely change inside one).
-            cells = BinCells(cells.low[starts], cells.high[starts], cells.name, cells.units)
+            cells = replace(cells, low=cells.low[starts], high=cells.high[starts])
     if gaps:
         blank = np.full(n_bins, np.nan)
         for position in gaps:
             means = np.insert(means, position, blank, axis=0)
             if cells.low.shape[0] > 1:
-                cells = BinCells(
-                    np.insert(cells.low, position, blank, axis=0),
-                    np.insert(cells.high, position, blank, axis=0),
-                    cells.name,
-                    cells.units,
+                cells = replace(
+                    cells,
+                    low=np.insert(cells.low, position, blank, axis=0),
+                    high=np.insert(cells.high, position, blank, axis=0),
                 )
     x = _iso_strings(edges_ns.astype("datetime64[ns]"))
     return means, x, cells

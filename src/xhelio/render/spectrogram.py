@@ -55,6 +55,7 @@ class BinCells:
     high: FloatArray
     name: str
     units: str
+    title: str = ""
 
 
 def _bins_score(array: xr.DataArray, dim: str) -> tuple[int, int, int]:
@@ -158,7 +159,12 @@ def bin_cells(array: xr.DataArray, bins_dim: str) -> BinCells:
         low, high = np.broadcast_to(low, (rows, n)), np.broadcast_to(high, (rows, n))
     if low.shape[0] > 1 and _all_rows_equal(low) and _all_rows_equal(high):
         low, high = low[:1], high[:1]
-    return BinCells(np.minimum(low, high), np.maximum(low, high), bins_dim, units)
+    title = ""
+    for key in (bins_dim, f"{bins_dim}_centers", f"{bins_dim}_low"):
+        if key in array.coords and array.coords[key].attrs.get("long_name"):
+            title = str(array.coords[key].attrs["long_name"])
+            break
+    return BinCells(np.minimum(low, high), np.maximum(low, high), bins_dim, units, title)
 
 
 def _as_rows(coord: xr.DataArray, n: int) -> FloatArray:

@@ -22,6 +22,7 @@ Imports from xhelio only `catalog.model`, `sources.base` and `errors`; no networ
 
 from __future__ import annotations
 
+import re
 import struct
 import warnings
 from collections.abc import Sequence
@@ -276,6 +277,9 @@ def _axis(
         return dim, support
     bin_attrs = read[1]
     dim["units"] = _text(bin_attrs, "UNITS")
+    title = _text(bin_attrs, "LABLAXIS") or _text(bin_attrs, "FIELDNAM")
+    if title and len(title) <= 30:
+        dim["title"] = title
     dim["is_bins"] = True
     dim["source"] = f"DEPEND_{k} {pointer}"
     if labels is not None:
@@ -297,6 +301,9 @@ def _axis(
             low = rows
             high = rows + other_rows if kind == "width" else other_rows
             centres = _centre(low, high)
+            # The axis shows the quantity, not the name of its lower-edge variable.
+            words = re.sub(r"(?i)(^|_)(low|lower|bins?|edges?)(?=_|$)", "_", pointer)
+            dim["title"] = " ".join(w for w in words.split("_") if w) or pointer
             dim["source"] += (
                 f" (lower edges) with {'widths' if kind == 'width' else 'upper edges'} {other}"
             )
