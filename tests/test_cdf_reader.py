@@ -395,6 +395,7 @@ def test_corrupt_file_is_a_server_error(real_data: Path, tmp_path: Path) -> None
 def test_netcdf_file_is_named_not_corrupt(real_data: Path, tmp_path: Path) -> None:
     netcdf = tmp_path / "goes.cdf"
     netcdf.write_bytes((real_data / "goes16_xrsf_l2_avg1m_20210101_truncated.nc").read_bytes())
-    with pytest.raises(ServerError, match=r"goes\.cdf is (netCDF|HDF5/netCDF-4), not CDF") as caught:
+    named = r"goes\.cdf is (netCDF|HDF5/netCDF-4), not CDF"
+    with pytest.raises(ServerError, match=named) as caught:
         read_cdf_parameters(netcdf, "GOES", ["xrsa_flux"])
     assert "corrupt" not in str(caught.value)

@@ -24,6 +24,7 @@ def build_figure(
     log_y: bool,
     title: str | None,
     spectrograms: set[str] | None = None,
+    heatmap_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A figure spec: one panel per label (shared time axis), or all in one panel.
 
@@ -35,7 +36,7 @@ def build_figure(
     for i, label in enumerate(labels):
         trace: dict[str, Any] = {"type": "scatter", "mode": "lines", "data_label": label}
         if spectrograms and label in spectrograms:
-            trace = {"type": "heatmap", "data_label": label}
+            trace = {"type": "heatmap", "data_label": label, **(heatmap_options or {})}
             if not overlay and i:
                 trace["yaxis"] = f"y{i + 1}"
             traces.append(trace)
@@ -64,6 +65,13 @@ def plot(
     overlay: Annotated[bool, typer.Option("--overlay", help="All series in one panel.")] = False,
     log_y: Annotated[bool, typer.Option("--log-y", help="Logarithmic y axes.")] = False,
     title: Annotated[str | None, typer.Option("--title", help="Figure title.")] = None,
+    select: Annotated[
+        list[str] | None,
+        typer.Option("--select", help="For 2-D+ data: DIM=INDEX or DIM=LABEL to take."),
+    ] = None,
+    reduce: Annotated[
+        str | None, typer.Option("--reduce", help="For 2-D+ data: mean, sum, max or min.")
+    ] = None,
 ) -> None:
     """Fetch (or reuse) the given series and write a stacked, publication-ready plot."""
     fmt = out.suffix.lower().lstrip(".")
@@ -97,7 +105,9 @@ def plot(
             for label in labels
             if isinstance(store.get(label).data, xr.DataArray) and store.get(label).data.ndim >= 2
         }
-        figure = build_figure(labels, overlay, log_y, title, spectrograms)
+        figure = build_figure(
+            labels, overlay, log_y, title, spectrograms, _heatmap_options(select, reduce)
+        )
         result = workspace.session.plot.render(figure)
         written = workspace.session.plot.export(fmt, "plot." + fmt)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -107,6 +117,22 @@ def plot(
     for note in result.notes:
         console.print(note, highlight=False)
     console.print(f"Wrote {out} ({len(result.traces)} traces, {result.points_sent} points)")
+
+
+def _heatmap_options(select: list[str] | None, reduce: str | None) -> dict[str, Any]:
+    """Trace keys choosing a slice or reduction of multi-dimensional data."""
+    options: dict[str, Any] = {}
+    chosen: dict[str, Any] = {}
+    for item in select or []:
+        dim, sep, value = item.partition("=")
+        if not sep or not dim or not value:
+            raise UserError(f"--select '{item}': write DIM=INDEX or DIM=LABEL, e.g. Look=0.")
+        chosen[dim] = int(value) if value.lstrip("-").isdigit() else value
+    if chosen:
+        options["select"] = chosen
+    if reduce:
+        options["reduce"] = reduce
+    return options
 
 
 def register(app: typer.Typer) -> None:

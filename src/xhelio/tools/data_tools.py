@@ -11,6 +11,7 @@ import pandas as pd
 import xarray as xr
 
 from xhelio.data.entry import DataEntry
+from xhelio.data.outputs import flat_frame
 from xhelio.errors import UserError
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import tool
@@ -28,6 +29,9 @@ def frame_of(entry: DataEntry) -> pd.DataFrame:
         first_coord = array.coords.get(array.dims[0], None)
         index = pd.Index(first_coord.values if first_coord is not None else np.arange(array.size))
         return pd.DataFrame({name: array.values}, index=index)
+    if array.ndim > 2 or any(str(c).endswith("_centers") for c in array.coords):
+        # Rank-2+ or per-record bins: one column per element, named by label or bin.
+        return flat_frame(entry)
     first, second = array.dims[0], array.dims[1]
     bins = array.coords[second].values if second in array.coords else np.arange(array.shape[1])
     index = pd.Index(
