@@ -14,7 +14,7 @@ from cdflib import cdfepoch
 from cdflib.cdfwrite import CDF as CdfWriter
 
 from servers.cdas_server import CdfVariable, write_istp_cdf
-from xhelio.errors import ServerError, UnknownParameterError
+from xhelio.errors import ServerError, UnknownParameterError, UserError
 from xhelio.sources import cdf_reader
 from xhelio.sources.cdf_reader import describe_cdf, epochs_to_utc, read_cdf_parameters
 
@@ -399,3 +399,11 @@ def test_netcdf_file_is_named_not_corrupt(real_data: Path, tmp_path: Path) -> No
     with pytest.raises(ServerError, match=named) as caught:
         read_cdf_parameters(netcdf, "GOES", ["xrsa_flux"])
     assert "corrupt" not in str(caught.value)
+
+
+def test_variable_without_time_axis_is_explained(tmp_path: Path) -> None:
+    path = spectrogram_file(tmp_path, time_varying_bins=False)
+    with pytest.raises(UserError, match=r"energy in spec_False\.cdf has no time axis") as caught:
+        read_cdf_parameters(path, "SPEC", ["energy"])
+    assert "bins or labels of flux" in str(caught.value)
+    assert not isinstance(caught.value, ServerError)  # the file stays in the file store

@@ -244,3 +244,56 @@ def test_cli_plot_fetch_support_variable_and_outputs(cdas: CdasTestServer, tmp_p
         assert opened["Ion_Flux"].dims == ("time", "Look_Label", "Ion_Bins_Low_Energy")
         assert opened["Ion_Flux"].attrs["units"] == "cm^-2 s^-1 sr^-1 MeV^-1"
         assert opened.attrs["dataset"] == DATASET and "doi" in opened.attrs
+
+
+def _tool(name: str, args: dict[str, object]) -> tuple[int, dict[str, object]]:
+    result = runner.invoke(app, ["tool", name, json.dumps(args), "--session", "spec"])
+    try:
+        return result.exit_code, json.loads(result.stdout)
+    except json.JSONDecodeError:
+        return result.exit_code, {"stdout": result.stdout}
+
+
+def test_tools_fetch_choose_a_slice_and_save_with_meaning(cdas: CdasTestServer) -> None:
+    code, fetched = _tool(
+        "fetch_data",
+        {
+            "dataset_id": DATASET,
+            "parameter_id": "Ion_Flux",
+            "time_range": "2020-01-01",
+            "source": "cdf",
+        },
+    )
+    assert code == 0, fetched
+    code, listed = _tool("list_fetched_data", {})
+    assert code == 0, listed
+    entry = listed["entries"][0]  # type: ignore[index]
+    assert entry["dims"] == {"time": 720, "Look_Label": 4, "Ion_Bins_Low_Energy": 8}
+    assert entry["citation"]["dataset"] == DATASET
+    # The visualization agent's tool: a line-styled trace still becomes a spectrogram,
+    # and a chosen look direction replaces the default mean.
+    figure = {
+        "data": [
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "line": {"width": 1},
+                "data_label": f"{DATASET}.Ion_Flux",
+                "select": {"Look_Label": "Asun"},
+            }
+        ]
+    }
+    code, rendered = _tool("render_plotly_json", {"figure": figure})
+    assert code == 0, rendered
+    assert rendered["traces"][0]["type"] == "heatmap"  # type: ignore[index]
+    notes = " ".join(rendered["notes"])  # type: ignore[arg-type]
+    assert "Look_Label = 'Asun'" in notes and "mean over" not in notes
+    code, preview = _tool("preview_data", {"label": f"{DATASET}.Ion_Flux", "n": 1})
+    assert code == 0, preview
+    first = preview["head"][0]  # type: ignore[index]
+    assert "Ion_Flux[Look_Label=Sun,Ion_Bins_Low_Energy=0.0591608]" in first
+    code, saved = _tool("save_data", {"label": f"{DATASET}.Ion_Flux", "format": "netcdf"})
+    assert code == 0, saved
+    with xr.open_dataset(str(saved["path"])) as opened:
+        assert opened["Ion_Flux"].dims == ("time", "Look_Label", "Ion_Bins_Low_Energy")
+        assert opened.attrs["dataset"] == DATASET

@@ -37,7 +37,7 @@ import pandas as pd
 from cdflib import cdfepoch
 
 from xhelio.catalog.model import ParameterInfo
-from xhelio.errors import ServerError, UnknownParameterError
+from xhelio.errors import ServerError, UnknownParameterError, UserError
 from xhelio.sources.base import ParameterData
 from xhelio.sources.dims import support_column_prefix
 
@@ -572,6 +572,29 @@ class _FileReader:
         )
 
 
+def _refuse_timeless(cdf: cdflib.CDF, path: Path, requested: str, available: list[str]) -> None:
+    """Explain a variable that exists but has no time axis (a bin table, a label list)."""
+    info = cdf.cdf_info()
+    every = [*info.rVariables, *info.zVariables]
+    match = _resolve(requested, every)
+    if match is None or match in available:
+        return
+    users = [
+        v
+        for v in available
+        if any(
+            _text(cdf.varattsget(v), key) == match
+            for key in ("DEPEND_1", "DEPEND_2", "DEPEND_3", "LABL_PTR_1", "LABL_PTR_2")
+        )
+    ]
+    used = f" It is the bins or labels of {', '.join(users[:5])}, which carry it." if users else ""
+    # A user error, not a server one: the file is fine and must stay in the file store.
+    raise UserError(
+        f"{match} in {path.name} has no time axis (no DEPEND_0), so it is not a time series "
+        f"to fetch.{used} Time-series variables: {', '.join(available[:20])}."
+    )
+
+
 def read_cdf_parameters(
     path: Path, dataset_id: str, parameters: Sequence[str]
 ) -> dict[str, ParameterData]:
@@ -587,6 +610,7 @@ def read_cdf_parameters(
         names = {p: _resolve(p, available) for p in parameters}
         for requested, resolved in names.items():
             if resolved is None:
+                _refuse_timeless(cdf, path, requested, available)
                 raise UnknownParameterError(dataset_id, requested, available)
         reader = _FileReader(cdf, path)
         return {p: reader.parameter(str(resolved)) for p, resolved in names.items()}
