@@ -160,7 +160,8 @@ def test_default_spectrogram_reduces_and_leaves_gap_empty(tmp_path: Path) -> Non
     in_gap = [
         k
         for k in range(len(x) - 1)
-        if x[k] >= pd.Timestamp("2020-01-01T05:59") and x[k + 1] <= pd.Timestamp("2020-01-01T18:00")
+        if bool(x[k] >= pd.Timestamp("2020-01-01T05:59"))
+        and bool(x[k + 1] <= pd.Timestamp("2020-01-01T18:00"))
     ]
     assert in_gap, "the 12-hour gap must be one empty column"
     assert all(np.isnan(z[:, k]).all() for k in in_gap)
@@ -213,7 +214,7 @@ def test_cli_plot_fetch_support_variable_and_outputs(cdas: CdasTestServer, tmp_p
     assert result.exit_code == 0, result.output
     table = pd.read_csv(out)
     assert list(table.columns) == ["time", "Longitude [deg]"]
-    assert (table["Longitude [deg]"] < 0).sum() == 360
+    assert int((table["Longitude [deg]"] < 0).sum()) == 360
     masked = runner.invoke(app, [*base, "--valid-range"])
     assert masked.exit_code == 0, masked.output
     assert "masked 360 value(s) outside VALIDMIN/VALIDMAX" in masked.output.replace("\n", "")

@@ -401,7 +401,11 @@ class HapiTestServer:
             ds.rendered[(names, "csv")] = _Rendered(body, offsets, ds.times_ns)
 
     def add_raw_csv(
-        self, dataset_id: str, info: dict[str, Any], rows: Sequence[str], times_ns: Sequence[int]
+        self,
+        dataset_id: str,
+        info: dict[str, Any],
+        rows: Sequence[str],
+        times_ns: Sequence[int] | np.ndarray,
     ) -> None:
         """Serve CSV `rows` verbatim (any time form) for all-parameter requests.
 
