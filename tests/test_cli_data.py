@@ -110,7 +110,7 @@ def test_fetch_from_cdf_source_matches_cdflib(
     raw = cdflib.CDF(str(real_data / "ac_k2_mfi_20220101_v03.cdf"))
     expected = np.asarray(raw.varget("Magnitude"), dtype=float)
     assert len(frame) == len(expected) == 24
-    np.testing.assert_array_equal(frame["Magnitude"].to_numpy(), expected)
+    np.testing.assert_array_equal(frame["Magnitude [nT]"].to_numpy(), expected)
 
 
 def test_cache_info_and_clear(hapi: HapiTestServer) -> None:

@@ -175,7 +175,7 @@ def _times_to_ns(strings: Any) -> np.ndarray:
     values = strings.to_numpy(zero_copy_only=False)
     times, leap = hapi_times_to_ns(values)
     if leap:
-        _LEAP_NOTES.append(
+        _add_note(
             f"{leap} time(s) fell in a leap second (23:59:60); each was mapped to the next "
             "second (00:00:00 plus its fraction), since UTC datetimes cannot hold 60 s."
         )
@@ -188,13 +188,9 @@ _NOTES_LOCK = threading.Lock()
 _NOTES: list[str] = []
 
 
-class _Notes:
-    def append(self, note: str) -> None:
-        with _NOTES_LOCK:
-            _NOTES.append(note)
-
-
-_LEAP_NOTES = _Notes()
+def _add_note(note: str) -> None:
+    with _NOTES_LOCK:
+        _NOTES.append(note)
 
 
 def take_time_notes() -> list[str]:
