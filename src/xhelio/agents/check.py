@@ -61,9 +61,12 @@ def fetched_in(operations: list[dict[str, Any]]) -> list[Fetched]:
 
 def _vocab(catalog: Catalog) -> Vocabulary:
     key = id(catalog)
-    if key not in _VOCABS:
-        _VOCABS[key] = Vocabulary.from_catalog(catalog)
-    return _VOCABS[key]
+    known = _VOCABS.get(key)
+    if known is None or known.catalog is not catalog:
+        if len(_VOCABS) > 8:
+            _VOCABS.clear()  # workspaces come and go; a few live catalogs at most
+        known = _VOCABS[key] = Vocabulary.from_catalog(catalog)
+    return known
 
 
 def _window(text: str) -> TimeRange | None:

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from xhelio.agents.offline.doubts import find_doubts
 from xhelio.agents.offline.intent import (
     MissionRef,
     PlotWish,
@@ -23,8 +24,9 @@ from xhelio.agents.offline.intent import (
 )
 from xhelio.agents.offline.quantities import GROUP_WORDS, QUANTITIES, quantity
 from xhelio.agents.offline.resolve import probe_wanted
-from xhelio.agents.offline.when import find_time
+from xhelio.agents.offline.when import TimeFound, find_time
 from xhelio.agents.offline.wishes import (
+    Duration,
     find_colours,
     find_discovery,
     find_durations,
@@ -39,25 +41,14 @@ from xhelio.agents.offline.wishes import (
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
 from xhelio.timerange import parse_time_range
+from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["Vocabulary", "parse_request"]
 
 _DATASET_SHAPE = re.compile(r"[A-Za-z0-9]+(?:[_\-][A-Za-z0-9]+)+")
-# Well-known events people name instead of dates.
+# Well-known events people name instead of dates (from the one vocabulary).
 _EVENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.I), when)
-    for pattern, when in (
-        (r"\bhalloween(?: (?:storms?|event))?(?: of)?(?: 2003)?", "2003-10-28 to 2003-11-01"),
-        (
-            r"\bst\.? patrick'?s day(?: (?:storm|event))?(?: of)?(?: 2015)?",
-            "2015-03-16 to 2015-03-19",
-        ),
-        (
-            r"\b(?:gannon|mother'?s day) (?:storm|event)(?: of)?(?: 2024)?",
-            "2024-05-10 to 2024-05-13",
-        ),
-        (r"\bbastille day (?:storm|event)(?: of)?(?: 2000)?", "2000-07-14 to 2000-07-17"),
-    )
+    (e.words, e.range) for e in load_vocabulary().events
 )
 _COMPONENT_TOKEN = re.compile(
     r"(?<![\w|])(?P<q>[bv])_?(?P<c>[xyzrtn])(?:[_ ]?(?P<f>gse|gsm|rtn))?(?![\w])", re.I
@@ -78,7 +69,9 @@ _COMPONENT_WORD = re.compile(
 _MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
 _VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
 _FRAME = re.compile(r"\b(gse|gsm|rtn|srf|gci|hci|hgi|j2000)\b", re.I)
-_SPECIES = re.compile(r"\b(protons?|electrons?|alphas?|ions?|helium|oxygen)\b", re.I)
+_SPECIES = re.compile(
+    "|".join(f"(?P<{sp.key}>{sp.words.pattern})" for sp in load_vocabulary().species), re.I
+)
 _COMPARE = re.compile(r"\bcompar\w*|\bvs\.?(?!\w)|\bversus\b|\bagainst\b", re.I)
 # Missions whose spacecraft people name with a letter or number after the mission name.
 _MULTI_PROBE = frozenset(
@@ -289,9 +282,8 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
                 old.quantity, old.text, old.position, component, old.frame or frame, old.species
             )
     species_match = _SPECIES.search(text)
-    if species_match:
-        species = species_match[1].lower().rstrip("s")
-        species = "alpha" if species == "alpha" else species
+    if species_match and species_match.lastgroup:
+        species = species_match.lastgroup
         result = [
             QuantityWish(w.quantity, w.text, w.position, w.component, w.frame, species)
             if w.quantity in {"density", "temperature", "particle_flux", "velocity"}
@@ -360,6 +352,21 @@ def _unknown_names(vocab: Vocabulary, physics: str, wishes: list[QuantityWish]) 
     return tuple(unknown)
 
 
+def _inside(d: Duration, spans: tuple[tuple[int, int], ...]) -> bool:
+    return any(a <= d.start and d.end <= b and (a, b) != (d.start, d.end) for a, b in spans)
+
+
+def _time_with_durations(
+    work: str, timeless: str, durations: list[Duration], now: datetime | None
+) -> TimeFound:
+    """The time range; a duration may be part of it ("6 hours starting 14:00", "10 days
+    ago", "12h to 06h", "plus or minus 2 hours") but never the whole of it ("2000 s")."""
+    raw = find_time(work, now)
+    if raw.range is not None and any(_inside(d, raw.spans) for d in durations):
+        return raw
+    return find_time(timeless, now)
+
+
 def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
     """Read one request into a `RequestIntent` (never raises for odd text)."""
     work = " ".join(text.split())
@@ -384,7 +391,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     for d in durations:
         timeless = _mask(timeless, d.start, d.end)
     if time_range is None:
-        found = find_time(timeless, now)
+        found = _time_with_durations(work, timeless, durations, now)
+        durations = [d for d in durations if not _inside(d, found.spans)]
         time_range, time_text, time_error = found.range, found.text, found.error
         for span in found.spans:
             work = _mask(work, *span)
@@ -424,6 +432,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         save_data_format=data_format,
         hints=find_hints(physics, [(q.position, q.text) for q in quantities]),
         unknown_names=_unknown_names(vocab, physics, quantities),
+        doubts=find_doubts(work, vocab.aliases, []),
         discovery=find_discovery(
             work, bool(missions), bool(dataset_ids), bool(quantities), time_range is not None
         ),

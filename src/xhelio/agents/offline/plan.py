@@ -25,6 +25,7 @@ from xhelio.agents.offline.resolve import Candidate, probe_wanted, resolve
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.model import DatasetInfo
 from xhelio.timerange import TimeRange
+from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["OfflinePlan", "PlanStep", "ToolCall", "build_plan"]
 
@@ -129,11 +130,27 @@ def _tag(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").upper() or "DATA"
 
 
-def _mission_source(vocab: Vocabulary, ref: MissionRef) -> _Source:
+def _mission_source(vocab: Vocabulary, ref: MissionRef, text: str = "") -> _Source:
     datasets = vocab.catalog.browse(ref.mission_id, include_auxiliary=True)
     probe = probe_wanted(ref.text)
     name = ref.name if probe is None else ref.text
-    return _Source(ref.mission_id, _tag(ref.text), name, datasets, probe)
+    return _Source(ref.mission_id, _tag(ref.text), name, _of_instrument(ref, datasets, text), probe)
+
+
+def _of_instrument(ref: MissionRef, datasets: list[DatasetInfo], text: str) -> list[DatasetInfo]:
+    """Only the datasets of the instrument(s) the request names for this mission.
+
+    "Cluster C1 CIS HIA" keeps the datasets both names fit; a named instrument is never
+    swapped for a sibling of the same spacecraft. Names without datasets are ignored.
+    """
+    kept = datasets
+    for inst in load_vocabulary().instruments_of(ref.mission_id):
+        if not inst.words.search(text):
+            continue
+        narrower = [d for d in kept if inst.datasets.search(d.id)]
+        if narrower:
+            kept = narrower
+    return kept
 
 
 def _sources_for(b: _Builder, wish: QuantityWish) -> list[_Source]:
@@ -146,7 +163,7 @@ def _sources_for(b: _Builder, wish: QuantityWish) -> list[_Source]:
     if q.default_mission and q.default_mission in vocab.mission_names:
         return [_mission_source(vocab, MissionRef(q.default_mission, "OMNI", "OMNI", 0))]
     if intent.missions:
-        return [_mission_source(vocab, m) for m in intent.missions]
+        return [_mission_source(vocab, m, intent.text) for m in intent.missions]
     if intent.unknown_names:
         return []  # a spacecraft was named, just not one the catalog has: never OMNI instead
     if (q.solar_wind or intent.at_earth) and "omni" in vocab.mission_names:
@@ -291,6 +308,9 @@ def build_plan(
 ) -> OfflinePlan:
     """Turn an intent into steps; `missing` says what to ask for when none can be built."""
     b = _Builder(vocab, intent, now or datetime.now(UTC))
+    if intent.doubts:
+        # A name close to a mission or a probe it lacks: ask, never fetch a stand-in.
+        return OfflinePlan(intent, missing=tuple(f"to know {d}" for d in intent.doubts))
     quantities = list(intent.quantities)
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(_NAMED, p, 0) for p in intent.parameter_names]
