@@ -24,6 +24,7 @@ from xhelio.agents.offline.intent import (
 )
 from xhelio.agents.offline.quantities import GROUP_WORDS, QUANTITIES, quantity
 from xhelio.agents.offline.resolve import probe_wanted
+from xhelio.agents.offline.spectra import spectrum_wishes
 from xhelio.agents.offline.when import TimeFound, find_time
 from xhelio.agents.offline.wishes import (
     Duration,
@@ -402,7 +403,10 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         physics = _mask(physics, *span)
     for d in durations:
         physics = _mask(physics, d.start, d.end)
-    quantities = _quantities(physics)
+    species = _SPECIES.search(physics)
+    quantities = spectrum_wishes(
+        physics, _quantities(physics), species.lastgroup if species else None
+    )
     operations = find_operations(work, durations)
     figure_format, figure_file, data_format = find_export(work)
     resample = next((op for op in operations if op.kind == "resample"), None)

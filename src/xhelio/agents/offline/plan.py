@@ -12,10 +12,11 @@ planner issue's plan-execute loop can run these same records. Imports `catalog`,
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from xhelio.agents.offline.derived import derived_code, derived_named, input_wishes, unit_problem
 from xhelio.agents.offline.codegen import binary_code, component_code, series_code
 from xhelio.agents.offline.figure import figure_spec
 from xhelio.agents.offline.intent import MissionRef, QuantityWish, RequestIntent, describe_quantity
@@ -25,11 +26,12 @@ from xhelio.agents.offline.resolve import Candidate, probe_wanted, resolve
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.model import DatasetInfo
 from xhelio.timerange import TimeRange
-from xhelio.vocabulary import load_vocabulary
+from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
 __all__ = ["OfflinePlan", "PlanStep", "ToolCall", "build_plan"]
 
-_NAMED = "__named__"  # a parameter the user named in a dataset they named
+_NAMED = "__named__"
+_NO_QUANTITY = "a quantity (e.g. magnetic field, solar wind speed, density, Dst)"  # a parameter the user named in a dataset they named
 StepKind = Literal["fetch", "compute", "plot", "export", "save", "discover"]
 _DEFAULT_SPAN = timedelta(days=7)
 _NICE_WINDOWS = (60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 86400)
@@ -315,7 +317,7 @@ def build_plan(
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(_NAMED, p, 0) for p in intent.parameter_names]
     if not quantities:
-        b.missing.append("a quantity (e.g. magnetic field, solar wind speed, density, Dst)")
+        b.missing.append(_NO_QUANTITY)
     if intent.time_error:
         b.missing.append(f"a valid time range ({intent.time_error})")
     served = bool(intent.missions or intent.dataset_ids)
@@ -328,6 +330,18 @@ def build_plan(
             b.missing.append(f"a mission the catalog has ({unknown})")
     finals: list[tuple[str, str, str]] = []
     span: TimeRange | None = None
+    derived = derived_named(intent.text) if not intent.time_error else ()
+    if derived:
+        inputs = {need.partition(":")[0] for d in derived for need in d.needs} | {"pressure"}
+        quantities = [w for w in quantities if w.quantity not in inputs]
+        if not quantities and b.missing[:1] == [_NO_QUANTITY]:
+            b.missing.pop(0)
+        if any(d.key == "alpha_proton_ratio" for d in derived):
+            # "ratio" named the derived quantity, not a ratio of two plotted series.
+            kept_ops = tuple(op for op in intent.operations if op.kind != "ratio")
+            b.intent = intent = replace(intent, operations=kept_ops)
+        for d in derived:
+            span = _derived_series(b, d, span, finals)
     for wish in quantities if not intent.time_error else []:
         what = wish.text if wish.quantity == _NAMED else describe_quantity(wish)
         sources = _sources_for(b, wish)
@@ -356,6 +370,48 @@ def build_plan(
     return OfflinePlan(
         intent, tuple(b.steps), tuple(dict.fromkeys(b.notes)), tuple(dict.fromkeys(b.missing)), span
     )
+
+
+def _derived_series(
+    b: _Builder, d: DerivedQuantity, span: TimeRange | None, finals: list[tuple[str, str, str]]
+) -> TimeRange | None:
+    """Fetch the inputs of derived quantity `d` at each mission and compute it there."""
+    intent = b.intent
+    sources = [_mission_source(b.vocab, m, intent.text) for m in intent.missions]
+    if not sources and "omni" in b.vocab.mission_names:
+        b.notes.append(f"No mission was named, so the {d.label} is computed from OMNI data.")
+        sources = [_mission_source(b.vocab, MissionRef("omni", "OMNI", "OMNI", 0))]
+    frame = next((w.frame for w in intent.quantities if w.frame), None)
+    for source in sources:
+        refs: list[str] = []
+        units: list[str] = []
+        for wish in input_wishes(d, frame):
+            cands = _candidates(b, source, wish, span)
+            if not cands:
+                b.notes.append(
+                    f"No {source.name} dataset holds {describe_quantity(wish)}, so the "
+                    f"{d.label} could not be computed there."
+                )
+                break
+            if span is None:
+                span = _window(intent, cands[0], b)
+                cands = _candidates(b, source, wish, span)
+            ref = f"d{len(b.steps) + 1}"
+            b.steps.append(_fetch_step(source, wish, cands, span, ref))
+            refs.append(ref)
+            units.append(cands[0].units)
+        else:
+            problem = unit_problem(d, units)
+            if problem is not None:
+                b.notes.append(f"Not computed at {source.name}: {problem}.")
+                continue
+            label = b.unique(f"{source.tag}_{d.key}")
+            formula = f" ({d.formula})" if d.formula else ""
+            what = f"{source.name} {d.label}"
+            _compute(b, what, tuple(refs), label, derived_code(d, units), f"{what}{formula}", d.units)
+            b.units[label] = d.units
+            finals.append((label, what, d.key))
+    return span
 
 
 def _candidates(

@@ -20,7 +20,7 @@ __all__ = [
     "quantity",
 ]
 
-Shape = Literal["vector", "scalar", "spectrum"]
+Shape = Literal["vector", "scalar", "spectrum", "spectrogram"]
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -145,6 +145,20 @@ QUANTITIES: tuple[Quantity, ...] = (
         describes=_rx(r"flux|intensit"),
         names=_rx(r"flux|^h_|^p\d|^fp|electron|^ion|^e\d|proton"),
         shape="spectrum",
+    ),
+    Quantity(
+        key="spectrogram",
+        label="spectrogram",
+        # Never matched in text directly: `spectra.py` turns spectrum words into this wish.
+        phrases=_rx(r"(?!x)x"),
+        search="spectra flux energy",
+        units=None,
+        describes=_rx(
+            r"flux|spectr|intensit|psd|phase space|power|distribution|energy|pitch|frequenc"
+            r"|radio|wave|counts? rate"
+        ),
+        names=_rx(r"flux|spec|eflux|psd|pad|pitch|energy|power|rate|intens|cnt|^f[pe]|^e\d"),
+        shape="spectrogram",
     ),
     Quantity(
         key="dst",

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 from xhelio.agents.offline.intent import QuantityWish
 from xhelio.agents.offline.quantities import Quantity, quantity
+from xhelio.agents.offline.spectra import AXIS_CUES, axis_dataset_score
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
@@ -182,6 +183,13 @@ def _shape_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | N
     """How well the parameter's shape fits the wish; None when it cannot serve it."""
     size = p.size or ()
     n = p.components
+    if q.shape == "spectrogram":
+        # Channels along one axis (energy, pitch angle or frequency) make a spectrogram.
+        if len(size) != 1 or not 4 <= n <= 4096:
+            return None
+        cue = AXIS_CUES.get(wish.component or "energy")
+        fits = cue is not None and bool(cue.search(f"{p.name} {p.description} {p.units}"))
+        return (2.0 if fits else -1.0) + min(n, 64) / 64
     if q.shape == "spectrum":
         return None if len(size) > 1 or n > 64 else (1.0 if n > 1 else 0.0)
     if q.shape == "scalar":
@@ -412,6 +420,11 @@ def resolve(
             + _hint_score(info, hints)
             + _title_species_score(info, q, wish)
             + bonus.get(info.id, 0.0)
+            + (
+                axis_dataset_score(f"{info.id} {info.title}", wish.component)
+                if q.shape == "spectrogram"
+                else 0.0
+            )
         )
         total = best_score + dataset_score + extra
         why = [f"{best.name} [{best.units or 'no units'}]"]
