@@ -172,10 +172,12 @@ def served_home(home: Path) -> Iterator[Any]:
 
     from servers.catalog_hapi import CatalogHapiServer
 
-    saved = {k: os.environ.get(k) for k in ("XHELIO_HOME", "XHELIO_HAPI_URL")}
+    keys = ("XHELIO_HOME", "XHELIO_HAPI_URL", "XHELIO_MODEL")
+    saved = {k: os.environ.get(k) for k in keys}
     with CatalogHapiServer(max_rows=2000) as server:
         os.environ["XHELIO_HOME"] = str(home)
         os.environ["XHELIO_HAPI_URL"] = server.url
+        os.environ.pop("XHELIO_MODEL", None)
         try:
             yield server
         finally:
@@ -188,14 +190,17 @@ def served_home(home: Path) -> Iterator[Any]:
 
 def run_case(case: Case) -> Outcome:
     """Run one case in a fresh ephemeral session (the server must be running)."""
-    from xhelio.agents.offline import OfflineAssistant
+    from xhelio.agents.factory import make_assistant
     from xhelio.agents.turn import run_turn
     from xhelio.config import load_settings
     from xhelio.tools.workspace import open_workspace
 
     workspace = open_workspace(settings=load_settings(), ephemeral=True)
     try:
-        assistant = OfflineAssistant(workspace)
+        # The assistant `xhelio ask` and the REPL use offline: planning wraps the
+        # interpreter, so multi-step requests go through the offline planner.
+        assistant, config = make_assistant(workspace)
+        assert config.offline, "the evaluation runs offline mode (no model configured)"
         for earlier in case.before:
             run_turn(workspace, assistant, earlier)
         first = len(workspace.session.operations)

@@ -60,6 +60,7 @@ class Instrument:
     names: tuple[str, ...]
     datasets: re.Pattern[str]
     words: re.Pattern[str]
+    quantity: str | None = None
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class DomainVocabulary:
     events: tuple[Event, ...]
     english_word_aliases: frozenset[str]
     physics_phrases: tuple[str, ...]
+    solar_wind_missions: frozenset[str] = frozenset()
 
     def instruments_of(self, mission_id: str) -> tuple[Instrument, ...]:
         """The instruments known for a mission."""
@@ -165,6 +167,7 @@ def load_vocabulary() -> DomainVocabulary:
             tuple(row["names"]),
             _rx(row["datasets"]),
             _names_pattern(tuple(row["names"])),
+            row.get("quantity"),
         )
         for row in raw.get("instrument", [])
     )
@@ -192,4 +195,5 @@ def load_vocabulary() -> DomainVocabulary:
         ),
         english_word_aliases=frozenset(raw.get("english_word_aliases", ())),
         physics_phrases=tuple(raw.get("physics_phrases", ())),
+        solar_wind_missions=frozenset(raw.get("solar_wind_missions", ())),
     )

@@ -106,13 +106,7 @@ class OfflineAssistant:
         intent = parse_request(request, self.vocab)
         if intent.discovery is not None:
             return self._discover(intent)
-        base = self.session_base()
-        follow = base is not None and is_follow_up(intent, True)
-        kept: list[str] = []
-        if base is not None and follow:
-            intent, kept = merge(base, intent)
-        plan = build_plan(self.vocab, intent)
-        plan = replace(plan, notes=(*kept, *plan.notes))
+        intent, plan, follow = self.interpret(request, intent)
         if not plan.steps:
             return AssistantReply(
                 clarification(intent, plan.missing or ("a mission and a quantity",), plan.notes),
@@ -133,6 +127,21 @@ class OfflineAssistant:
         return AssistantReply(
             self._summary(intent, plan, run), error=_failure(plan, run), follow_up=follow
         )
+
+    def interpret(
+        self, request: str, intent: RequestIntent | None = None
+    ) -> tuple[RequestIntent, OfflinePlan, bool]:
+        """The request read against the session (a follow-up is completed from the last
+        request), its plan, and whether it was a follow-up. The offline planner uses this
+        too, so planned and direct answers read a request the same way."""
+        intent = intent or parse_request(request, self.vocab)
+        base = self.session_base()
+        follow = base is not None and is_follow_up(intent, True)
+        kept: list[str] = []
+        if base is not None and follow:
+            intent, kept = merge(base, intent)
+        plan = build_plan(self.vocab, intent)
+        return intent, replace(plan, notes=(*kept, *plan.notes)), follow
 
     def session_base(self) -> RequestIntent | None:
         """The request behind the session's current data: earlier user requests replayed

@@ -97,7 +97,7 @@ def _typos(text: str, aliases: AliasTable, taken: list[tuple[int, int]]) -> list
                 continue
             piece = text[start:end]
             lowered = [w.lower() for w, _, _ in words[i : i + size]]
-            if not piece[0].isupper() or any(w in _NOT_TYPOS for w in lowered[:1] + lowered[-1:]):
+            if not piece[0].isupper() or all(w in _NOT_TYPOS for w in lowered):
                 continue
             if not re.fullmatch(r"[A-Za-z]+(?: [A-Za-z]+)*", piece) or aliases.resolve(words[i][0]):
                 continue

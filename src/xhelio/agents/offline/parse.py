@@ -47,10 +47,6 @@ from xhelio.vocabulary import load_vocabulary
 __all__ = ["Vocabulary", "parse_request"]
 
 _DATASET_SHAPE = re.compile(r"[A-Za-z0-9]+(?:[_\-][A-Za-z0-9]+)+")
-# Well-known events people name instead of dates (from the one vocabulary).
-_EVENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (e.words, e.range) for e in load_vocabulary().events
-)
 _COMPONENT_TOKEN = re.compile(
     r"(?<![\w|])(?P<q>[bv])_?(?P<c>[xyzrtn])(?:[_ ]?(?P<f>gse|gsm|rtn))?(?![\w])", re.I
 )
@@ -70,6 +66,7 @@ _COMPONENT_WORD = re.compile(
 _MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
 _VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
 _FRAME = re.compile(r"\b(gse|gsm|rtn|srf|gci|hci|hgi|j2000)\b", re.I)
+_SC_FRAME = re.compile(r"\bspacecraft (?:coordinates|frame)()", re.I)
 _SPECIES = re.compile(
     "|".join(f"(?P<{sp.key}>{sp.words.pattern})" for sp in load_vocabulary().species), re.I
 )
@@ -172,6 +169,9 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
             ):
                 continue
             refs.append(ref)
+    # "Cluster C2 and C4": the bare mission name is not a third spacecraft.
+    probed = {r.mission_id for r in refs if probe_wanted(r.text) is not None}
+    refs = [r for r in refs if r.mission_id not in probed or probe_wanted(r.text) is not None]
     craft = _WIND_CRAFT.search(text)
     if craft and "wind" in vocab.mission_names and all(r.mission_id != "wind" for r in refs):
         refs.append(MissionRef("wind", vocab.mission_names["wind"], craft[0], craft.start()))
@@ -198,8 +198,8 @@ def _quantities(text: str) -> list[QuantityWish]:
     def free(start: int, end: int) -> bool:
         return all(end <= a or start >= b for a, b in claimed)
 
-    frame_match = _FRAME.search(text)
-    frame = frame_match[1].upper() if frame_match else None
+    frame_match = _FRAME.search(text) or _SC_FRAME.search(text)
+    frame = (frame_match[1] or "SC").upper() if frame_match else None
     tokens = list(_COMPONENT_TOKEN.finditer(text))
     for match in tokens:
         if match[0] == "by" and not _in_component_list(match, tokens):
@@ -353,6 +353,16 @@ def _unknown_names(vocab: Vocabulary, physics: str, wishes: list[QuantityWish]) 
     return tuple(unknown)
 
 
+def _instrument_quantity(text: str, missions: tuple[MissionRef, ...]) -> list[QuantityWish]:
+    """What a named instrument measures, when the request names nothing else ("C1 FGM")."""
+    for ref in missions:
+        for inst in load_vocabulary().instruments_of(ref.mission_id):
+            match = inst.words.search(text)
+            if match and inst.quantity:
+                return [QuantityWish(inst.quantity, match[0], match.start())]
+    return []
+
+
 def _inside(d: Duration, spans: tuple[tuple[int, int], ...]) -> bool:
     return any(a <= d.start and d.end <= b and (a, b) != (d.start, d.end) for a, b in spans)
 
@@ -381,12 +391,6 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
             dataset_ids.append(known)
             work = _mask(work, *match.span())
     time_range, time_text, time_error = None, None, None
-    for pattern, when in _EVENTS:
-        event = pattern.search(work)
-        if event:
-            time_range, time_text = parse_time_range(when, now), f"{event[0]} ({when})"
-            work = _mask(work, *event.span())
-            break
     durations = find_durations(work)
     timeless = work
     for d in durations:
@@ -407,6 +411,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     quantities = spectrum_wishes(
         physics, _quantities(physics), species.lastgroup if species else None
     )
+    if not quantities:
+        quantities = _instrument_quantity(physics, missions)
     operations = find_operations(work, durations)
     figure_format, figure_file, data_format = find_export(work)
     resample = next((op for op in operations if op.kind == "resample"), None)

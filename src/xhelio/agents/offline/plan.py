@@ -21,7 +21,7 @@ from xhelio.agents.offline.codegen import binary_code, component_code, series_co
 from xhelio.agents.offline.figure import figure_spec
 from xhelio.agents.offline.intent import MissionRef, QuantityWish, RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary
-from xhelio.agents.offline.quantities import quantity
+from xhelio.agents.offline.quantities import GROUP_WORDS, quantity
 from xhelio.agents.offline.resolve import Candidate, probe_wanted, resolve
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.model import DatasetInfo
@@ -317,6 +317,8 @@ def build_plan(
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(_NAMED, p, 0) for p in intent.parameter_names]
     if not quantities:
+        quantities = _overview(b)
+    if not quantities:
         b.missing.append(_NO_QUANTITY)
     if intent.time_error:
         b.missing.append(f"a valid time range ({intent.time_error})")
@@ -328,6 +330,7 @@ def build_plan(
             b.notes.append(f"Left out {unknown}.")
         else:
             b.missing.append(f"a mission the catalog has ({unknown})")
+    quantities = _one_frame(b, quantities)
     finals: list[tuple[str, str, str]] = []
     span: TimeRange | None = None
     derived = derived_named(intent.text) if not intent.time_error else ()
@@ -370,6 +373,41 @@ def build_plan(
     return OfflinePlan(
         intent, tuple(b.steps), tuple(dict.fromkeys(b.notes)), tuple(dict.fromkeys(b.missing)), span
     )
+
+
+def _overview(b: _Builder) -> list[QuantityWish]:
+    """Solar wind monitors named with no quantity: |B|, speed and density, said so."""
+    intent = b.intent
+    monitors = load_vocabulary().solar_wind_missions
+    if (
+        not intent.missions
+        or intent.dataset_ids
+        or derived_named(intent.text)
+        or not all(m.mission_id in monitors for m in intent.missions)
+    ):
+        return []
+    b.notes.append(
+        "No quantity was named, so this shows the solar wind overview: |B|, speed and density."
+    )
+    return [QuantityWish(k, "solar wind overview", n, c) for n, (k, c) in enumerate(GROUP_WORDS[0][1])]
+
+
+_FRAME_WORDS = re.compile(r"\b(GSE|GSM|RTN|SRF|GEI|GEO|SM|HCI)\b")
+
+
+def _one_frame(b: _Builder, quantities: list[QuantityWish]) -> list[QuantityWish]:
+    """Arithmetic across frames ("Bz in GSM minus Bz in GSE") is done in one frame, said."""
+    op = b.intent.operation("difference") or b.intent.operation("ratio")
+    frames = list(dict.fromkeys(_FRAME_WORDS.findall(b.intent.text.upper())))
+    if op is None or len(frames) < 2:
+        return quantities
+    first = frames[0]
+    b.notes.append(
+        f"The request names {' and '.join(frames)}: a {op.kind} across coordinate frames "
+        f"mixes frames, and converting {', '.join(frames[1:])} to {first} needs a rotation "
+        f"offline mode does not do, so every series is taken in {first}."
+    )
+    return [replace(w, frame=first) if w.quantity != _NAMED else w for w in quantities]
 
 
 def _derived_series(

@@ -229,7 +229,7 @@ GROUP_WORDS: tuple[tuple[re.Pattern[str], tuple[tuple[str, str | None], ...]], .
         (("magnetic_field", "magnitude"), ("velocity", "magnitude"), ("density", None)),
     ),
     (
-        _rx(r"\bplasma\b(?: (?:data|moments|parameters))?"),
+        _rx(r"\bplasma\b(?: (?:data|moments|parameters))?|\bmoments\b"),
         (("velocity", "magnitude"), ("density", None), ("temperature", None)),
     ),
 )

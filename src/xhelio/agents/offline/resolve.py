@@ -46,7 +46,7 @@ _ID_CADENCE = re.compile(
 _CADENCE_UNITS = {"S": 1.0, "M": 60.0, "H": 3600.0, "D": 86400.0}
 # Near Earth GSE is the usual frame, away from it RTN; when a dataset has both, GSE wins.
 _NATURAL_FRAMES = {"GSE": 0.3, "RTN": 0.25}
-_FRAMES = ("GSE", "GSM", "RTN", "SRF", "DSL", "GCI", "SSL", "DMPA", "BCS", "HCI")
+_FRAMES = ("GSE", "GSM", "RTN", "SRF", "SC", "DSL", "GCI", "SSL", "DMPA", "BCS", "HCI")
 # How catalog names and descriptions write each species (from the one vocabulary).
 _SPECIES_CUES = {sp.key: sp.cues for sp in load_vocabulary().species}
 _PROBE_IN_ID = re.compile(r"^(?:TH|ST|RBSP)-?([A-E])(?:-|PRED|$)|(\d+)$")
@@ -237,13 +237,14 @@ def _species_score(wish: QuantityWish, p: ParameterInfo) -> float:
     return 0.0
 
 
-def _frame_score(wish: QuantityWish, p: ParameterInfo) -> float:
+def _frame_score(wish: QuantityWish, p: ParameterInfo) -> float | None:
     text = f"{p.name} {p.units} {p.description}".upper()
     present = {f for f in _FRAMES if re.search(rf"(?<![A-Z]){f}(?![A-Z])", text)}
     if wish.frame:
         if wish.frame in present:
             return 1.5
-        return -1.0 if present else 0.0
+        # Another frame is never a stand-in for the one asked (the check would flag it).
+        return None if present else 0.0
     if wish.component in ("y", "z") and "GSM" in present:
         return 0.5
     if present and present <= set(_NATURAL_FRAMES):
@@ -269,7 +270,10 @@ def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float
     shape = _shape_score(q, wish, p)
     if shape is None:
         return None
-    score += shape + _species_score(wish, p) + _frame_score(wish, p)
+    frame = _frame_score(wish, p)
+    if frame is None:
+        return None
+    score += shape + _species_score(wish, p) + frame
     if "all q" in p.units.lower() or "all flags" in p.units.lower():
         score -= 0.5
     return score - 0.005 * len(p.name)

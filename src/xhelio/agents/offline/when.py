@@ -5,7 +5,8 @@
 that day ("on 2017-07-11 from 22:00 to 23:00", "2008-02-26 04:00 to 06:00"), a day of
 year with the year apart ("2024 DOY 100 to DOY 105", "day 75 of 2015"), and weeks
 ("the week of 2017-09-06", "the first week of February 2024"). It returns every span it
-used so the parser can mask them. Imports only `timerange` and `errors` from xhelio.
+used so the parser can mask them. Both modes read time here: the offline parser and the
+planner's `resolve_plan_time`. Imports only `timerange`, `errors` and `vocabulary`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 from xhelio.errors import BadTimeRangeError
 from xhelio.timerange import TimeRange, find_time_range, parse_time_range
+from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["TimeFound", "find_time"]
 
@@ -340,12 +342,18 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     Dates typed US-style ("03/17/2015") or with slashes, clock times without colons
     ("0600 to 1800 UT", "1430-1700"), hours written "12h", durations anchored at a start
     ("6 hours starting 2019-06-01 14:00"), parts of a period ("the last 5 days of March
-    2015", "the second half of 2015-03-17"), "N days ago" and "at T plus or minus N
-    hours" are read here; an impossible clock time ("25:00") is an error.
+    2015", "the second half of 2015-03-17"), "N days ago", "at T plus or minus N
+    hours" and named events from the vocabulary ("the Halloween storm of 2003") are read
+    here; an impossible clock time ("25:00") is an error.
     """
     bad = _bad_clock(text)
     if bad is not None:
         return TimeFound(None, None, bad)
+    for event in load_vocabulary().events:
+        match = event.words.search(text)
+        if match is not None:
+            found = parse_time_range(event.range, now)
+            return TimeFound(found, f"{match[0]} ({event.range})", None, (match.span(),))
     rewritten = _rewrite(text)
     found = _anchored(rewritten.text, now) or _find_time(rewritten.text, now)
     found = _plus_minus(rewritten.text, found)

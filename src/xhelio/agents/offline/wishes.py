@@ -102,7 +102,7 @@ _SMOOTH = re.compile(
     re.I,
 )
 _RESAMPLE = re.compile(
-    r"\bresampl\w*|\brebin\w*|\b(?:bin|binned)\b|\bdownsampl\w*"
+    r"\bresampl\w*|\brebin\w*|\b(?:bins?|binned)\b|\bdownsampl\w*"
     r"|\baverag\w*\b|\bmeans\b|\bmean values\b|\bcadence\b|\bresolution\b"
     r"|\bhourly\b|\bdaily\b|\bminutely\b",
     re.I,
