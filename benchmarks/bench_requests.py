@@ -47,8 +47,12 @@ def main() -> None:
         args.json.write_text(
             json.dumps(
                 [
-                    {"group": o.case.group, "text": o.case.text, "verdict": o.verdict,
-                     "reasons": o.reasons}
+                    {
+                        "group": o.case.group,
+                        "text": o.case.text,
+                        "verdict": o.verdict,
+                        "reasons": o.reasons,
+                    }
                     for o in outcomes
                 ],
                 indent=1,

@@ -1,5 +1,8 @@
-"""Offline follow-ups resolve against the session: in one live session (the REPL) and in a
-session resumed by `xhelio ask --session` (a new process reads the saved history)."""
+"""Offline follow-ups resolve against the session.
+
+In one live session (the REPL) and in a session resumed by `xhelio ask --session` (a new
+process reads the saved history).
+"""
 
 from __future__ import annotations
 

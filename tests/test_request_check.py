@@ -52,7 +52,8 @@ def test_check_names_another_mission_probe_species_frame_and_window(
         "Wind magnetic field 2003-10-29", _fetch("AC_H1_MFI", "BGSEc", "2003-10-29")
     )
     assert "spacecraft 1" in say(
-        "C3 magnetic field 2003-10-29", _fetch("C1_CP_FGM_SPIN", "B_vec_xyz_gse__C1_CP_FGM_SPIN", "2003-10-29")
+        "C3 magnetic field 2003-10-29",
+        _fetch("C1_CP_FGM_SPIN", "B_vec_xyz_gse__C1_CP_FGM_SPIN", "2003-10-29"),
     )
     assert "was asked" in say(
         "ACE magnetic field during the Halloween storm",
@@ -63,13 +64,20 @@ def test_check_names_another_mission_probe_species_frame_and_window(
     )
     assert "GSE" in say("ACE Bz in GSM 2015-03-17", _fetch("AC_H0_MFI", "BGSEc", "2015-03-17"))
     # What the request asks, fetched as asked: nothing to say.
-    assert say("ACE magnetic field during the Halloween storm", _fetch("AC_H1_MFI", "BGSEc", HALLOWEEN)) == ""
+    assert (
+        say(
+            "ACE magnetic field during the Halloween storm", _fetch("AC_H1_MFI", "BGSEc", HALLOWEEN)
+        )
+        == ""
+    )
 
 
 def test_offline_mode_is_checked_and_fine_when_honoured(workspace: Workspace) -> None:
     from xhelio.agents.offline import OfflineAssistant
 
-    result = run_turn(workspace, OfflineAssistant(workspace), "ACE |B| for 2015-03-16 to 2015-03-18")
+    result = run_turn(
+        workspace, OfflineAssistant(workspace), "ACE |B| for 2015-03-16 to 2015-03-18"
+    )
     assert result.error is None and result.data
     assert HEADING not in result.answer
 
@@ -90,10 +98,17 @@ def _wrong_mission_script(fetch: dict[str, Any]) -> Script:
     ("fetch", "said"),
     [
         # The model picked Wind's magnetometer for an ACE request.
-        ({"dataset_id": "WI_H0_MFI", "parameter_id": "B3GSE", "time_range": HALLOWEEN}, "WI_H0_MFI"),
+        (
+            {"dataset_id": "WI_H0_MFI", "parameter_id": "B3GSE", "time_range": HALLOWEEN},
+            "WI_H0_MFI",
+        ),
         # The model read "the Halloween storm of 2003" as all of 2003.
         (
-            {"dataset_id": "AC_H1_MFI", "parameter_id": "BGSEc", "time_range": "2003-01-01 to 2003-12-31"},
+            {
+                "dataset_id": "AC_H1_MFI",
+                "parameter_id": "BGSEc",
+                "time_range": "2003-01-01 to 2003-12-31",
+            },
             "2003-01-01",
         ),
     ],

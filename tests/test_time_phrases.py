@@ -1,5 +1,8 @@
-"""Time phrases both modes read with one grammar (`agents.offline.when.find_time`, used by
-the offline parser and the planner's `resolve_plan_time`)."""
+"""Time phrases both modes read with one grammar.
+
+`agents.offline.when.find_time` is used by the offline parser and by the planner's
+`resolve_plan_time`.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The domain vocabulary as data: it loads, the alias table and parser read it, and a
-probe shorthand or an instrument added to the data is understood without code changes."""
+"""The domain vocabulary as data.
+
+It loads, the alias table and parser read it, and a probe shorthand or an instrument added
+to the data is understood without code changes.
+"""
 
 from __future__ import annotations
 

@@ -96,7 +96,8 @@ def _fetches(operations: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         op
         for op in operations
-        if op.get("tool") == "fetch_data" and op.get("status") == "ok"
+        if op.get("tool") == "fetch_data"
+        and op.get("status") == "ok"
         and (op.get("result") or {}).get("points")
     ]
 
@@ -108,56 +109,74 @@ def _figure_traces(workspace: Any) -> list[dict[str, Any]]:
     return list(figure.figure.get("data") or [])
 
 
+def _fetch_problems(case: Case, fetched: list[dict[str, Any]]) -> list[str]:
+    """What in the fetched data differs from what the case asks (dataset, parameter, time)."""
+    wrong: list[str] = []
+    for op in fetched:
+        dataset, param = op["args"]["dataset_id"], op["args"]["parameter_id"]
+        if case.datasets and not any(re.search(p, dataset) for p in case.datasets):
+            wrong.append(f"dataset {dataset}")
+        if case.params and not any(re.search(p, param) for p in case.params):
+            wrong.append(f"parameter {dataset}.{param}")
+        start, _, stop = str(op["args"].get("time_range", "")).partition(" to ")
+        if not (start and stop):
+            continue
+        window = (_when(start), _when(stop))
+        if case.window and window != (_when(case.window[0]), _when(case.window[1])):
+            wrong.append(f"window {start} to {stop}")
+        hours = (window[1] - window[0]).total_seconds() / 3600
+        if case.hours is not None and abs(hours - case.hours) > 1e-6:
+            wrong.append(f"window of {hours:g} h")
+    return wrong
+
+
+def _result_problems(
+    case: Case, fetched: list[dict[str, Any]], operations: list[dict[str, Any]], workspace: Any
+) -> list[str]:
+    """What the answer lacks: a dataset asked for, a heatmap, a figure, a computation."""
+    short: list[str] = [] if fetched else ["nothing fetched"]
+    seen = {op["args"]["dataset_id"] for op in fetched}
+    short += [
+        f"no dataset matching {p}"
+        for p in case.datasets
+        if fetched and not any(re.search(p, d) for d in seen)
+    ]
+    traces = _figure_traces(workspace)
+    plotted = any(
+        op.get("tool") == "render_plotly_json" and op.get("status") == "ok" for op in operations
+    )
+    if case.heatmap and not any(t.get("type") == "heatmap" for t in traces):
+        short.append("no heatmap trace")
+    if case.figure and not plotted:
+        short.append("no figure")
+    if case.traces is not None and len(traces) != case.traces:
+        short.append(f"{len(traces)} traces, not {case.traces}")
+    labels = [
+        str((op.get("result") or {}).get("label", "")) + " " + str(op["args"].get("code", ""))
+        for op in operations
+        if op.get("tool") == "custom_operation" and op.get("status") == "ok"
+    ]
+    short += [
+        f"no computation matching {p}"
+        for p in case.computed
+        if not any(re.search(p, lb) for lb in labels)
+    ]
+    return short
+
+
 def judge(case: Case, answer: str, operations: list[dict[str, Any]], workspace: Any) -> Outcome:
     """Score one case from the answer text and the tool calls its turn made."""
     fetched = _fetches(operations)
-    wrong: list[str] = []
-    short: list[str] = []
     stated = bool(STATED.search(answer))
     if case.expect == "ask":
-        if fetched:
-            wrong.append("fetched " + ", ".join(op["args"]["dataset_id"] for op in fetched))
+        wrong = (
+            ["fetched " + ", ".join(op["args"]["dataset_id"] for op in fetched)] if fetched else []
+        )
+        short: list[str] = []
     else:
-        if not fetched:
-            short.append("nothing fetched")
-        for op in fetched:
-            dataset, param = op["args"]["dataset_id"], op["args"]["parameter_id"]
-            if case.datasets and not any(re.search(p, dataset) for p in case.datasets):
-                wrong.append(f"dataset {dataset}")
-            if case.params and not any(re.search(p, param) for p in case.params):
-                wrong.append(f"parameter {dataset}.{param}")
-            start, _, stop = str(op["args"].get("time_range", "")).partition(" to ")
-            if case.window and start and stop:
-                if _when(start) != _when(case.window[0]) or _when(stop) != _when(case.window[1]):
-                    wrong.append(f"window {start} to {stop}")
-            if case.hours is not None and start and stop:
-                hours = (_when(stop) - _when(start)).total_seconds() / 3600
-                if abs(hours - case.hours) > 1e-6:
-                    wrong.append(f"window of {hours:g} h")
-        seen = {op["args"]["dataset_id"] for op in fetched}
-        for pattern in case.datasets:
-            if fetched and not any(re.search(pattern, d) for d in seen):
-                short.append(f"no dataset matching {pattern}")
-        traces = _figure_traces(workspace)
-        plotted = any(op.get("tool") == "render_plotly_json" and op.get("status") == "ok"
-                      for op in operations)
-        if case.heatmap and not any(t.get("type") == "heatmap" for t in traces):
-            short.append("no heatmap trace")
-        if case.figure and not plotted:
-            short.append("no figure")
-        if case.traces is not None and len(traces) != case.traces:
-            short.append(f"{len(traces)} traces, not {case.traces}")
-        labels = [
-            str((op.get("result") or {}).get("label", "")) + " " + str(op["args"].get("code", ""))
-            for op in operations
-            if op.get("tool") == "custom_operation" and op.get("status") == "ok"
-        ]
-        for pattern in case.computed:
-            if not any(re.search(pattern, lb) for lb in labels):
-                short.append(f"no computation matching {pattern}")
-    for pattern in case.answer:
-        if not re.search(pattern, answer):
-            short.append(f"answer lacks {pattern}")
+        wrong = _fetch_problems(case, fetched)
+        short = _result_problems(case, fetched, operations, workspace)
+    short += [f"answer lacks {p}" for p in case.answer if not re.search(p, answer)]
     if wrong and not stated:
         return Outcome(case, "WRONG", wrong + short, answer)
     if wrong or short:

@@ -94,7 +94,9 @@ def _mission_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetche
             for f in mine:
                 have = probe_of_dataset(f.dataset)
                 if have is not None and have != probe:
-                    notes.append(f"{f.dataset} is from spacecraft {have}, but {ref.text} was asked.")
+                    notes.append(
+                        f"{f.dataset} is from spacecraft {have}, but {ref.text} was asked."
+                    )
         if fetched and not mine and ref.mission_id not in defaults:
             notes.append(f"No {ref.text} data was fetched.")
     for name in intent.unknown_names:
@@ -114,9 +116,7 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
     vocab = load_vocabulary()
     notes: list[str] = []
     for ref in intent.missions:
-        named = [
-            i for i in vocab.instruments_of(ref.mission_id) if i.words.search(intent.text)
-        ]
+        named = [i for i in vocab.instruments_of(ref.mission_id) if i.words.search(intent.text)]
         mine = [f for f in fetched if _mission_of(catalog, f.dataset) == ref.mission_id]
         for inst in named[-1:]:
             for f in mine:
@@ -128,7 +128,8 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
             if wish.species and wish.species not in ("ion",):
                 cue = vocab.species_cue(wish.species)
                 others = [
-                    s.key for s in vocab.species
+                    s.key
+                    for s in vocab.species
                     if s.key not in (wish.species, "ion") and s.cues.search(text)
                 ]
                 if cue is not None and not cue.search(text) and others:
@@ -164,7 +165,10 @@ def _time_notes(intent: RequestIntent, fetched: list[Fetched]) -> list[str]:
     notes: list[str] = []
     for f in fetched:
         got = _window(f.window)
-        if got is not None and (got.start, got.end) != (intent.time_range.start, intent.time_range.end):
+        if got is not None and (got.start, got.end) != (
+            intent.time_range.start,
+            intent.time_range.end,
+        ):
             notes.append(f"{f.dataset} was fetched for {got}, but {intent.time_range} was asked.")
     return notes
 

@@ -1,5 +1,6 @@
-"""The one domain vocabulary, as data: missions and probes, instruments, species, frames,
-derived quantities and named events.
+"""The one domain vocabulary, as data.
+
+Missions and probes, instruments, species, frames, derived quantities and named events.
 
 The facts live in `missions.toml` and `domain.toml` in this package (shipped in the
 wheel); `load_vocabulary()` reads them once and returns a frozen `DomainVocabulary`.
@@ -134,7 +135,8 @@ def _squeeze(text: str) -> str:
 def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     # Acronyms count as written in capitals ("STEP", not "step"); words in any case.
     alternatives = [
-        re.escape(n).replace(r"\-", "[- ]?") if not re.search("[a-z]", n)
+        re.escape(n).replace(r"\-", "[- ]?")
+        if not re.search("[a-z]", n)
         else "(?i:" + re.escape(n).replace(r"\-", "[- ]?") + ")"
         for n in sorted(names, key=len, reverse=True)
     ]

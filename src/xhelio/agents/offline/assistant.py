@@ -131,9 +131,11 @@ class OfflineAssistant:
     def interpret(
         self, request: str, intent: RequestIntent | None = None
     ) -> tuple[RequestIntent, OfflinePlan, bool]:
-        """The request read against the session (a follow-up is completed from the last
-        request), its plan, and whether it was a follow-up. The offline planner uses this
-        too, so planned and direct answers read a request the same way."""
+        """The request read against the session, its plan, and whether it follows up.
+
+        A follow-up is completed from the last request. The offline planner uses this
+        too, so planned and direct answers read a request the same way.
+        """
         intent = intent or parse_request(request, self.vocab)
         base = self.session_base()
         follow = base is not None and is_follow_up(intent, True)
@@ -144,9 +146,12 @@ class OfflineAssistant:
         return intent, replace(plan, notes=(*kept, *plan.notes)), follow
 
     def session_base(self) -> RequestIntent | None:
-        """The request behind the session's current data: earlier user requests replayed
-        (follow-ups folded in), from memory in the REPL or the history a resumed session
-        loaded. The last history entry is the request being answered, so it is left out."""
+        """The request behind the session's current data, or None.
+
+        Earlier user requests are replayed (follow-ups folded in), from memory in the REPL
+        or the history a resumed session loaded. The last history entry is the request
+        being answered, so it is left out.
+        """
         history = self.workspace.session.history
         users = [str(m.get("content", "")) for m in history[:-1] if m.get("role") == "user"]
         base: RequestIntent | None = None

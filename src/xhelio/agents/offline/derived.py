@@ -13,7 +13,7 @@ from __future__ import annotations
 from xhelio.agents.offline.intent import QuantityWish
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
-__all__ = ["derived_named", "input_wishes", "derived_code", "unit_problem"]
+__all__ = ["derived_code", "derived_named", "input_wishes", "unit_problem"]
 
 # Physical constants in the units the inputs come in (nT, cm^-3, km/s, K or eV).
 _ALIGN = (

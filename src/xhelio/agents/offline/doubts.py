@@ -1,5 +1,7 @@
-"""Names to ask about before fetching: a probe a mission does not have ("MMS7", "THEMIS
-Z", "STEREO C"), and a name close to a known mission ("Parkr Solar Probe", "Windd").
+"""Names to ask about before fetching, never to replace with another spacecraft.
+
+A probe a mission does not have ("MMS7", "THEMIS Z", "STEREO C") and a name close to a
+known mission ("Parkr Solar Probe", "Windd") are asked about.
 
 Both would otherwise fall back to another spacecraft or to OMNI, which is a wrong answer
 dressed as a right one. The probes of every mission and its shorthands come from the one
@@ -18,13 +20,92 @@ __all__ = ["find_doubts"]
 
 # Words that look like mission names to a fuzzy matcher but are English or physics.
 _NOT_TYPOS = frozenset(
-    """solar probe probes field fields wind winds plasma magnetic proton protons speed data
-    show plot compare versus overlay density storm event march may june july august
-    april january february september october november december orbit orbiter between
-    polar cluster image fast storm same then also with from during helium alpha alphas
-    electron electrons omni energy energetic spectrum spectra radio waves wave index
-    sum mean average and the for near flux time times range hour hours day days week
-    weeks month year now next last first""".split()
+    (
+        "solar",
+        "probe",
+        "probes",
+        "field",
+        "fields",
+        "wind",
+        "winds",
+        "plasma",
+        "magnetic",
+        "proton",
+        "protons",
+        "speed",
+        "data",
+        "show",
+        "plot",
+        "compare",
+        "versus",
+        "overlay",
+        "density",
+        "storm",
+        "event",
+        "march",
+        "may",
+        "june",
+        "july",
+        "august",
+        "april",
+        "january",
+        "february",
+        "september",
+        "october",
+        "november",
+        "december",
+        "orbit",
+        "orbiter",
+        "between",
+        "polar",
+        "cluster",
+        "image",
+        "fast",
+        "storm",
+        "same",
+        "then",
+        "also",
+        "with",
+        "from",
+        "during",
+        "helium",
+        "alpha",
+        "alphas",
+        "electron",
+        "electrons",
+        "omni",
+        "energy",
+        "energetic",
+        "spectrum",
+        "spectra",
+        "radio",
+        "waves",
+        "wave",
+        "index",
+        "sum",
+        "mean",
+        "average",
+        "and",
+        "the",
+        "for",
+        "near",
+        "flux",
+        "time",
+        "times",
+        "range",
+        "hour",
+        "hours",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "year",
+        "now",
+        "next",
+        "last",
+        "first",
+    )
 )
 
 

@@ -1,6 +1,8 @@
-"""Follow-ups: a request read against the session's last request ("now smooth it",
-"add Wind", "same for Solar Orbiter", "shift to the next day", "zoom to 06:00-12:00",
-"put the density underneath", "remove the Wind trace", "log scale", "export as PDF").
+"""Follow-ups: a request read against the session's last request.
+
+"now smooth it", "add Wind", "same for Solar Orbiter", "shift to the next day", "zoom to
+06:00-12:00", "put the density underneath", "remove the Wind trace", "log scale",
+"export as PDF" and a request with no time range all complete the last request.
 
 `session_base` replays the session's earlier user requests (the REPL's memory, or the
 history a resumed `ask --session` loaded) into the intent that produced the current data;
@@ -43,10 +45,11 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
     if not has_base or intent.discovery is not None or intent.doubts:
         return False
     served = bool(intent.missions or intent.dataset_ids)
-    complete = served and intent.quantities and intent.time_range is not None
-    if not complete:
-        return True
-    return bool(_FOLLOW_WORDS.search(intent.text)) and not intent.compare
+    named = bool(intent.quantities) or served
+    if not named or intent.time_range is None:
+        return True  # something to show or a time is missing: the session supplies it
+    # Quantities (or a mission) and a time: a request of its own unless it says otherwise.
+    return bool(_FOLLOW_WORDS.search(intent.text)) and not (intent.compare and served)
 
 
 def _missions(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, ...]:
@@ -93,7 +96,11 @@ def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange
         return TimeRange(base.start, base.end + step)
     if _SHIFT.search(text) or word is not None:
         step = step or base.duration
-        sign = -1 if _BACK.search(text) or (word and word[0].lower().startswith(("prev", "prior"))) else 1
+        sign = (
+            -1
+            if _BACK.search(text) or (word and word[0].lower().startswith(("prev", "prior")))
+            else 1
+        )
         notes.append(
             f"Shifted the time range {'back' if sign < 0 else 'forward'} by "
             f"{format_seconds(step.total_seconds())}."

@@ -41,7 +41,6 @@ from xhelio.agents.offline.wishes import (
 )
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
-from xhelio.timerange import parse_time_range
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["Vocabulary", "parse_request"]
@@ -370,8 +369,11 @@ def _inside(d: Duration, spans: tuple[tuple[int, int], ...]) -> bool:
 def _time_with_durations(
     work: str, timeless: str, durations: list[Duration], now: datetime | None
 ) -> TimeFound:
-    """The time range; a duration may be part of it ("6 hours starting 14:00", "10 days
-    ago", "12h to 06h", "plus or minus 2 hours") but never the whole of it ("2000 s")."""
+    """The time range of the request, with the durations that belong to it.
+
+    A duration may be part of it ("6 hours starting 14:00", "10 days ago", "12h to 06h",
+    "plus or minus 2 hours") but never the whole of it ("2000 s").
+    """
     raw = find_time(work, now)
     if raw.range is not None and any(_inside(d, raw.spans) for d in durations):
         return raw

@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from xhelio.agents.offline.derived import derived_code, derived_named, input_wishes, unit_problem
 from xhelio.agents.offline.codegen import binary_code, component_code, series_code
+from xhelio.agents.offline.derived import derived_code, derived_named, input_wishes, unit_problem
 from xhelio.agents.offline.figure import figure_spec
 from xhelio.agents.offline.intent import MissionRef, QuantityWish, RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary
@@ -30,8 +30,8 @@ from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
 __all__ = ["OfflinePlan", "PlanStep", "ToolCall", "build_plan"]
 
-_NAMED = "__named__"
-_NO_QUANTITY = "a quantity (e.g. magnetic field, solar wind speed, density, Dst)"  # a parameter the user named in a dataset they named
+_NAMED = "__named__"  # a parameter the user named in a dataset they named
+_NO_QUANTITY = "a quantity (e.g. magnetic field, solar wind speed, density, Dst)"
 StepKind = Literal["fetch", "compute", "plot", "export", "save", "discover"]
 _DEFAULT_SPAN = timedelta(days=7)
 _NICE_WINDOWS = (60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 86400)
@@ -313,6 +313,33 @@ def build_plan(
     if intent.doubts:
         # A name close to a mission or a probe it lacks: ask, never fetch a stand-in.
         return OfflinePlan(intent, missing=tuple(f"to know {d}" for d in intent.doubts))
+    quantities = _one_frame(b, _wanted(b))
+    finals: list[tuple[str, str, str]] = []
+    span: TimeRange | None = None
+    derived = derived_named(intent.text) if not intent.time_error else ()
+    if derived:
+        quantities = _derived_first(b, derived, quantities)
+        for d in derived:
+            span = _derived_series(b, d, span, finals)
+    for wish in quantities if not intent.time_error else []:
+        span = _measured_series(b, wish, span, finals)
+    if not finals and not b.missing:
+        b.missing.append("a mission and quantity the catalog has data for")
+    if finals:
+        finals = _binary(b, finals)
+        _presentation(b, finals, span)
+    return OfflinePlan(
+        b.intent,
+        tuple(b.steps),
+        tuple(dict.fromkeys(b.notes)),
+        tuple(dict.fromkeys(b.missing)),
+        span,
+    )
+
+
+def _wanted(b: _Builder) -> list[QuantityWish]:
+    """The quantities to fetch, and what is missing or left out (names, a valid time)."""
+    intent = b.intent
     quantities = list(intent.quantities)
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(_NAMED, p, 0) for p in intent.parameter_names]
@@ -325,54 +352,53 @@ def build_plan(
     served = bool(intent.missions or intent.dataset_ids)
     served = served or all(quantity(w.quantity).default_mission for w in quantities)
     for name in intent.unknown_names:
-        unknown = _not_a_mission(vocab, name)
+        unknown = _not_a_mission(b.vocab, name)
         if served:
             b.notes.append(f"Left out {unknown}.")
         else:
             b.missing.append(f"a mission the catalog has ({unknown})")
-    quantities = _one_frame(b, quantities)
-    finals: list[tuple[str, str, str]] = []
-    span: TimeRange | None = None
-    derived = derived_named(intent.text) if not intent.time_error else ()
-    if derived:
-        inputs = {need.partition(":")[0] for d in derived for need in d.needs} | {"pressure"}
-        quantities = [w for w in quantities if w.quantity not in inputs]
-        if not quantities and b.missing[:1] == [_NO_QUANTITY]:
-            b.missing.pop(0)
-        if any(d.key == "alpha_proton_ratio" for d in derived):
-            # "ratio" named the derived quantity, not a ratio of two plotted series.
-            kept_ops = tuple(op for op in intent.operations if op.kind != "ratio")
-            b.intent = intent = replace(intent, operations=kept_ops)
-        for d in derived:
-            span = _derived_series(b, d, span, finals)
-    for wish in quantities if not intent.time_error else []:
-        what = wish.text if wish.quantity == _NAMED else describe_quantity(wish)
-        sources = _sources_for(b, wish)
-        if not sources:
-            if not intent.unknown_names:  # already asked for a mission the catalog has
-                b.missing.append(f"a mission for {what} (e.g. ACE, Wind, PSP)")
+    return quantities
+
+
+def _derived_first(
+    b: _Builder, derived: tuple[DerivedQuantity, ...], quantities: list[QuantityWish]
+) -> list[QuantityWish]:
+    """The quantities left once derived ones take their inputs ("pressure from n and V")."""
+    inputs = {need.partition(":")[0] for d in derived for need in d.needs} | {"pressure"}
+    quantities = [w for w in quantities if w.quantity not in inputs]
+    if not quantities and b.missing[:1] == [_NO_QUANTITY]:
+        b.missing.pop(0)
+    if any(d.key == "alpha_proton_ratio" for d in derived):
+        # "ratio" named the derived quantity, not a ratio of two plotted series.
+        kept_ops = tuple(op for op in b.intent.operations if op.kind != "ratio")
+        b.intent = replace(b.intent, operations=kept_ops)
+    return quantities
+
+
+def _measured_series(
+    b: _Builder, wish: QuantityWish, span: TimeRange | None, finals: list[tuple[str, str, str]]
+) -> TimeRange | None:
+    """Fetch `wish` from every source that should deliver it, with its operations."""
+    what = wish.text if wish.quantity == _NAMED else describe_quantity(wish)
+    sources = _sources_for(b, wish)
+    if not sources:
+        if not b.intent.unknown_names:  # already asked for a mission the catalog has
+            b.missing.append(f"a mission for {what} (e.g. ACE, Wind, PSP)")
+        return span
+    for source in sources:
+        cands = _candidates(b, source, wish, span)
+        if not cands:
+            b.notes.append(f"No {source.name} dataset in the catalog holds {what}.")
             continue
-        for source in sources:
+        if span is None:
+            span = _window(b.intent, cands[0], b)
             cands = _candidates(b, source, wish, span)
-            if not cands:
-                b.notes.append(f"No {source.name} dataset in the catalog holds {what}.")
-                continue
-            if span is None:
-                span = _window(intent, cands[0], b)
-                cands = _candidates(b, source, wish, span)
-            final, name = _series_chain(b, source, wish, span, f"s{len(finals) + 1}", cands)
-            derived = b.intent.operation("derivative") is not None
-            b.units[final] = _derivative_units(cands) if derived else cands[0].units
-            group = f"{wish.quantity}:{wish.component or ''}" if wish.quantity != _NAMED else ""
-            finals.append((final, name, group or cands[0].units))
-    if not finals and not b.missing:
-        b.missing.append("a mission and quantity the catalog has data for")
-    if finals:
-        finals = _binary(b, finals)
-        _presentation(b, finals, span)
-    return OfflinePlan(
-        intent, tuple(b.steps), tuple(dict.fromkeys(b.notes)), tuple(dict.fromkeys(b.missing)), span
-    )
+        final, name = _series_chain(b, source, wish, span, f"s{len(finals) + 1}", cands)
+        derivative = b.intent.operation("derivative") is not None
+        b.units[final] = _derivative_units(cands) if derivative else cands[0].units
+        group = f"{wish.quantity}:{wish.component or ''}" if wish.quantity != _NAMED else ""
+        finals.append((final, name, group or cands[0].units))
+    return span
 
 
 def _overview(b: _Builder) -> list[QuantityWish]:
@@ -389,7 +415,9 @@ def _overview(b: _Builder) -> list[QuantityWish]:
     b.notes.append(
         "No quantity was named, so this shows the solar wind overview: |B|, speed and density."
     )
-    return [QuantityWish(k, "solar wind overview", n, c) for n, (k, c) in enumerate(GROUP_WORDS[0][1])]
+    return [
+        QuantityWish(k, "solar wind overview", n, c) for n, (k, c) in enumerate(GROUP_WORDS[0][1])
+    ]
 
 
 _FRAME_WORDS = re.compile(r"\b(GSE|GSM|RTN|SRF|GEI|GEO|SM|HCI)\b")
@@ -446,7 +474,9 @@ def _derived_series(
             label = b.unique(f"{source.tag}_{d.key}")
             formula = f" ({d.formula})" if d.formula else ""
             what = f"{source.name} {d.label}"
-            _compute(b, what, tuple(refs), label, derived_code(d, units), f"{what}{formula}", d.units)
+            _compute(
+                b, what, tuple(refs), label, derived_code(d, units), f"{what}{formula}", d.units
+            )
             b.units[label] = d.units
             finals.append((label, what, d.key))
     return span

@@ -1,6 +1,7 @@
-"""Spectrum requests: "spectrogram", "energy spectrum", "pitch angle", "radio", "wave
-spectrogram" become one `spectrogram` wish whose component names the axis asked for
-(energy, pitch angle or frequency); the plan draws it as a heatmap trace.
+"""Spectrum requests become one `spectrogram` wish, drawn as a heatmap.
+
+"spectrogram", "energy spectrum", "pitch angle", "radio" and "wave spectrogram" become one
+wish whose component names the axis asked for (energy, pitch angle, radio or frequency).
 
 Imports only this package.
 """
@@ -37,8 +38,10 @@ AXIS_CUES = {
 def spectrum_wishes(
     text: str, wishes: list[QuantityWish], species: str | None
 ) -> list[QuantityWish]:
-    """The wishes with spectrum words turned into one spectrogram wish (as they were if
-    the request names no spectrum)."""
+    """The wishes with spectrum words turned into one spectrogram wish.
+
+    Unchanged when the request names no spectrum.
+    """
     match = _SPECTRUM.search(text)
     if match is None:
         return wishes

@@ -12,8 +12,8 @@ planner's `resolve_plan_time`. Imports only `timerange`, `errors` and `vocabular
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from xhelio.errors import BadTimeRangeError
@@ -113,8 +113,11 @@ def _reversed(text: str, end: int, start_text: str, now: datetime | None) -> str
 
 
 class _Rewritten:
-    """Text with pieces rewritten into forms `parse_time_range` reads, remembering each
-    pass so a span of the rewritten text maps back to the original (for masking)."""
+    """Text with pieces rewritten into forms `parse_time_range` reads.
+
+    Each pass is remembered so a span of the rewritten text maps back to the original
+    (the parser masks what the time range used).
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -190,7 +193,9 @@ _PART_OF = re.compile(
     rf"\b(?:the\s+)?(?P<w>last|first|final|opening)\s+{_COUNT}[\s-]*{_UNIT}\s+of\s+(?:the\s+)?",
     re.I,
 )
-_HALF_OF = re.compile(r"\b(?:the\s+)?(?P<w>first|1st|second|2nd|last)\s+half\s+of\s+(?:the\s+)?", re.I)
+_HALF_OF = re.compile(
+    r"\b(?:the\s+)?(?P<w>first|1st|second|2nd|last)\s+half\s+of\s+(?:the\s+)?", re.I
+)
 _AGO = re.compile(rf"\b(?:from\s+|on\s+)?{_COUNT}\s+(?P<u>days?|weeks?)\s+ago\b", re.I)
 _PLUS_MINUS = re.compile(
     rf"\bat\s+(?P<c>\d{{1,2}}:\d{{2}})\s*(?:UTC?|Z)?\s*(?:plus or minus|\+/-|\u00b1|\+-)\s*"
@@ -245,14 +250,19 @@ def _bad_clock(text: str) -> str | None:
 
 
 def _anchored(text: str, now: datetime | None) -> TimeFound | None:
-    """Forms that build a range from a period named after them: 'N hours starting T',
-    'the last N days of March 2015', 'the second half of 2015-03-17'."""
+    """Forms that build a range from a period named after them.
+
+    'N hours starting T', 'the last N days of March 2015', 'the second half of
+    2015-03-17', and 'N days ago' counted from `now`.
+    """
     for form in (_ANCHORED, _PART_OF, _HALF_OF):
         for match in form.finditer(text):
             rest = text[match.end() :]
             found = find_time_range(rest, now)
-            if found.range is None or found.text is None or not rest.lstrip().startswith(
-                found.text[:1]
+            if (
+                found.range is None
+                or found.text is None
+                or not rest.lstrip().startswith(found.text[:1])
             ):
                 continue
             base = found.range
@@ -263,8 +273,10 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
             if form is _HALF_OF:
                 half = base.duration / 2
                 second = match["w"].lower() in ("second", "2nd", "last")
-                result = TimeRange(base.start + half, base.end) if second else TimeRange(
-                    base.start, base.start + half
+                result = (
+                    TimeRange(base.start + half, base.end)
+                    if second
+                    else TimeRange(base.start, base.start + half)
                 )
             else:
                 length = _count(match["n"]) * _unit(match["u"])
