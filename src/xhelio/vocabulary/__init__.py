@@ -144,7 +144,7 @@ def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def _read(name: str) -> dict[str, Any]:
-    return tomllib.loads(resources.files(__package__).joinpath(name).read_text("utf-8"))
+    return tomllib.loads(resources.files("xhelio.vocabulary").joinpath(name).read_text("utf-8"))
 
 
 @cache

@@ -21,7 +21,7 @@ from xhelio.agents.offline.answer import (
     describe_render,
     discovery_text,
 )
-from xhelio.agents.offline.followup import is_follow_up, merge
+from xhelio.agents.offline.followup import export_only, is_follow_up, merge
 from xhelio.agents.offline.intent import RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
@@ -106,6 +106,8 @@ class OfflineAssistant:
         intent = parse_request(request, self.vocab)
         if intent.discovery is not None:
             return self._discover(intent)
+        if export_only(intent) and self.workspace.session.plot.current is not None:
+            return self._export(intent)
         intent, plan, follow = self.interpret(request, intent)
         if not plan.steps:
             return AssistantReply(
@@ -144,6 +146,20 @@ class OfflineAssistant:
             intent, kept = merge(base, intent)
         plan = build_plan(self.vocab, intent)
         return intent, replace(plan, notes=(*kept, *plan.notes)), follow
+
+    def _export(self, intent: RequestIntent) -> AssistantReply:
+        """Export the figure on screen as it is (nothing fetched or drawn again)."""
+        args: dict[str, Any] = {"action": "export", "format": intent.plot.export_format}
+        if intent.plot.export_filename:
+            args["filename"] = intent.plot.export_filename
+        result = self._call("manage_plot", args)
+        if result.get("status") == "error":
+            message = f"The export failed: {result.get('message')}"
+            return AssistantReply(message, error=message, follow_up=True)
+        return AssistantReply(
+            f"Exported the current figure as {intent.plot.export_format}: {result.get('path')}.",
+            follow_up=True,
+        )
 
     def session_base(self) -> RequestIntent | None:
         """The request behind the session's current data, or None.

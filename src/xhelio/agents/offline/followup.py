@@ -8,7 +8,7 @@
 history a resumed `ask --session` loaded) into the intent that produced the current data;
 `merge` folds a new request into it. The result is a complete `RequestIntent`, so the
 usual plan runs again (fetches come from the cache) and the answer says what was kept.
-Imports only this package and `timerange`.
+Imports only this package, `timerange` and `vocabulary`.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import re
 from dataclasses import replace
 from datetime import timedelta
 
-from xhelio.agents.offline.intent import MissionRef, OperationWish, RequestIntent
+from xhelio.agents.offline.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.agents.offline.wishes import find_durations, format_seconds
 from xhelio.timerange import TimeRange
+from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["is_follow_up", "merge"]
+__all__ = ["export_only", "is_follow_up", "merge"]
 
 _FOLLOW_WORDS = re.compile(
     r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
@@ -109,6 +110,36 @@ def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange
     return None
 
 
+_SPECIES_KINDS = ("density", "temperature", "velocity", "particle_flux", "spectrogram")
+
+
+def _with_species(base: RequestIntent, new: RequestIntent) -> tuple[QuantityWish, ...]:
+    """The last quantities, for the species a bare follow-up names ("now the electrons")."""
+    named = load_vocabulary().species_named(new.text)
+    if not named:
+        return base.quantities
+    species = named[0][0]
+    return tuple(
+        replace(w, species=species) if w.quantity in _SPECIES_KINDS else w
+        for w in base.quantities
+    )
+
+
+def export_only(intent: RequestIntent) -> bool:
+    """Whether a request only asks to export the current figure ("export it as PDF")."""
+    return bool(intent.plot.export_format) and not (
+        intent.missions
+        or intent.quantities
+        or intent.dataset_ids
+        or intent.time_range
+        or intent.operations
+        or intent.plot.log_y
+        or intent.plot.layout != "auto"
+        or _SHIFT.search(intent.text)
+        or _EXTEND.search(intent.text)
+    )
+
+
 def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[str]]:
     """The new request completed from the last one, and notes saying what was kept."""
     notes: list[str] = []
@@ -119,7 +150,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     elif new.quantities and not replaced:
         quantities = (*base.quantities, *new.quantities)
     else:
-        quantities = new.quantities or base.quantities
+        quantities = new.quantities or _with_species(base, new)
     time_range, time_text = new.time_range, new.time_text
     if time_range is None and base.time_range is not None:
         shifted = _shifted(base.time_range, new, notes)
@@ -148,6 +179,8 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     resample = next((op for op in operations if op.kind == "resample"), None)
     merged = replace(
         new,
+        # The instruments, derived quantities and frames the last request named still hold.
+        text=f"{base.text}\n{new.text}",
         missions=missions,
         quantities=quantities,
         time_range=time_range,
