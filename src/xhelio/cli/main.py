@@ -28,6 +28,7 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "cache": ("cache_cmd", True),
     "sessions": ("session_cmd", True),
     "plan": ("plan_cmd", True),
+    "pipeline": ("pipeline_cmd", True),
 }
 
 
