@@ -30,12 +30,16 @@ from xhelio.tools.workspace import open_workspace
 
 __all__ = ["app"]
 
-app = typer.Typer(help="Saved pipelines: list, search, show, run, export, delete.", add_completion=False)
+app = typer.Typer(
+    help="Saved pipelines: list, search, show, run, export, delete.", add_completion=False
+)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
-def _emit(as_json: bool, work: Callable[[], dict[str, Any]], show: Callable[[dict[str, Any]], None]) -> None:
+def _emit(
+    as_json: bool, work: Callable[[], dict[str, Any]], show: Callable[[dict[str, Any]], None]
+) -> None:
     """Run `work`; print JSON or call `show`; errors become JSON or one red line, exit 1."""
     if not as_json:
         with cli_errors():
@@ -60,7 +64,11 @@ def _rows_table(rows: list[PipelineRow], title: str) -> Table:
         table.add_column(column)
     for r in rows:
         table.add_row(
-            r.id, escape(r.name), " ".join(r.datasets), str(r.steps), r.family_id[:10],
+            r.id,
+            escape(r.name),
+            " ".join(r.datasets),
+            str(r.steps),
+            r.family_id[:10],
             "no (vanilla)" if r.vanilla else "yes",
         )
     return table
@@ -69,6 +77,7 @@ def _rows_table(rows: list[PipelineRow], title: str) -> Table:
 @app.command("list")
 def list_cmd(as_json: JsonOption = False) -> None:
     """List saved pipelines, newest first."""
+
     def work() -> dict[str, Any]:
         return {"pipelines": [r.to_dict() for r in PipelineStore(load_settings()).list()]}
 
@@ -87,6 +96,7 @@ def search_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Search indexed pipelines; variants of one analysis are grouped as one family."""
+
     def work() -> dict[str, Any]:
         hits = PipelineStore(load_settings()).search(text, mission, dataset)
         return {"families": [h.to_dict() for h in hits]}
@@ -96,25 +106,35 @@ def search_cmd(
         if not payload["families"]:
             console.print("No matching pipelines.")
         for fam in payload["families"]:
-            console.print(f"[bold]{escape(fam['name'])}[/] family {fam['family_id'][:10]} "
-                          f"({len(fam['variant_ids'])} variant(s))", highlight=False)
+            console.print(
+                f"[bold]{escape(fam['name'])}[/] family {fam['family_id'][:10]} "
+                f"({len(fam['variant_ids'])} variant(s))",
+                highlight=False,
+            )
             for v in fam["variants"]:
-                console.print(f"  {v['id']}  {escape(v['name'])}  {escape(v['description'])}",
-                              highlight=False)
+                console.print(
+                    f"  {v['id']}  {escape(v['name'])}  {escape(v['description'])}", highlight=False
+                )
 
     _emit(as_json, work, show)
 
 
 @app.command("show")
-def show_cmd(pipeline: Annotated[str, typer.Argument(help="Id or name.")], as_json: JsonOption = False) -> None:
+def show_cmd(
+    pipeline: Annotated[str, typer.Argument(help="Id or name.")], as_json: JsonOption = False
+) -> None:
     """Show a pipeline's variables and steps."""
+
     def work() -> dict[str, Any]:
         store = PipelineStore(load_settings())
         saved = store.load(pipeline)
         row = store.row(saved.id)
-        return {**saved.to_dict(), "family_id": row.family_id,
-                "variant_ids": [r.id for r in store.family(row.family_id)],
-                "indexed": not row.vanilla}
+        return {
+            **saved.to_dict(),
+            "family_id": row.family_id,
+            "variant_ids": [r.id for r in store.family(row.family_id)],
+            "indexed": not row.vanilla,
+        }
 
     def show(payload: dict[str, Any]) -> None:
         console = Console()
@@ -124,9 +144,13 @@ def show_cmd(pipeline: Annotated[str, typer.Argument(help="Id or name.")], as_js
             console.print(f"{name} = {escape(var['default'])}", highlight=False)
         for s in payload["steps"]:
             deps = f" after {', '.join(s['depends_on'])}" if s["depends_on"] else ""
-            console.print(f"  {s['step_id']} {s['tool']}{deps}: {escape(s['intent'])}", highlight=False)
-        console.print(f"Family {payload['family_id'][:10]}: {', '.join(payload['variant_ids'])}",
-                      highlight=False)
+            console.print(
+                f"  {s['step_id']} {s['tool']}{deps}: {escape(s['intent'])}", highlight=False
+            )
+        console.print(
+            f"Family {payload['family_id'][:10]}: {', '.join(payload['variant_ids'])}",
+            highlight=False,
+        )
 
     _emit(as_json, work, show)
 
@@ -134,11 +158,16 @@ def show_cmd(pipeline: Annotated[str, typer.Argument(help="Id or name.")], as_js
 @app.command("run")
 def run_cmd(
     pipeline: Annotated[str, typer.Argument(help="Id or name.")],
-    time: Annotated[str | None, typer.Option("--time", "-t", help="Time range, e.g. 'March 2001'.")] = None,
-    png: Annotated[bool, typer.Option("--png/--no-png", help="Also write the figure as PNG.")] = True,
+    time: Annotated[
+        str | None, typer.Option("--time", "-t", help="Time range, e.g. 'March 2001'.")
+    ] = None,
+    png: Annotated[
+        bool, typer.Option("--png/--no-png", help="Also write the figure as PNG.")
+    ] = True,
     as_json: JsonOption = False,
 ) -> None:
     """Replay a pipeline for a time range (no model), save the figure; exit 1 if it failed."""
+
     def work() -> dict[str, Any]:
         saved = PipelineStore(load_settings()).load(pipeline)
         overrides = {TIME_RANGE_VAR: time} if time else {}
@@ -155,11 +184,17 @@ def run_cmd(
                         figures.append(str(plot.export("png", f"{stem}.png")))
                     except XhelioError as exc:
                         figures.append(f"(PNG not written: {exc.message})")
-            workspace.save(title=f"pipeline {saved.name}: {result.variables.get(TIME_RANGE_VAR, '')}")
+            workspace.save(
+                title=f"pipeline {saved.name}: {result.variables.get(TIME_RANGE_VAR, '')}"
+            )
         finally:
             workspace.close()
-        return {**result.to_dict(), "name": saved.name, "session_id": workspace.session.id,
-                "figures": figures}
+        return {
+            **result.to_dict(),
+            "name": saved.name,
+            "session_id": workspace.session.id,
+            "figures": figures,
+        }
 
     def show(payload: dict[str, Any]) -> None:
         console = Console()
@@ -179,6 +214,7 @@ def export_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Write a standalone script or notebook that reproduces the data and the figure."""
+
     def work() -> dict[str, Any]:
         if fmt not in ("py", "ipynb"):
             raise UserError(f"Unknown format {fmt!r}; use py or ipynb.")
@@ -191,8 +227,13 @@ def export_cmd(
         text = export_text(saved, "py" if fmt == "py" else "ipynb", citations)
         target = out or Path(f"{saved.name.replace(' ', '_').replace('/', '_')}.{fmt}")
         target.write_text(text, encoding="utf-8")
-        return {"status": "ok", "id": saved.id, "path": str(target.resolve()), "format": fmt,
-                "citations": [c.line() for c in citations]}
+        return {
+            "status": "ok",
+            "id": saved.id,
+            "path": str(target.resolve()),
+            "format": fmt,
+            "citations": [c.line() for c in citations],
+        }
 
     def show(payload: dict[str, Any]) -> None:
         Console().print(f"Wrote {escape(payload['path'])}", highlight=False)
@@ -201,13 +242,18 @@ def export_cmd(
 
 
 @app.command("delete")
-def delete_cmd(pipeline: Annotated[str, typer.Argument(help="Id or name.")], as_json: JsonOption = False) -> None:
+def delete_cmd(
+    pipeline: Annotated[str, typer.Argument(help="Id or name.")], as_json: JsonOption = False
+) -> None:
     """Delete a saved pipeline."""
+
     def work() -> dict[str, Any]:
         row = PipelineStore(load_settings()).delete(pipeline)
         return {"status": "ok", "deleted": row.id, "name": row.name}
 
     def show(payload: dict[str, Any]) -> None:
-        Console().print(f"Deleted {payload['deleted']} ({escape(payload['name'])}).", highlight=False)
+        Console().print(
+            f"Deleted {payload['deleted']} ({escape(payload['name'])}).", highlight=False
+        )
 
     _emit(as_json, work, show)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+from pandas.util import hash_pandas_object
 
 from xhelio.errors import UserError
 from xhelio.pipelines.extract import extract_pipeline
@@ -41,7 +42,7 @@ def _output_hash(session: Session, step: PipelineStep, result: dict[str, Any]) -
             continue
         data = session.store.get(label).data
         if isinstance(data, pd.DataFrame):
-            digest.update(pd.util.hash_pandas_object(data, index=True).to_numpy().tobytes())
+            digest.update(hash_pandas_object(data, index=True).to_numpy().tobytes())
             digest.update(json.dumps([str(c) for c in data.columns]).encode())
         else:
             digest.update(data.to_numpy().tobytes())

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from xhelio.catalog.index import Catalog
+from xhelio.errors import XhelioError
 from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline
 
 __all__ = ["Citation", "dataset_citations", "export_notebook", "export_script", "export_text"]
@@ -56,7 +57,7 @@ def dataset_citations(
     for dataset in pipeline.datasets:
         try:
             info = catalog.dataset(dataset) if catalog is not None else None
-        except Exception:  # noqa: BLE001 - a dataset unknown to the catalog is still cited by id
+        except XhelioError:  # a dataset unknown to the catalog is still cited by id
             info = None
         out.append(
             Citation(
@@ -76,7 +77,7 @@ def _header(pipeline: Pipeline, citations: Sequence[Citation]) -> list[str]:
         "",
         pipeline.description,
         f"Exported {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}; "
-        f"default time range {pipeline.variables.get(TIME_RANGE_VAR).default if TIME_RANGE_VAR in pipeline.variables else 'n/a'}.",  # noqa: E501
+        f"default time range {_default_range(pipeline) or 'n/a'}.",
         "",
         "Data citations (please acknowledge the data providers when you publish):",
         *(f"  - {c.line()}" for c in citations),
@@ -194,4 +195,6 @@ def export_notebook(pipeline: Pipeline, citations: Sequence[Citation] = ()) -> s
 
 def export_text(pipeline: Pipeline, fmt: Format, citations: Sequence[Citation] = ()) -> str:
     """The export in `fmt` ('py' or 'ipynb')."""
-    return export_script(pipeline, citations) if fmt == "py" else export_notebook(pipeline, citations)
+    return (
+        export_script(pipeline, citations) if fmt == "py" else export_notebook(pipeline, citations)
+    )

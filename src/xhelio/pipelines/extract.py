@@ -109,13 +109,16 @@ def _keep_presentation(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
     )
     kept: list[dict[str, Any]] = []
     for i, op in enumerate(ops):
-        if op["tool"] == "save_data":
+        if (
+            op["tool"] == "save_data"
+            or (op["tool"] == "render_plotly_json" and i == last_render)
+            or (
+                op["tool"] == "manage_plot"
+                and i > last_render >= 0
+                and (op.get("args") or {}).get("action") in _STYLE_ACTIONS
+            )
+        ):
             kept.append(op)
-        elif op["tool"] == "render_plotly_json" and i == last_render:
-            kept.append(op)
-        elif op["tool"] == "manage_plot" and i > last_render >= 0:
-            if (op.get("args") or {}).get("action") in _STYLE_ACTIONS:
-                kept.append(op)
     return kept
 
 

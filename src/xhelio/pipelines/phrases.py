@@ -20,7 +20,7 @@ from xhelio.tools.workspace import Workspace
 __all__ = ["pipeline_reply"]
 
 _CALLER = "offline"
-_QUOTES = " \"'“”‘’.!?"
+_QUOTES = " \"'\u201c\u201d\u2018\u2019.!?"
 _SAVE = re.compile(
     r"^(?:please\s+|now\s+|and\s+)*save\s+(?:this|it|that|the\s+\w+)?\s*(?:analysis\s+|plot\s+)?"
     r"as\s+(?:a\s+|my\s+|the\s+)?(?:new\s+)?pipeline\s*(?:called|named|:)?\s+(?P<name>.+)$"
@@ -83,19 +83,32 @@ def _save(workspace: Workspace, name: str) -> str:
         return f"Could not save the pipeline: {problem}"
     steps = "\n".join(f"- {s}" for s in result.get("step_list", []))
     default = (result.get("variables") or {}).get("$TIME_RANGE", {}).get("default")
-    when = f"\n\nSaved time range {default} is its $TIME_RANGE; run it for another range with " \
-        f"\"run {name} for March 2001\"." if default else ""
+    when = (
+        f"\n\nSaved time range {default} is its $TIME_RANGE; run it for another range with "
+        f'"run {name} for March 2001".'
+        if default
+        else ""
+    )
     family = result.get("family_size", 1)
-    same = f"\n\nIt joins a family of {family} variants with the same data steps." if family > 1 else ""
+    same = (
+        f"\n\nIt joins a family of {family} variants with the same data steps."
+        if family > 1
+        else ""
+    )
     note = f"\n\n{result['note']}" if result.get("note") else ""
-    return f"Saved pipeline '{result['name']}' ({result['id']}) with {len(result.get('step_list', []))} steps:\n{steps}{when}{same}{note}"
+    count = len(result.get("step_list", []))
+    head = f"Saved pipeline '{result['name']}' ({result['id']}) with {count} steps:"
+    return f"{head}\n{steps}{when}{same}{note}"
 
 
 def _list(workspace: Workspace) -> str:
     result = _call(workspace, "list_pipelines", {})
     rows = result.get("pipelines") or []
     if not rows:
-        return "You have no saved pipelines yet. Make a figure, then say \"save this as a pipeline called NAME\"."
+        return (
+            "You have no saved pipelines yet. Make a figure, then say "
+            '"save this as a pipeline called NAME".'
+        )
     lines = [f"- {r['name']} ({r['id']}): {r['description']}" for r in rows]
     return f"Saved pipelines ({len(rows)}):\n" + "\n".join(lines)
 
@@ -107,7 +120,9 @@ def _search(workspace: Workspace, query: str) -> str:
         return f"No saved pipeline matches '{query}'."
     lines: list[str] = []
     for fam in families:
-        lines.append(f"- {fam['name']}: {len(fam['variant_ids'])} variant(s) {', '.join(fam['variant_ids'])}")
+        lines.append(
+            f"- {fam['name']}: {len(fam['variant_ids'])} variant(s) {', '.join(fam['variant_ids'])}"
+        )
     return "Matching pipeline families:\n" + "\n".join(lines)
 
 
@@ -116,7 +131,7 @@ def _run(workspace: Workspace, name: str, when: str | None, text: str) -> str:
         return (
             f"Changing the steps of '{name}' (another spacecraft, other styling) needs a language "
             "model; offline mode replays pipelines exactly as saved. Configure a model, or ask "
-            f"\"run {name} for <time range>\"."
+            f'"run {name} for <time range>".'
         )
     args: dict[str, Any] = {"pipeline": name}
     if when:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from xhelio.errors import UserError
+from xhelio.errors import UserError, XhelioError
 from xhelio.pipelines.dag import load_dag, save_dag
 from xhelio.pipelines.extract import extract_pipeline
 from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline
@@ -50,7 +50,7 @@ def store_missions(ctx: ToolContext, pipeline: Pipeline) -> list[str]:
     for dataset in pipeline.datasets:
         try:
             mission = ctx.catalog.dataset(dataset).mission_id
-        except Exception:  # noqa: BLE001 - a dataset missing from the catalog just adds nothing
+        except XhelioError:  # a dataset missing from the catalog just adds nothing
             continue
         if mission and mission not in names:
             names.append(mission)
