@@ -17,6 +17,8 @@ from servers.catalog_hapi import CatalogHapiServer
 from xhelio.config import load_settings
 from xhelio.tools.workspace import Workspace, open_workspace
 
+__all__ = ["open_workspace"]
+
 JANUARY = "2001-01-01 to 2001-01-04"
 MARCH = "2001-03-01 to 2001-03-04"
 

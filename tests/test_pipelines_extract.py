@@ -58,9 +58,7 @@ def test_a_relative_range_is_resolved_when_it_was_recorded() -> None:
 def test_model_can_choose_steps_and_intents(workspace: Workspace) -> None:
     make_session(workspace)
     ops = workspace.session.operations
-    fetch_seq = next(
-        op["seq"] for op in ops if op["args"].get("parameter_id") == "SC_pos_GSE"
-    )
+    fetch_seq = next(op["seq"] for op in ops if op["args"].get("parameter_id") == "SC_pos_GSE")
     pipeline = extract_pipeline(
         ops, "position", select=[fetch_seq], intents={fetch_seq: "Spacecraft position"}
     )
@@ -75,21 +73,36 @@ def test_nothing_to_save_is_a_clear_error() -> None:
 
 
 def _step(sid: str, tool: str, args: dict[str, object], deps: list[str]) -> PipelineStep:
-    return PipelineStep(sid, tool, dict(args), produces=[str(args.get("output_label", ""))],
-                        depends_on=deps)
+    return PipelineStep(
+        sid, tool, dict(args), produces=[str(args.get("output_label", ""))], depends_on=deps
+    )
 
 
 def test_fingerprint_ignores_step_ids_names_and_figures() -> None:
     fetch = {"dataset_id": "AC_H2_MFI", "parameter_id": "BGSEc", "time_range": TIME_RANGE_VAR}
     comp = {"source_labels": ["AC_H2_MFI.BGSEc"], "code": "result = df", "output_label": "B"}
-    a = Pipeline("pl_a", "one", [_step("s001", "fetch_data", fetch, []),
-                                 _step("s002", "custom_operation", comp, ["s001"]),
-                                 _step("s003", "render_plotly_json", {"figure": {"data": []}}, ["s002"])])
-    b = Pipeline("pl_b", "two", [_step("x7", "fetch_data", fetch, []),
-                                 _step("x9", "custom_operation", comp, ["x7"]),
-                                 _step("x10", "manage_plot", {"action": "export"}, ["x9"])])
+    a = Pipeline(
+        "pl_a",
+        "one",
+        [
+            _step("s001", "fetch_data", fetch, []),
+            _step("s002", "custom_operation", comp, ["s001"]),
+            _step("s003", "render_plotly_json", {"figure": {"data": []}}, ["s002"]),
+        ],
+    )
+    b = Pipeline(
+        "pl_b",
+        "two",
+        [
+            _step("x7", "fetch_data", fetch, []),
+            _step("x9", "custom_operation", comp, ["x7"]),
+            _step("x10", "manage_plot", {"action": "export"}, ["x9"]),
+        ],
+    )
     for s in (*a.steps, *b.steps):
-        s.phase = "presentation" if s.tool in {"render_plotly_json", "manage_plot"} else "appropriation"
+        s.phase = (
+            "presentation" if s.tool in {"render_plotly_json", "manage_plot"} else "appropriation"
+        )
     assert a.appropriation_fingerprint() == b.appropriation_fingerprint()
     b.steps[1].args = {**comp, "code": "result = df * 2"}
     assert a.appropriation_fingerprint() != b.appropriation_fingerprint()
@@ -104,13 +117,27 @@ def test_documents_round_trip_and_seed_002_documents_migrate() -> None:
         "name": "ACE B-field Overview",
         "variables": {"$TIME_RANGE": {"type": "time_range", "default": "last 7 days"}},
         "steps": [
-            {"step_id": 1, "tool_name": "fetch_data",
-             "tool_args": {"dataset_id": "AC_H2_MFI", "parameter_id": "BGSEc",
-                           "time_range": "$TIME_RANGE"},
-             "intent": "Fetch ACE B", "produces": ["AC_H2_MFI.BGSEc"], "depends_on": [],
-             "critical": True},
-            {"step_id": 2, "tool_name": "render_plotly_json", "tool_args": {"figure": {}},
-             "intent": "Plot", "depends_on": [1], "critical": False},
+            {
+                "step_id": 1,
+                "tool_name": "fetch_data",
+                "tool_args": {
+                    "dataset_id": "AC_H2_MFI",
+                    "parameter_id": "BGSEc",
+                    "time_range": "$TIME_RANGE",
+                },
+                "intent": "Fetch ACE B",
+                "produces": ["AC_H2_MFI.BGSEc"],
+                "depends_on": [],
+                "critical": True,
+            },
+            {
+                "step_id": 2,
+                "tool_name": "render_plotly_json",
+                "tool_args": {"figure": {}},
+                "intent": "Plot",
+                "depends_on": [1],
+                "critical": False,
+            },
         ],
     }
     migrated = Pipeline.from_dict(seed)

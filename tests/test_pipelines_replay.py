@@ -99,13 +99,24 @@ def test_a_failed_non_critical_step_is_logged_and_the_run_goes_on(workspace: Wor
     pipeline = saved(workspace)
     data = pipeline.to_dict()
     data["steps"].append(
-        {"step_id": "s005", "tool": "manage_plot", "args": {"action": "zoom",
-         "time_range": "1990-01-01 to 1990-01-02"}, "depends_on": ["s004"], "critical": False,
-         "phase": "presentation"}
+        {
+            "step_id": "s005",
+            "tool": "manage_plot",
+            "args": {"action": "zoom", "time_range": "1990-01-01 to 1990-01-02"},
+            "depends_on": ["s004"],
+            "critical": False,
+            "phase": "presentation",
+        }
     )
     data["steps"].append(
-        {"step_id": "s006", "tool": "manage_plot", "args": {"action": "export", "format": "html"},
-         "depends_on": ["s004"], "critical": False, "phase": "presentation"}
+        {
+            "step_id": "s006",
+            "tool": "manage_plot",
+            "args": {"action": "export", "format": "html"},
+            "depends_on": ["s004"],
+            "critical": False,
+            "phase": "presentation",
+        }
     )
     ws = open_fresh()
     try:

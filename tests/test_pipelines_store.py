@@ -83,8 +83,9 @@ def test_unknown_name_suggests_close_ones(store: PipelineStore) -> None:
 
 def test_search_by_text_mission_and_dataset(store: PipelineStore) -> None:
     store.save(make("pl_ace", "ACE storm overview"), ["ace"])
-    store.save(make("pl_wind", "Wind field", dataset="WI_H0_MFI", params=("BF1", "BGSE", "BGSM")),
-               ["wind"])
+    store.save(
+        make("pl_wind", "Wind field", dataset="WI_H0_MFI", params=("BF1", "BGSE", "BGSM")), ["wind"]
+    )
     assert [h.family_id for h in store.search("storm")] == [store.row("pl_ace").family_id]
     assert [h.variants[0].id for h in store.search(mission="wind")] == ["pl_wind"]
     assert [h.variants[0].id for h in store.search(dataset="ac_h2_mfi")] == ["pl_ace"]

@@ -7,8 +7,9 @@ and every descendant `stale`; nothing recomputes until `execute` (lazy staleness
 `execute` a node runs when it is dirty or a parent's output changed; a node whose output
 hash is unchanged does not make its descendants run (backdating), and stale nodes none
 of whose parents changed are marked done without running. Calls go through the funnel
-with caller "pipeline"; new calls by other callers (a new request) rebuild the DAG,
-keeping pending modifications of nodes that still exist.
+with caller "pipeline"; new data or figure calls by other callers (a new request)
+rebuild the DAG from the log, keeping the stale marks of nodes that still exist (their
+pending argument edits are dropped: the new request superseded them).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pandas.util import hash_pandas_object
 
 from xhelio.errors import UserError
 from xhelio.pipelines.extract import extract_pipeline
-from xhelio.pipelines.model import PipelineStep
+from xhelio.pipelines.model import APPROPRIATION_TOOLS, PRESENTATION_TOOLS, PipelineStep
 from xhelio.pipelines.replay import CALLER
 from xhelio.sandbox.ops_library import OpsLibrary, normalize_description
 from xhelio.session.state import Session
@@ -284,6 +285,19 @@ def _from_ops(session: Session) -> LiveDag:
     return dag
 
 
+def _changes_data(op: dict[str, Any]) -> bool:
+    """Whether an operation since the DAG was built makes it out of date.
+
+    The DAG's own re-runs (caller "pipeline"), failures and calls that make no data or
+    figure (listing, inspecting the DAG itself) leave it as it is.
+    """
+    return (
+        op.get("caller") != CALLER
+        and op.get("status") == "ok"
+        and op.get("tool") in APPROPRIATION_TOOLS | PRESENTATION_TOOLS
+    )
+
+
 def load_dag(session: Session) -> LiveDag:
     """The session's DAG: cached, or rebuilt when other callers added operations since."""
     cached = session.meta.get(META_KEY)
@@ -295,7 +309,7 @@ def load_dag(session: Session) -> LiveDag:
             int(cached.get("ops_seen", 0)),  # pyright: ignore[reportUnknownArgumentType]
         )
         newer = session.operations[dag.ops_seen :]
-        if all(op.get("caller") == CALLER for op in newer):
+        if not any(_changes_data(op) for op in newer):
             return dag
         fresh = _from_ops(session)
         pending = {(n.tool, tuple(n.produces)): dag.status.get(n.step_id) for n in dag.nodes}

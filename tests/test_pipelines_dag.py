@@ -1,0 +1,170 @@
+"""The live DAG through the pipeline tools: staleness, backdating, edits, ops library."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from pipeline_support import (  # noqa: F401 - fixtures
+    SMOOTH_10MIN,
+    SMOOTH_CODE,
+    hapi_env,
+    hapi_server,
+    make_session,
+    workspace,
+)
+from xhelio.tools.workspace import Workspace
+
+
+def call(ws: Workspace, tool: str, **args: Any) -> dict[str, Any]:
+    result = ws.funnel.call(tool, args, caller="orchestrator")
+    assert result.get("status") != "error", result
+    return result
+
+
+def node_of(ws: Workspace, tool: str) -> str:
+    nodes = call(ws, "get_pipeline_info")["nodes"]
+    return next(n["node_id"] for n in nodes if n["tool"] == tool)
+
+
+def new_calls(ws: Workspace, since: int) -> list[str]:
+    return [op["tool"] for op in ws.session.operations[since:] if op["caller"] == "pipeline"]
+
+
+def test_summary_and_node_detail_with_code(workspace: Workspace) -> None:
+    make_session(workspace)
+    nodes = call(workspace, "get_pipeline_info")["nodes"]
+    assert [n["tool"] for n in nodes] == [
+        "fetch_data",
+        "fetch_data",
+        "custom_operation",
+        "render_plotly_json",
+    ]
+    assert all(n["status"] == "done" for n in nodes)
+    detail = call(workspace, "get_pipeline_info", node_id=node_of(workspace, "custom_operation"))
+    assert detail["args"]["code"] == SMOOTH_CODE
+    # the 6-line smoothing went into the ops library when it ran, and the node sees it
+    assert [m["same_code"] for m in detail["library_matches"]] == [True]
+
+
+def test_new_window_reruns_only_the_compute_and_the_plot(workspace: Workspace) -> None:
+    make_session(workspace)
+    smooth = node_of(workspace, "custom_operation")
+    before = workspace.session.store.get("B_smooth").data.copy()
+    changed = call(
+        workspace,
+        "modify_pipeline_node",
+        action="update_params",
+        node_id=smooth,
+        params={"code": SMOOTH_10MIN},
+    )
+    assert changed["stale"] == [node_of(workspace, "render_plotly_json")]
+    statuses = {n["node_id"]: n["status"] for n in changed["pipeline"]}
+    assert statuses[smooth] == "dirty"
+    start = len(workspace.session.operations)
+    result = call(workspace, "execute_pipeline")
+    assert new_calls(workspace, start) == ["custom_operation", "render_plotly_json"]
+    assert result["backdated"] == [] and result["still_stale"] == []
+    after = workspace.session.store.get("B_smooth").data
+    assert isinstance(after, pd.DataFrame) and not after.equals(before)
+    # nothing is stale any more: a second execute runs nothing
+    start = len(workspace.session.operations)
+    assert call(workspace, "execute_pipeline")["ran"] == []
+    assert new_calls(workspace, start) == []
+
+
+def test_unchanged_output_backdates_its_descendants(workspace: Workspace) -> None:
+    make_session(workspace)
+    smooth = node_of(workspace, "custom_operation")
+    same_result = SMOOTH_CODE.replace("# keep the column names", "# same output, new comment")
+    call(
+        workspace,
+        "modify_pipeline_node",
+        action="update_params",
+        node_id=smooth,
+        params={"code": same_result},
+    )
+    start = len(workspace.session.operations)
+    result = call(workspace, "execute_pipeline")
+    assert new_calls(workspace, start) == ["custom_operation"]
+    assert result["backdated"] == [node_of(workspace, "render_plotly_json")]
+
+
+def test_insert_after_rewires_the_plot_and_remove_guards_dependents(workspace: Workspace) -> None:
+    make_session(workspace)
+    smooth = node_of(workspace, "custom_operation")
+    inserted = call(
+        workspace,
+        "modify_pipeline_node",
+        action="insert_after",
+        node_id=smooth,
+        code="result = df * 2",
+        output_label="B_double",
+    )["inserted"]
+    start = len(workspace.session.operations)
+    call(workspace, "execute_pipeline")
+    assert new_calls(workspace, start) == ["custom_operation", "render_plotly_json"]
+    plot = workspace.session.plot.current
+    assert plot is not None and any(t.data_label == "B_double" for t in plot.traces)
+    refused = workspace.funnel.call(
+        "modify_pipeline_node", {"action": "remove", "node_id": inserted}, caller="orchestrator"
+    )
+    assert refused["status"] == "error" and "use its output" in refused["message"]
+
+
+def test_library_save_apply_and_reuse_counts(workspace: Workspace) -> None:
+    make_session(workspace)
+    smooth = node_of(workspace, "custom_operation")
+    longer = SMOOTH_10MIN + "result = result.dropna(how='all')\n"
+    call(
+        workspace,
+        "modify_pipeline_node",
+        action="update_params",
+        node_id=smooth,
+        params={"code": longer},
+    )
+    saved = call(
+        workspace,
+        "modify_pipeline_node",
+        action="save_to_library",
+        node_id=smooth,
+        description="ACE B smoothed over 10 minutes without empty rows",
+    )
+    entry_id = saved["library_id"]
+    library = call(workspace, "get_pipeline_info", list_library=True)["library"]
+    assert entry_id in [e["id"] for e in library]
+    count = next(e["use_count"] for e in library if e["id"] == entry_id)
+    call(
+        workspace,
+        "modify_pipeline_node",
+        action="apply_library_op",
+        node_id=smooth,
+        library_id=entry_id,
+    )
+    call(workspace, "execute_pipeline")
+    ran = [op for op in workspace.session.operations if op["tool"] == "custom_operation"][-1]
+    assert f"[from {entry_id}]" in ran["args"]["description"]
+    library = call(workspace, "get_pipeline_info", list_library=True)["library"]
+    assert next(e["use_count"] for e in library if e["id"] == entry_id) > count
+
+
+def test_the_dag_survives_a_restart(workspace: Workspace) -> None:
+    make_session(workspace)
+    smooth = node_of(workspace, "custom_operation")
+    call(
+        workspace,
+        "modify_pipeline_node",
+        action="update_params",
+        node_id=smooth,
+        params={"code": SMOOTH_10MIN},
+    )
+    workspace.save()
+    from pipeline_support import open_workspace  # the same session id, re-opened
+
+    again = open_workspace(workspace.session.id)
+    try:
+        nodes = call(again, "get_pipeline_info")["nodes"]
+        assert {n["node_id"]: n["status"] for n in nodes}[smooth] == "dirty"
+    finally:
+        again.close()
