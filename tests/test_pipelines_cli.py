@@ -47,9 +47,13 @@ def test_offline_phrases_then_cli_after_a_restart(workspace: Workspace, tmp_path
     listed = cli("list")["pipelines"]
     assert isinstance(listed, list) and [p["name"] for p in listed] == [NAME]  # type: ignore[index]
     shown = cli("show", NAME)
-    assert shown["variables"] == {"$TIME_RANGE": {
-        "type": "time_range", "description": "Time range of every fetch (and of titles naming it)",
-        "default": "2001-01-01T00:00:00Z to 2001-01-05T00:00:00Z"}}
+    assert shown["variables"] == {
+        "$TIME_RANGE": {
+            "type": "time_range",
+            "description": "Time range of every fetch (and of titles naming it)",
+            "default": "2001-01-01T00:00:00Z to 2001-01-05T00:00:00Z",
+        }
+    }
     run = cli("run", NAME, "--time", "March 2001", "--no-png")
     assert run["status"] == "completed"
     assert run["variables"] == {"$TIME_RANGE": "2001-03-01T00:00:00Z to 2001-04-01T00:00:00Z"}

@@ -77,8 +77,12 @@ def test_exported_script_reproduces_the_replay(
     path = tmp_path / "ace_overview.py"
     path.write_text(script)
     data, fig = _replayed(pipeline)
-    _run([str(path), "--time-range", MARCH, "--out", "out", "--no-png"], hapi_env,
-         tmp_path / "fresh-home", tmp_path)
+    _run(
+        [str(path), "--time-range", MARCH, "--out", "out", "--no-png"],
+        hapi_env,
+        tmp_path / "fresh-home",
+        tmp_path,
+    )
     _same_outputs(tmp_path / "out", data, fig)
 
 

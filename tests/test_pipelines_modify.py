@@ -82,16 +82,28 @@ def test_run_my_ace_pipeline_for_wind_instead(workspace: Workspace) -> None:
         assert "use Wind instead" in prompt
         window = _range_in(prompt)
         return [
-            ("fetch_data", {"dataset_id": "WI_H0_MFI", "parameter_id": "BF1", "time_range": window}),
-            ("fetch_data", {"dataset_id": "WI_H0_MFI", "parameter_id": "BGSE", "time_range": window}),
+            (
+                "fetch_data",
+                {"dataset_id": "WI_H0_MFI", "parameter_id": "BF1", "time_range": window},
+            ),
+            (
+                "fetch_data",
+                {"dataset_id": "WI_H0_MFI", "parameter_id": "BGSE", "time_range": window},
+            ),
         ]
 
     def recompute(prompt: str) -> list[tuple[str, dict[str, Any]]]:
-        return [(
-            "custom_operation",
-            {"source_labels": ["WI_H0_MFI.BGSE"], "code": SMOOTH_CODE, "output_label": "B_smooth",
-             "description": "Wind B smoothed over 30 minutes"},
-        )]
+        return [
+            (
+                "custom_operation",
+                {
+                    "source_labels": ["WI_H0_MFI.BGSE"],
+                    "code": SMOOTH_CODE,
+                    "output_label": "B_smooth",
+                    "description": "Wind B smoothed over 30 minutes",
+                },
+            )
+        ]
 
     def replot(prompt: str) -> list[tuple[str, dict[str, Any]]]:
         spec = figure(_range_in(prompt))
@@ -106,8 +118,13 @@ def test_run_my_ace_pipeline_for_wind_instead(workspace: Workspace) -> None:
     ws = open_fresh()
     try:
         out = replay_with_modifications(
-            pipeline, ws.funnel, "use Wind instead of ACE", model, {TIME_RANGE_VAR: MARCH},
-            save_as="Wind overview", store=store,
+            pipeline,
+            ws.funnel,
+            "use Wind instead of ACE",
+            model,
+            {TIME_RANGE_VAR: MARCH},
+            save_as="Wind overview",
+            store=store,
         )
         assert out.replay.status == "completed"
         assert out.usage.requests == 4 and out.answer == "Swapped ACE for Wind."
@@ -144,8 +161,13 @@ def test_a_style_change_touches_only_the_figure_and_stays_in_the_family(
     ws = open_fresh()
     try:
         out = replay_with_modifications(
-            pipeline, ws.funnel, "make the smoothed line red", model, {TIME_RANGE_VAR: MARCH},
-            save_as="ACE overview red", store=store,
+            pipeline,
+            ws.funnel,
+            "make the smoothed line red",
+            model,
+            {TIME_RANGE_VAR: MARCH},
+            save_as="ACE overview red",
+            store=store,
         )
         assert out.calls == ["render_plotly_json"]  # no re-fetch, no recompute
         fetches = [op for op in ws.session.operations if op["tool"] == "fetch_data"]

@@ -308,18 +308,27 @@ class PipelineStore:
         sql = f"SELECT * FROM pipelines WHERE {' AND '.join(where)} ORDER BY created, id"
         with self._db() as db:
             found = db.execute(sql, args).fetchall()
-        families: dict[str, FamilyHit] = {}
-        for r in found:
-            row = _row(r)
-            name_words = set(_words(row.name))
-            score = float(sum(3 if w in name_words else 1 for w in words)) if words else 1.0
-            hit = families.setdefault(row.family_id, FamilyHit(row.family_id, 0.0))
-            hit.variants.append(row)
-            hit.score = max(hit.score, score)
-        ranked = sorted(families.values(), key=lambda h: (-h.score, h.variants[-1].created))
-        ranked = ranked[: max(limit, 1)]
+            families: dict[str, FamilyHit] = {}
+            for r in found:
+                row = _row(r)
+                name_words = set(_words(row.name))
+                score = float(sum(3 if w in name_words else 1 for w in words)) if words else 1.0
+                hit = families.setdefault(row.family_id, FamilyHit(row.family_id, 0.0))
+                hit.score = max(hit.score, score)
+                hit.variants.append(row)
+            ranked = sorted(families.values(), key=lambda h: (-h.score, h.variants[-1].created))
+            ranked = ranked[: max(limit, 1)]
+            # Every indexed variant of a matching family is listed, not only those whose
+            # text matched: they share the data logic. One query for all of them.
+            marks = ",".join("?" * len(ranked))
+            members = db.execute(
+                f"SELECT * FROM pipelines WHERE vanilla = 0 AND family_id IN ({marks}) "
+                "ORDER BY created, id",
+                [h.family_id for h in ranked],
+            ).fetchall()
+        by_family: dict[str, list[PipelineRow]] = {}
+        for r in members:
+            by_family.setdefault(r["family_id"], []).append(_row(r))
         for hit in ranked:
-            # Every variant of a matching family is listed, not only the ones whose text
-            # matched: they share the data logic.
-            hit.variants = [v for v in self.family(hit.family_id) if not v.vanilla]
+            hit.variants = by_family.get(hit.family_id, hit.variants)
         return ranked
