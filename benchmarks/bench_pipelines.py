@@ -29,18 +29,18 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agent_script import Script, ace_week  # noqa: E402
-from bench_agents import compute_steps  # noqa: E402
-from servers.hapi_server import HapiTestServer  # noqa: E402
-from servers.openai_chat_server import OpenAIChatServer, prompt_tokens  # noqa: E402
-from xhelio.agents.factory import make_assistant  # noqa: E402
-from xhelio.agents.orchestrator import HISTORY_KEY  # noqa: E402
-from xhelio.agents.turn import run_turn  # noqa: E402
-from xhelio.config import load_settings  # noqa: E402
-from xhelio.pipelines.model import Pipeline  # noqa: E402
-from xhelio.pipelines.replay import replay_pipeline  # noqa: E402
-from xhelio.pipelines.store import PipelineStore  # noqa: E402
-from xhelio.tools.workspace import Workspace, open_workspace  # noqa: E402
+from agent_script import Script, ace_week
+from bench_agents import compute_steps
+from servers.hapi_server import HapiTestServer
+from servers.openai_chat_server import OpenAIChatServer, prompt_tokens
+from xhelio.agents.factory import make_assistant
+from xhelio.agents.orchestrator import HISTORY_KEY
+from xhelio.agents.turn import run_turn
+from xhelio.config import load_settings
+from xhelio.pipelines.model import Pipeline
+from xhelio.pipelines.replay import replay_pipeline
+from xhelio.pipelines.store import PipelineStore
+from xhelio.tools.workspace import Workspace, open_workspace
 
 REQUEST = "Show ACE |B| for last week"
 

@@ -79,21 +79,23 @@ def make_session(ws: Workspace, time_range: str = JANUARY) -> list[dict[str, Any
 
 
 @pytest.fixture(scope="module")
-def hapi_server() -> Iterator[CatalogHapiServer]:
+def pl_hapi_server() -> Iterator[CatalogHapiServer]:
     """One catalog-wide loopback HAPI server per test module."""
     with CatalogHapiServer(max_rows=2000) as server:
         yield server
 
 
 @pytest.fixture
-def hapi_env(hapi_server: CatalogHapiServer, monkeypatch: pytest.MonkeyPatch) -> CatalogHapiServer:
+def pl_hapi_env(
+    pl_hapi_server: CatalogHapiServer, monkeypatch: pytest.MonkeyPatch
+) -> CatalogHapiServer:
     """Point this test's xhelio at the loopback server."""
-    monkeypatch.setenv("XHELIO_HAPI_URL", hapi_server.url)
-    return hapi_server
+    monkeypatch.setenv("XHELIO_HAPI_URL", pl_hapi_server.url)
+    return pl_hapi_server
 
 
 @pytest.fixture
-def workspace(hapi_env: CatalogHapiServer) -> Iterator[Workspace]:
+def pl_workspace(pl_hapi_env: CatalogHapiServer) -> Iterator[Workspace]:
     """A fresh saved session against the loopback server."""
     ws = open_workspace(settings=load_settings())
     yield ws

@@ -7,12 +7,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pipeline_support import (  # noqa: F401 - fixtures
-    hapi_env,
-    hapi_server,
+from pipeline_support import (
     make_session,
     open_fresh,
-    workspace,
 )
 from xhelio.agents import factory
 from xhelio.agents.turn import run_turn
@@ -37,12 +34,12 @@ def ask(ws: Workspace, text: str) -> str:
     return result.answer
 
 
-def test_offline_phrases_then_cli_after_a_restart(workspace: Workspace, tmp_path: Path) -> None:
-    make_session(workspace)
-    answer = ask(workspace, f"Save this as a pipeline called {NAME}.")
+def test_offline_phrases_then_cli_after_a_restart(pl_workspace: Workspace, tmp_path: Path) -> None:
+    make_session(pl_workspace)
+    answer = ask(pl_workspace, f"Save this as a pipeline called {NAME}.")
     assert f"Saved pipeline '{NAME}'" in answer and "s003 custom_operation" in answer
-    assert NAME in ask(workspace, "list my pipelines")
-    workspace.close()
+    assert NAME in ask(pl_workspace, "list my pipelines")
+    pl_workspace.close()
 
     listed = cli("list")["pipelines"]
     assert isinstance(listed, list) and [p["name"] for p in listed] == [NAME]  # type: ignore[index]
@@ -81,10 +78,12 @@ def test_offline_phrases_then_cli_after_a_restart(workspace: Workspace, tmp_path
     assert missing.exit_code == 1 and "no saved pipelines yet" in " ".join(missing.output.split())
 
 
-def test_phrases_leave_other_requests_alone(workspace: Workspace) -> None:
+def test_phrases_leave_other_requests_alone(pl_workspace: Workspace) -> None:
     from xhelio.pipelines.phrases import pipeline_reply
 
-    assert pipeline_reply(workspace, "delete the plot") is None
-    assert pipeline_reply(workspace, "run a spectral analysis of ACE for March 2001") is None
-    assert "no saved pipeline" in str(pipeline_reply(workspace, "run my pipeline Nope")).lower()
-    assert "no saved pipelines yet" in str(pipeline_reply(workspace, "list my pipelines")).lower()
+    assert pipeline_reply(pl_workspace, "delete the plot") is None
+    assert pipeline_reply(pl_workspace, "run a spectral analysis of ACE for March 2001") is None
+    assert "no saved pipeline" in str(pipeline_reply(pl_workspace, "run my pipeline Nope")).lower()
+    assert (
+        "no saved pipelines yet" in str(pipeline_reply(pl_workspace, "list my pipelines")).lower()
+    )

@@ -6,13 +6,10 @@ from typing import Any
 
 import pandas as pd
 
-from pipeline_support import (  # noqa: F401 - fixtures
+from pipeline_support import (
     SMOOTH_10MIN,
     SMOOTH_CODE,
-    hapi_env,
-    hapi_server,
     make_session,
-    workspace,
 )
 from xhelio.tools.workspace import Workspace
 
@@ -32,9 +29,9 @@ def new_calls(ws: Workspace, since: int) -> list[str]:
     return [op["tool"] for op in ws.session.operations[since:] if op["caller"] == "pipeline"]
 
 
-def test_summary_and_node_detail_with_code(workspace: Workspace) -> None:
-    make_session(workspace)
-    nodes = call(workspace, "get_pipeline_info")["nodes"]
+def test_summary_and_node_detail_with_code(pl_workspace: Workspace) -> None:
+    make_session(pl_workspace)
+    nodes = call(pl_workspace, "get_pipeline_info")["nodes"]
     assert [n["tool"] for n in nodes] == [
         "fetch_data",
         "fetch_data",
@@ -42,127 +39,131 @@ def test_summary_and_node_detail_with_code(workspace: Workspace) -> None:
         "render_plotly_json",
     ]
     assert all(n["status"] == "done" for n in nodes)
-    detail = call(workspace, "get_pipeline_info", node_id=node_of(workspace, "custom_operation"))
+    detail = call(
+        pl_workspace, "get_pipeline_info", node_id=node_of(pl_workspace, "custom_operation")
+    )
     assert detail["args"]["code"] == SMOOTH_CODE
     # the 6-line smoothing went into the ops library when it ran, and the node sees it
     assert [m["same_code"] for m in detail["library_matches"]] == [True]
 
 
-def test_new_window_reruns_only_the_compute_and_the_plot(workspace: Workspace) -> None:
-    make_session(workspace)
-    smooth = node_of(workspace, "custom_operation")
-    before = workspace.session.store.get("B_smooth").data.copy()
+def test_new_window_reruns_only_the_compute_and_the_plot(pl_workspace: Workspace) -> None:
+    make_session(pl_workspace)
+    smooth = node_of(pl_workspace, "custom_operation")
+    before = pl_workspace.session.store.get("B_smooth").data.copy()
     changed = call(
-        workspace,
+        pl_workspace,
         "modify_pipeline_node",
         action="update_params",
         node_id=smooth,
         params={"code": SMOOTH_10MIN},
     )
-    assert changed["stale"] == [node_of(workspace, "render_plotly_json")]
+    assert changed["stale"] == [node_of(pl_workspace, "render_plotly_json")]
     statuses = {n["node_id"]: n["status"] for n in changed["pipeline"]}
     assert statuses[smooth] == "dirty"
-    start = len(workspace.session.operations)
-    result = call(workspace, "execute_pipeline")
-    assert new_calls(workspace, start) == ["custom_operation", "render_plotly_json"]
+    start = len(pl_workspace.session.operations)
+    result = call(pl_workspace, "execute_pipeline")
+    assert new_calls(pl_workspace, start) == ["custom_operation", "render_plotly_json"]
     assert result["backdated"] == [] and result["still_stale"] == []
-    after = workspace.session.store.get("B_smooth").data
+    after = pl_workspace.session.store.get("B_smooth").data
     assert isinstance(after, pd.DataFrame) and not after.equals(before)
     # nothing is stale any more: a second execute runs nothing
-    start = len(workspace.session.operations)
-    assert call(workspace, "execute_pipeline")["ran"] == []
-    assert new_calls(workspace, start) == []
+    start = len(pl_workspace.session.operations)
+    assert call(pl_workspace, "execute_pipeline")["ran"] == []
+    assert new_calls(pl_workspace, start) == []
 
 
-def test_unchanged_output_backdates_its_descendants(workspace: Workspace) -> None:
-    make_session(workspace)
-    smooth = node_of(workspace, "custom_operation")
+def test_unchanged_output_backdates_its_descendants(pl_workspace: Workspace) -> None:
+    make_session(pl_workspace)
+    smooth = node_of(pl_workspace, "custom_operation")
     same_result = SMOOTH_CODE.replace("# keep the column names", "# same output, new comment")
     call(
-        workspace,
+        pl_workspace,
         "modify_pipeline_node",
         action="update_params",
         node_id=smooth,
         params={"code": same_result},
     )
-    start = len(workspace.session.operations)
-    result = call(workspace, "execute_pipeline")
-    assert new_calls(workspace, start) == ["custom_operation"]
-    assert result["backdated"] == [node_of(workspace, "render_plotly_json")]
+    start = len(pl_workspace.session.operations)
+    result = call(pl_workspace, "execute_pipeline")
+    assert new_calls(pl_workspace, start) == ["custom_operation"]
+    assert result["backdated"] == [node_of(pl_workspace, "render_plotly_json")]
 
 
-def test_insert_after_rewires_the_plot_and_remove_guards_dependents(workspace: Workspace) -> None:
-    make_session(workspace)
-    smooth = node_of(workspace, "custom_operation")
+def test_insert_after_rewires_the_plot_and_remove_guards_dependents(
+    pl_workspace: Workspace,
+) -> None:
+    make_session(pl_workspace)
+    smooth = node_of(pl_workspace, "custom_operation")
     inserted = call(
-        workspace,
+        pl_workspace,
         "modify_pipeline_node",
         action="insert_after",
         node_id=smooth,
         code="result = df * 2",
         output_label="B_double",
     )["inserted"]
-    start = len(workspace.session.operations)
-    call(workspace, "execute_pipeline")
-    assert new_calls(workspace, start) == ["custom_operation", "render_plotly_json"]
-    plot = workspace.session.plot.current
+    start = len(pl_workspace.session.operations)
+    call(pl_workspace, "execute_pipeline")
+    assert new_calls(pl_workspace, start) == ["custom_operation", "render_plotly_json"]
+    plot = pl_workspace.session.plot.current
     assert plot is not None and any(t.data_label == "B_double" for t in plot.traces)
-    refused = workspace.funnel.call(
+    refused = pl_workspace.funnel.call(
         "modify_pipeline_node", {"action": "remove", "node_id": inserted}, caller="orchestrator"
     )
     assert refused["status"] == "error" and "use its output" in refused["message"]
 
 
-def test_library_save_apply_and_reuse_counts(workspace: Workspace) -> None:
-    make_session(workspace)
-    smooth = node_of(workspace, "custom_operation")
+def test_library_save_apply_and_reuse_counts(pl_workspace: Workspace) -> None:
+    make_session(pl_workspace)
+    smooth = node_of(pl_workspace, "custom_operation")
     longer = SMOOTH_10MIN + "result = result.dropna(how='all')\n"
     call(
-        workspace,
+        pl_workspace,
         "modify_pipeline_node",
         action="update_params",
         node_id=smooth,
         params={"code": longer},
     )
     saved = call(
-        workspace,
+        pl_workspace,
         "modify_pipeline_node",
         action="save_to_library",
         node_id=smooth,
         description="ACE B smoothed over 10 minutes without empty rows",
     )
     entry_id = saved["library_id"]
-    library = call(workspace, "get_pipeline_info", list_library=True)["library"]
+    library = call(pl_workspace, "get_pipeline_info", list_library=True)["library"]
     assert entry_id in [e["id"] for e in library]
     count = next(e["use_count"] for e in library if e["id"] == entry_id)
     call(
-        workspace,
+        pl_workspace,
         "modify_pipeline_node",
         action="apply_library_op",
         node_id=smooth,
         library_id=entry_id,
     )
-    call(workspace, "execute_pipeline")
-    ran = [op for op in workspace.session.operations if op["tool"] == "custom_operation"][-1]
+    call(pl_workspace, "execute_pipeline")
+    ran = [op for op in pl_workspace.session.operations if op["tool"] == "custom_operation"][-1]
     assert f"[from {entry_id}]" in ran["args"]["description"]
-    library = call(workspace, "get_pipeline_info", list_library=True)["library"]
+    library = call(pl_workspace, "get_pipeline_info", list_library=True)["library"]
     assert next(e["use_count"] for e in library if e["id"] == entry_id) > count
 
 
-def test_the_dag_survives_a_restart(workspace: Workspace) -> None:
-    make_session(workspace)
-    smooth = node_of(workspace, "custom_operation")
+def test_the_dag_survives_a_restart(pl_workspace: Workspace) -> None:
+    make_session(pl_workspace)
+    smooth = node_of(pl_workspace, "custom_operation")
     call(
-        workspace,
+        pl_workspace,
         "modify_pipeline_node",
         action="update_params",
         node_id=smooth,
         params={"code": SMOOTH_10MIN},
     )
-    workspace.save()
+    pl_workspace.save()
     from pipeline_support import open_workspace  # the same session id, re-opened
 
-    again = open_workspace(workspace.session.id)
+    again = open_workspace(pl_workspace.session.id)
     try:
         nodes = call(again, "get_pipeline_info")["nodes"]
         assert {n["node_id"]: n["status"] for n in nodes}[smooth] == "dirty"

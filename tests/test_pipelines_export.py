@@ -10,13 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline_support import (  # noqa: F401 - fixtures
+from pipeline_support import (
     MARCH,
-    hapi_env,
-    hapi_server,
     make_session,
     open_fresh,
-    workspace,
 )
 from servers.catalog_hapi import CatalogHapiServer
 from xhelio.catalog.index import open_catalog
@@ -59,17 +56,17 @@ def _same_outputs(out: Path, data: dict[str, pd.DataFrame], fig: dict[str, objec
     assert exported["layout"]["title"] == json.loads(json.dumps(fig["layout"]))["title"]
 
 
-def _pipeline(workspace: Workspace) -> Pipeline:
-    make_session(workspace)
-    return extract_pipeline(workspace.session.operations, "ACE overview")
+def _pipeline(pl_workspace: Workspace) -> Pipeline:
+    make_session(pl_workspace)
+    return extract_pipeline(pl_workspace.session.operations, "ACE overview")
 
 
 def test_exported_script_reproduces_the_replay(
-    workspace: Workspace, hapi_env: CatalogHapiServer, tmp_path: Path
+    pl_workspace: Workspace, pl_hapi_env: CatalogHapiServer, tmp_path: Path
 ) -> None:
-    pipeline = _pipeline(workspace)
+    pipeline = _pipeline(pl_workspace)
     with open_catalog(load_settings()) as catalog:
-        citations = dataset_citations(pipeline, catalog, hapi_env.url)
+        citations = dataset_citations(pipeline, catalog, pl_hapi_env.url)
     script = export_script(pipeline, citations)
     assert "import xhelio.agents" not in script and "Assistant" not in script
     head = script.split('"""')[1]
@@ -79,7 +76,7 @@ def test_exported_script_reproduces_the_replay(
     data, fig = _replayed(pipeline)
     _run(
         [str(path), "--time-range", MARCH, "--out", "out", "--no-png"],
-        hapi_env,
+        pl_hapi_env,
         tmp_path / "fresh-home",
         tmp_path,
     )
@@ -87,9 +84,9 @@ def test_exported_script_reproduces_the_replay(
 
 
 def test_exported_notebook_cells_run_and_match(
-    workspace: Workspace, hapi_env: CatalogHapiServer, tmp_path: Path
+    pl_workspace: Workspace, pl_hapi_env: CatalogHapiServer, tmp_path: Path
 ) -> None:
-    pipeline = _pipeline(workspace)
+    pipeline = _pipeline(pl_workspace)
     notebook = json.loads(export_notebook(pipeline))
     assert notebook["nbformat"] == 4
     cells = notebook["cells"]
@@ -100,5 +97,5 @@ def test_exported_notebook_cells_run_and_match(
     # as Jupyter would: the cells in order in one namespace (the last shows the figure)
     (tmp_path / "cells.py").write_text("\n\n".join(code) + "\nxh.close()\n")
     data, fig = _replayed(pipeline)
-    _run(["cells.py"], hapi_env, tmp_path / "fresh-home", tmp_path)
+    _run(["cells.py"], pl_hapi_env, tmp_path / "fresh-home", tmp_path)
     _same_outputs(tmp_path / "pipeline_output", data, fig)

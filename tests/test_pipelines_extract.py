@@ -6,12 +6,9 @@ import json
 
 import pytest
 
-from pipeline_support import (  # noqa: F401 - fixtures
+from pipeline_support import (
     JANUARY,
-    hapi_env,
-    hapi_server,
     make_session,
-    workspace,
 )
 from xhelio.errors import UserError
 from xhelio.pipelines.extract import extract_pipeline
@@ -19,10 +16,10 @@ from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline, PipelineStep
 from xhelio.tools.workspace import Workspace
 
 
-def test_messy_session_becomes_a_clean_parameterised_dag(workspace: Workspace) -> None:
-    results = make_session(workspace)
+def test_messy_session_becomes_a_clean_parameterised_dag(pl_workspace: Workspace) -> None:
+    results = make_session(pl_workspace)
     assert results[1]["status"] == "error"  # the failed fetch really failed
-    pipeline = extract_pipeline(workspace.session.operations, "ACE overview")
+    pipeline = extract_pipeline(pl_workspace.session.operations, "ACE overview")
     tools = [s.tool for s in pipeline.steps]
     # search, the failed fetch, the unplotted SC_pos_GSE fetch and describe are gone
     assert tools == ["fetch_data", "fetch_data", "custom_operation", "render_plotly_json"]
@@ -55,9 +52,9 @@ def test_a_relative_range_is_resolved_when_it_was_recorded() -> None:
     assert pipeline.variables[TIME_RANGE_VAR].default.startswith("2001-09-0")
 
 
-def test_model_can_choose_steps_and_intents(workspace: Workspace) -> None:
-    make_session(workspace)
-    ops = workspace.session.operations
+def test_model_can_choose_steps_and_intents(pl_workspace: Workspace) -> None:
+    make_session(pl_workspace)
+    ops = pl_workspace.session.operations
     fetch_seq = next(op["seq"] for op in ops if op["args"].get("parameter_id") == "SC_pos_GSE")
     pipeline = extract_pipeline(
         ops, "position", select=[fetch_seq], intents={fetch_seq: "Spacecraft position"}
@@ -150,9 +147,9 @@ def test_documents_round_trip_and_seed_002_documents_migrate() -> None:
         Pipeline.from_dict({**migrated.to_dict(), "schema_version": 99})
 
 
-def test_llm_context_names_steps_intents_and_phases(workspace: Workspace) -> None:
-    make_session(workspace)
-    text = extract_pipeline(workspace.session.operations, "ACE").to_llm_context()
+def test_llm_context_names_steps_intents_and_phases(pl_workspace: Workspace) -> None:
+    make_session(pl_workspace)
+    text = extract_pipeline(pl_workspace.session.operations, "ACE").to_llm_context()
     assert "Appropriation phase" in text and "Presentation phase" in text
     assert "s003 custom_operation after s002 -> B_smooth" in text
     assert "$TIME_RANGE" in text

@@ -17,21 +17,18 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from pipeline_support import (  # noqa: F401 - fixtures
+from pipeline_support import (
     MARCH,
     SMOOTH_CODE,
     figure,
-    hapi_env,
-    hapi_server,
     make_session,
     open_fresh,
-    workspace,
 )
 from xhelio.config import load_settings
 from xhelio.errors import UserError
 from xhelio.pipelines.extract import extract_pipeline
-from xhelio.pipelines.modify import MODIFY_TOOLS, replay_with_modifications
 from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline
+from xhelio.pipelines.modify import MODIFY_TOOLS, replay_with_modifications
 from xhelio.pipelines.store import PipelineStore
 from xhelio.tools.workspace import Workspace
 
@@ -66,15 +63,15 @@ def _range_in(prompt: str) -> str:
     return found.group(1)
 
 
-def _saved(workspace: Workspace) -> Pipeline:
-    make_session(workspace)
-    pipeline = extract_pipeline(workspace.session.operations, "ACE overview")
+def _saved(pl_workspace: Workspace) -> Pipeline:
+    make_session(pl_workspace)
+    pipeline = extract_pipeline(pl_workspace.session.operations, "ACE overview")
     PipelineStore(load_settings()).save(pipeline)
     return pipeline
 
 
-def test_run_my_ace_pipeline_for_wind_instead(workspace: Workspace) -> None:
-    pipeline = _saved(workspace)
+def test_run_my_ace_pipeline_for_wind_instead(pl_workspace: Workspace) -> None:
+    pipeline = _saved(pl_workspace)
 
     def swap(prompt: str) -> list[tuple[str, dict[str, Any]]]:
         # the model reads the intents: |B| and the GSE vector from ACE's MFI
@@ -146,9 +143,9 @@ def test_run_my_ace_pipeline_for_wind_instead(workspace: Workspace) -> None:
 
 
 def test_a_style_change_touches_only_the_figure_and_stays_in_the_family(
-    workspace: Workspace,
+    pl_workspace: Workspace,
 ) -> None:
-    pipeline = _saved(workspace)
+    pipeline = _saved(pl_workspace)
 
     def restyle(prompt: str) -> list[tuple[str, dict[str, Any]]]:
         spec = figure(_range_in(prompt))
@@ -181,7 +178,7 @@ def test_a_style_change_touches_only_the_figure_and_stays_in_the_family(
         ws.close()
 
 
-def test_an_empty_modification_is_refused(workspace: Workspace) -> None:
-    pipeline = _saved(workspace)
+def test_an_empty_modification_is_refused(pl_workspace: Workspace) -> None:
+    pipeline = _saved(pl_workspace)
     with pytest.raises(UserError, match="Say what to change"):
-        replay_with_modifications(pipeline, workspace.funnel, "  ", scripted([], [], []))
+        replay_with_modifications(pipeline, pl_workspace.funnel, "  ", scripted([], [], []))

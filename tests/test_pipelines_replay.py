@@ -7,13 +7,10 @@ import json
 import pandas as pd
 import pytest
 
-from pipeline_support import (  # noqa: F401 - fixtures
+from pipeline_support import (
     MARCH,
-    hapi_env,
-    hapi_server,
     make_session,
     open_fresh,
-    workspace,
 )
 from xhelio.config import load_settings
 from xhelio.errors import UserError
@@ -24,15 +21,15 @@ from xhelio.pipelines.store import PipelineStore
 from xhelio.tools.workspace import Workspace
 
 
-def saved(workspace: Workspace) -> Pipeline:
-    make_session(workspace)
-    pipeline = extract_pipeline(workspace.session.operations, "ACE overview")
+def saved(pl_workspace: Workspace) -> Pipeline:
+    make_session(pl_workspace)
+    pipeline = extract_pipeline(pl_workspace.session.operations, "ACE overview")
     PipelineStore(load_settings()).save(pipeline)
     return pipeline
 
 
-def test_replay_after_restart_for_another_month(workspace: Workspace) -> None:
-    pipeline = saved(workspace)
+def test_replay_after_restart_for_another_month(pl_workspace: Workspace) -> None:
+    pipeline = saved(pl_workspace)
     ws = open_fresh()  # a new session, nothing in memory
     try:
         loaded = PipelineStore(load_settings()).load("ACE overview")
@@ -59,9 +56,9 @@ def _figure_json(ws: Workspace) -> str:
 
 
 def test_same_pipeline_and_range_twice_gives_identical_data_and_figure(
-    workspace: Workspace,
+    pl_workspace: Workspace,
 ) -> None:
-    pipeline = saved(workspace)
+    pipeline = saved(pl_workspace)
     outputs: list[tuple[str, pd.DataFrame]] = []
     for _ in range(2):
         ws = open_fresh()
@@ -76,8 +73,8 @@ def test_same_pipeline_and_range_twice_gives_identical_data_and_figure(
     pd.testing.assert_frame_equal(outputs[0][1], outputs[1][1])
 
 
-def test_a_failed_critical_step_skips_its_dependents_only(workspace: Workspace) -> None:
-    pipeline = saved(workspace)
+def test_a_failed_critical_step_skips_its_dependents_only(pl_workspace: Workspace) -> None:
+    pipeline = saved(pl_workspace)
     ws = open_fresh()
     try:
         # the BGSEc fetch fails: its smoothing and the figure are skipped, the
@@ -95,8 +92,8 @@ def test_a_failed_critical_step_skips_its_dependents_only(workspace: Workspace) 
         ws.close()
 
 
-def test_a_failed_non_critical_step_is_logged_and_the_run_goes_on(workspace: Workspace) -> None:
-    pipeline = saved(workspace)
+def test_a_failed_non_critical_step_is_logged_and_the_run_goes_on(pl_workspace: Workspace) -> None:
+    pipeline = saved(pl_workspace)
     data = pipeline.to_dict()
     data["steps"].append(
         {
@@ -129,8 +126,8 @@ def test_a_failed_non_critical_step_is_logged_and_the_run_goes_on(workspace: Wor
         ws.close()
 
 
-def test_nothing_works_is_failed(workspace: Workspace) -> None:
-    pipeline = saved(workspace)
+def test_nothing_works_is_failed(pl_workspace: Workspace) -> None:
+    pipeline = saved(pl_workspace)
     for step in pipeline.steps:
         if step.tool == "fetch_data":
             step.args["dataset_id"] = "NO_SUCH_DATASET"
@@ -143,11 +140,11 @@ def test_nothing_works_is_failed(workspace: Workspace) -> None:
         ws.close()
 
 
-def test_bad_overrides_are_clear_errors_before_anything_runs(workspace: Workspace) -> None:
-    pipeline = saved(workspace)
-    before = len(workspace.session.operations)
+def test_bad_overrides_are_clear_errors_before_anything_runs(pl_workspace: Workspace) -> None:
+    pipeline = saved(pl_workspace)
+    before = len(pl_workspace.session.operations)
     with pytest.raises(UserError, match="Cannot run pipeline"):
-        replay_pipeline(pipeline, workspace.funnel, {TIME_RANGE_VAR: "the day after never"})
+        replay_pipeline(pipeline, pl_workspace.funnel, {TIME_RANGE_VAR: "the day after never"})
     with pytest.raises(UserError, match="no variable \\$MISSION"):
-        replay_pipeline(pipeline, workspace.funnel, {"MISSION": "wind"})
-    assert len(workspace.session.operations) == before
+        replay_pipeline(pipeline, pl_workspace.funnel, {"MISSION": "wind"})
+    assert len(pl_workspace.session.operations) == before

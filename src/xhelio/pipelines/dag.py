@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 from pandas.util import hash_pandas_object
@@ -43,7 +43,8 @@ def _output_hash(session: Session, step: PipelineStep, result: dict[str, Any]) -
             continue
         data = session.store.get(label).data
         if isinstance(data, pd.DataFrame):
-            digest.update(hash_pandas_object(data, index=True).to_numpy().tobytes())
+            hashed = cast(pd.Series, hash_pandas_object(data, index=True))  # pyright: ignore[reportCallIssue]
+            digest.update(hashed.to_numpy().tobytes())
             digest.update(json.dumps([str(c) for c in data.columns]).encode())
         else:
             digest.update(data.to_numpy().tobytes())
