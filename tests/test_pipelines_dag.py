@@ -169,3 +169,24 @@ def test_the_dag_survives_a_restart(pl_workspace: Workspace) -> None:
         assert {n["node_id"]: n["status"] for n in nodes}[smooth] == "dirty"
     finally:
         again.close()
+
+
+def test_save_only_what_the_last_request_did(pl_workspace: Workspace) -> None:
+    import time
+
+    make_session(pl_workspace)  # an earlier request: fetches, smoothing, figure
+    history = pl_workspace.session.history
+    history.append({"role": "user", "content": "the plan", "ts": time.time()})
+    call(
+        pl_workspace,
+        "fetch_data",
+        dataset_id="AC_H2_MFI",
+        parameter_id="BGSM",
+        time_range="2001-01-01 to 2001-01-02",
+    )
+    history.append({"role": "assistant", "content": "done", "ts": time.time()})
+    history.append({"role": "user", "content": "save the plan as a pipeline", "ts": time.time()})
+    plan = call(pl_workspace, "save_pipeline", name="plan only", scope="last_request")
+    assert plan["step_list"] == ["s001 fetch_data: Fetch BGSM (nT) from dataset AC_H2_MFI"]
+    whole = call(pl_workspace, "save_pipeline", name="whole session")
+    assert len(whole["step_list"]) == 4 and "BGSM" not in " ".join(whole["step_list"])

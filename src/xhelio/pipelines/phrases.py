@@ -22,7 +22,7 @@ __all__ = ["pipeline_reply"]
 _CALLER = "offline"
 _QUOTES = " \"'\u201c\u201d\u2018\u2019.!?"
 _SAVE = re.compile(
-    r"^(?:please\s+|now\s+|and\s+)*save\s+(?:this|it|that|the\s+\w+)?\s*(?:analysis\s+|plot\s+)?"
+    r"^(?:please\s+|now\s+|and\s+)*save\s+(?:this|it|that|the\s+\w+)?\s*(?:analysis\s+|plot\s+|plan\s+|figure\s+|workflow\s+)?"
     r"as\s+(?:a\s+|my\s+|the\s+)?(?:new\s+)?pipeline\s*(?:called|named|:)?\s+(?P<name>.+)$"
     r"|^(?:please\s+)?save\s+(?:this|it|that)\s+pipeline\s+as\s+(?P<name2>.+)$",
     re.IGNORECASE,
@@ -77,8 +77,8 @@ def _split_run(store: PipelineStore, rest: str) -> tuple[str, str | None] | None
     return None
 
 
-def _save(workspace: Workspace, name: str) -> str:
-    result = _call(workspace, "save_pipeline", {"name": name})
+def _save(workspace: Workspace, name: str, scope: str = "session") -> str:
+    result = _call(workspace, "save_pipeline", {"name": name, "scope": scope})
     if (problem := _failed(result)) is not None:
         return f"Could not save the pipeline: {problem}"
     steps = "\n".join(f"- {s}" for s in result.get("step_list", []))
@@ -153,7 +153,17 @@ def pipeline_reply(workspace: Workspace, text: str) -> str | None:
     """Answer a pipeline request in plain words, or None when `text` is not one."""
     text = " ".join(text.split())
     if m := _SAVE.match(text):
-        return _save(workspace, _name(m.group("name") or m.group("name2")))
+        # "save the plan as a pipeline": only what the last request (the plan) did
+        scope = (
+            "last_request"
+            if re.search(
+                r"\bplan\b",
+                text[: m.start("name") if m.group("name") else m.start("name2")],
+                re.IGNORECASE,
+            )
+            else "session"
+        )
+        return _save(workspace, _name(m.group("name") or m.group("name2")), scope)
     if _LIST.match(text):
         return _list(workspace)
     if m := _SEARCH.match(text):

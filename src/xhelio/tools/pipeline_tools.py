@@ -58,9 +58,20 @@ def store_missions(ctx: ToolContext, pipeline: Pipeline) -> list[str]:
 
 
 def _last_request_ops(ctx: ToolContext) -> list[dict[str, Any]]:
-    asked = [h.get("ts") for h in ctx.session.history if h.get("role") == "user"]
-    since = float(asked[-1]) if asked and isinstance(asked[-1], int | float) else 0.0
-    return [op for op in ctx.session.operations if float(op.get("started", 0)) >= since]
+    """Operations of the last finished request (a completed plan runs within one request).
+
+    While a request is in progress (the history ends with its user message, as when the
+    user says "save the plan as a pipeline"), the request before it is the one meant.
+    """
+    history = ctx.session.history
+    asked = [i for i, h in enumerate(history) if h.get("role") == "user"]
+    in_progress = bool(asked) and asked[-1] == len(history) - 1
+    done = asked[:-1] if in_progress else asked
+    if not done:
+        return list(ctx.session.operations)
+    start = float(history[done[-1]].get("ts") or 0.0)
+    end = float(history[asked[-1]].get("ts") or 0.0) if in_progress else float("inf")
+    return [op for op in ctx.session.operations if start <= float(op.get("started", 0)) < end]
 
 
 @tool("pipeline")
