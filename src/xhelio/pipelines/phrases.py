@@ -22,13 +22,15 @@ __all__ = ["pipeline_reply"]
 _CALLER = "offline"
 _QUOTES = " \"'\u201c\u201d\u2018\u2019.!?"
 _SAVE = re.compile(
-    r"^(?:please\s+|now\s+|and\s+)*save\s+(?:this|it|that|the\s+\w+)?\s*(?:analysis\s+|plot\s+|plan\s+|figure\s+|workflow\s+)?"
+    r"^(?:please\s+|now\s+|and\s+|can\s+you\s+|could\s+you\s+)*(?:save|store|keep)\s+"
+    r"(?:this|it|that|the\s+\w+)?\s*(?:analysis\s+|plot\s+|plan\s+|figure\s+|workflow\s+)?"
     r"as\s+(?:a\s+|my\s+|the\s+)?(?:new\s+)?pipeline\s*(?:called|named|:)?\s+(?P<name>.+)$"
     r"|^(?:please\s+)?save\s+(?:this|it|that)\s+pipeline\s+as\s+(?P<name2>.+)$",
     re.IGNORECASE,
 )
 _LIST = re.compile(
-    r"^(?:please\s+)?(?:list|show)(?:\s+me)?(?:\s+all)?(?:\s+(?:my|the))?(?:\s+saved)?\s+"
+    r"^(?:please\s+|can\s+you\s+)?(?:list|show|what\s+are)(?:\s+me)?(?:\s+all)?"
+    r"(?:\s+(?:my|the))?(?:\s+saved)?\s+"
     r"pipelines\W*$|^what\s+pipelines\s+(?:do\s+i\s+have|are\s+there)\W*$",
     re.IGNORECASE,
 )
@@ -39,7 +41,10 @@ _RUN = re.compile(r"^(?:please\s+)?(?:run|replay|re-?run)\s+(?P<rest>.+)$", re.I
 _DELETE = re.compile(r"^(?:please\s+)?(?:delete|remove|forget)\s+(?P<rest>.+)$", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:my|the)\s+(?:saved\s+)?(?:pipeline\s+)?|^pipeline\s+", re.IGNORECASE)
 _TRAIL = re.compile(r"\s+pipeline$", re.IGNORECASE)
-_CONNECTOR = re.compile(r"\s+(?:for|over|on|in|during|from)\s+", re.IGNORECASE)
+_CONNECTOR = re.compile(
+    r"\s+(?:for|over|on|in|during|from|covering|with\s+(?:the\s+)?time\s+range)\s+",
+    re.IGNORECASE,
+)
 _CHANGE = re.compile(r"\b(?:instead|but\s+with|but\s+use|with\s+red|swap)\b", re.IGNORECASE)
 
 
