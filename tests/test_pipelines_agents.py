@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_script import ACE_REQUEST, Script, ace_steps, ace_week, scripted_config
+from agent_script import ACE_REQUEST, Script, ace_steps, ace_week, scripted_config, user_prompts
 from servers.hapi_server import HapiTestServer
 from xhelio.agents.orchestrator import AgentAssistant
 from xhelio.agents.turn import run_turn
@@ -70,3 +70,44 @@ def test_the_planner_discovers_with_pipeline_tools() -> None:
         "pipeline",
         "pipeline_ops",
     }
+
+
+def test_data_ops_is_offered_the_library_and_reuse_is_counted(workspace: Workspace) -> None:
+    library = workspace.context.ops_library
+    code = "\n".join(
+        [
+            "b = df.astype(float)",
+            "squares = b.pow(2)",
+            "total = squares.sum(axis=1)",
+            "magnitude = total.pow(0.5)",
+            "result = magnitude.to_frame('Bmag')",
+        ]
+    )
+    entry = library.record(code, "Magnitude of a vector", ["AC_H2_MFI.BGSEc"])
+    assert entry is not None and entry.use_count == 1
+    operation = {
+        "source_labels": ["AC_H2_MFI.BGSEc"],
+        "code": code,
+        "output_label": "ACE_Bmag",
+        "description": f"ACE |B| [from {entry.id}]",
+    }
+    steps = ace_steps()
+    steps["orchestrator"] = [
+        [("delegate_to_mission", {"mission_id": "ACE", "request": "magnetic field, last week"})],
+        [("delegate_to_data_ops", {"request": "|B| of AC_H2_MFI.BGSEc as ACE_Bmag"})],
+        "Computed ACE_Bmag.",
+    ]
+    steps["mission:ACE"] = [[("fetch_data", steps["mission:ACE"][1][0][1])], "Fetched."]
+    steps["data_ops.think"] = ["Reuse the library's magnitude."]
+    steps["data_ops"] = [[("custom_operation", operation)], "Stored ACE_Bmag."]
+    del steps["visualization"]
+    script = Script(steps)
+    assistant = AgentAssistant(workspace, scripted_config(), build_model=script.build)
+    result = run_turn(workspace, assistant, "Show ACE |B| for last week")
+    assert result.error is None, result.error
+    for agent in ("data_ops.think", "data_ops"):
+        prompt = " ".join(user_prompts(script.requests_of(agent)[0].messages))
+        assert f"[{entry.id}] Magnitude of a vector (used 1x)" in prompt, agent
+        assert "sum(axis=1)" in prompt
+    bumped = library.get(entry.id)
+    assert bumped is not None and bumped.use_count == 2
