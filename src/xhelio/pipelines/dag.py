@@ -272,13 +272,18 @@ def _relabel(value: Any, old: str, new: str) -> Any:
 
 
 def _from_ops(session: Session) -> LiveDag:
-    pipeline = extract_pipeline(
-        session.operations,
-        "session",
-        source_session=session.id,
-        parameterise=False,
-        pipeline_id="pl_session",
-    )
+    try:
+        pipeline = extract_pipeline(
+            session.operations,
+            "session",
+            source_session=session.id,
+            parameterise=False,
+            pipeline_id="pl_session",
+        )
+    except UserError as exc:
+        raise UserError(
+            "This session has no pipeline yet: nothing was fetched or computed successfully."
+        ) from exc
     dag = LiveDag(pipeline.steps, ops_seen=len(session.operations))
     for n in dag.nodes:
         dag.status[n.step_id] = "done"

@@ -7,7 +7,8 @@ is kept only when the figure or a kept data export needs its label (transitively
 when nothing was plotted at all. A label produced twice keeps its last producer.
 `depends_on` comes from the labels each step's arguments name; the session's main time
 range (the one most fetches used, resolved at the moment it was recorded, so "last week"
-means that week) becomes `$TIME_RANGE` everywhere it appears, titles included.
+means that week) becomes `$TIME_RANGE` everywhere it appears, titles included; a fetch of
+another window (a comparison with last year, say) keeps its literal range.
 
 A model may choose the steps itself (`select`, operation sequence numbers) and write the
 intents (`intents`); the same dependency and time-range logic then applies.
