@@ -31,6 +31,7 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "doctor": ("doctor_cmd", False),
     "serve": ("serve_cmd", False),
     "mcp": ("mcp_cmd", False),
+    "pipeline": ("pipeline_cmd", True),
 }
 
 

@@ -120,8 +120,7 @@ def _with_species(base: RequestIntent, new: RequestIntent) -> tuple[QuantityWish
         return base.quantities
     species = named[0][0]
     return tuple(
-        replace(w, species=species) if w.quantity in _SPECIES_KINDS else w
-        for w in base.quantities
+        replace(w, species=species) if w.quantity in _SPECIES_KINDS else w for w in base.quantities
     )
 
 
