@@ -420,6 +420,33 @@ class HapiTestServer:
             ds = self._datasets[dataset_id]
             ds.rendered[(names, "csv")] = _Rendered(body, offsets, ds.times_ns)
 
+    def add_raw_csv(
+        self,
+        dataset_id: str,
+        info: dict[str, Any],
+        rows: Sequence[str],
+        times_ns: Sequence[int] | np.ndarray,
+    ) -> None:
+        """Serve CSV `rows` verbatim (any time form) for all-parameter requests.
+
+        `times_ns` are the rows' instants (for slicing by start/stop); the served frame
+        behind other requests is empty, so only requests for every parameter work.
+        """
+        names = [p["name"] for p in info["parameters"][1:]]
+        width = sum(int(np.prod(p.get("size", [1]))) for p in info["parameters"][1:])
+        columns = [f"c{i}" for i in range(width)]
+        index = pd.DatetimeIndex(np.asarray(times_ns, dtype="datetime64[ns]"), tz="UTC")
+        frame = pd.DataFrame(np.zeros((len(index), width)), index=index, columns=columns)
+        self.add_dataset(dataset_id, info, frame)
+        body = "".join(row + "\n" for row in rows).encode()
+        lengths = [len(row.encode()) + 1 for row in rows]
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        with self._lock:
+            ds = self._datasets[dataset_id]
+            ds.rendered[(tuple(names), "csv")] = _Rendered(
+                body, offsets, np.asarray(times_ns, dtype=np.int64)
+            )
+
     def info_of(self, dataset_id: str) -> dict[str, Any]:
         """The /info dict registered for `dataset_id`."""
         return self._datasets[dataset_id].info

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Annotated
 
 import pandas as pd
 import typer
-import xarray as xr
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from xhelio.api.direct import ToolCallError
 from xhelio.catalog.index import Catalog
 from xhelio.cli.errors import handle_errors
 from xhelio.config import Settings
-from xhelio.data.entry import DataEntry
 from xhelio.data.fetch import DataFetcher, FetchReport, clamp_to_availability
+from xhelio.data.outputs import combined_frame, write_output
 from xhelio.data.store import DataStore
 from xhelio.data.streamout import (
     PieceSummary,
@@ -32,26 +32,11 @@ from xhelio.sources.base import DataSource
 from xhelio.sources.sizing import estimate_request, plan_pieces
 from xhelio.timerange import TimeRange, parse_time_range
 from xhelio.tools.data_tools import frame_of
+from xhelio.tools.workspace import Workspace, open_workspace
 
 __all__ = ["register"]
 
 console = Console(stderr=True)
-
-
-def _combined_frame(entries: list[DataEntry]) -> pd.DataFrame:
-    """One table of all parameters, outer-joined on time, columns named unambiguously."""
-    frames: list[pd.DataFrame] = []
-    for entry in entries:
-        frame = frame_of(entry)
-        param = entry.source_parameter or entry.label
-        # Vector components already carry their parameter's name (`BGSEc_0`); others
-        # (a spectrogram's bins) get it as a prefix so columns never collide.
-        if len(entries) > 1 and not all(str(c).startswith(param) for c in frame.columns):
-            frame = frame.add_prefix(f"{param}.")
-        frames.append(frame)
-    combined = frames[0] if len(frames) == 1 else pd.concat(frames, axis=1, join="outer")
-    combined.index.name = "time"
-    return combined.sort_index()
 
 
 _OUTPUT_SUFFIXES = (".csv", ".parquet", ".nc")
@@ -64,39 +49,6 @@ def _check_output(out: Path) -> None:
     if out.is_dir():
         raise UserError(f"Cannot write '{out}': it is a folder; give a file name.")
     out.parent.mkdir(parents=True, exist_ok=True)  # an unusable folder fails here, early
-
-
-def _write_output(entries: list[DataEntry], out: Path) -> None:
-    suffix = out.suffix.lower()
-    if suffix == ".csv":
-        _combined_frame(entries).to_csv(out, date_format="%Y-%m-%dT%H:%M:%S.%fZ")
-    elif suffix == ".parquet":
-        _combined_frame(entries).to_parquet(out)
-    elif suffix == ".nc":
-        dataset = xr.Dataset()
-        for entry in entries:
-            name = entry.source_parameter or entry.label
-            if isinstance(entry.data, xr.DataArray):
-                dataset[name] = entry.data
-                continue
-            frame = entry.data
-            times = pd.DatetimeIndex(frame.index).tz_convert("UTC").tz_localize(None)
-            if frame.shape[1] == 1:
-                dataset[name] = xr.DataArray(
-                    frame.iloc[:, 0].to_numpy(), coords={"time": times}, dims="time"
-                )
-            else:
-                dataset[name] = xr.DataArray(
-                    frame.to_numpy(),
-                    coords={"time": times, f"{name}_component": [str(c) for c in frame.columns]},
-                    dims=("time", f"{name}_component"),
-                )
-            dataset[name].attrs.update(
-                units=next(iter(entry.units.values()), ""), description=entry.description
-            )
-        dataset.to_netcdf(out)
-    else:
-        raise UserError(f"Cannot write '{out.name}': use a .csv, .parquet or .nc file name.")
 
 
 def _summary(reports: list[FetchReport]) -> Table:
@@ -121,8 +73,18 @@ def fetch(
         str, typer.Option("--time", "-t", help="Time range, e.g. '2024-01-15 to 2024-01-20'.")
     ],
     source: Annotated[str | None, typer.Option("--source", help="hapi or cdf.")] = None,
+    valid_range: Annotated[
+        bool,
+        typer.Option(
+            "--valid-range", help="Also mask values outside VALIDMIN/VALIDMAX (reports how many)."
+        ),
+    ] = False,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write .csv, .parquet or .nc.")
+    ] = None,
+    session: Annotated[
+        str | None,
+        typer.Option("--session", "-s", help="Fetch into this session (kept, with its log)."),
     ] = None,
 ) -> None:
     """Fetch parameters of a dataset for a time range, show a summary, optionally save."""
@@ -139,15 +101,19 @@ def fetch(
                 _print_reports(reports)
                 console.print(f"Wrote {out} ({len(pieces)} pieces)", highlight=False)
                 return
-        store = DataStore()
-        # Whatever is loaded whole (no file, or netCDF) must fit the memory budget.
-        budget = settings.session_memory_mb * 2**20
-        fetcher = DataFetcher(services.catalog, chosen, store, budget)
-        reports = _fetch_with_progress(fetcher, dataset, parameters, time)
+        # Loaded whole (no file, or netCDF): through the session funnel like every caller,
+        # so the fetch is in the session's operations log and events.
+        workspace = open_workspace(session, ephemeral=session is None, services=services)
+        try:
+            reports = _fetch_through_funnel(
+                workspace, dataset, parameters, time, source, valid_range
+            )
+            entries = [workspace.session.store.get(r.label) for r in reports]
+        finally:
+            workspace.close()
     _print_reports(reports)
     if out is not None:
-        with atomic_output(out) as temp:
-            _write_output([store.get(r.label) for r in reports], temp)
+        write_output(entries, out)
         console.print(f"Wrote {out}", highlight=False)
 
 
@@ -200,7 +166,7 @@ def _stream(
             first.setdefault(report.label, report)
             summaries.setdefault(report.label, PieceSummary()).add(frame_of(entry))
             notes.extend(n for n in report.notes if n not in notes and "coverage" not in n)
-        return _combined_frame(entries)
+        return combined_frame(entries)[0]
 
     with (
         atomic_output(out) as temp,
@@ -249,26 +215,35 @@ def _stream(
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
 
-def _fetch_with_progress(
-    fetcher: DataFetcher, dataset: str, parameters: list[str], time: str
+def _fetch_through_funnel(
+    workspace: Workspace,
+    dataset: str,
+    parameters: list[str],
+    time: str,
+    source: str | None,
+    valid_range: bool,
 ) -> list[FetchReport]:
-    """Run the fetch under a live progress bar on stderr."""
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as progress:
-        task = progress.add_task(f"Fetching {dataset}", total=None)
-
-        def report_progress(done: int, total: int | None, what: str) -> None:
-            progress.update(
-                task, completed=done, total=total, description=what or f"Fetching {dataset}"
-            )
-
-        return fetcher.fetch(dataset, parameters, time, progress=report_progress)
+    """Fetch each parameter with the `fetch_data` tool; a failure raises with its message."""
+    reports: list[FetchReport] = []
+    names = {f.name for f in fields(FetchReport)}
+    with console.status(f"Fetching {dataset}") as status:
+        for parameter in parameters:
+            status.update(f"Fetching {dataset}.{parameter}")
+            args: dict[str, object] = {
+                "dataset_id": dataset,
+                "parameter_id": parameter,
+                "time_range": time,
+            }
+            if source is not None:
+                args["source"] = source
+            if valid_range:
+                args["valid_range"] = True
+            result = workspace.funnel.call_typed("fetch_data", args, caller="cli")
+            if not result.ok:
+                raise ToolCallError(result.error_type or "error", result.error or "fetch failed")
+            record = result.to_dict()
+            reports.append(FetchReport(**{k: v for k, v in record.items() if k in names}))
+    return reports
 
 
 def register(app: typer.Typer) -> None:

@@ -193,6 +193,7 @@ def _write_entry(entry: DataEntry, folder: Path, number: int | None) -> dict[str
         "source_parameter": entry.source_parameter,
         "is_timeseries": entry.is_timeseries,
         "fetched_range": list(entry.fetched_range) if entry.fetched_range else None,
+        "meta": entry.meta,
     }
 
 
@@ -215,6 +216,7 @@ def _read_entry(record: dict[str, Any], folder: Path) -> DataEntry:
             source_parameter=record.get("source_parameter"),
             is_timeseries=bool(record.get("is_timeseries", True)),
             fetched_range=tuple(record["fetched_range"]) if record.get("fetched_range") else None,
+            meta=dict(record.get("meta") or {}),
         )
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
         raise SavedStoreError(

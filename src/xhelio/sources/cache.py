@@ -597,6 +597,7 @@ def _fragment_table(data: ParameterData, frame: pd.DataFrame) -> ArrowTable:
         "bins_dtype": None if bins is None else str(bins.dtype),
         "bins_name": data.bins_name,
         "bins_units": data.bins_units,
+        "meta": data.meta,  # dims, fill, valid range: what a flat table cannot say
     }
     schema_meta = dict(table.schema.metadata or {})
     schema_meta[_META_KEY] = json.dumps(meta).encode()
@@ -674,7 +675,15 @@ def _assemble(name: str, tables: Sequence[ArrowTable], time_range: TimeRange) ->
         bins=bins,
         bins_name=None if meta.get("bins_name") is None else str(meta.get("bins_name")),
         bins_units=None if meta.get("bins_units") is None else str(meta.get("bins_units")),
+        meta=_extra_meta(meta.get("meta")),
     )
+
+
+def _extra_meta(value: object) -> dict[str, Any]:
+    """The source's JSON metadata (dims, fill, valid range) stored with a fragment."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): v for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
 
 
 def adaptive_fragment_hours(base_hours: int, cadence: str | None) -> int:

@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
 import httpx
+import numpy as np
 import pandas as pd
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
@@ -50,6 +51,7 @@ from xhelio.errors import (
 from xhelio.sources.base import ParameterData, ProgressCallback, drop_duplicate_times
 from xhelio.sources.cache import FragmentCache
 from xhelio.sources.cdf_reader import describe_cdf, read_cdf_parameters
+from xhelio.sources.dims import to_per_record
 from xhelio.sources.http import RetryPolicy, call_with_retries, check_rate_limit, make_client
 from xhelio.timerange import TimeRange
 
@@ -453,6 +455,12 @@ def _first(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _same_bins(piece: ParameterData, first: ParameterData) -> bool:
+    if piece.bins is None or first.bins is None:
+        return piece.bins is None and first.bins is None
+    return bool(np.array_equal(piece.bins, first.bins, equal_nan=True))
+
+
 def _combine(
     dataset_id: str,
     parameters: Sequence[str],
@@ -470,7 +478,10 @@ def _combine(
     for name in parameters:
         pieces = [parts[name] for parts in per_file if name in parts]
         # Empty pieces add nothing and would make pandas guess the joined dtypes.
-        frames = [p.frame for p in pieces if not p.frame.empty] or [pieces[0].frame]
+        filled = [p for p in pieces if not p.frame.empty] or [pieces[0]]
+        frames, dims = to_per_record(
+            [p.frame for p in filled], [list(p.meta.get("dims") or []) for p in filled]
+        )
         frame = pd.concat(frames) if len(frames) > 1 else frames[0]
         frame = frame.sort_index(kind="stable")
         frame = frame.loc[(frame.index >= start) & (frame.index < end)]
@@ -480,9 +491,10 @@ def _combine(
             frame=frame,
             units=first.units,
             description=first.description,
-            bins=first.bins,
+            bins=first.bins if all(_same_bins(p, first) for p in filled) else None,
             bins_name=first.bins_name,
             bins_units=first.bins_units,
+            meta={**first.meta, "dims": dims} if dims else first.meta,
         )
         combined[name] = drop_duplicate_times(joined, f"{dataset_id}.{name}")
     if all(p.frame.empty for p in combined.values()):
