@@ -89,9 +89,11 @@ def _child(runner: Runner, plan: IsolationPlan, started_fd: int, prewarm: bytes)
         # Each child would otherwise inherit the zygote's RNG state: same "random" numbers
         # in every call. Reseed from the kernel (getrandom needs no file).
         np.random.seed()
-        if failure is None and prewarm:
+        waiting, _, _ = select.select([REQUEST_FD], [], [], 0)
+        if failure is None and prewarm and not waiting:
             # Trusted code, before the request: the pages a typical call writes to are
-            # copied now (copy-on-write) instead of on the call's path.
+            # copied now (copy-on-write) instead of on the call's path. Skipped when a
+            # request is already waiting (back-to-back calls): it would only delay it.
             runner.handle(prewarm)
         try:
             body = wire.read_frame_blocking(REQUEST_FD, _MAX_REQUEST_BYTES)
