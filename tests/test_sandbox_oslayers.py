@@ -12,6 +12,7 @@ call on the same executor works.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import socket
@@ -36,7 +37,11 @@ from xhelio.sandbox.executor import ALLOW_NO_OS_ENV, IsolationStatus, require_is
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux OS layers")
 
 SECRET = "sk-oslayer-secret-never-in-the-sandbox-5678"
-REACH = "B = pd.io.common.__builtins__\nos = pd.io.common.os\nimp = B['__import__']\n"
+REACH = (
+    "B = pd.io.common.__builtins__\nos = pd.io.common.os\nimp = B['__import__']\n"
+    "C = imp('ctypes')\nLIBC = C.CDLL(None, use_errno=True)\n"
+    "ZERO = C.byref((C.c_ulong * 2)(0, 0))\n"
+)
 
 
 @dataclass
@@ -159,6 +164,22 @@ CASES: list[tuple[str, str]] = [
     ("kill_all", "os.kill(-1, 9)\nresult = 1"),
     ("setuid_root", "os.setuid(0)\nresult = os.getuid()"),
     ("unshare_namespace", "result = os.unshare(os.CLONE_NEWUSER)"),
+    # fds: once the request is in, none can be freed, replaced or added
+    ("dup2_over_stdin", "os.dup2(3, 0)\nresult = B['open']('{secret}').read()"),
+    ("close_reply_pipe", "os.close(3)\nresult = B['open']('{secret}').read()"),
+    ("close_range", "LIBC.syscall(436, 0, 2, 0)\nresult = B['open']('{secret}').read()"),
+    ("memfd", "result = os.memfd_create('x')"),
+    ("new_pipe", "result = str(os.pipe())"),
+    # kernel objects that outlive the call (a channel to the next call or session)
+    ("sysv_shm", "r = LIBC.shmget(0x5A4D, 4096, 0o1666)\nresult = r if r >= 0 else None"),
+    ("sysv_msg", "r = LIBC.msgget(0x5A4D, 0o1666)\nresult = r if r >= 0 else None"),
+    ("sysv_sem", "r = LIBC.semget(0x5A4D, 1, 0o1666)\nresult = r if r >= 0 else None"),
+    # acting on other processes without a signal
+    ("prlimit_parent", "result = LIBC.prlimit({parent}, 7, ZERO, None) or None"),
+    ("prlimit_bystander", "result = LIBC.prlimit({victim}, 0, ZERO, None) or None"),
+    ("renice_all_of_user", "result = LIBC.setpriority(1, 0, 19) or None"),
+    ("sigio_to_parent", "result = LIBC.fcntl(3, 8, {parent}) or None"),
+    ("sigio_via_ioctl", "result = LIBC.ioctl(3, 0x8901, C.byref(C.c_int({parent}))) or None"),
 ]
 
 
@@ -249,6 +270,12 @@ def test_without_root_the_uid_stays_and_landlock_and_seccomp_still_hold(
                 except OSError as exc:
                     report.append(type(exc).__name__)
             report.append(str(os.getuid()))
+            # Same uid as the bystander here: only seccomp stands between them.
+            zero = ctypes.byref((ctypes.c_ulong * 2)(0, 0))
+            libc = ctypes.CDLL(None, use_errno=True)
+            report.append(str(libc.prlimit(scene.victim_pid, 0, zero, None)))  # RLIMIT_CPU 0
+            report.append(str(libc.shmget(0x5A4E, 4096, 0o1666)))
+            report.append(str(libc.fcntl(write_end, 8, scene.victim_pid)))  # F_SETOWN
         finally:
             os.write(write_end, "|".join(report).encode())
             os._exit(0)
@@ -260,7 +287,9 @@ def test_without_root_the_uid_stays_and_landlock_and_seccomp_still_hold(
     assert "ESCAPED" not in fields
     assert fields[1:5] == ["PermissionError"] * 4
     assert fields[5] == str(os.getuid())  # unchanged
+    assert fields[6:9] == ["-1", "-1", "-1"], fields
     assert not scene.canary.exists()
+    assert os.waitpid(scene.victim_pid, os.WNOHANG) == (0, 0), "the bystander was killed"
 
 
 def test_generated_code_is_refused_without_an_os_layer(monkeypatch: pytest.MonkeyPatch) -> None:

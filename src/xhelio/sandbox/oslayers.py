@@ -17,7 +17,9 @@ In order, the child:
    site-packages, nothing else readable or writable; TCP and signals to other processes
    refused where the kernel's ABI supports them;
 5. loads the seccomp filter (`seccomp.py`): no process creation, exec, sockets, ptrace,
-   signals, credential or namespace changes, or opens for writing.
+   signals, credential or namespace changes, System V IPC, or opens for writing;
+6. once its request is in, `seal_fds`: the fd limit drops to the fds it holds and a
+   second filter forbids closing or replacing them, so nothing new can be opened.
 
 A layer the plan expects but the kernel refuses makes the call fail (closed). Imports
 nothing from xhelio but the two sibling kernel modules.
@@ -40,9 +42,11 @@ __all__ = [
     "IsolationPlan",
     "apply_isolation",
     "plan_isolation",
+    "seal_fds",
 ]
 
 NOBODY_UID = 65534
+SEALED_HIGHEST_FD = 3  # stdin/stdout/stderr and the reply pipe, once the request is in
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _PR_SET_NO_NEW_PRIVS = 38
@@ -58,6 +62,7 @@ ALL_LAYERS = (
     "landlock-net",
     "landlock-signal",
     "seccomp",
+    "fd-seal",
 )
 # The layers that alone confine files, processes and the network.
 CONFINING_LAYERS = frozenset({"landlock-fs", "seccomp"})
@@ -78,6 +83,7 @@ class IsolationPlan:
     drop_to: tuple[int, int] | None  # (uid, gid) when started as root
     landlock_abi: int
     seccomp_program: bytes | None
+    fd_seal_program: bytes | None
     readable_dirs: tuple[str, ...]
     unavailable: dict[str, str] = field(default_factory=dict[str, str])
 
@@ -96,6 +102,8 @@ class IsolationPlan:
             layers.append("landlock-signal")
         if self.seccomp_program is not None:
             layers.append("seccomp")
+        if self.fd_seal_program is not None:
+            layers.append("fd-seal")
         return layers
 
 
@@ -137,22 +145,49 @@ def plan_isolation(
         unavailable["landlock-signal"] = f"Landlock ABI {abi} < 6 (seccomp still refuses kill)"
     reason = seccomp.seccomp_available() if linux else "not Linux"
     program: bytes | None = None
+    seal: bytes | None = None
     if reason is None:
         try:
             program = seccomp.compile_filter()
+            seal = seccomp.compile_fd_seal(SEALED_HIGHEST_FD)
         except seccomp.SeccompUnavailable as exc:
             reason = str(exc)
+            program = None
     if reason is not None:
         unavailable["seccomp"] = reason
+        unavailable["fd-seal"] = "needs seccomp: os.close could free fds under the fd limit"
     return IsolationPlan(
         memory_limit_bytes=memory_limit_bytes,
         cpu_s=cpu_s,
         drop_to=drop_to,
         landlock_abi=abi,
         seccomp_program=program,
+        fd_seal_program=seal,
         readable_dirs=_readable_dirs(extra_readable or []),
         unavailable=unavailable,
     )
+
+
+def seal_fds(plan: IsolationPlan) -> list[str]:
+    """Once the request is in: fds 0..SEALED_HIGHEST_FD stay, none can ever be added.
+
+    RLIMIT_NOFILE drops to SEALED_HIGHEST_FD + 1 (all of them in use) and, with seccomp,
+    a second filter forbids closing or replacing those fds, so no file, socket, pipe or
+    memfd can be opened by any code, C included. Returns ["fd-seal"] when the filter
+    went in, [] when only the limit applies (no seccomp).
+
+    Raises:
+        IsolationFailed: the limit or the filter could not be applied.
+    """
+    limit = SEALED_HIGHEST_FD + 1
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+        if plan.fd_seal_program is None:
+            return []
+        seccomp.install_filter(plan.fd_seal_program, all_threads=True)
+    except (OSError, ValueError, seccomp.SeccompUnavailable) as exc:
+        raise IsolationFailed(f"sealing the fds failed: {exc}") from exc
+    return ["fd-seal"]
 
 
 def _apply_rlimits(plan: IsolationPlan) -> None:

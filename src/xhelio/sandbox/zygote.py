@@ -28,7 +28,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import resource
 import select
 import signal
 import sys
@@ -39,7 +38,14 @@ import numpy as np
 
 from xhelio.sandbox import wire
 from xhelio.sandbox.harden import harden_libraries
-from xhelio.sandbox.oslayers import IsolationFailed, IsolationPlan, apply_isolation, plan_isolation
+from xhelio.sandbox.oslayers import (
+    SEALED_HIGHEST_FD,
+    IsolationFailed,
+    IsolationPlan,
+    apply_isolation,
+    plan_isolation,
+    seal_fds,
+)
 from xhelio.sandbox.worker import (
     Runner,
     WorkerConfig,
@@ -51,7 +57,7 @@ from xhelio.sandbox.worker import (
 
 __all__ = ["main"]
 
-REQUEST_FD = 3
+REQUEST_FD = SEALED_HIGHEST_FD  # the request pipe, then (once sealed) the reply pipe
 RESPONSE_FD = 4
 CONTROL_FD = 5
 _MAX_REQUEST_BYTES = 1 << 40
@@ -102,12 +108,16 @@ def _child(runner: Runner, plan: IsolationPlan, started_fd: int, prewarm: bytes)
         os.close(REQUEST_FD)  # the code can never read the next call's request
         os.write(started_fd, b"s")
         os.close(started_fd)
-        # The reply pipe moves to fd 3 and the fd limit drops to 4: no new file, socket
-        # or pipe can be opened at all, even by C code (a layer under Landlock/seccomp).
+        # The reply pipe moves to fd 3, then the fds are sealed: no new file, socket or
+        # pipe can be opened at all, even by C code (a layer under Landlock/seccomp).
         os.dup2(RESPONSE_FD, REQUEST_FD)
         os.close(RESPONSE_FD)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (REQUEST_FD + 1, REQUEST_FD + 1))
         reply_fd = REQUEST_FD
+        if failure is None:
+            try:
+                layers += seal_fds(plan)
+            except IsolationFailed as exc:
+                failure = str(exc)
         if failure is not None:
             reply = {
                 "status": "error",
