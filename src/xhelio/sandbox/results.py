@@ -15,7 +15,8 @@ reloaded, so nothing here may let a result break that:
 * the DataArray name, dims and coordinate names follow netCDF's naming rules (short,
   printable, NFC, no "/", no surrounding spaces, a letter, digit, "_" or non-ASCII
   character first) and the name differs from every coordinate; at most MAX_DIMS dims;
-  float16 (which netCDF cannot store) becomes float32;
+  float16 (which netCDF cannot store) becomes float32; times must lie within 1678-2262
+  (netCDF reading decodes them to nanoseconds);
 * scalars: ints within int64, strings of at most MAX_SCALAR_CHARS UTF-8 characters.
 
 Imports nothing from xhelio.
@@ -188,6 +189,27 @@ def _without_float16(array: xr.DataArray, notes: list[str]) -> xr.DataArray:
     return array
 
 
+_UNIT_SECONDS = {
+    "Y": 31_556_952.0, "M": 2_629_746.0, "W": 604_800.0, "D": 86_400.0, "h": 3_600.0,
+    "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "fs": 1e-15,
+    "as": 1e-18,
+}  # fmt: skip
+_NS_RANGE_SECONDS = 9.2e9  # datetime64[ns] covers 1677-09-21 .. 2262-04-11 (~2**63 ns)
+
+
+def _within_ns_range(values: np.ndarray[Any, Any]) -> bool:
+    """True unless datetimes/timedeltas fall outside what netCDF reading decodes (ns)."""
+    if values.dtype.kind not in "mM" or values.size == 0:
+        return True
+    unit, count = np.datetime_data(values.dtype)
+    ticks = values.reshape(-1).view(np.int64)
+    ticks = ticks[ticks != np.iinfo(np.int64).min]  # NaT
+    if ticks.size == 0:
+        return True
+    seconds = np.abs(ticks.astype(np.float64)) * count * _UNIT_SECONDS.get(unit, np.inf)
+    return bool(seconds.max() < _NS_RANGE_SECONDS)
+
+
 def _check_array(array: xr.DataArray, notes: list[str]) -> xr.DataArray:
     if array.ndim > MAX_DIMS:
         raise ResultRejected(f"the result has {array.ndim} dimensions (at most {MAX_DIMS})")
@@ -203,6 +225,12 @@ def _check_array(array: xr.DataArray, notes: list[str]) -> xr.DataArray:
         coord = _check_netcdf_name(str(coord_name), "the coordinate name")
         if array.name is not None and coord == array.name:
             raise ResultRejected(f"the DataArray name {coord[:40]!r} is also a coordinate name")
+    for what, variable in [("the values", array.variable), *array.coords.items()]:
+        if not _within_ns_range(np.asarray(variable.values)):
+            raise ResultRejected(
+                f"{clean_text(what, 40)} hold times outside 1678-2262, which the session "
+                "cannot store for arrays; return a DataFrame, or numbers"
+            )
     cleaned = _without_float16(array.copy(deep=False), notes)
     cleaned.attrs = clean_attrs(dict(array.attrs), "the result", notes)
     for coord_name, coord in array.coords.items():
