@@ -205,6 +205,7 @@ def test_os_layers_alone_contain(
         connection.close()
     assert os.waitpid(scene.victim_pid, os.WNOHANG) == (0, 0), "the bystander was killed"
     after: object = bare.run("result = float(np.sqrt(df['a'] ** 2).sum())", {"x": _frame()}).value
+    assert isinstance(after, float)
     assert after == pytest.approx(float(np.abs(_frame()["a"]).sum()))
 
 
@@ -239,7 +240,7 @@ def test_threads_still_work(bare: SandboxExecutor) -> None:
         "th.start()\nth.join()\nresult = box[0]"
     )
     value: object = bare.run_without_validation(REACH + code, {}).value
-    assert value == 42
+    assert isinstance(value, int) and value == 42
 
 
 def test_without_root_the_uid_stays_and_landlock_and_seccomp_still_hold(
@@ -313,3 +314,59 @@ def test_doctor_reports_the_layers_and_the_probes() -> None:
     assert {"seccomp", "landlock-fs"} <= set(report["layers"])
     assert report["runs_generated_code"]
     assert report["probes"] and all(p["contained"] for p in report["probes"].values())
+
+
+def test_a_kernel_without_landlock_or_seccomp_is_named_and_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(oslayers.landlock, "landlock_abi", lambda: 0)
+    monkeypatch.setattr(oslayers.seccomp, "seccomp_available", lambda: "libseccomp not found")
+    plan = oslayers.plan_isolation(1 << 40, 30)
+    assert plan.landlock_abi == 0 and plan.seccomp_program is None
+    assert plan.fd_seal_program is None
+    assert {"landlock-fs", "seccomp", "fd-seal"} <= set(plan.unavailable)
+    assert "Landlock" in plan.unavailable["landlock-fs"]
+    layers = plan.expected_layers()
+    assert not {"landlock-fs", "seccomp", "fd-seal"} & set(layers)
+    status = IsolationStatus(tuple(layers), plan.unavailable)
+    assert not status.confined
+    with pytest.raises(SandboxError) as info:
+        require_isolation(status, allow_no_os=False)
+    assert "libseccomp not found" in info.value.message
+    assert "xhelio doctor" in info.value.message
+
+
+def test_an_old_landlock_abi_says_which_parts_seccomp_covers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(oslayers.landlock, "landlock_abi", lambda: 1)
+    plan = oslayers.plan_isolation(1 << 40, 30)
+    assert "landlock-fs" in plan.expected_layers()
+    assert "landlock-net" not in plan.expected_layers()
+    assert "seccomp still refuses sockets" in plan.unavailable["landlock-net"]
+    assert "seccomp still refuses kill" in plan.unavailable["landlock-signal"]
+    assert IsolationStatus(tuple(plan.expected_layers())).confined
+
+
+def test_doctor_says_when_generated_code_would_be_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    degraded = IsolationStatus(
+        ("rlimits", "no-new-privs"),
+        {"landlock-fs": "the kernel has no Landlock", "seccomp": "libseccomp not found"},
+    )
+
+    def isolation(_self: SandboxExecutor) -> IsolationStatus:
+        return degraded
+
+    monkeypatch.setattr(SandboxExecutor, "isolation", isolation)
+    monkeypatch.delenv(ALLOW_NO_OS_ENV, raising=False)
+    result = CliRunner().invoke(app, ["doctor", "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    assert not report["confined"] and not report["runs_generated_code"]
+    assert report["unavailable"]["seccomp"] == "libseccomp not found"
+    text = CliRunner().invoke(app, ["doctor"]).output
+    assert "generated code is refused" in text
+    assert "landlock-fs: the kernel has no Landlock" in text
+    assert ALLOW_NO_OS_ENV in text

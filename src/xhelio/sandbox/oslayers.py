@@ -210,6 +210,16 @@ def _prctl(option: int, value: int) -> None:
         raise IsolationFailed(f"prctl({option}) failed: {os.strerror(ctypes.get_errno())}")
 
 
+def _prove_landlock() -> None:
+    """Landlock must now refuse "/" (never a readable dir): a cheap proof it took effect."""
+    try:
+        fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except PermissionError:
+        return
+    os.close(fd)
+    raise IsolationFailed("Landlock was applied but still lets the process read /")
+
+
 def apply_isolation(plan: IsolationPlan) -> list[str]:
     """Apply every layer of `plan` to the calling, freshly forked process.
 
@@ -238,6 +248,7 @@ def apply_isolation(plan: IsolationPlan) -> list[str]:
             applied.append("not-dumpable")
         if plan.landlock_abi >= 1:
             landlock.restrict_self(list(plan.readable_dirs), plan.landlock_abi)
+            _prove_landlock()
             applied.append("landlock-fs")
             if plan.landlock_abi >= 4:
                 applied.append("landlock-net")
