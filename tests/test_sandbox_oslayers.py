@@ -243,6 +243,20 @@ def test_threads_still_work(bare: SandboxExecutor) -> None:
     assert isinstance(value, int) and value == 42
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="RLIMIT_NPROC binds the unprivileged uid")
+def test_a_thread_bomb_cannot_use_up_the_machines_tasks(bare: SandboxExecutor) -> None:
+    code = (
+        "t = imp('threading')\nsleep = imp('time').sleep\nt.stack_size(32768)\nn = 0\n"
+        "try:\n    for i in range(20000):\n"
+        "        t.Thread(target=sleep, args=(5,), daemon=True).start()\n        n += 1\n"
+        "except Exception:\n    pass\nresult = n"
+    )
+    started: object = bare.run_without_validation(REACH + code, {}).value
+    assert isinstance(started, int) and 0 < started <= oslayers.MAX_TASKS
+    after: object = bare.run("result = 6 * 7", {}).value
+    assert isinstance(after, int) and after == 42
+
+
 def test_without_root_the_uid_stays_and_landlock_and_seccomp_still_hold(
     monkeypatch: pytest.MonkeyPatch, scene: Scene
 ) -> None:

@@ -5,7 +5,7 @@ freshly forked child, before the child installs its audit hook and runs generate
 In order, the child:
 
 1. lowers its resource limits (address space, CPU seconds, no file writes, no core
-   dumps, no new fds beyond those it holds);
+   dumps, no new fds beyond those it holds; tasks of the unprivileged uid when root);
 2. when started as root, drops to an unprivileged uid/gid (`nobody`, 65534) with no
    supplementary groups, so the kernel's own permission checks keep it away from the
    parent's `/proc/<pid>` entries, environment and files, and from signalling or
@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 NOBODY_UID = 65534
+MAX_TASKS = 256  # RLIMIT_NPROC of the unprivileged uid (all sandbox children together)
 SEALED_HIGHEST_FD = 3  # stdin/stdout/stderr and the reply pipe, once the request is in
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
@@ -199,6 +200,11 @@ def _apply_rlimits(plan: IsolationPlan) -> None:
         resource.RLIMIT_CORE: 0,
         resource.RLIMIT_NOFILE: open_fds + 1,
     }
+    if plan.drop_to is not None:
+        # Tasks of the unprivileged uid, threads included: a thread bomb (tiny stacks fit
+        # thousands under RLIMIT_AS) cannot use up the machine's pids. Not set without
+        # the uid drop: the count would include every process of the user.
+        limits[resource.RLIMIT_NPROC] = MAX_TASKS
     for limit, value in limits.items():
         # CPU: SIGXCPU at the soft limit (reported as a CPU timeout), SIGKILL a second later.
         hard = value + 1 if limit == resource.RLIMIT_CPU else value
