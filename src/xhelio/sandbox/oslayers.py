@@ -137,9 +137,9 @@ def plan_isolation(
     drop_to = _unprivileged_ids() if linux and os.geteuid() == 0 else None
     if drop_to is None:
         unavailable["uid-drop"] = "not started as root: the child keeps the user's uid"
-    abi = landlock.landlock_abi() if linux else 0
+    abi, why = landlock.landlock_probe() if linux else (0, "not Linux")
     if abi < 1:
-        unavailable["landlock-fs"] = "the kernel has no Landlock (Linux 5.13+, enabled LSM)"
+        unavailable["landlock-fs"] = why or "the kernel has no Landlock"
     elif abi < 4:
         unavailable["landlock-net"] = f"Landlock ABI {abi} < 4 (seccomp still refuses sockets)"
     if 1 <= abi < 6:
