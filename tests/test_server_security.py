@@ -15,6 +15,7 @@ import pytest
 
 from server_fixtures import ACE, Api, hapi, live_api  # noqa: F401  (fixture)
 from servers.catalog_hapi import CatalogHapiServer
+from xhelio.api import policy as policy_module
 from xhelio.api.hub import new_secret_id
 from xhelio.api.policy import server_policy
 from xhelio.errors import ConfigError
@@ -150,7 +151,12 @@ def test_stream_event_limit_ends_the_stream(open_api: Api) -> None:
     assert '"type": "StreamLimit"' in text
 
 
-def test_model_written_code_is_refused_without_os_isolation(open_api: Api) -> None:
+def test_model_written_code_is_refused_without_os_isolation(
+    open_api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As on a machine whose kernel offers no OS layer (this one may well have them);
+    # asked when code first runs, and no earlier test here runs code.
+    monkeypatch.setattr(policy_module, "os_isolation_available", _no_isolation)
     sid = open_api.client.post("/sessions", json={}).json()["id"]
     body = {"dataset_id": "AC_H1_MFI", "parameter_id": "Magnitude", "time_range": "2024-01-01"}
     label = open_api.client.post(f"/sessions/{sid}/fetch", json=body).json()["label"]
@@ -159,6 +165,10 @@ def test_model_written_code_is_refused_without_os_isolation(open_api: Api) -> No
     assert refused.status_code == 503 and refused.json()["type"] == "SandboxUnavailable"
     entries = open_api.client.get(f"/sessions/{sid}/entries").json()["entries"]
     assert [e["label"] for e in entries] == [label]
+
+
+def _no_isolation(_services: object = None) -> bool:
+    return False
 
 
 def test_code_runs_when_the_operator_opts_in(hapi: CatalogHapiServer, tmp_path: Path) -> None:  # noqa: F811

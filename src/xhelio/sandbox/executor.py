@@ -47,6 +47,7 @@ from xhelio.config import Settings
 from xhelio.errors import SandboxError
 from xhelio.sandbox import wire
 from xhelio.sandbox.oslayers import CONFINING_LAYERS
+from xhelio.sandbox.results import DECODE_FACTOR, ResultRejected, check_scalar, clean_text
 from xhelio.sandbox.validate import validate_code
 
 __all__ = [
@@ -66,6 +67,11 @@ DEFAULT_MAX_RESULT_BYTES = 200 * 1024 * 1024
 DEFAULT_MAX_STDOUT_CHARS = 20_000
 DEFAULT_STDOUT_HARD_CAP = 2_000_000
 MAX_WARNINGS = 40
+_MAX_TEXT = 4_000
+_CATEGORIES = frozenset(
+    {"validation", "forbidden", "timeout", "memory", "output", "runtime", "crashed", "input"}
+    | {"isolation"}
+)
 _ZYGOTE_GRACE_S = 15.0  # past the child's timeout, the zygote itself is presumed stuck
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOTSTRAP = (
@@ -348,6 +354,7 @@ class SandboxExecutor:
         """
         self.settings = settings
         self.max_result_bytes = max_result_bytes
+        self.max_stdout_chars = max_stdout_chars
         self.startup_timeout_s = startup_timeout_s
         self.allow_no_os_layers = (
             _allow_no_os_from_env() if allow_no_os_layers is None else allow_no_os_layers
@@ -476,11 +483,11 @@ class SandboxExecutor:
             elapsed = time.perf_counter() - started
         if report is None:
             header, blobs = _unpack_reply(raw, {}, self._death_error)
-            return _to_result(header, blobs, elapsed)
+            return _to_result(header, blobs, elapsed, self.max_result_bytes, self.max_stdout_chars)
         if report.get("timed_out"):
             raise self._timeout_error()
         header, blobs = _unpack_reply(raw, report, self._death_error)
-        return _to_result(header, blobs, elapsed)
+        return _to_result(header, blobs, elapsed, self.max_result_bytes, self.max_stdout_chars)
 
     def _timeout_error(self) -> SandboxError:
         return SandboxError(
@@ -563,11 +570,18 @@ def _unpack_reply(
         ) from exc
 
 
-def _to_result(header: dict[str, Any], blobs: list[bytes], elapsed: float) -> SandboxResult:
+def _to_result(
+    header: dict[str, Any],
+    blobs: list[bytes],
+    elapsed: float,
+    max_result_bytes: int,
+    max_stdout_chars: int,
+) -> SandboxResult:
     """Check and decode a worker reply; the worker is not trusted to be well-formed."""
     if header.get("status") != "ok":
         category = str(header.get("category", "crashed"))
-        message = str(header.get("message", "no message"))
+        category = category if category in _CATEGORIES else "crashed"
+        message = clean_text(header.get("message", "no message"), _MAX_TEXT)
         raise SandboxError(f"The sandboxed code failed ({category}): {message}", category)
     kind = header.get("kind")
     value: SandboxValue
@@ -577,31 +591,37 @@ def _to_result(header: dict[str, Any], blobs: list[bytes], elapsed: float) -> Sa
         if not isinstance(value_header, dict):
             raise SandboxError("The sandbox worker sent a reply without data.", "crashed")
         try:
-            decoded = wire.decode_value(value_header, blobs, check=True)  # pyright: ignore[reportUnknownArgumentType]
+            decoded = wire.decode_value(
+                value_header,  # pyright: ignore[reportUnknownArgumentType]
+                blobs,
+                check=True,
+                max_decoded_bytes=DECODE_FACTOR * max_result_bytes,
+            )
             value, notes = wire.check_result(decoded)  # never trust the worker's own check
             worker_notes = header.get("notes")
             if isinstance(worker_notes, list):  # what the worker's check already dropped
-                notes = [str(n)[:500] for n in worker_notes[:10]] + notes
+                notes = [clean_text(n, 500) for n in worker_notes[:10]] + notes  # pyright: ignore[reportUnknownVariableType]
         except wire.FrameError as exc:
             raise SandboxError(f"The sandbox result could not be decoded: {exc}", "output") from exc
         except wire.ResultRejected as exc:
             raise SandboxError(f"The sandbox result was refused: {exc}", "output") from exc
     elif kind == "scalar":
-        scalar = header.get("scalar")
-        if not (scalar is None or isinstance(scalar, bool | int | float | str)):
-            raise SandboxError("The sandbox worker sent an invalid scalar.", "crashed")
-        value = scalar
+        try:
+            value = check_scalar(header.get("scalar"))
+        except ResultRejected as exc:
+            raise SandboxError(f"The sandbox result was refused: {exc}", "output") from exc
     else:
-        raise SandboxError(f"The sandbox worker sent an unknown result kind {kind!r}.", "crashed")
+        raise SandboxError(
+            f"The sandbox worker sent an unknown result kind {clean_text(kind, 40)!r}.", "crashed"
+        )
     warnings_list = header.get("warnings", [])
+    shown = warnings_list if isinstance(warnings_list, list) else []  # pyright: ignore[reportUnknownVariableType]
     return SandboxResult(
         value=value,
         kind=kind,
-        stdout=str(header.get("stdout", "")),
+        stdout=clean_text(header.get("stdout", ""), max_stdout_chars),
         stdout_truncated=bool(header.get("stdout_truncated", False)),
-        warnings=tuple(str(w) for w in [*warnings_list, *notes][:MAX_WARNINGS])
-        if isinstance(warnings_list, list)
-        else tuple(notes),
+        warnings=tuple(clean_text(w, 500) for w in [*shown, *notes][:MAX_WARNINGS]),  # pyright: ignore[reportUnknownArgumentType]
         elapsed_s=elapsed,
-        layers=tuple(str(layer) for layer in header.get("layers", [])),
+        layers=tuple(clean_text(layer, 40) for layer in header.get("layers", [])[:20]),
     )

@@ -15,10 +15,11 @@ nothing from xhelio.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import sys
 
-__all__ = ["LandlockUnavailable", "landlock_abi", "restrict_self"]
+__all__ = ["LandlockUnavailable", "landlock_abi", "landlock_probe", "restrict_self"]
 
 _SYS_CREATE_RULESET = 444
 _SYS_ADD_RULE = 445
@@ -63,10 +64,22 @@ _libc.syscall.restype = ctypes.c_long
 
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version, 0 when Landlock is absent or disabled."""
+    return landlock_probe()[0]
+
+
+def landlock_probe() -> tuple[int, str]:
+    """(ABI version, why Landlock is unusable); the reason is "" when the ABI is 1+."""
     if not sys.platform.startswith("linux"):
-        return 0
+        return 0, "not Linux"
     version = _libc.syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION)
-    return max(int(version), 0)
+    if version >= 1:
+        return int(version), ""
+    code = ctypes.get_errno()
+    if code == errno.EOPNOTSUPP:
+        return 0, "Landlock is built in but not enabled (add landlock to the lsm= boot option)"
+    if code == errno.ENOSYS:
+        return 0, "the kernel has no Landlock (Linux 5.13+ with CONFIG_SECURITY_LANDLOCK)"
+    return 0, f"Landlock is blocked here ({os.strerror(code)}; a container's seccomp profile?)"
 
 
 def _handled_fs(abi: int) -> int:

@@ -5,7 +5,7 @@ freshly forked child, before the child installs its audit hook and runs generate
 In order, the child:
 
 1. lowers its resource limits (address space, CPU seconds, no file writes, no core
-   dumps, no new fds beyond those it holds);
+   dumps, no new fds beyond those it holds; tasks of the unprivileged uid when root);
 2. when started as root, drops to an unprivileged uid/gid (`nobody`, 65534) with no
    supplementary groups, so the kernel's own permission checks keep it away from the
    parent's `/proc/<pid>` entries, environment and files, and from signalling or
@@ -17,7 +17,9 @@ In order, the child:
    site-packages, nothing else readable or writable; TCP and signals to other processes
    refused where the kernel's ABI supports them;
 5. loads the seccomp filter (`seccomp.py`): no process creation, exec, sockets, ptrace,
-   signals, credential or namespace changes, or opens for writing.
+   signals, credential or namespace changes, System V IPC, or opens for writing;
+6. once its request is in, `seal_fds`: the fd limit drops to the fds it holds and a
+   second filter forbids closing or replacing them, so nothing new can be opened.
 
 A layer the plan expects but the kernel refuses makes the call fail (closed). Imports
 nothing from xhelio but the two sibling kernel modules.
@@ -40,9 +42,12 @@ __all__ = [
     "IsolationPlan",
     "apply_isolation",
     "plan_isolation",
+    "seal_fds",
 ]
 
 NOBODY_UID = 65534
+MAX_TASKS = 256  # RLIMIT_NPROC of the unprivileged uid (all sandbox children together)
+SEALED_HIGHEST_FD = 3  # stdin/stdout/stderr and the reply pipe, once the request is in
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _PR_SET_NO_NEW_PRIVS = 38
@@ -58,6 +63,7 @@ ALL_LAYERS = (
     "landlock-net",
     "landlock-signal",
     "seccomp",
+    "fd-seal",
 )
 # The layers that alone confine files, processes and the network.
 CONFINING_LAYERS = frozenset({"landlock-fs", "seccomp"})
@@ -78,6 +84,7 @@ class IsolationPlan:
     drop_to: tuple[int, int] | None  # (uid, gid) when started as root
     landlock_abi: int
     seccomp_program: bytes | None
+    fd_seal_program: bytes | None
     readable_dirs: tuple[str, ...]
     unavailable: dict[str, str] = field(default_factory=dict[str, str])
 
@@ -96,6 +103,8 @@ class IsolationPlan:
             layers.append("landlock-signal")
         if self.seccomp_program is not None:
             layers.append("seccomp")
+        if self.fd_seal_program is not None:
+            layers.append("fd-seal")
         return layers
 
 
@@ -128,31 +137,58 @@ def plan_isolation(
     drop_to = _unprivileged_ids() if linux and os.geteuid() == 0 else None
     if drop_to is None:
         unavailable["uid-drop"] = "not started as root: the child keeps the user's uid"
-    abi = landlock.landlock_abi() if linux else 0
+    abi, why = landlock.landlock_probe() if linux else (0, "not Linux")
     if abi < 1:
-        unavailable["landlock-fs"] = "the kernel has no Landlock (Linux 5.13+, enabled LSM)"
+        unavailable["landlock-fs"] = why or "the kernel has no Landlock"
     elif abi < 4:
         unavailable["landlock-net"] = f"Landlock ABI {abi} < 4 (seccomp still refuses sockets)"
     if 1 <= abi < 6:
         unavailable["landlock-signal"] = f"Landlock ABI {abi} < 6 (seccomp still refuses kill)"
     reason = seccomp.seccomp_available() if linux else "not Linux"
     program: bytes | None = None
+    seal: bytes | None = None
     if reason is None:
         try:
             program = seccomp.compile_filter()
+            seal = seccomp.compile_fd_seal(SEALED_HIGHEST_FD)
         except seccomp.SeccompUnavailable as exc:
             reason = str(exc)
+            program = None
     if reason is not None:
         unavailable["seccomp"] = reason
+        unavailable["fd-seal"] = "needs seccomp: os.close could free fds under the fd limit"
     return IsolationPlan(
         memory_limit_bytes=memory_limit_bytes,
         cpu_s=cpu_s,
         drop_to=drop_to,
         landlock_abi=abi,
         seccomp_program=program,
+        fd_seal_program=seal,
         readable_dirs=_readable_dirs(extra_readable or []),
         unavailable=unavailable,
     )
+
+
+def seal_fds(plan: IsolationPlan) -> list[str]:
+    """Once the request is in: fds 0..SEALED_HIGHEST_FD stay, none can ever be added.
+
+    RLIMIT_NOFILE drops to SEALED_HIGHEST_FD + 1 (all of them in use) and, with seccomp,
+    a second filter forbids closing or replacing those fds, so no file, socket, pipe or
+    memfd can be opened by any code, C included. Returns ["fd-seal"] when the filter
+    went in, [] when only the limit applies (no seccomp).
+
+    Raises:
+        IsolationFailed: the limit or the filter could not be applied.
+    """
+    limit = SEALED_HIGHEST_FD + 1
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+        if plan.fd_seal_program is None:
+            return []
+        seccomp.install_filter(plan.fd_seal_program, all_threads=True)
+    except (OSError, ValueError, seccomp.SeccompUnavailable) as exc:
+        raise IsolationFailed(f"sealing the fds failed: {exc}") from exc
+    return ["fd-seal"]
 
 
 def _apply_rlimits(plan: IsolationPlan) -> None:
@@ -164,6 +200,11 @@ def _apply_rlimits(plan: IsolationPlan) -> None:
         resource.RLIMIT_CORE: 0,
         resource.RLIMIT_NOFILE: open_fds + 1,
     }
+    if plan.drop_to is not None:
+        # Tasks of the unprivileged uid, threads included: a thread bomb (tiny stacks fit
+        # thousands under RLIMIT_AS) cannot use up the machine's pids. Not set without
+        # the uid drop: the count would include every process of the user.
+        limits[resource.RLIMIT_NPROC] = MAX_TASKS
     for limit, value in limits.items():
         # CPU: SIGXCPU at the soft limit (reported as a CPU timeout), SIGKILL a second later.
         hard = value + 1 if limit == resource.RLIMIT_CPU else value
@@ -173,6 +214,16 @@ def _apply_rlimits(plan: IsolationPlan) -> None:
 def _prctl(option: int, value: int) -> None:
     if _libc.prctl(option, value, 0, 0, 0) != 0:
         raise IsolationFailed(f"prctl({option}) failed: {os.strerror(ctypes.get_errno())}")
+
+
+def _prove_landlock() -> None:
+    """Landlock must now refuse "/" (never a readable dir): a cheap proof it took effect."""
+    try:
+        fd = os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except PermissionError:
+        return
+    os.close(fd)
+    raise IsolationFailed("Landlock was applied but still lets the process read /")
 
 
 def apply_isolation(plan: IsolationPlan) -> list[str]:
@@ -203,6 +254,7 @@ def apply_isolation(plan: IsolationPlan) -> list[str]:
             applied.append("not-dumpable")
         if plan.landlock_abi >= 1:
             landlock.restrict_self(list(plan.readable_dirs), plan.landlock_abi)
+            _prove_landlock()
             applied.append("landlock-fs")
             if plan.landlock_abi >= 4:
                 applied.append("landlock-net")

@@ -6,6 +6,13 @@ call that creates a process, runs a program, opens a socket, debugs or signals a
 process, changes credentials or namespaces, loads kernel code or opens a file for
 writing fails with EPERM (ENOSYS for `clone3` and `openat2`, whose arguments a filter
 cannot inspect, so that glibc falls back to `clone` / `openat`, which are checked).
+So do System V IPC and POSIX message queues (kernel objects that would outlive the
+child), calls that act on another process of the same uid (`prlimit64`,
+`sched_setaffinity`, ... with a pid other than 0; `setpriority`, `ioprio_set`), and
+the fcntl/ioctl requests that make the kernel signal a chosen process (F_SETOWN,
+F_SETSIG, FIOSETOWN, SIOCSPGRP; TIOCSTI too). `compile_fd_seal` builds a second,
+small filter the child adds once its request is in: no fd may be closed or replaced,
+so under its RLIMIT_NOFILE no file can be opened at all.
 Syscalls of a foreign ABI (i386 `int 0x80` on x86_64) kill the process (libseccomp's
 default for a non-native architecture).
 
@@ -26,10 +33,19 @@ import errno
 import os
 from dataclasses import dataclass
 
-__all__ = ["SeccompUnavailable", "compile_filter", "install_filter", "seccomp_available"]
+__all__ = [
+    "SeccompUnavailable",
+    "compile_fd_seal",
+    "compile_filter",
+    "install_filter",
+    "seccomp_available",
+]
 
 _ACT_ALLOW = 0x7FFF0000
 _ACT_ERRNO = 0x00050000
+_CMP_NE = 1
+_CMP_LE = 3
+_CMP_EQ = 4
 _CMP_MASKED_EQ = 7
 _CLONE_THREAD = 0x00010000
 _O_WRONLY = 0o1
@@ -63,7 +79,23 @@ DENIED_SYSCALLS = (
     "fchownat", "utime", "utimes", "futimesat", "utimensat", "setxattr", "lsetxattr",
     "removexattr", "lremovexattr", "memfd_secret", "landlock_create_ruleset",
     "landlock_add_rule",
+    # System V IPC and POSIX message queues: kernel objects that outlive the child, so
+    # they could carry data from one call (or session) to the next
+    "ipc", "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+    "semget", "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend",
+    "mq_timedreceive", "mq_notify", "mq_getsetattr",
+    # acting on other processes of the same uid (priorities, I/O priorities, memory)
+    "setpriority", "ioprio_set", "process_mrelease",
 )  # fmt: skip
+# Calls that may act on another process: refused unless their pid argument is 0 (self).
+_SELF_ONLY = (
+    ("prlimit64", 0), ("sched_setaffinity", 0), ("sched_setscheduler", 0),
+    ("sched_setparam", 0), ("sched_setattr", 0), ("migrate_pages", 0), ("move_pages", 0),
+    ("get_robust_list", 0),
+)  # fmt: skip
+# fcntl commands and ioctls that make the kernel send SIGIO/SIGURG to a chosen process.
+_F_SETOWN, _F_SETSIG, _F_SETOWN_EX = 8, 10, 15
+_SIGNAL_IOCTLS = (0x8901, 0x8902, 0x5412)  # FIOSETOWN, SIOCSPGRP, TIOCSTI
 _NOT_INSPECTABLE = ("clone3", "openat2")  # ENOSYS: glibc falls back to an inspectable call
 _SIGNAL_SYSCALLS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
 _PR_SET_SECCOMP = 22
@@ -159,8 +191,6 @@ def compile_filter() -> bytes:
     if lib is None:
         raise SeccompUnavailable("libseccomp.so.2 not found")
     handle = lib.handle
-    handle.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
-    handle.seccomp_export_bpf.restype = ctypes.c_int
     ctx = handle.seccomp_init(_ACT_ALLOW)
     if not ctx:
         raise SeccompUnavailable("seccomp_init failed")
@@ -175,23 +205,64 @@ def compile_filter() -> bytes:
         for flag in (_O_WRONLY, _O_RDWR, _O_CREAT, _O_TRUNC, _O_TMPFILE):
             _rule(lib, ctx, eperm, "open", (1, _CMP_MASKED_EQ, flag, flag))
             _rule(lib, ctx, eperm, "openat", (2, _CMP_MASKED_EQ, flag, flag))
-        read_end, write_end = os.pipe()
-        try:
-            status = handle.seccomp_export_bpf(ctx, write_end)
-            os.close(write_end)
-            write_end = -1
-            program = b""
-            while chunk := os.read(read_end, 65536):
-                program += chunk
-        finally:
-            os.close(read_end)
-            if write_end >= 0:
-                os.close(write_end)
-        if status < 0 or not program or len(program) % _BPF_INSTRUCTION_BYTES:
-            raise SeccompUnavailable(f"seccomp_export_bpf failed ({os.strerror(-status)})")
-        return program
+        for name, argument in _SELF_ONLY:
+            _rule(lib, ctx, eperm, name, (argument, _CMP_NE, 0, 0))
+        for command in (_F_SETOWN, _F_SETSIG, _F_SETOWN_EX):
+            for name in ("fcntl", "fcntl64"):
+                _rule(lib, ctx, eperm, name, (1, _CMP_EQ, command, 0))
+        for request in _SIGNAL_IOCTLS:
+            _rule(lib, ctx, eperm, "ioctl", (1, _CMP_EQ, request, 0))
+        return _export(lib, ctx)
     finally:
         handle.seccomp_release(ctx)
+
+
+def compile_fd_seal(highest_fd: int) -> bytes:
+    """A second filter, installed once the request is in: fds 0..`highest_fd` stay open.
+
+    With RLIMIT_NOFILE at `highest_fd + 1`, no fd can then be freed (`close`), replaced
+    (`dup2`, `dup3`) or closed in bulk (`close_range`), so no new file, socket, pipe or
+    memfd can be opened at all, with or without Landlock.
+
+    Raises:
+        SeccompUnavailable: libseccomp is missing or refused a rule.
+    """
+    lib = _library()
+    if lib is None:
+        raise SeccompUnavailable("libseccomp.so.2 not found")
+    ctx = lib.handle.seccomp_init(_ACT_ALLOW)
+    if not ctx:
+        raise SeccompUnavailable("seccomp_init failed")
+    try:
+        eperm = _errno_action(errno.EPERM)
+        _rule(lib, ctx, eperm, "close", (0, _CMP_LE, highest_fd, 0))
+        for name in ("dup2", "dup3", "close_range"):
+            _rule(lib, ctx, eperm, name)
+        return _export(lib, ctx)
+    finally:
+        lib.handle.seccomp_release(ctx)
+
+
+def _export(lib: _Lib, ctx: int) -> bytes:
+    """The BPF program of a filter context, through a pipe (libseccomp writes to an fd)."""
+    handle = lib.handle
+    handle.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    handle.seccomp_export_bpf.restype = ctypes.c_int
+    read_end, write_end = os.pipe()
+    try:
+        status = handle.seccomp_export_bpf(ctx, write_end)
+        os.close(write_end)
+        write_end = -1
+        program = b""
+        while chunk := os.read(read_end, 65536):
+            program += chunk
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
+    if status < 0 or not program or len(program) % _BPF_INSTRUCTION_BYTES:
+        raise SeccompUnavailable(f"seccomp_export_bpf failed ({os.strerror(-status)})")
+    return program
 
 
 class _SockFprog(ctypes.Structure):
@@ -204,13 +275,35 @@ class _SockFprog(ctypes.Structure):
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def install_filter(program: bytes) -> None:
+_libc.syscall.restype = ctypes.c_long
+_SECCOMP_SET_MODE_FILTER = 1
+_SECCOMP_FILTER_FLAG_TSYNC = 1
+
+
+def install_filter(program: bytes, all_threads: bool = False) -> None:
     """Install a compiled filter on the calling process; needs no-new-privs set first.
+
+    `all_threads`: also on every existing thread of the process (SECCOMP_FILTER_FLAG_TSYNC),
+    for a filter added after libraries may have started threads.
 
     Raises:
         SeccompUnavailable: the kernel refused the filter.
     """
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // _BPF_INSTRUCTION_BYTES, ctypes.addressof(buffer))
+    if all_threads:
+        lib = _library()
+        number = lib.handle.seccomp_syscall_resolve_name(b"seccomp") if lib else -1
+        if number < 0:
+            raise SeccompUnavailable("the seccomp() system call is unknown here")
+        status = _libc.syscall(
+            ctypes.c_long(number),
+            _SECCOMP_SET_MODE_FILTER,
+            _SECCOMP_FILTER_FLAG_TSYNC,
+            ctypes.byref(fprog),
+        )
+        if status != 0:
+            raise SeccompUnavailable(f"seccomp(TSYNC): {os.strerror(ctypes.get_errno())}")
+        return
     if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
         raise SeccompUnavailable(f"prctl(PR_SET_SECCOMP): {os.strerror(ctypes.get_errno())}")

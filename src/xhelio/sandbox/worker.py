@@ -13,7 +13,8 @@ object walks and more. It raises a BaseException so `except Exception` in user c
 cannot swallow it, and records what was refused. It is defence in depth: the OS layers
 are the boundary.
 
-Imports from xhelio only `sandbox.wire`, `sandbox.harden` and `sandbox.validate`.
+Imports from xhelio only `sandbox.wire`, `sandbox.results`, `sandbox.harden` and
+`sandbox.validate`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import xarray as xr
 
 from xhelio.sandbox import wire
 from xhelio.sandbox.harden import Refused as _Blocked
+from xhelio.sandbox.results import DECODE_FACTOR, ResultRejected, check_scalar
 from xhelio.sandbox.validate import ALLOWED_BUILTINS
 
 __all__ = [
@@ -194,6 +196,30 @@ def _type_of(obj: object, /) -> type:
     return kind
 
 
+# Modules that compiled library code imports by name on first use (pyarrow's decimal
+# and datetime C APIs, NumPy's array printing), through the calling frame's builtins.
+_C_IMPORTS = frozenset({"decimal", "datetime", "numpy._core.arrayprint"})
+
+
+def _loaded_module(
+    name: str,
+    globals: object = None,  # the signature of __import__
+    locals: object = None,
+    fromlist: object = (),
+    level: int = 0,
+) -> ModuleType:
+    """The sandbox's `__import__`: only already-loaded helper modules that C code asks for.
+
+    Without it pyarrow aborts the process when it converts Python objects (its
+    `ImportDecimalType` finds no `__import__`). Generated code cannot name it (dunder).
+    """
+    del globals, locals
+    module = sys.modules.get(name) if level == 0 and name in _C_IMPORTS else None
+    if module is None:
+        raise ImportError(f"import of {name[:80]!r} is not available in the sandbox")
+    return module if fromlist else sys.modules[name.partition(".")[0]]
+
+
 def _prime_array_printing() -> None:
     """Let NumPy cache its printing functions now, with the real builtins.
 
@@ -221,6 +247,8 @@ def load_modules() -> dict[str, ModuleType]:
             importlib.import_module(f"scipy.{name}")
         for name in ("polynomial", "random", "fft", "linalg", "ma", "rec", "strings"):
             importlib.import_module(f"numpy.{name}")
+        # Loaded lazily when a period/interval column is encoded (then refused cleanly).
+        importlib.import_module("pandas.core.arrays.arrow.extension_types")
     _prime_array_printing()
     return {"pd": pd, "np": np, "xr": xr, "scipy": scipy, "pywt": pywt}
 
@@ -303,7 +331,10 @@ def _scalar(value: object) -> object:
     if isinstance(value, pd.Timedelta):
         return str(value)
     if value is None or isinstance(value, bool | int | float | str):
-        return value
+        try:
+            return check_scalar(value)
+        except ResultRejected as exc:
+            raise _ResultError(f"`result` cannot be returned: {exc}") from exc
     raise _ResultError(
         f"`result` is a {type(value).__name__}; assign a pandas DataFrame or Series, an "
         "xarray DataArray, or a single number or string (wrap arrays in pd.Series or "
@@ -328,22 +359,21 @@ def _encode_result(value: object, max_bytes: int) -> tuple[dict[str, Any], list[
         if estimate > max_bytes:
             raise _OutputTooLarge(f"the result holds about {estimate} bytes")
         try:
-            value, notes = wire.check_result(value)
-            value_header, blobs = wire.encode_value(value)
-        except wire.ResultRejected as exc:
+            with warnings.catch_warnings():
+                # Shown warnings would be formatted with source lines read from files.
+                warnings.simplefilter("ignore")
+                value, notes = wire.check_result(value)
+                value_header, blobs = wire.encode_value(value)
+                wire.check_blobs(blobs, DECODE_FACTOR * max_bytes)  # what the parent refuses
+        except (wire.ResultRejected, wire.FrameError) as exc:
             raise _ResultError(f"`result` cannot be returned: {exc}") from exc
-        except (ValueError, TypeError, NotImplementedError) as exc:
-            raise _ResultError(f"`result` cannot be returned: {_exception_text(exc)}") from exc
         except Exception as exc:  # pyarrow raises its own hierarchy for odd dtypes
             raise _ResultError(f"`result` cannot be returned: {_exception_text(exc)}") from exc
         stored = sum(len(blob) for blob in blobs) + len(json.dumps(value_header))
         if stored > max_bytes:  # labels, attrs and index count too, not only the values
             raise _OutputTooLarge(f"the result takes {stored} bytes once encoded")
         return {"kind": kind, "value_header": value_header, "notes": notes}, blobs
-    scalar = _scalar(value)
-    if isinstance(scalar, str) and len(scalar) > max_bytes:
-        raise _OutputTooLarge(f"the result string has {len(scalar)} characters")
-    return {"kind": "scalar", "scalar": scalar}, []
+    return {"kind": "scalar", "scalar": _scalar(value)}, []
 
 
 def _error(category: str, message: str, line: int | None = None) -> dict[str, Any]:
@@ -393,6 +423,7 @@ class Runner:
             name: getattr(builtins, name) for name in ALLOWED_BUILTINS if hasattr(builtins, name)
         }
         self.safe_builtins["type"] = _type_of
+        self.safe_builtins["__import__"] = _loaded_module  # for C code only (dunder in the AST)
         # A small typical job each fresh child runs before its request (see zygote.py).
         self.prewarm_body = b""
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import resource
 import select
 import signal
 import sys
@@ -39,7 +38,14 @@ import numpy as np
 
 from xhelio.sandbox import wire
 from xhelio.sandbox.harden import harden_libraries
-from xhelio.sandbox.oslayers import IsolationFailed, IsolationPlan, apply_isolation, plan_isolation
+from xhelio.sandbox.oslayers import (
+    SEALED_HIGHEST_FD,
+    IsolationFailed,
+    IsolationPlan,
+    apply_isolation,
+    plan_isolation,
+    seal_fds,
+)
 from xhelio.sandbox.worker import (
     Runner,
     WorkerConfig,
@@ -51,7 +57,7 @@ from xhelio.sandbox.worker import (
 
 __all__ = ["main"]
 
-REQUEST_FD = 3
+REQUEST_FD = SEALED_HIGHEST_FD  # the request pipe, then (once sealed) the reply pipe
 RESPONSE_FD = 4
 CONTROL_FD = 5
 _MAX_REQUEST_BYTES = 1 << 40
@@ -89,9 +95,11 @@ def _child(runner: Runner, plan: IsolationPlan, started_fd: int, prewarm: bytes)
         # Each child would otherwise inherit the zygote's RNG state: same "random" numbers
         # in every call. Reseed from the kernel (getrandom needs no file).
         np.random.seed()
-        if failure is None and prewarm:
+        waiting, _, _ = select.select([REQUEST_FD], [], [], 0)
+        if failure is None and prewarm and not waiting:
             # Trusted code, before the request: the pages a typical call writes to are
-            # copied now (copy-on-write) instead of on the call's path.
+            # copied now (copy-on-write) instead of on the call's path. Skipped when a
+            # request is already waiting (back-to-back calls): it would only delay it.
             runner.handle(prewarm)
         try:
             body = wire.read_frame_blocking(REQUEST_FD, _MAX_REQUEST_BYTES)
@@ -100,12 +108,16 @@ def _child(runner: Runner, plan: IsolationPlan, started_fd: int, prewarm: bytes)
         os.close(REQUEST_FD)  # the code can never read the next call's request
         os.write(started_fd, b"s")
         os.close(started_fd)
-        # The reply pipe moves to fd 3 and the fd limit drops to 4: no new file, socket
-        # or pipe can be opened at all, even by C code (a layer under Landlock/seccomp).
+        # The reply pipe moves to fd 3, then the fds are sealed: no new file, socket or
+        # pipe can be opened at all, even by C code (a layer under Landlock/seccomp).
         os.dup2(RESPONSE_FD, REQUEST_FD)
         os.close(RESPONSE_FD)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (REQUEST_FD + 1, REQUEST_FD + 1))
         reply_fd = REQUEST_FD
+        if failure is None:
+            try:
+                layers += seal_fds(plan)
+            except IsolationFailed as exc:
+                failure = str(exc)
         if failure is not None:
             reply = {
                 "status": "error",
