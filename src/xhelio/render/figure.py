@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -60,6 +61,9 @@ GAP_FACTOR = 10
 # A spectrogram keeps at least this many time columns (one per two pixels of a default
 # 1,100 px figure) even when many traces share the point budget.
 MIN_HEATMAP_COLUMNS = 500
+# A y title up to this long is used as is; descriptions up to the longer bound are wrapped.
+_SHORT_TITLE = 40
+_LONG_TITLE = 60
 # Even a crowded figure draws each line with at least this many points.
 _MIN_LINE_POINTS = 200
 XHELIO_TRACE_KEYS = (
@@ -643,7 +647,14 @@ def _quantity_title(entry: DataEntry) -> str:
     """
     name = _quantity(entry)
     description = " ".join(entry.description.split())
-    text = description if description and len(description) <= 40 else name
+    if len(description) > _SHORT_TITLE:
+        # "Magnetic field in RTN coordinates (1 minute cadence)": the cadence aside goes.
+        description = re.sub(r"\s*\([^()]*\)$", "", description)
+    axis = str(entry.meta.get("label_axis") or entry.meta.get("field_name") or "").strip()
+    if description and len(description) <= _LONG_TITLE:
+        text = description  # long ones are wrapped by the layout
+    else:
+        text = axis if axis and len(axis) <= _SHORT_TITLE else name
     scale = entry.meta.get("scale")
     if isinstance(scale, int | float) and scale != 1:
         text = f"{name} x{scale:g}" if text == name else f"{text} ({name} x{scale:g})"
@@ -933,7 +944,8 @@ def _add_citation(layout: dict[str, Any], text: str) -> None:
             "y": 0,
             "xanchor": "left",
             "yanchor": "top",
-            "yshift": -48,
+            # Below the time axis title (about 50 px under the axis), not on top of it.
+            "yshift": -60,
             "showarrow": False,
             "align": "left",
             "font": {"size": 9, "color": "#555555"},
@@ -943,7 +955,7 @@ def _add_citation(layout: dict[str, Any], text: str) -> None:
     layout["annotations"] = annotations
     margin = layout.get("margin")
     if isinstance(margin, dict):
-        margin["b"] = max(int(margin.get("b", 80)), 70 + 12 * text.count("<br>"))
+        margin["b"] = max(int(margin.get("b", 80)), 84 + 12 * text.count("<br>"))
 
 
 def _validate(figure: dict[str, Any]) -> None:
