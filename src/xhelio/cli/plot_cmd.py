@@ -70,7 +70,7 @@ def plot(
         typer.Option("--select", help="For 2-D+ data: DIM=INDEX or DIM=LABEL to take."),
     ] = None,
     reduce: Annotated[
-        str | None, typer.Option("--reduce", help="For 2-D+ data: mean, sum, max or min.")
+        str | None, typer.Option("--reduce", help="For 2-D+ data: mean, median, sum, max or min.")
     ] = None,
 ) -> None:
     """Fetch (or reuse) the given series and write a stacked, publication-ready plot."""

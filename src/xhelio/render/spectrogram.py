@@ -79,7 +79,7 @@ def reduce_to_bins(
     """Reduce `array` to (time, bins): returns the array, the bin dim and notes.
 
     `select` maps other dims to an index (int) or a label/value to take; every other
-    non-bin dim is reduced with `reduce` ("mean", "sum", "max", "min"), NaN-aware.
+    non-bin dim is reduced with `reduce` ("mean", "median", "sum", "max", "min"), NaN-aware.
     """
     time_dim = "time" if "time" in array.dims else str(array.dims[0])
     others = [str(d) for d in array.dims if d != time_dim]
@@ -100,8 +100,8 @@ def reduce_to_bins(
             )
         array = _select(array, dim, choice)
         notes.append(f"{array.name}: took {dim} = {choice!r}.")
-    if reduce not in {"mean", "sum", "max", "min"}:
-        raise UserError(f"Unknown reduction '{reduce}': use mean, sum, max or min.")
+    if reduce not in {"mean", "median", "sum", "max", "min"}:
+        raise UserError(f"Unknown reduction '{reduce}': use mean, median, sum, max or min.")
     for dim in [str(d) for d in array.dims if d not in (time_dim, bins_dim)]:
         size = array.sizes[dim]
         keep = {c for c in array.coords if dim not in array.coords[c].dims}
