@@ -24,19 +24,24 @@ def build_figure(
     log_y: bool,
     title: str | None,
     spectrograms: set[str] | None = None,
-    heatmap_options: dict[str, Any] | None = None,
+    heatmap_options: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A figure spec: one panel per label (shared time axis), or all in one panel.
 
     Labels in `spectrograms` (2-D and higher data) become heatmaps: no line properties,
     and their y scale follows their bins (log when they span a decade).
+    `heatmap_options` maps a label to its slice/reduction keys (select, reduce).
     """
     traces: list[dict[str, Any]] = []
     layout: dict[str, Any] = {}
     for i, label in enumerate(labels):
         trace: dict[str, Any] = {"type": "scatter", "mode": "lines", "data_label": label}
         if spectrograms and label in spectrograms:
-            trace = {"type": "heatmap", "data_label": label, **(heatmap_options or {})}
+            trace = {
+                "type": "heatmap",
+                "data_label": label,
+                **(heatmap_options or {}).get(label, {}),
+            }
             if not overlay and i:
                 trace["yaxis"] = f"y{i + 1}"
             traces.append(trace)
@@ -105,9 +110,27 @@ def plot(
             for label in labels
             if isinstance(store.get(label).data, xr.DataArray) and store.get(label).data.ndim >= 2
         }
-        figure = build_figure(
-            labels, overlay, log_y, title, spectrograms, _heatmap_options(select, reduce)
-        )
+        options = _heatmap_options(select, reduce)
+        chosen: dict[str, Any] = options.get("select") or {}
+        if chosen and not any(
+            set(chosen) & set(map(str, store.get(s).data.dims)) for s in spectrograms
+        ):
+            raise UserError(
+                f"--select names {', '.join(chosen)}, a dimension of none of the plotted data."
+            )
+        # Each spectrogram takes the --select dimensions it has; the others are not its own.
+        per_label = {
+            s: {
+                **options,
+                **(
+                    {"select": {d: v for d, v in chosen.items() if d in store.get(s).data.dims}}
+                    if chosen
+                    else {}
+                ),
+            }
+            for s in spectrograms
+        }
+        figure = build_figure(labels, overlay, log_y, title, spectrograms, per_label)
         result = workspace.session.plot.render(figure)
         written = workspace.session.plot.export(fmt, "plot." + fmt)
         out.parent.mkdir(parents=True, exist_ok=True)

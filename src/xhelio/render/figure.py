@@ -40,7 +40,14 @@ from xhelio.errors import NoDataError, UserError
 from xhelio.render.component_names import component_names
 from xhelio.render.downsample import downsample_line
 from xhelio.render.layout import AxisFacts, build_layout
-from xhelio.render.spectrogram import BinCells, bin_cells, raster, reduce_to_bins, time_columns
+from xhelio.render.spectrogram import (
+    BinCells,
+    bin_cells,
+    raster,
+    reduce_to_bins,
+    select_point,
+    time_columns,
+)
 from xhelio.sources.dims import edges_from_centres
 from xhelio.timerange import TimeRange
 
@@ -378,7 +385,10 @@ def _plan_trace(
     entry, column = resolve_data_label(store, data_label)
     if isinstance(trace.get("column"), str):
         column = _match_column(entry, trace["column"])
-    if _is_two_dimensional(entry, template):
+    point = _point_series(entry, trace.get("select"), template, notes)
+    if point is not None:
+        entry, column = point, None
+    elif _is_two_dimensional(entry, template):
         log_color = trace.get("log_color")
         plan = _heatmap_plan(
             entry,
@@ -396,6 +406,32 @@ def _plan_trace(
     for line in plans:
         line.log_y = log_y
     return list(plans)
+
+
+def _point_series(
+    entry: DataEntry, select: Any, template: dict[str, Any], notes: list[str]
+) -> DataEntry | None:
+    """With one element chosen on every non-time dimension, 2-D data is one line.
+
+    A scientist asking for the flux at one energy and look direction wants a time
+    series, not a one-row spectrogram. Returns None when `select` leaves a dimension.
+    """
+    array = entry.data
+    if not isinstance(array, xr.DataArray) or array.ndim < 2 or not isinstance(select, dict):
+        return None
+    if not {str(d) for d in array.dims[1:]} <= {str(k) for k in select}:
+        return None
+    series, taken = select_point(array, select)
+    name = f"{array.name or entry.label}[{taken}]"
+    time = str(array.dims[0])
+    index = pd.Index(array.coords[time].to_numpy(), name="time") if time in array.coords else None
+    frame = pd.DataFrame({name: series.to_numpy()}, index=index)
+    if template.get("type") == "heatmap":
+        template["type"] = "scatter"
+    template.setdefault("name", f"{entry.label}[{taken}]")
+    notes.append(f"{array.name}: took {taken} as one time series.")
+    unit = _unit_of(entry, str(array.name or entry.label))
+    return replace(entry, data=frame, units={name: unit})
 
 
 def _is_two_dimensional(entry: DataEntry, template: dict[str, Any]) -> bool:
