@@ -9,51 +9,16 @@ import typer
 import xarray as xr
 from rich.console import Console
 
+from xhelio.api.direct import build_figure, checked_call
 from xhelio.cli.errors import handle_errors
+from xhelio.data.persist import atomic_write_bytes
+from xhelio.data.store import DataStore
 from xhelio.errors import UserError
 from xhelio.tools.workspace import open_workspace
 
-__all__ = ["build_figure", "register"]
+__all__ = ["build_figure", "register"]  # build_figure lives in xhelio.api.direct
 
 console = Console(stderr=True)
-
-
-def build_figure(
-    labels: list[str],
-    overlay: bool,
-    log_y: bool,
-    title: str | None,
-    spectrograms: set[str] | None = None,
-    heatmap_options: dict[str, dict[str, Any]] | None = None,
-) -> dict[str, Any]:
-    """A figure spec: one panel per label (shared time axis), or all in one panel.
-
-    Labels in `spectrograms` (2-D and higher data) become heatmaps: no line properties,
-    and their y scale follows their bins (log when they span a decade).
-    `heatmap_options` maps a label to its slice/reduction keys (select, reduce).
-    """
-    traces: list[dict[str, Any]] = []
-    layout: dict[str, Any] = {}
-    for i, label in enumerate(labels):
-        trace: dict[str, Any] = {"type": "scatter", "mode": "lines", "data_label": label}
-        if spectrograms and label in spectrograms:
-            trace = {
-                "type": "heatmap",
-                "data_label": label,
-                **(heatmap_options or {}).get(label, {}),
-            }
-            if not overlay and i:
-                trace["yaxis"] = f"y{i + 1}"
-            traces.append(trace)
-            continue
-        if not overlay and i:
-            trace["yaxis"] = f"y{i + 1}"
-        traces.append(trace)
-        if log_y:
-            layout["yaxis" if (overlay or not i) else f"yaxis{i + 1}"] = {"type": "log"}
-    if title:
-        layout["title"] = {"text": title}
-    return {"data": traces, "layout": layout}
 
 
 @handle_errors
@@ -84,6 +49,7 @@ def plot(
         raise UserError(f"Cannot write '{out.name}': use a .html, .png or .pdf file name.")
     workspace = open_workspace(session, ephemeral=session is None)
     try:
+        # Every step is a tool call through the session funnel (operations log + events).
         labels: list[str] = []
         for item in items:
             if workspace.session.store.has(item):
@@ -99,11 +65,13 @@ def plot(
                 raise UserError(
                     f"Give --time to fetch {item}, e.g. --time '2024-01-15 to 2024-01-20'."
                 )
-            fetcher = workspace.context.fetcher(source)
-            for report in fetcher.fetch(dataset, [parameter], time):
-                labels.append(report.label)
-                for note in report.notes:
-                    console.print(f"[yellow]{note}[/]", highlight=False)
+            args = {"dataset_id": dataset, "parameter_id": parameter, "time_range": time}
+            if source is not None:
+                args["source"] = source
+            report = checked_call(workspace, "fetch_data", args, caller="cli")
+            labels.extend(report.labels)
+            for note in report.payload.get("notes") or []:
+                console.print(f"[yellow]{note}[/]", highlight=False)
         store = workspace.session.store
         spectrograms = {
             label
@@ -111,35 +79,38 @@ def plot(
             if isinstance(store.get(label).data, xr.DataArray) and store.get(label).data.ndim >= 2
         }
         options = _heatmap_options(select, reduce)
-        chosen: dict[str, Any] = options.get("select") or {}
-        if chosen and not any(
-            set(chosen) & set(map(str, store.get(s).data.dims)) for s in spectrograms
-        ):
-            raise UserError(
-                f"--select names {', '.join(chosen)}, a dimension of none of the plotted data."
-            )
-        # Each spectrogram takes the --select dimensions it has; the others are not its own.
-        per_label = {
-            s: {
-                **options,
-                **(
-                    {"select": {d: v for d, v in chosen.items() if d in store.get(s).data.dims}}
-                    if chosen
-                    else {}
-                ),
-            }
-            for s in spectrograms
-        }
-        figure = build_figure(labels, overlay, log_y, title, spectrograms, per_label)
-        result = workspace.session.plot.render(figure)
-        written = workspace.session.plot.export(fmt, "plot." + fmt)
+        spec = build_figure(labels, overlay, log_y, title, spectrograms, options)
+        _select_per_label(spec, options.get("select") or {}, store)
+        checked_call(workspace, "render_plotly_json", {"figure": spec}, caller="cli")
+        result = workspace.session.plot.current
+        assert result is not None
+        args = {"action": "export", "format": fmt, "filename": "plot." + fmt}
+        exported = checked_call(workspace, "manage_plot", args, caller="cli")
+        written = Path(str(exported.payload["path"]))
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(written.read_bytes())
+        atomic_write_bytes(out, written.read_bytes())
     finally:
         workspace.close()
     for note in result.notes:
         console.print(note, highlight=False)
     console.print(f"Wrote {out} ({len(result.traces)} traces, {result.points_sent} points)")
+
+
+def _select_per_label(spec: dict[str, Any], chosen: dict[str, Any], store: DataStore) -> None:
+    """Give each heatmap trace only the --select dimensions its own data has."""
+    if not chosen:
+        return
+    matched = False
+    for trace in spec["data"]:
+        if "select" not in trace:
+            continue
+        dims = {str(d) for d in store.get(str(trace["data_label"])).data.dims}
+        trace["select"] = {d: v for d, v in chosen.items() if d in dims}
+        matched = matched or bool(trace["select"])
+    if not matched:
+        raise UserError(
+            f"--select names {', '.join(chosen)}, a dimension of none of the plotted data."
+        )
 
 
 def _heatmap_options(select: list[str] | None, reduce: str | None) -> dict[str, Any]:

@@ -24,12 +24,24 @@ from xhelio.data.arrays import entry_from_parameter
 from xhelio.data.cleaning import apply_valid_range
 from xhelio.data.entry import DataEntry
 from xhelio.data.store import DataStore
-from xhelio.errors import DataUnavailableError, UnknownParameterError
-from xhelio.sources.base import DataSource, ParameterData, ProgressCallback
+from xhelio.errors import (
+    DataUnavailableError,
+    SessionMemoryError,
+    UnknownParameterError,
+    XhelioError,
+)
+from xhelio.sources.base import DataSource, ParameterData, ProgressCallback, drop_duplicate_times
 from xhelio.sources.dims import split_support_columns
+from xhelio.sources.sizing import estimate_request, human_bytes, total_columns
 from xhelio.timerange import TimeRange, format_time, parse_time_range
 
-__all__ = ["DataFetcher", "FetchReport", "clamp_to_availability", "entry_from_parameter"]
+__all__ = [
+    "DataFetcher",
+    "FetchReport",
+    "check_memory_budget",
+    "clamp_to_availability",
+    "entry_from_parameter",
+]
 
 # Catalog snapshots lag the archive: a dataset whose listed stop is this recent is treated
 # as still producing data, and its end is left for the server to decide.
@@ -181,13 +193,88 @@ def _report(entry: DataEntry, data: ParameterData, requested: TimeRange) -> Fetc
     )
 
 
+def check_memory_budget(
+    catalog: Catalog,
+    info: DatasetInfo,
+    names: Sequence[str],
+    time_range: TimeRange,
+    budget_bytes: int,
+) -> None:
+    """Refuse (SessionMemoryError) a load whose estimated size exceeds `budget_bytes`.
+
+    The message gives the estimate, the longest range that fits and, when the catalog
+    has one, a coarser dataset of the same instrument with the same parameters.
+    """
+    columns = total_columns([_components(info, n) for n in names])
+    estimate = estimate_request(info.cadence, time_range, columns)
+    if estimate is None or estimate.bytes <= budget_bytes:
+        return
+    fits = _round_down(timedelta(seconds=budget_bytes / estimate.bytes_per_second))
+    shorter = TimeRange(time_range.start, time_range.start + fits)
+    coarser = _coarser_dataset(catalog, info, names, time_range, budget_bytes)
+    hint = f" or a coarser dataset such as {coarser}" if coarser else " or a coarser dataset"
+    raise SessionMemoryError(
+        f"{info.id} {', '.join(names)} over {time_range} is about "
+        f"{human_bytes(estimate.bytes)} in memory ({estimate.rows:,} rows at "
+        f"{info.cadence}), more than the session budget of {human_bytes(budget_bytes)} "
+        f"(XHELIO_SESSION_MEMORY_MB). Ask for a shorter range (e.g. {shorter}){hint}; "
+        "or write it to a file with `xhelio fetch ... --out FILE`, which streams."
+    )
+
+
+def _round_down(span: timedelta) -> timedelta:
+    """A readable span no longer than `span`: whole days, hours or minutes."""
+    for unit in (timedelta(days=1), timedelta(hours=1), timedelta(minutes=1)):
+        if span >= 2 * unit:
+            return span // unit * unit
+    return max(span, timedelta(seconds=1))
+
+
+def _components(info: DatasetInfo, name: str) -> int:
+    param = info.parameter(name)
+    return 1 if param is None else max(1, param.components)
+
+
+def _coarser_dataset(
+    catalog: Catalog, info: DatasetInfo, names: Sequence[str], time_range: TimeRange, budget: int
+) -> str | None:
+    """A dataset of the same mission and instrument, with these parameters, that fits."""
+    if not info.mission_id:
+        return None
+    try:
+        candidates = catalog.browse(info.mission_id)
+    except XhelioError:
+        return None
+    best: tuple[float, str] | None = None
+    for other in candidates:
+        if other.id == info.id or other.instrument != info.instrument:
+            continue
+        if any(other.parameter(n) is None for n in names):
+            continue
+        columns = total_columns([_components(other, n) for n in names])
+        estimate = estimate_request(other.cadence, time_range, columns)
+        if estimate is None or estimate.bytes > budget:
+            continue
+        if best is None or estimate.cadence_s < best[0]:
+            best = (estimate.cadence_s, f"{other.id} ({other.cadence})")
+    return None if best is None else best[1]
+
+
 class DataFetcher:
     """Fetch dataset parameters into a DataStore with validation and reporting."""
 
-    def __init__(self, catalog: Catalog, source: DataSource, store: DataStore) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        source: DataSource,
+        store: DataStore,
+        memory_budget_bytes: int | None = None,
+    ) -> None:
         self.catalog = catalog
         self.source = source
         self.store = store
+        self.memory_budget_bytes = memory_budget_bytes
+        """Largest estimated size one fetch may load (None: no limit)."""
 
     def fetch(
         self,
@@ -218,10 +305,12 @@ class DataFetcher:
             else:
                 wanted.append(name)
         if wanted:
+            if self.memory_budget_bytes is not None:
+                check_memory_budget(self.catalog, info, wanted, clamped, self.memory_budget_bytes)
             fetched = self.source.fetch(info.id, wanted, clamped, progress)
             self._remember_variables(info, [fetched[name] for name in wanted])
             for name in wanted:
-                data = fetched[name]
+                data = drop_duplicate_times(fetched[name], f"{info.id}.{name}")
                 cleaning_note = None
                 if valid_range:
                     data, _, cleaning_note = apply_valid_range(data)
@@ -233,6 +322,7 @@ class DataFetcher:
                 report = _report(entry, data, clamped)
                 if note:
                     report.notes.append(note)
+                report.notes.extend(data.notes)
                 if cleaning_note:
                     report.notes.append(cleaning_note)
                 # What the source did to the data (leap seconds mapped, ...) is said once.

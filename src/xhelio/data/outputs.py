@@ -24,8 +24,9 @@ import pyarrow.parquet as pq
 import xarray as xr
 
 from xhelio.data.entry import DataEntry
+from xhelio.data.streamout import atomic_output
 
-__all__ = ["flat_frame", "output_metadata", "write_output"]
+__all__ = ["combined_frame", "flat_frame", "output_metadata", "write_output"]
 
 
 def _name(entry: DataEntry) -> str:
@@ -87,7 +88,8 @@ def output_metadata(entries: list[DataEntry]) -> dict[str, Any]:
     return {"parameters": parameters, "citations": citations}
 
 
-def _combined(entries: list[DataEntry]) -> tuple[pd.DataFrame, dict[str, str]]:
+def combined_frame(entries: list[DataEntry]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """One table of all entries outer-joined on time, and each column's units."""
     frames: list[pd.DataFrame] = []
     units: dict[str, str] = {}
     for entry in entries:
@@ -104,17 +106,15 @@ def _combined(entries: list[DataEntry]) -> tuple[pd.DataFrame, dict[str, str]]:
 
 
 def _write_csv(entries: list[DataEntry], out: Path) -> None:
-    frame, units = _combined(entries)
+    frame, units = combined_frame(entries)
     frame = frame.rename(
         columns={c: f"{c} [{units[str(c)]}]" if units.get(str(c)) else c for c in frame.columns}
     )
     frame.to_csv(out, date_format="%Y-%m-%dT%H:%M:%S.%fZ")
-    sidecar = out.with_name(out.name + ".meta.json")
-    sidecar.write_text(json.dumps(output_metadata(entries), indent=1, default=str))
 
 
 def _write_parquet(entries: list[DataEntry], out: Path) -> None:
-    frame, units = _combined(entries)
+    frame, units = combined_frame(entries)
     frame.columns = [str(c) for c in frame.columns]
     table = pa.Table.from_pandas(frame, preserve_index=True)
     fields = []
@@ -168,10 +168,20 @@ def _write_netcdf(entries: list[DataEntry], out: Path) -> None:
 
 
 def write_output(entries: list[DataEntry], out: Path) -> None:
-    """Write `entries` to `out` (.csv, .parquet or .nc) with their units and citation."""
+    """Write `entries` to `out` (.csv, .parquet or .nc) with their units and citation.
+
+    A CSV gets a ``<name>.meta.json`` beside it. Files appear complete or not at all.
+    """
     suffix = out.suffix.lower()
     writers = {".csv": _write_csv, ".parquet": _write_parquet, ".nc": _write_netcdf}
     writer = writers.get(suffix)
     if writer is None:
         raise ValueError(f"Unsupported output type {suffix!r}: use .csv, .parquet or .nc.")
-    writer(entries, out)
+    # Each file is written beside its target and renamed when complete: never half a file.
+    with atomic_output(out) as temp:
+        writer(entries, temp)
+    if suffix == ".csv":
+        # A CSV header holds only names and units; the rest of the meaning goes beside it.
+        sidecar = out.with_name(out.name + ".meta.json")
+        with atomic_output(sidecar) as temp:
+            temp.write_text(json.dumps(output_metadata(entries), indent=1, default=str))

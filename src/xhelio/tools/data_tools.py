@@ -12,6 +12,7 @@ import xarray as xr
 
 from xhelio.data.entry import DataEntry
 from xhelio.data.outputs import flat_frame, write_output
+from xhelio.data.streamout import atomic_output
 from xhelio.errors import UserError
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import tool
@@ -201,20 +202,24 @@ def write_entry(entry: DataEntry, folder: Path, fmt: str, filename: str | None =
         target = target.with_suffix(suffix)
     frame = frame_of(entry)
     if entry.is_timeseries and entry.source_dataset:
-        # Fetched data: units, bins and citation go into the file (data.outputs).
+        # Fetched data: units, bins and citation go into the file (data.outputs), atomically.
         write_output([entry], target)
         return target
-    if suffix == ".csv":
-        out = frame.copy()
-        out.index.name = "time" if entry.is_timeseries else (out.index.name or "index")
-        out.to_csv(target)
-    elif suffix == ".parquet":
-        frame.to_parquet(target)
-    else:
-        data = (
-            entry.data if isinstance(entry.data, xr.DataArray) else _frame_to_dataset(frame, entry)
-        )
-        data.to_netcdf(target)
+    # Written beside the target and renamed when complete: never a half-written file.
+    with atomic_output(target) as temp:
+        if suffix == ".csv":
+            out = frame.copy()
+            out.index.name = "time" if entry.is_timeseries else (out.index.name or "index")
+            out.to_csv(temp)
+        elif suffix == ".parquet":
+            frame.to_parquet(temp)
+        else:
+            data = (
+                entry.data
+                if isinstance(entry.data, xr.DataArray)
+                else _frame_to_dataset(frame, entry)
+            )
+            data.to_netcdf(temp)
     return target
 
 
