@@ -215,3 +215,19 @@ def test_xhelio_home_that_is_a_file_is_a_clear_error(
         result = runner.invoke(app, args)
         assert result.exit_code == 1, args
         assert "XHELIO_HOME" in result.stderr and "Traceback" not in result.output
+
+
+def test_a_netcdf_file_served_as_cdf_is_named(real_data: Path, tmp_path: Path) -> None:
+    """What a user sees when the archive hands over a netCDF file: its kind, not 'corrupt'."""
+    served = tmp_path / "goes16_xrsf_20210101.cdf"
+    served.write_bytes((real_data / "goes16_xrsf_l2_avg1m_20210101_truncated.nc").read_bytes())
+    with CdasTestServer() as server, pytest.MonkeyPatch.context() as env:
+        env.setenv("XHELIO_CDAS_URL", server.url)
+        day = datetime(2022, 1, 1, tzinfo=UTC)
+        server.add_file("AC_K2_MFI", served, day, datetime(2022, 1, 2, tzinfo=UTC))
+        args = ["fetch", "AC_K2_MFI", "Magnitude", "-t", "2022-01-01", "--source", "cdf"]
+        result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "goes16_xrsf_20210101.cdf is" in said and "not CDF" in said
+    assert "netCDF" in said and "corrupt" not in said

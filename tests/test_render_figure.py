@@ -12,10 +12,12 @@ import pandas as pd
 import pytest
 import xarray as xr
 
+from xhelio.data.arrays import entry_from_parameter
 from xhelio.data.entry import DataEntry
 from xhelio.data.store import DataStore, UnknownLabelError
 from xhelio.errors import NoDataError, UserError
 from xhelio.render.figure import render_plotly_json, resolve_data_label
+from xhelio.sources.cdf_reader import read_cdf_parameters
 from xhelio.timerange import TimeRange
 
 START = pd.Timestamp("2024-01-01", tz="UTC")
@@ -528,3 +530,23 @@ def _store() -> DataStore:
     store = DataStore()
     store.put(_scalar_entry("AC_H2_MFI.Magnitude", "Magnitude", "nT"))
     return store
+
+
+def test_real_file_titles_read_as_physics(real_data: Path) -> None:
+    """PSP's long CATDESC loses only its cadence aside; its 'None' units show as no units."""
+    names = ["psp_fld_l2_mag_RTN_1min", "psp_fld_l2_quality_flags"]
+    read = read_cdf_parameters(
+        real_data / "psp_fld_l2_mag_rtn_1min_20200104_v02.cdf", "PSP_FLD_L2_MAG_RTN_1MIN", names
+    )
+    store = DataStore()
+    for name in names:
+        store.put(entry_from_parameter("PSP_FLD_L2_MAG_RTN_1MIN", read[name]))
+    traces = [
+        {"data_label": f"PSP_FLD_L2_MAG_RTN_1MIN.{name}", "panel": i + 1}
+        for i, name in enumerate(names)
+    ]
+    layout = render_plotly_json({"data": traces}, store).figure["layout"]
+    field, flags = layout["yaxis"]["title"]["text"], layout["yaxis2"]["title"]["text"]
+    assert field.replace("<br>", " ") == "Magnetic field in RTN coordinates (nT)"
+    assert flags == "FIELDS quality flag"
+    assert store.get("PSP_FLD_L2_MAG_RTN_1MIN.psp_fld_l2_quality_flags").meta["units"] == "None"

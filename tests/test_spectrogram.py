@@ -200,6 +200,25 @@ def test_per_record_bins_drawn_at_their_own_energies(tmp_path: Path) -> None:
     assert np.isnan(first_column[top_row]) and np.isfinite(last_column[top_row])
 
 
+def test_one_element_of_every_dimension_is_a_line(tmp_path: Path) -> None:
+    data = read_cdf_parameters(particle_file(tmp_path), DATASET, ["Ion_Flux"])["Ion_Flux"]
+    store = DataStore()
+    store.put(entry_from_parameter(DATASET, data))
+    choice = {"Look_Label": "Asun", "Ion_Bins_Low_Energy": 2}
+    result = render_plotly_json(
+        {"data": [{"data_label": f"{DATASET}.Ion_Flux", "select": choice}]}, store
+    )
+    (trace,) = result.figure["data"]
+    assert trace["type"] in {"scatter", "scattergl"}
+    assert "Look_Label=Asun" in trace["name"]
+    array = store.get(f"{DATASET}.Ion_Flux").data
+    assert isinstance(array, xr.DataArray)
+    expected = array.isel(Look_Label=1, Ion_Bins_Low_Energy=2).to_numpy()
+    y = np.asarray([np.nan if v is None else v for v in trace["y"]], dtype=float)
+    np.testing.assert_allclose(y[np.isfinite(y)], expected, rtol=1e-6)  # NaN only at the gap
+    assert "cm<sup>-2</sup>" in result.figure["layout"]["yaxis"]["title"]["text"]
+
+
 def test_cli_plot_fetch_support_variable_and_outputs(cdas: CdasTestServer, tmp_path: Path) -> None:
     html = tmp_path / "flux.html"
     args = ["plot", f"{DATASET}.Ion_Flux", "--source", "cdf", "-t", "2020-01-01", "-o", str(html)]
@@ -207,6 +226,11 @@ def test_cli_plot_fetch_support_variable_and_outputs(cdas: CdasTestServer, tmp_p
     assert result.exit_code == 0, result.output
     assert "mean over Look_Label" in result.output
     assert "heatmap" in html.read_text()
+    # --select applies to the data that has that dimension, not to every panel.
+    both = [*args[:2], f"{DATASET}.Electron_Counts", *args[2:], "--select", "Look_Label=Sun"]
+    result = runner.invoke(app, both)
+    assert result.exit_code == 0, result.output
+    assert "Look_Label = 'Sun'" in result.output and "mean over" not in result.output
     # A support variable is fetchable by name; valid ranges only on request, counted.
     out = tmp_path / "lon.csv"
     base = ["fetch", DATASET, "Longitude", "--source", "cdf", "-t", "2020-01-01"]

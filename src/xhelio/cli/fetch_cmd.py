@@ -17,6 +17,7 @@ from xhelio.catalog.index import Catalog
 from xhelio.cli.errors import handle_errors
 from xhelio.config import Settings
 from xhelio.data.fetch import DataFetcher, FetchReport, clamp_to_availability
+from xhelio.data.meaning import display_units
 from xhelio.data.outputs import combined_frame, write_output
 from xhelio.data.store import DataStore
 from xhelio.data.streamout import (
@@ -59,8 +60,14 @@ def _summary(reports: list[FetchReport]) -> Table:
         nan = f"{100 * r.nan_fraction:.1f}" + (
             " (all-NaN: " + ", ".join(r.all_nan_columns) + ")" if r.all_nan_columns else ""
         )
+        # Display units (IDL codes such as cm!E-2!N read as cm^-2); the raw ones stay in
+        # the entry's metadata and the written files.
+        label = r.label + (
+            " [" + " x ".join(f"{d} {n}" for d, n in r.dims.items()) + "]" if r.dims else ""
+        )
+        units = display_units(r.units)
         table.add_row(
-            r.label, str(r.points), r.start or "-", r.stop or "-", r.cadence or "-", nan, r.units
+            label, str(r.points), r.start or "-", r.stop or "-", r.cadence or "-", nan, units
         )
     return table
 

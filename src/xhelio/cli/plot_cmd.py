@@ -12,6 +12,7 @@ from rich.console import Console
 from xhelio.api.direct import build_figure, checked_call
 from xhelio.cli.errors import handle_errors
 from xhelio.data.persist import atomic_write_bytes
+from xhelio.data.store import DataStore
 from xhelio.errors import UserError
 from xhelio.tools.workspace import open_workspace
 
@@ -39,7 +40,7 @@ def plot(
         typer.Option("--select", help="For 2-D+ data: DIM=INDEX or DIM=LABEL to take."),
     ] = None,
     reduce: Annotated[
-        str | None, typer.Option("--reduce", help="For 2-D+ data: mean, sum, max or min.")
+        str | None, typer.Option("--reduce", help="For 2-D+ data: mean, median, sum, max or min.")
     ] = None,
 ) -> None:
     """Fetch (or reuse) the given series and write a stacked, publication-ready plot."""
@@ -77,9 +78,9 @@ def plot(
             for label in labels
             if isinstance(store.get(label).data, xr.DataArray) and store.get(label).data.ndim >= 2
         }
-        spec = build_figure(
-            labels, overlay, log_y, title, spectrograms, _heatmap_options(select, reduce)
-        )
+        options = _heatmap_options(select, reduce)
+        spec = build_figure(labels, overlay, log_y, title, spectrograms, options)
+        _select_per_label(spec, options.get("select") or {}, store)
         checked_call(workspace, "render_plotly_json", {"figure": spec}, caller="cli")
         result = workspace.session.plot.current
         assert result is not None
@@ -93,6 +94,23 @@ def plot(
     for note in result.notes:
         console.print(note, highlight=False)
     console.print(f"Wrote {out} ({len(result.traces)} traces, {result.points_sent} points)")
+
+
+def _select_per_label(spec: dict[str, Any], chosen: dict[str, Any], store: DataStore) -> None:
+    """Give each heatmap trace only the --select dimensions its own data has."""
+    if not chosen:
+        return
+    matched = False
+    for trace in spec["data"]:
+        if "select" not in trace:
+            continue
+        dims = {str(d) for d in store.get(str(trace["data_label"])).data.dims}
+        trace["select"] = {d: v for d, v in chosen.items() if d in dims}
+        matched = matched or bool(trace["select"])
+    if not matched:
+        raise UserError(
+            f"--select names {', '.join(chosen)}, a dimension of none of the plotted data."
+        )
 
 
 def _heatmap_options(select: list[str] | None, reduce: str | None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from xhelio.catalog.index import Catalog
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
@@ -30,6 +31,7 @@ from xhelio.errors import (
     XhelioError,
 )
 from xhelio.sources.base import DataSource, ParameterData, ProgressCallback, drop_duplicate_times
+from xhelio.sources.dims import split_support_columns
 from xhelio.sources.sizing import estimate_request, human_bytes, total_columns
 from xhelio.timerange import TimeRange, format_time, parse_time_range
 
@@ -64,9 +66,12 @@ class FetchReport:
     requested: str
     already_loaded: bool = False
     notes: list[str] = field(default_factory=list[str])
+    dims: dict[str, int] = field(default_factory=dict[str, int])
+    """Sizes of the non-time dimensions of 2-D and higher data (empty otherwise)."""
 
     def to_dict(self) -> dict[str, object]:
         """Return a JSON-able summary."""
+        shape: dict[str, object] = {"dims": self.dims} if self.dims else {}
         return {
             "status": "ok",
             "label": self.label,
@@ -80,6 +85,7 @@ class FetchReport:
             "all_nan_columns": self.all_nan_columns,
             "columns": self.columns,
             "units": self.units,
+            **shape,
             "requested": self.requested,
             "already_loaded": self.already_loaded,
             "notes": self.notes,
@@ -150,11 +156,25 @@ def _human_seconds(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
+def _entry_dims(entry: DataEntry) -> dict[str, int]:
+    """Sizes of the non-time dimensions of an array entry, as the report shows them."""
+    if not isinstance(entry.data, xr.DataArray):
+        return {}
+    return {str(d): int(n) for d, n in zip(entry.data.dims[1:], entry.data.shape[1:], strict=True)}
+
+
 def _report(entry: DataEntry, data: ParameterData, requested: TimeRange) -> FetchReport:
-    frame = data.frame
+    # Per-record bin columns travel in the source frame; they are not data to report.
+    frame, _ = split_support_columns(data.frame)
     values = frame.to_numpy(dtype=float) if frame.size else np.empty((0, 0))
     nan_fraction = float(np.isnan(values).mean()) if values.size else 1.0
-    all_nan = [str(c) for c in frame.columns if bool(frame[c].isna().all())]
+    dims = _entry_dims(entry)
+    # An array entry is one named quantity: its cells are not columns a person would name.
+    all_nan = (
+        ([entry.label] if values.size and bool(np.isnan(values).all()) else [])
+        if dims
+        else [str(c) for c in frame.columns if bool(frame[c].isna().all())]
+    )
     index = pd.DatetimeIndex(frame.index)
     return FetchReport(
         label=entry.label,
@@ -166,9 +186,10 @@ def _report(entry: DataEntry, data: ParameterData, requested: TimeRange) -> Fetc
         cadence=_cadence(index),
         nan_fraction=nan_fraction,
         all_nan_columns=all_nan,
-        columns=[str(c) for c in frame.columns],
+        columns=list(entry.columns) if dims else [str(c) for c in frame.columns],
         units=data.units,
         requested=str(requested),
+        dims=dims,
     )
 
 
@@ -353,9 +374,13 @@ class DataFetcher:
 
     def _repeat_report(self, label: str, name: str, clamped: TimeRange) -> FetchReport:
         entry = self.store.get(label)
-        frame = entry.data if isinstance(entry.data, pd.DataFrame) else None
+        data = entry.data
         points = entry.points
-        index = pd.DatetimeIndex(frame.index) if frame is not None else None
+        index: pd.DatetimeIndex | None = None
+        if isinstance(data, pd.DataFrame):
+            index = pd.DatetimeIndex(data.index)
+        elif data.ndim and pd.api.types.is_datetime64_any_dtype(data[data.dims[0]].dtype):
+            index = pd.DatetimeIndex(data[data.dims[0]].to_numpy())
         return FetchReport(
             label=label,
             dataset=entry.source_dataset or "",
@@ -373,4 +398,5 @@ class DataFetcher:
             requested=str(clamped),
             already_loaded=True,
             notes=[f"{label} is already in memory for {clamped}; not fetched again."],
+            dims=_entry_dims(entry),
         )

@@ -57,12 +57,15 @@ _WORDS: dict[str, str] = {
     "km": "km",
     "re": "R_E",
 }
+# Placeholders ISTP files write where a quantity has no unit: shown as no unit at all,
+# never as "(None)" on an axis. The raw text stays in the metadata.
+_NO_UNIT = frozenset({"none", "na", "n/a", "n.a.", "null", "unitless", "dimensionless", "-", " "})
 
 
 def display_units(raw: str) -> str:
     """A readable unit string: ``Km/s`` -> ``km/s``, ``Per cc`` -> ``cm^-3``, IDL codes decoded."""
     text = (raw or "").strip()
-    if not text:
+    if not text or text.lower() in _NO_UNIT:
         return ""
     text = _IDL_SUPER.sub(lambda m: "^" + _group(m.group(1)) + " ", text)
     text = _IDL_SUB.sub(lambda m: "_" + _group(m.group(1)) + " ", text)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -39,7 +40,14 @@ from xhelio.errors import NoDataError, UserError
 from xhelio.render.component_names import component_names
 from xhelio.render.downsample import downsample_line
 from xhelio.render.layout import AxisFacts, build_layout
-from xhelio.render.spectrogram import BinCells, bin_cells, raster, reduce_to_bins, time_columns
+from xhelio.render.spectrogram import (
+    BinCells,
+    bin_cells,
+    raster,
+    reduce_to_bins,
+    select_point,
+    time_columns,
+)
 from xhelio.sources.dims import edges_from_centres
 from xhelio.timerange import TimeRange
 
@@ -60,6 +68,9 @@ GAP_FACTOR = 10
 # A spectrogram keeps at least this many time columns (one per two pixels of a default
 # 1,100 px figure) even when many traces share the point budget.
 MIN_HEATMAP_COLUMNS = 500
+# A y title up to this long is used as is; descriptions up to the longer bound are wrapped.
+_SHORT_TITLE = 40
+_LONG_TITLE = 60
 # Even a crowded figure draws each line with at least this many points.
 _MIN_LINE_POINTS = 200
 XHELIO_TRACE_KEYS = (
@@ -374,7 +385,10 @@ def _plan_trace(
     entry, column = resolve_data_label(store, data_label)
     if isinstance(trace.get("column"), str):
         column = _match_column(entry, trace["column"])
-    if _is_two_dimensional(entry, template):
+    point = _point_series(entry, trace.get("select"), template, notes)
+    if point is not None:
+        entry, column = point, None
+    elif _is_two_dimensional(entry, template):
         log_color = trace.get("log_color")
         plan = _heatmap_plan(
             entry,
@@ -392,6 +406,32 @@ def _plan_trace(
     for line in plans:
         line.log_y = log_y
     return list(plans)
+
+
+def _point_series(
+    entry: DataEntry, select: Any, template: dict[str, Any], notes: list[str]
+) -> DataEntry | None:
+    """With one element chosen on every non-time dimension, 2-D data is one line.
+
+    A scientist asking for the flux at one energy and look direction wants a time
+    series, not a one-row spectrogram. Returns None when `select` leaves a dimension.
+    """
+    array = entry.data
+    if not isinstance(array, xr.DataArray) or array.ndim < 2 or not isinstance(select, dict):
+        return None
+    if not {str(d) for d in array.dims[1:]} <= {str(k) for k in select}:
+        return None
+    series, taken = select_point(array, select)
+    name = f"{array.name or entry.label}[{taken}]"
+    time = str(array.dims[0])
+    index = pd.Index(array.coords[time].to_numpy(), name="time") if time in array.coords else None
+    frame = pd.DataFrame({name: series.to_numpy()}, index=index)
+    if template.get("type") == "heatmap":
+        template["type"] = "scatter"
+    template.setdefault("name", f"{entry.label}[{taken}]")
+    notes.append(f"{array.name}: took {taken} as one time series.")
+    unit = _unit_of(entry, str(array.name or entry.label))
+    return replace(entry, data=frame, units={name: unit})
 
 
 def _is_two_dimensional(entry: DataEntry, template: dict[str, Any]) -> bool:
@@ -643,7 +683,14 @@ def _quantity_title(entry: DataEntry) -> str:
     """
     name = _quantity(entry)
     description = " ".join(entry.description.split())
-    text = description if description and len(description) <= 40 else name
+    if len(description) > _SHORT_TITLE:
+        # "Magnetic field in RTN coordinates (1 minute cadence)": the cadence aside goes.
+        description = re.sub(r"\s*\([^()]*\)$", "", description)
+    axis = str(entry.meta.get("label_axis") or entry.meta.get("field_name") or "").strip()
+    if description and len(description) <= _LONG_TITLE:
+        text = description  # long ones are wrapped by the layout
+    else:
+        text = axis if axis and len(axis) <= _SHORT_TITLE else name
     scale = entry.meta.get("scale")
     if isinstance(scale, int | float) and scale != 1:
         text = f"{name} x{scale:g}" if text == name else f"{text} ({name} x{scale:g})"
@@ -933,7 +980,8 @@ def _add_citation(layout: dict[str, Any], text: str) -> None:
             "y": 0,
             "xanchor": "left",
             "yanchor": "top",
-            "yshift": -48,
+            # Below the time axis title (about 50 px under the axis), not on top of it.
+            "yshift": -60,
             "showarrow": False,
             "align": "left",
             "font": {"size": 9, "color": "#555555"},
@@ -943,7 +991,7 @@ def _add_citation(layout: dict[str, Any], text: str) -> None:
     layout["annotations"] = annotations
     margin = layout.get("margin")
     if isinstance(margin, dict):
-        margin["b"] = max(int(margin.get("b", 80)), 70 + 12 * text.count("<br>"))
+        margin["b"] = max(int(margin.get("b", 80)), 84 + 12 * text.count("<br>"))
 
 
 def _validate(figure: dict[str, Any]) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,7 @@ __all__ = [
     "bin_cells",
     "raster",
     "reduce_to_bins",
+    "select_point",
     "time_columns",
 ]
 
@@ -79,7 +81,7 @@ def reduce_to_bins(
     """Reduce `array` to (time, bins): returns the array, the bin dim and notes.
 
     `select` maps other dims to an index (int) or a label/value to take; every other
-    non-bin dim is reduced with `reduce` ("mean", "sum", "max", "min"), NaN-aware.
+    non-bin dim is reduced with `reduce` ("mean", "median", "sum", "max", "min"), NaN-aware.
     """
     time_dim = "time" if "time" in array.dims else str(array.dims[0])
     others = [str(d) for d in array.dims if d != time_dim]
@@ -100,8 +102,8 @@ def reduce_to_bins(
             )
         array = _select(array, dim, choice)
         notes.append(f"{array.name}: took {dim} = {choice!r}.")
-    if reduce not in {"mean", "sum", "max", "min"}:
-        raise UserError(f"Unknown reduction '{reduce}': use mean, sum, max or min.")
+    if reduce not in {"mean", "median", "sum", "max", "min"}:
+        raise UserError(f"Unknown reduction '{reduce}': use mean, median, sum, max or min.")
     for dim in [str(d) for d in array.dims if d not in (time_dim, bins_dim)]:
         size = array.sizes[dim]
         keep = {c for c in array.coords if dim not in array.coords[c].dims}
@@ -115,6 +117,25 @@ def reduce_to_bins(
             f"{bins_dim}; choose a slice with select={{'{dim}': index}} or another reduction."
         )
     return array.transpose(time_dim, bins_dim), bins_dim, notes
+
+
+def select_point(array: xr.DataArray, select: Mapping[str, Any]) -> tuple[xr.DataArray, str]:
+    """Take one element of every non-time dimension: a time series, and what was taken.
+
+    `select` maps each dimension to an index, a label or a coordinate value (nearest).
+    Returns the 1-D series and a description such as ``Look_Label=Sun, energy=0.06 MeV``.
+    """
+    parts: list[str] = []
+    for dim in [str(d) for d in array.dims[1:]]:
+        array = _select(array, dim, select[dim])
+        label = f"{dim}_label"
+        if label in array.coords and array.coords[label].ndim == 0:
+            parts.append(f"{dim}={array.coords[label].item()}")
+        elif dim in array.coords and array.coords[dim].ndim == 0:
+            parts.append(f"{dim}={float(array.coords[dim].item()):.4g}")
+        else:
+            parts.append(f"{dim}[{select[dim]}]")
+    return array, ", ".join(parts)
 
 
 def _select(array: xr.DataArray, dim: str, choice: Any) -> xr.DataArray:

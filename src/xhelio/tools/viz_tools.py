@@ -22,7 +22,7 @@ def render_plotly_json(ctx: ToolContext, figure: dict[str, Any]) -> dict[str, An
     a decade unless "log_y": false. Data with more dimensions than time and bins is
     reduced (default: mean over the others, said in the notes); choose with
     "bins_dim": "<dim>", "select": {"<dim>": index or label} and "reduce":
-    "mean"|"sum"|"max"|"min". Stack panels with yaxis2/yaxis3 domains or a top-level
+    "mean"|"median"|"sum"|"max"|"min". Stack panels with yaxis2/yaxis3 domains or a top-level
     "panels" list; time axes are shared. Units go into axis titles automatically.
 
     Args:
