@@ -27,7 +27,8 @@ __all__ = ["export_only", "is_follow_up", "merge"]
 _FOLLOW_WORDS = re.compile(
     r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
     r"|beneath|under|zoom\w*|shift\w*|move|extend\w*|remove|drop|delete|without|change"
-    r"|switch|what about|how about|again|then|next day|previous day)\b",
+    r"|switch|what about|how about|again|then|next day|previous day|forward|ahead|later"
+    r"|earlier|back)\b",
     re.I,
 )
 _ADD = re.compile(r"\b(?:add|also|too|plus|as well|underneath|below|beneath|under|overlay)\b", re.I)
@@ -47,6 +48,15 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
         return False
     served = bool(intent.missions or intent.dataset_ids)
     named = bool(intent.quantities) or served
+    wishes = (
+        intent.operations
+        or intent.plot.log_y
+        or intent.plot.layout != "auto"
+        or intent.plot.export_format
+        or load_vocabulary().species_named(intent.text)
+    )
+    if not (named or intent.time_range or wishes or _FOLLOW_WORDS.search(intent.text)):
+        return False  # "hello there" names nothing to build on
     if not named or intent.time_range is None:
         return True  # something to show or a time is missing: the session supplies it
     # Quantities (or a mission) and a time: a request of its own unless it says otherwise.
@@ -120,8 +130,7 @@ def _with_species(base: RequestIntent, new: RequestIntent) -> tuple[QuantityWish
         return base.quantities
     species = named[0][0]
     return tuple(
-        replace(w, species=species) if w.quantity in _SPECIES_KINDS else w
-        for w in base.quantities
+        replace(w, species=species) if w.quantity in _SPECIES_KINDS else w for w in base.quantities
     )
 
 

@@ -405,6 +405,13 @@ def _overview(b: _Builder) -> list[QuantityWish]:
     """Solar wind monitors named with no quantity: |B|, speed and density, said so."""
     intent = b.intent
     monitors = load_vocabulary().solar_wind_missions
+    if intent.unplaced and intent.missions and not intent.dataset_ids:
+        # "ACE neutron monitor counts": something was named, just nothing offline mode
+        # can place; an overview would be data other than asked.
+        b.missing.append(
+            f"a quantity I know ('{' '.join(intent.unplaced)}' is nothing I can place)"
+        )
+        return []
     if (
         not intent.missions
         or intent.dataset_ids

@@ -171,6 +171,25 @@ def _hint_score(info: DatasetInfo, hints: tuple[str, ...]) -> float:
     return 0.0
 
 
+def _of_named_instrument(
+    scored: list[tuple[float, ParameterInfo]], hints: tuple[str, ...]
+) -> list[tuple[float, ParameterInfo]]:
+    """Within a dataset shared by instruments, the parameters of the one typed.
+
+    Cluster's CIS prime parameters hold HIA and CODIF moments side by side: "CIS HIA ion
+    density" keeps the parameters whose name or description says HIA.
+    """
+    kept = scored
+    for hint in hints:
+        if sum(c.isupper() or c.isdigit() for c in hint) < 2:
+            continue  # an acronym names an instrument; a plain word does not
+        said = re.compile(rf"(?<![A-Za-z]){re.escape(hint)}(?![A-Za-z])", re.I)
+        own = [(sc, p) for sc, p in kept if said.search(f"{p.name} {p.description}")]
+        if own:  # a name every parameter carries ("_CIS") narrows nothing
+            kept = own
+    return kept
+
+
 def _tokens(name: str) -> list[str]:
     return [t for t in re.split(r"[_\-.\s]+", name) if t]
 
@@ -415,6 +434,7 @@ def resolve(
         ]
         if not scored:
             continue
+        scored = _of_named_instrument(scored, hints)
         best_score, best = max(scored, key=lambda sp: sp[0])
         if _other_species(wish, info, best):
             continue  # protons asked, an electron or heavy-ion parameter is never a stand-in
