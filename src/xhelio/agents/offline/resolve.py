@@ -467,4 +467,8 @@ def resolve(
             )
         )
     ranked.sort(key=lambda c: (-c.score, c.dataset_id))
+    if probe is not None and any(probe_of_dataset(c.dataset_id) is not None for c in ranked):
+        # The spacecraft typed has its own data: a dataset of no spacecraft (THEMIS's
+        # ground magnetometers) is no fallback for it.
+        ranked = [c for c in ranked if probe_of_dataset(c.dataset_id) is not None]
     return ranked[:limit]
