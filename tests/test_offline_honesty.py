@@ -153,3 +153,26 @@ def test_shared_dataset_keeps_the_instrument_typed(vocab: Vocabulary, workspace:
         workspace.context.catalog,
     )
     assert any("CODIF" in n and "HIA" in n for n in notes), notes
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ACE cosmic ray neutron flux 2015-03-18", "GOES gamma-ray counts 2015-03-17"],
+)
+def test_something_no_quantity_stands_for_is_asked(vocab: Vocabulary, text: str) -> None:
+    intent = parse_request(text, vocab, NOW)
+    assert intent.doubts and build_plan(vocab, intent, NOW).steps == ()
+
+
+def test_bulk_plasma_is_no_stand_in_for_alphas(vocab: Vocabulary, workspace: Workspace) -> None:
+    text = "ACE alpha speed 2015-03-18"
+    plan = build_plan(vocab, parse_request(text, vocab, NOW), NOW)
+    picked = [c.args["parameter_id"] for s in plan.steps if s.kind == "fetch" for c in s.calls]
+    assert "Vp" not in picked and all("he" in p.lower() for p in picked), picked
+    # The check says so when a mode fetched it anyway.
+    notes = check_turn(
+        text,
+        [_fetch("AC_H0_SWE", "Vp", "2015-03-18T00:00:00Z to 2015-03-19T00:00:00Z")],
+        workspace.context.catalog,
+    )
+    assert any("alpha" in n for n in notes), notes

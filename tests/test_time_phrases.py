@@ -44,6 +44,9 @@ NOW = datetime(2026, 11, 24, 13, 0, tzinfo=UTC)
         ("2019-06-01 noon to 18:00", "2019-06-01T12:00", "2019-06-01T18:00"),
         ("2019-06-01 starting at 10 UT for 3 hours", "2019-06-01T10:00", "2019-06-01T13:00"),
         ("on 2019-06-01, for 2 hours from 14:00", "2019-06-01T14:00", "2019-06-01T16:00"),
+        ("on the 17th of March 2015", "2015-03-17T00:00", "2015-03-18T00:00"),
+        ("March the 17th, 2015", "2015-03-17T00:00", "2015-03-18T00:00"),
+        ("2015-03-17 around noon, plus or minus 6 hours", "2015-03-17T06:00", "2015-03-17T18:00"),
     ],
 )
 def test_time_phrases(text: str, start: str, end: str) -> None:

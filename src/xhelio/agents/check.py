@@ -148,6 +148,11 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
                         f"{f.dataset}.{f.parameter} holds {others[0]} data, "
                         f"but {wish.species}s were asked."
                     )
+                elif cue is not None and not cue.search(text) and wish.species != "proton":
+                    notes.append(
+                        f"{f.dataset}.{f.parameter} does not say it holds {wish.species}s, "
+                        "which were asked; it may be the bulk (proton) plasma."
+                    )
             if wish.frame:
                 frames = set(_FRAME_WORD.findall(text.upper()))
                 if frames and wish.frame not in frames:

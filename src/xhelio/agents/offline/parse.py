@@ -373,6 +373,15 @@ def _instrument_words(missions: tuple[MissionRef, ...]) -> re.Pattern[str] | Non
     return re.compile("|".join(f"(?:{w})" for w in words), re.I) if words else None
 
 
+def _not_placed(text: str) -> tuple[str, ...]:
+    """What the request names that no quantity here stands for ("neutron flux")."""
+    pattern = load_vocabulary().not_placed
+    match = pattern.search(text) if pattern else None
+    if match is None:
+        return ()
+    return (f"what data you mean by '{match[0]}' (offline mode has no quantity for it)",)
+
+
 def _inside(d: Duration, spans: tuple[tuple[int, int], ...]) -> bool:
     return any(a <= d.start and d.end <= b and (a, b) != (d.start, d.end) for a, b in spans)
 
@@ -458,7 +467,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         hints=find_hints(physics, [(q.position, q.text) for q in quantities]),
         unknown_names=_unknown_names(vocab, physics, quantities),
         unplaced=() if quantities else find_unplaced(physics, _instrument_words(missions)),
-        doubts=find_doubts(work, vocab.aliases, []),
+        doubts=find_doubts(work, vocab.aliases, []) + _not_placed(physics),
         discovery=find_discovery(
             work, bool(missions), bool(dataset_ids), bool(quantities), time_range is not None
         ),

@@ -153,7 +153,13 @@ def _other_species(wish: QuantityWish, info: DatasetInfo, p: ParameterInfo) -> b
     text = f"{p.name} {p.description}"
     hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(text)} - {"ion"}
     if not hits:
-        hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(info.title)} - {"ion"}
+        hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(f"{info.id} {info.title}")} - {
+            "ion"
+        }
+    if wish.species != "proton" and not hits:
+        # Alphas, electrons or heavy ions asked: a parameter that names no species is
+        # the bulk (proton) plasma ("Vp: Solar Wind Bulk Speed"), never a stand-in.
+        return True
     return bool(hits) and wish.species not in hits
 
 
@@ -435,9 +441,11 @@ def resolve(
         if not scored:
             continue
         scored = _of_named_instrument(scored, hints)
+        # Protons asked, an electron or heavy-ion parameter is never a stand-in.
+        scored = [(sc, p) for sc, p in scored if not _other_species(wish, info, p)]
+        if not scored:
+            continue
         best_score, best = max(scored, key=lambda sp: sp[0])
-        if _other_species(wish, info, best):
-            continue  # protons asked, an electron or heavy-ion parameter is never a stand-in
         dataset_score, notes, cadence = _dataset_score(info, q, time_range, wanted_cadence)
         extra = (
             probe_score

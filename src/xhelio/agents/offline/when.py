@@ -190,7 +190,7 @@ _HOUR_UT = re.compile(rf"(?<![\w:./-])(?P<h>{_HOUR})(?P<z>{_ZONE_WORD})", re.I)
 _CLOCKISH = re.compile(
     r"(?<![\w:./-])(?:\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:UTC?|Z|GMT)\b)?"
     r"|\d{1,4}\s*(?:UTC?|GMT)\b|\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)"
-    r"|\d{1,4}\s*Z\b|noon|midnight)(?![\w:])",
+    r"|\d{1,4}\s*Z\b|noon|midnight|[0-3]?\d(?:st|nd|rd|th))(?![\w:])",
     re.I,
 )
 _HAS_DATE = re.compile(
@@ -219,7 +219,8 @@ _HALF_OF = re.compile(
 )
 _AGO = re.compile(rf"\b(?:from\s+|on\s+)?{_COUNT}\s+(?P<u>days?|weeks?)\s+ago\b", re.I)
 _PLUS_MINUS = re.compile(
-    rf"\bat\s+(?P<c>\d{{1,2}}:\d{{2}})\s*(?:UTC?|Z)?\s*(?:plus or minus|\+/-|\u00b1|\+-)\s*"
+    rf"\b(?:at|around|about|near)\s+(?P<c>\d{{1,2}}:\d{{2}})\s*(?:UTC?|Z)?\s*,?\s*"
+    rf"(?:plus or minus|\+/-|\u00b1|\+-)\s*"
     rf"{_COUNT}\s*{_UNIT}",
     re.I,
 )
@@ -246,6 +247,12 @@ def _us_date(m: re.Match[str]) -> str | None:
     return f"{year}-{month:02d}-{day:02d}"
 
 
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# "the 17th of March 2015", "March the 17th": the day-month order parse_time_range reads.
+_ORDINAL_DAY = re.compile(
+    rf"\b(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\s+(?:of\s+)?(?P<m>{_MONTH})(?!\w)", re.I
+)
+_MONTH_THE_DAY = re.compile(rf"\b(?P<m>{_MONTH})\s+the\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?\b", re.I)
 _AM_PM = re.compile(
     r"(?<![\w:./-])(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?", re.I
 )
@@ -265,6 +272,8 @@ def _hour_pair(m: re.Match[str]) -> str:
 def _rewrite(text: str) -> _Rewritten:
     """Forms people type, in the spellings `parse_time_range` reads."""
     r = _Rewritten(text)
+    r.sub(_ORDINAL_DAY, lambda m: f"{int(m['d'])} {m['m']}")
+    r.sub(_MONTH_THE_DAY, lambda m: f"{m['m']} {int(m['d'])}")
     r.sub(_US_DATE, _us_date)
     r.sub(_SLASH_ISO, lambda m: f"{m['y']}-{int(m['m']):02d}-{int(m['d']):02d}")
     r.sub(_HOUR_PAIR, _hour_pair)
