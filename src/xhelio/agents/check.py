@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from xhelio.agents.offline.intent import RequestIntent
@@ -186,12 +187,15 @@ def _time_notes(intent: RequestIntent, fetched: list[Fetched]) -> list[str]:
         ]
     if intent.time_range is None:
         return []
+    asked = intent.time_range
+    # Relative phrases ("last week") are read again here, seconds or minutes after the
+    # fetch read them: edges within a small share of the span are the same request.
+    slack = max(timedelta(minutes=1), (asked.end - asked.start) / 200)
     notes: list[str] = []
     for f in fetched:
         got = _window(f.window)
-        if got is not None and (got.start, got.end) != (
-            intent.time_range.start,
-            intent.time_range.end,
+        if got is not None and (
+            abs(got.start - asked.start) > slack or abs(got.end - asked.end) > slack
         ):
             notes.append(f"{f.dataset} was fetched for {got}, but {intent.time_range} was asked.")
     return notes

@@ -26,6 +26,8 @@ from xhelio.agents.offline.intent import RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
 from xhelio.agents.turn import AssistantReply
+from xhelio.pipelines.phrases import pipeline_reply
+from xhelio.tools.result import no_usable_data
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["OfflineAssistant", "StepRun"]
@@ -74,12 +76,7 @@ def _unusable(result: dict[str, Any]) -> str | None:
     """Why a fetch result cannot be used, or None when it can."""
     if result.get("status") == "error":
         return f"{result.get('type')}: {result.get('message')}"
-    if not result.get("points"):
-        return "it returned no data points"
-    columns = result.get("columns") or []
-    if columns and set(result.get("all_nan_columns") or []) >= set(columns):
-        return "all its values are fill values (NaN)"
-    return None
+    return no_usable_data(result)
 
 
 class OfflineAssistant:
@@ -103,6 +100,8 @@ class OfflineAssistant:
 
     def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
         """Answer `request`: discovery, or plan and run fetch/compute/plot steps."""
+        if (said := pipeline_reply(self.workspace, request)) is not None:
+            return AssistantReply(said)
         intent = parse_request(request, self.vocab)
         if intent.discovery is not None:
             return self._discover(intent)
