@@ -79,3 +79,32 @@ def test_ask_session_follow_up_reads_the_saved_history(server: CatalogHapiServer
     # A request standing on its own is not merged into the last one.
     third = ask_once("OMNI Dst for 2003-10-29", session_id=first.session_id)
     assert [d.dataset[:4] for d in third.data if d.dataset] == ["OMNI"]
+
+
+def test_bare_follow_ups_change_form_and_step_the_time(server: CatalogHapiServer) -> None:
+    workspace = open_workspace(settings=load_settings())
+    try:
+        assistant, _ = make_assistant(workspace)
+
+        def turn(text: str) -> list[dict[str, Any]]:
+            first = len(workspace.session.operations)
+            run_turn(workspace, assistant, text)
+            return workspace.session.operations[first:]
+
+        turn(FIRST)
+        # The frame and form a follow-up names apply to the last quantities.
+        assert [p for _, p in _fetch_params(turn("same thing in GSM components"))] == ["BGSM"]
+        # "go forward a day" names nothing but a step in time.
+        assert {w for _, w in _fetch_windows(turn("go forward a day"))} == {
+            "2015-03-17T00:00:00Z to 2015-03-20T00:00:00Z"
+        }
+    finally:
+        workspace.close()
+
+
+def _fetch_params(operations: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [
+        (op["args"]["dataset_id"], op["args"]["parameter_id"])
+        for op in operations
+        if op["tool"] == "fetch_data" and op["status"] == "ok"
+    ]

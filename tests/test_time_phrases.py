@@ -36,6 +36,17 @@ NOW = datetime(2026, 11, 24, 13, 0, tzinfo=UTC)
         ("10 days ago", "2026-11-14T00:00", "2026-11-15T00:00"),
         ("during the Halloween storm of 2003", "2003-10-28T00:00", "2003-11-02T00:00"),
         ("the Gannon storm", "2024-05-10T00:00", "2024-05-14T00:00"),
+        ("for 4 hours starting 2015-03-17 2200", "2015-03-17T22:00", "2015-03-18T02:00"),
+        ("on 2019-06-01 from 10 UT to 14 UT", "2019-06-01T10:00", "2019-06-01T14:00"),
+        ("2019-06-01 10-14 UT", "2019-06-01T10:00", "2019-06-01T14:00"),
+        ("2019-06-01 10h to 14h", "2019-06-01T10:00", "2019-06-01T14:00"),
+        ("on 2019-06-01 from 10am to 2pm", "2019-06-01T10:00", "2019-06-01T14:00"),
+        ("2019-06-01 noon to 18:00", "2019-06-01T12:00", "2019-06-01T18:00"),
+        ("2019-06-01 starting at 10 UT for 3 hours", "2019-06-01T10:00", "2019-06-01T13:00"),
+        ("on 2019-06-01, for 2 hours from 14:00", "2019-06-01T14:00", "2019-06-01T16:00"),
+        ("on the 17th of March 2015", "2015-03-17T00:00", "2015-03-18T00:00"),
+        ("March the 17th, 2015", "2015-03-17T00:00", "2015-03-18T00:00"),
+        ("2015-03-17 around noon, plus or minus 6 hours", "2015-03-17T06:00", "2015-03-17T18:00"),
     ],
 )
 def test_time_phrases(text: str, start: str, end: str) -> None:
@@ -46,7 +57,16 @@ def test_time_phrases(text: str, start: str, end: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["on 2015-02-30", "on 2019-13-01", "at 25:00 on 2015-03-17", "2015-04-31"]
+    "text",
+    [
+        "on 2015-02-30",
+        "on 2019-13-01",
+        "at 25:00 on 2015-03-17",
+        "2015-04-31",
+        "on 2015-03-17 at 2600 UT",
+        "on 2015-03-17 at 2460",
+        "2015-03-17 at 25 UT",
+    ],
 )
 def test_impossible_dates_and_times_are_errors(text: str) -> None:
     found = find_time(f"ACE magnetic field {text}", NOW)

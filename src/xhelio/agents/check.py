@@ -119,10 +119,21 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
     for ref in intent.missions:
         named = [i for i in vocab.instruments_of(ref.mission_id) if i.words.search(intent.text)]
         mine = [f for f in fetched if _mission_of(catalog, f.dataset) == ref.mission_id]
+        others = [i for i in vocab.instruments_of(ref.mission_id) if i not in named]
         for inst in named[-1:]:
             for f in mine:
                 if not inst.datasets.search(f.dataset):
                     notes.append(f"{f.dataset} is not from {inst.names[0]}, which was asked.")
+                    continue
+                # A dataset shared by instruments (CIS: HIA and CODIF): the parameter's
+                # own description says whose it is.
+                text = _parameter_text(catalog, f, with_dataset=False)
+                sibling = next((o for o in others if o.words.search(text)), None)
+                if sibling is not None and not inst.words.search(text):
+                    notes.append(
+                        f"{f.dataset}.{f.parameter} is {sibling.names[0]} data, "
+                        f"but {inst.names[0]} was asked."
+                    )
     for wish in intent.quantities:
         for f in fetched:
             text = _parameter_text(catalog, f)
@@ -138,6 +149,11 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
                         f"{f.dataset}.{f.parameter} holds {others[0]} data, "
                         f"but {wish.species}s were asked."
                     )
+                elif cue is not None and not cue.search(text) and wish.species != "proton":
+                    notes.append(
+                        f"{f.dataset}.{f.parameter} does not say it holds {wish.species}s, "
+                        "which were asked; it may be the bulk (proton) plasma."
+                    )
             if wish.frame:
                 frames = set(_FRAME_WORD.findall(text.upper()))
                 if frames and wish.frame not in frames:
@@ -148,19 +164,27 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
     return notes
 
 
-def _parameter_text(catalog: Catalog, f: Fetched) -> str:
+def _parameter_text(catalog: Catalog, f: Fetched, *, with_dataset: bool = True) -> str:
     try:
         info = catalog.dataset(f.dataset)
     except Exception:  # unknown to the catalog: judge by the names alone
-        return f"{f.dataset} {f.parameter}"
+        return f"{f.dataset} {f.parameter}" if with_dataset else f.parameter
     p = info.parameter(f.parameter)
     described = f"{p.name} {p.description}" if p is not None else f.parameter
-    return f"{f.dataset} {info.title} {described}"
+    return f"{f.dataset} {info.title} {described}" if with_dataset else described
 
 
 def _time_notes(intent: RequestIntent, fetched: list[Fetched]) -> list[str]:
     if intent.time_error and fetched:
         return [f"The time asked is not valid ({intent.time_error}), yet data was fetched."]
+    if intent.time_unread and fetched:
+        # A time of day the grammar could not place: the window cannot be vouched for.
+        words = ", ".join(f"'{w}'" for w in intent.time_unread)
+        windows = ", ".join(dict.fromkeys(f.window for f in fetched))
+        return [
+            f"I could not read {words} as part of the time range, so the data covers "
+            f"{windows}; write times as e.g. 2015-03-17T22:00 to 2015-03-18T02:00."
+        ]
     if intent.time_range is None:
         return []
     asked = intent.time_range

@@ -107,6 +107,8 @@ class DomainVocabulary:
     english_word_aliases: frozenset[str]
     physics_phrases: tuple[str, ...]
     solar_wind_missions: frozenset[str] = frozenset()
+    not_placed: re.Pattern[str] | None = None
+    """Things people measure that no spacecraft quantity here stands for (neutrons)."""
 
     def instruments_of(self, mission_id: str) -> tuple[Instrument, ...]:
         """The instruments known for a mission."""
@@ -198,4 +200,7 @@ def load_vocabulary() -> DomainVocabulary:
         english_word_aliases=frozenset(raw.get("english_word_aliases", ())),
         physics_phrases=tuple(raw.get("physics_phrases", ())),
         solar_wind_missions=frozenset(raw.get("solar_wind_missions", ())),
+        not_placed=_rx("|".join(f"(?:{w})" for w in raw["not_placed"]))
+        if raw.get("not_placed")
+        else None,
     )

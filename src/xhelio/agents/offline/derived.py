@@ -95,9 +95,15 @@ def unit_problem(derived: DerivedQuantity, units: list[str]) -> str | None:
     return None
 
 
-def derived_code(derived: DerivedQuantity, units: list[str]) -> str:
-    """The sandbox code for `derived` given the units of its fetched inputs."""
+def derived_code(derived: DerivedQuantity, units: list[str], *, split: bool = False) -> str:
+    """The sandbox code for `derived` given the units of its fetched inputs.
+
+    `split`: a vector input came as three component series (x, y, z), joined here on the
+    first one's times before the formula reads its columns.
+    """
     code = _CODE[derived.key]
+    if split and derived.key in ("clock_angle", "cone_angle"):
+        code = _ALIGN + "df = pd.concat([col(x) for x in inputs[:3]], axis=1)\n" + code
     if derived.key == "plasma_beta":
         scale = "11604.518" if len(units) > 1 and units[1].strip().lower().startswith("ev") else "1"
         code = code.replace("{t_scale}", scale)

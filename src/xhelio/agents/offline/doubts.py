@@ -195,6 +195,42 @@ def _typos(text: str, aliases: AliasTable, taken: list[tuple[int, int]]) -> list
     return doubts
 
 
+def _unfinished(text: str, aliases: AliasTable) -> list[str]:
+    """A known name followed by words that nearly spell a longer name of the same mission.
+
+    "Parker Solr Probe" finds "Parker" (PSP), but "Solr Probe" is a misspelt rest of
+    "Parker Solar Probe": ask, rather than read half a name and guess the rest.
+    """
+    words = word_spans(text)
+    names = aliases.names()
+    doubts: list[str] = []
+    for mention in aliases.find_mentions(text):
+        said = normalize_name(mention.text)
+        # Longer names of this mission that start with what was typed, and their rest.
+        rests = {
+            k[len(said) :].strip(): k
+            for k, v in names.items()
+            if v == mention.mission_id and k.startswith(f"{said} ")
+        }
+        for extra in (1, 2, 3):
+            end = mention.end_word + extra
+            if end > len(words):
+                break
+            added = words[end - 1][0]
+            if not re.fullmatch(r"[A-Za-z]{3,}", added) or aliases.resolve(added):
+                break  # "Cluster C1", "Parker 2021", "ACE and Wind": no rest of a name
+            piece = text[words[mention.first_word][1] : words[end - 1][2]]
+            if normalize_name(piece) in names:
+                break  # the longer name spelt right
+            rest = normalize_name(text[words[mention.end_word][1] : words[end - 1][2]])
+            close = difflib.get_close_matches(rest, list(rests), n=1, cutoff=0.8)
+            if close:
+                name = _display(rests[close[0]])
+                doubts.append(f"whether '{piece}' means {name} ({mention.mission_id.upper()})")
+                break
+    return doubts
+
+
 def _display(key: str) -> str:
     return " ".join(w.upper() if len(w) <= 4 else w.capitalize() for w in key.split())
 
@@ -202,4 +238,4 @@ def _display(key: str) -> str:
 def find_doubts(text: str, aliases: AliasTable, taken: list[tuple[int, int]]) -> tuple[str, ...]:
     """Questions to ask about names in `text` (outside the `taken` spans)."""
     probes = _bad_probes(text)
-    return tuple(probes or _typos(text, aliases, taken))
+    return tuple(probes or _unfinished(text, aliases) or _typos(text, aliases, taken))

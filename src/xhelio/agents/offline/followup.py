@@ -27,7 +27,8 @@ __all__ = ["export_only", "is_follow_up", "merge"]
 _FOLLOW_WORDS = re.compile(
     r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
     r"|beneath|under|zoom\w*|shift\w*|move|extend\w*|remove|drop|delete|without|change"
-    r"|switch|what about|how about|again|then|next day|previous day)\b",
+    r"|switch|what about|how about|again|then|next day|previous day|forward|ahead|later"
+    r"|earlier|back)\b",
     re.I,
 )
 _ADD = re.compile(r"\b(?:add|also|too|plus|as well|underneath|below|beneath|under|overlay)\b", re.I)
@@ -47,6 +48,15 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
         return False
     served = bool(intent.missions or intent.dataset_ids)
     named = bool(intent.quantities) or served
+    wishes = (
+        intent.operations
+        or intent.plot.log_y
+        or intent.plot.layout != "auto"
+        or intent.plot.export_format
+        or load_vocabulary().species_named(intent.text)
+    )
+    if not (named or intent.time_range or wishes or _FOLLOW_WORDS.search(intent.text)):
+        return False  # "hello there" names nothing to build on
     if not named or intent.time_range is None:
         return True  # something to show or a time is missing: the session supplies it
     # Quantities (or a mission) and a time: a request of its own unless it says otherwise.
@@ -124,6 +134,36 @@ def _with_species(base: RequestIntent, new: RequestIntent) -> tuple[QuantityWish
     )
 
 
+_FRAME_WORD = re.compile(r"\b(GSE|GSM|RTN|SRF|GEI|GEO|HCI|SM)\b", re.I)
+_COMPONENTS = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b", re.I)
+_MAGNITUDE = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b", re.I)
+
+
+def _with_form(base: tuple[QuantityWish, ...], new: RequestIntent) -> tuple[QuantityWish, ...]:
+    """The last vectors in the frame or form a bare follow-up names ("same in GSM components")."""
+    frame = _FRAME_WORD.search(new.text)
+    component = (
+        "vector"
+        if _COMPONENTS.search(new.text)
+        else "magnitude"
+        if _MAGNITUDE.search(new.text)
+        else None
+    )
+    if frame is None and component is None:
+        return base
+    vectors = ("magnetic_field", "velocity", "electric_field")
+    return tuple(
+        replace(
+            w,
+            frame=frame[1].upper() if frame else w.frame,
+            component=component or (None if w.component == "magnitude" and frame else w.component),
+        )
+        if w.quantity in vectors
+        else w
+        for w in base
+    )
+
+
 def export_only(intent: RequestIntent) -> bool:
     """Whether a request only asks to export the current figure ("export it as PDF")."""
     return bool(intent.plot.export_format) and not (
@@ -149,7 +189,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     elif new.quantities and not replaced:
         quantities = (*base.quantities, *new.quantities)
     else:
-        quantities = new.quantities or _with_species(base, new)
+        quantities = new.quantities or _with_form(_with_species(base, new), new)
     time_range, time_text = new.time_range, new.time_text
     if time_range is None and base.time_range is not None:
         shifted = _shifted(base.time_range, new, notes)

@@ -96,6 +96,8 @@ class RequestIntent:
     time_range: TimeRange | None = None
     time_text: str | None = None
     time_error: str | None = None
+    time_unread: tuple[str, ...] = ()
+    """Clock-like words the time range did not use ("at 10 UT for 3 hours")."""
     cadence_s: float | None = None
     cadence_text: str | None = None
     operations: tuple[OperationWish, ...] = ()
@@ -108,6 +110,8 @@ class RequestIntent:
     discovery: DiscoveryWish | None = None
     hints: tuple[str, ...] = ()
     unknown_names: tuple[str, ...] = ()
+    unplaced: tuple[str, ...] = ()
+    """Words naming nothing offline mode knows (they rule out the solar wind overview)."""
     doubts: tuple[str, ...] = ()
     """Questions to ask before fetching: a name close to a mission, a probe it lacks."""
 

@@ -25,7 +25,7 @@ from xhelio.agents.offline.intent import (
 from xhelio.agents.offline.quantities import GROUP_WORDS, QUANTITIES, quantity
 from xhelio.agents.offline.resolve import probe_wanted
 from xhelio.agents.offline.spectra import spectrum_wishes
-from xhelio.agents.offline.when import TimeFound, find_time
+from xhelio.agents.offline.when import TimeFound, find_time, stray_clocks
 from xhelio.agents.offline.wishes import (
     Duration,
     find_colours,
@@ -36,6 +36,7 @@ from xhelio.agents.offline.wishes import (
     find_layout,
     find_operations,
     find_title,
+    find_unplaced,
     wants_log,
     wants_plot,
 )
@@ -362,6 +363,25 @@ def _instrument_quantity(text: str, missions: tuple[MissionRef, ...]) -> list[Qu
     return []
 
 
+def _instrument_words(missions: tuple[MissionRef, ...]) -> re.Pattern[str] | None:
+    """Every name of the instruments of the missions named, as one pattern."""
+    words = [
+        inst.words.pattern
+        for ref in missions
+        for inst in load_vocabulary().instruments_of(ref.mission_id)
+    ]
+    return re.compile("|".join(f"(?:{w})" for w in words), re.I) if words else None
+
+
+def _not_placed(text: str) -> tuple[str, ...]:
+    """What the request names that no quantity here stands for ("neutron flux")."""
+    pattern = load_vocabulary().not_placed
+    match = pattern.search(text) if pattern else None
+    if match is None:
+        return ()
+    return (f"what data you mean by '{match[0]}' (offline mode has no quantity for it)",)
+
+
 def _inside(d: Duration, spans: tuple[tuple[int, int], ...]) -> bool:
     return any(a <= d.start and d.end <= b and (a, b) != (d.start, d.end) for a, b in spans)
 
@@ -403,6 +423,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         time_range, time_text, time_error = found.range, found.text, found.error
         for span in found.spans:
             work = _mask(work, *span)
+    time_unread = stray_clocks(work) if time_error is None else ()
     missions, spans = _missions(vocab, work)
     physics = work
     for span in spans:
@@ -425,6 +446,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         time_range=time_range,
         time_text=time_text,
         time_error=time_error,
+        time_unread=time_unread,
         cadence_s=resample.window_s if resample else None,
         cadence_text=resample.text if resample else None,
         operations=tuple(operations),
@@ -444,7 +466,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         save_data_format=data_format,
         hints=find_hints(physics, [(q.position, q.text) for q in quantities]),
         unknown_names=_unknown_names(vocab, physics, quantities),
-        doubts=find_doubts(work, vocab.aliases, []),
+        unplaced=() if quantities else find_unplaced(physics, _instrument_words(missions)),
+        doubts=find_doubts(work, vocab.aliases, []) + _not_placed(physics),
         discovery=find_discovery(
             work, bool(missions), bool(dataset_ids), bool(quantities), time_range is not None
         ),

@@ -405,6 +405,13 @@ def _overview(b: _Builder) -> list[QuantityWish]:
     """Solar wind monitors named with no quantity: |B|, speed and density, said so."""
     intent = b.intent
     monitors = load_vocabulary().solar_wind_missions
+    if intent.unplaced and intent.missions and not intent.dataset_ids:
+        # "ACE neutron monitor counts": something was named, just nothing offline mode
+        # can place; an overview would be data other than asked.
+        b.missing.append(
+            f"a quantity I know ('{' '.join(intent.unplaced)}' is nothing I can place)"
+        )
+        return []
     if (
         not intent.missions
         or intent.dataset_ids
@@ -451,6 +458,7 @@ def _derived_series(
     for source in sources:
         refs: list[str] = []
         units: list[str] = []
+        split = False
         for wish in input_wishes(d, frame):
             cands = _candidates(b, source, wish, span)
             if not cands:
@@ -462,10 +470,13 @@ def _derived_series(
             if span is None:
                 span = _window(intent, cands[0], b)
                 cands = _candidates(b, source, wish, span)
-            ref = f"d{len(b.steps) + 1}"
-            b.steps.append(_fetch_step(source, wish, cands, span, ref))
-            refs.append(ref)
-            units.append(cands[0].units)
+            parts = _vector_parts(b, source, wish, span) if cands[0].components < 3 else None
+            split = split or parts is not None
+            for part, part_cands in parts or [(wish, cands)]:
+                ref = f"d{len(b.steps) + 1}"
+                b.steps.append(_fetch_step(source, part, part_cands, span, ref))
+                refs.append(ref)
+                units.append(part_cands[0].units)
         else:
             problem = unit_problem(d, units)
             if problem is not None:
@@ -474,12 +485,32 @@ def _derived_series(
             label = b.unique(f"{source.tag}_{d.key}")
             formula = f" ({d.formula})" if d.formula else ""
             what = f"{source.name} {d.label}"
-            _compute(
-                b, what, tuple(refs), label, derived_code(d, units), f"{what}{formula}", d.units
-            )
+            code = derived_code(d, units, split=split)
+            _compute(b, what, tuple(refs), label, code, f"{what}{formula}", d.units)
             b.units[label] = d.units
             finals.append((label, what, d.key))
     return span
+
+
+def _vector_parts(
+    b: _Builder, source: _Source, wish: QuantityWish, span: TimeRange | None
+) -> list[tuple[QuantityWish, list[Candidate]]] | None:
+    """A vector a source only has as separate components (OMNI's BX_GSE, BY_GSM, BZ_GSM).
+
+    x is the same in GSE and GSM (the frames share the Sun-Earth line), so it is taken
+    in either. None when the components are not all there either.
+    """
+    if wish.component != "vector":
+        return None
+    parts: list[tuple[QuantityWish, list[Candidate]]] = []
+    for axis in ("x", "y", "z"):
+        frame = None if axis == "x" and wish.frame in ("GSE", "GSM") else wish.frame
+        part = replace(wish, component=axis, frame=frame)
+        cands = [c for c in _resolve(b, source, part, span) if c.components == 1]
+        if not cands:
+            return None
+        parts.append((part, cands))
+    return parts
 
 
 def _candidates(

@@ -153,7 +153,13 @@ def _other_species(wish: QuantityWish, info: DatasetInfo, p: ParameterInfo) -> b
     text = f"{p.name} {p.description}"
     hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(text)} - {"ion"}
     if not hits:
-        hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(info.title)} - {"ion"}
+        hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(f"{info.id} {info.title}")} - {
+            "ion"
+        }
+    if wish.species != "proton" and not hits:
+        # Alphas, electrons or heavy ions asked: a parameter that names no species is
+        # the bulk (proton) plasma ("Vp: Solar Wind Bulk Speed"), never a stand-in.
+        return True
     return bool(hits) and wish.species not in hits
 
 
@@ -169,6 +175,25 @@ def _hint_score(info: DatasetInfo, hints: tuple[str, ...]) -> float:
         if parts & pool:
             return 5.0
     return 0.0
+
+
+def _of_named_instrument(
+    scored: list[tuple[float, ParameterInfo]], hints: tuple[str, ...]
+) -> list[tuple[float, ParameterInfo]]:
+    """Within a dataset shared by instruments, the parameters of the one typed.
+
+    Cluster's CIS prime parameters hold HIA and CODIF moments side by side: "CIS HIA ion
+    density" keeps the parameters whose name or description says HIA.
+    """
+    kept = scored
+    for hint in hints:
+        if sum(c.isupper() or c.isdigit() for c in hint) < 2:
+            continue  # an acronym names an instrument; a plain word does not
+        said = re.compile(rf"(?<![A-Za-z]){re.escape(hint)}(?![A-Za-z])", re.I)
+        own = [(sc, p) for sc, p in kept if said.search(f"{p.name} {p.description}")]
+        if own:  # a name every parameter carries ("_CIS") narrows nothing
+            kept = own
+    return kept
 
 
 def _tokens(name: str) -> list[str]:
@@ -415,9 +440,12 @@ def resolve(
         ]
         if not scored:
             continue
+        scored = _of_named_instrument(scored, hints)
+        # Protons asked, an electron or heavy-ion parameter is never a stand-in.
+        scored = [(sc, p) for sc, p in scored if not _other_species(wish, info, p)]
+        if not scored:
+            continue
         best_score, best = max(scored, key=lambda sp: sp[0])
-        if _other_species(wish, info, best):
-            continue  # protons asked, an electron or heavy-ion parameter is never a stand-in
         dataset_score, notes, cadence = _dataset_score(info, q, time_range, wanted_cadence)
         extra = (
             probe_score
@@ -447,4 +475,8 @@ def resolve(
             )
         )
     ranked.sort(key=lambda c: (-c.score, c.dataset_id))
+    if probe is not None and any(probe_of_dataset(c.dataset_id) is not None for c in ranked):
+        # The spacecraft typed has its own data: a dataset of no spacecraft (THEMIS's
+        # ground magnetometers) is no fallback for it.
+        ranked = [c for c in ranked if probe_of_dataset(c.dataset_id) is not None]
     return ranked[:limit]

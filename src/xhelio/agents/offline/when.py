@@ -20,7 +20,7 @@ from xhelio.errors import BadTimeRangeError
 from xhelio.timerange import TimeRange, find_time_range, parse_time_range
 from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["TimeFound", "find_time"]
+__all__ = ["TimeFound", "find_time", "stray_clocks"]
 
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?"
 _ZONE = r"(?:\s*(?:UTC?|Z)\b)?"
@@ -172,6 +172,27 @@ _CLOCK4_PAIR = re.compile(
     rf"(?P<b>{_CLOCK4})(?![\d:/-])",
     re.I,
 )
+# A 4-digit clock right after a date ("2015-03-17 2200", "2015-03-17T2200").
+_DATE_CLOCK4 = re.compile(rf"\b(?P<date>\d{{4}}-\d{{2}}-\d{{2}})[ T](?P<c>{_CLOCK4})(?![\d:/-])")
+# "at 0930" beside a date elsewhere: a time of day, not a year.
+_AT_CLOCK4 = re.compile(rf"\bat\s+(?P<c>{_CLOCK4})(?![\d:/-])", re.I)
+_HOUR = r"(?:[01]?\d|2[0-3])"
+_ZONE_WORD = r"\s*(?:UTC?|Z|GMT)\b"
+# Whole hours with a zone ("from 10 UT to 14 UT", "10-14 UT") or an "h" ("10h to 14h").
+_HOUR_PAIR = re.compile(
+    rf"(?<![\w:./-])(?P<a>{_HOUR})(?P<za>{_ZONE_WORD}|h\b)?"
+    rf"(?P<mid>\s*(?:to|until|till|through|and|-|\u2013)\s*)"
+    rf"(?P<b>{_HOUR})(?P<zb>{_ZONE_WORD}|h\b)",
+    re.I,
+)
+_HOUR_UT = re.compile(rf"(?<![\w:./-])(?P<h>{_HOUR})(?P<z>{_ZONE_WORD})", re.I)
+# Clock-like words the range did not use: a time the grammar could not place.
+_CLOCKISH = re.compile(
+    r"(?<![\w:./-])(?:\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:UTC?|Z|GMT)\b)?"
+    r"|\d{1,4}\s*(?:UTC?|GMT)\b|\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)"
+    r"|\d{1,4}\s*Z\b|noon|midnight|[0-3]?\d(?:st|nd|rd|th))(?![\w:])",
+    re.I,
+)
 _HAS_DATE = re.compile(
     r"\d{4}-\d{2}-\d{2}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?\s+\d{1,2}\b"
     r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
@@ -198,7 +219,8 @@ _HALF_OF = re.compile(
 )
 _AGO = re.compile(rf"\b(?:from\s+|on\s+)?{_COUNT}\s+(?P<u>days?|weeks?)\s+ago\b", re.I)
 _PLUS_MINUS = re.compile(
-    rf"\bat\s+(?P<c>\d{{1,2}}:\d{{2}})\s*(?:UTC?|Z)?\s*(?:plus or minus|\+/-|\u00b1|\+-)\s*"
+    rf"\b(?:at|around|about|near)\s+(?P<c>\d{{1,2}}:\d{{2}})\s*(?:UTC?|Z)?\s*,?\s*"
+    rf"(?:plus or minus|\+/-|\u00b1|\+-)\s*"
     rf"{_COUNT}\s*{_UNIT}",
     re.I,
 )
@@ -225,11 +247,38 @@ def _us_date(m: re.Match[str]) -> str | None:
     return f"{year}-{month:02d}-{day:02d}"
 
 
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# "the 17th of March 2015", "March the 17th": the day-month order parse_time_range reads.
+_ORDINAL_DAY = re.compile(
+    rf"\b(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\s+(?:of\s+)?(?P<m>{_MONTH})(?!\w)", re.I
+)
+_MONTH_THE_DAY = re.compile(rf"\b(?P<m>{_MONTH})\s+the\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?\b", re.I)
+_AM_PM = re.compile(
+    r"(?<![\w:./-])(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?", re.I
+)
+_NOON = re.compile(r"\b(?:noon|midnight)\b", re.I)
+
+
+def _am_pm(m: re.Match[str]) -> str:
+    hour = int(m["h"]) % 12 + (12 if m["ap"].lower() == "p" else 0)
+    return f"{hour:02d}:{m['m'] or '00'}"
+
+
+def _hour_pair(m: re.Match[str]) -> str:
+    zone = "" if m["zb"].strip().lower() == "h" else m["zb"]
+    return f"{int(m['a']):02d}:00{m['mid']}{int(m['b']):02d}:00{zone}"
+
+
 def _rewrite(text: str) -> _Rewritten:
     """Forms people type, in the spellings `parse_time_range` reads."""
     r = _Rewritten(text)
+    r.sub(_ORDINAL_DAY, lambda m: f"{int(m['d'])} {m['m']}")
+    r.sub(_MONTH_THE_DAY, lambda m: f"{m['m']} {int(m['d'])}")
     r.sub(_US_DATE, _us_date)
     r.sub(_SLASH_ISO, lambda m: f"{m['y']}-{int(m['m']):02d}-{int(m['d']):02d}")
+    r.sub(_HOUR_PAIR, _hour_pair)
+    r.sub(_AM_PM, _am_pm)
+    r.sub(_NOON, lambda m: "12:00" if m[0].lower() == "noon" else "00:00")
     r.sub(_DATE_HOUR, lambda m: f"{m['date']}T{int(m['h']):02d}:00")
     # Two 4-digit clock times joined by "to" are read so only beside a date elsewhere
     # ("on 2024-01-15 from 0600 to 1800"), never alone, where they would be years.
@@ -238,15 +287,47 @@ def _rewrite(text: str) -> _Rewritten:
             _CLOCK4_PAIR,
             lambda m: f"{m['a'][:2]}:{m['a'][2:]}{m['mid']}{m['b'][:2]}:{m['b'][2:]}",
         )
+        r.sub(_AT_CLOCK4, lambda m: f"at {m['c'][:2]}:{m['c'][2:]}")
+    r.sub(_DATE_CLOCK4, lambda m: f"{m['date']}T{m['c'][:2]}:{m['c'][2:]}")
     r.sub(_CLOCK4_UT, lambda m: f"{m['c'][:2]}:{m['c'][2:]}{m['z']}")
+    r.sub(_HOUR_UT, lambda m: f"{int(m['h']):02d}:00{m['z']}")
     return r
+
+
+_BAD_CLOCK4 = re.compile(
+    r"(?<![\w:./-])(?P<c>\d{3,4})\s*(?:UTC?|Z|GMT)\b"
+    r"|\b\d{4}-\d{2}-\d{2}[ T](?P<d>\d{4})(?![\d:/-])"
+    r"|\bat\s+(?P<a>\d{4})(?![\d:/-])",
+    re.I,
+)
+_BAD_HOUR = re.compile(r"(?<![\w:./-])(?P<h>\d{1,2})\s*(?:UTC?|Z|GMT)\b", re.I)
 
 
 def _bad_clock(text: str) -> str | None:
     for m in _BAD_CLOCK.finditer(text):
         if int(m["h"]) > 24 or int(m["m"]) > 59 or (int(m["h"]) == 24 and m["m"] != "00"):
             return f"{m[0]} is not a time of day (hours run 00-23, minutes 00-59)"
+    dated = _HAS_DATE.search(text) is not None
+    for m in _BAD_CLOCK4.finditer(text):
+        digits = m["c"] or m["d"] or m["a"]
+        if m["a"] and not dated:
+            continue  # "at 2600" with no date elsewhere may be anything
+        hours, minutes = int(digits[:-2]), int(digits[-2:])
+        if hours > 23 or minutes > 59:
+            return f"{m[0].strip()} is not a time of day (hours run 00-23, minutes 00-59)"
+    for m in _BAD_HOUR.finditer(text):
+        if int(m["h"]) > 24:
+            return f"{m[0].strip()} is not a time of day (hours run 00-23)"
     return None
+
+
+def stray_clocks(text: str) -> tuple[str, ...]:
+    """Clock-like words ("2200 UT", "10am", "noon") in text the time range did not use.
+
+    The parser masks what the time range used; a clock left over is a time of day the
+    grammar could not place, which the answer must say rather than silently widen.
+    """
+    return tuple(m[0].strip() for m in _CLOCKISH.finditer(text))
 
 
 def _anchored(text: str, now: datetime | None) -> TimeFound | None:
@@ -312,6 +393,41 @@ def _plus_minus(text: str, found: TimeFound) -> TimeFound:
     )
 
 
+_CLOCK_AT = r"(?P<c>\d{1,2}:\d{2})\s*(?:UTC?|Z|GMT)?"
+_LENGTH = rf"(?:the\s+)?(?:next\s+|following\s+)?{_COUNT}[\s-]*{_UNIT}"
+# A clock and a length on a day named elsewhere: "starting at 10 UT for 3 hours",
+# "for 3 hours from 10:00".
+_CLOCK_FOR = (
+    re.compile(
+        rf"\b(?:starting|beginning|from|at)\s+(?:at\s+)?{_CLOCK_AT}\s*,?\s+for\s+{_LENGTH}",
+        re.I,
+    ),
+    re.compile(
+        rf"\bfor\s+{_LENGTH}\s+(?:starting|beginning|from|after)\s+(?:at\s+)?{_CLOCK_AT}",
+        re.I,
+    ),
+)
+
+
+def _clock_for(text: str, found: TimeFound) -> TimeFound:
+    """'on DAY starting at 10 UT for 3 hours': that many hours from the clock time."""
+    if found.range is None or not _whole_day(found.range):
+        return found
+    for form in _CLOCK_FOR:
+        match = form.search(text)
+        if match is None:
+            continue
+        begin = _clock(found.range.start, match["c"])
+        length = _count(match["n"]) * _unit(match["u"])
+        return TimeFound(
+            TimeRange(begin, begin + length),
+            f"{found.text} {match[0]}",
+            None,
+            (*found.spans, match.span()),
+        )
+    return found
+
+
 def _find_time(text: str, now: datetime | None = None) -> TimeFound:
     """The request's time range and the spans of text that named it."""
     doy = _day_of_year(text, now)
@@ -368,6 +484,6 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
             return TimeFound(found, f"{match[0]} ({event.range})", None, (match.span(),))
     rewritten = _rewrite(text)
     found = _anchored(rewritten.text, now) or _find_time(rewritten.text, now)
-    found = _plus_minus(rewritten.text, found)
+    found = _clock_for(rewritten.text, _plus_minus(rewritten.text, found))
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
     return TimeFound(found.range, found.text, found.error, spans)

@@ -324,3 +324,31 @@ def find_hints(text: str, claimed: list[tuple[int, str]]) -> tuple[str, ...]:
         if len(w) >= 3 and not w.isdigit() and w.upper() not in _NOT_HINTS
     ]
     return tuple(dict.fromkeys(found))
+
+
+# Words a request may hold besides missions, quantities and times without naming anything
+# to fetch ("show me ACE and Wind data during the storm").
+_FILLER_WORDS = """a an and or the of for from on in at to by with between during around near over
+    show plot display draw get fetch give load see view me us please can could you i we
+    want would like let lets let's compare comparison overlay vs versus against both all
+    their its it this that data measurements observations overview summary conditions
+    parameters solar wind plasma upstream what was were how did does look looked like
+    storm event period time interval day days spacecraft mission probe probes and/or
+    proton protons ion ions plots plotting quick quicklook key"""
+_FILLER = frozenset(_FILLER_WORDS.split())
+_WORD = re.compile(r"(?<![\w])[A-Za-z0-9][\w+/'-]*")
+
+
+def find_unplaced(text: str, known: re.Pattern[str] | None = None) -> tuple[str, ...]:
+    """Words of `text` (missions and times masked) that name nothing offline mode knows.
+
+    A request naming missions and no quantity gets the solar wind overview, but not
+    when it names something else ("ACE neutron monitor counts", "oxygen charge state"):
+    that is asked about. `known` matches further words to ignore (instrument names).
+    """
+    words = [
+        w
+        for w in _WORD.findall(text)
+        if w.lower().strip("'") not in _FILLER and any(c.isalpha() for c in w)
+    ]
+    return tuple(w for w in words if known is None or not known.fullmatch(w))
