@@ -21,8 +21,8 @@ from rich.table import Table
 
 from xhelio.cli.errors import cli_errors
 from xhelio.config import load_settings
-from xhelio.errors import UserError, XhelioError
-from xhelio.pipelines.export import dataset_citations, export_text
+from xhelio.errors import XhelioError
+from xhelio.pipelines.export import export_file_name, write_export
 from xhelio.pipelines.model import TIME_RANGE_VAR
 from xhelio.pipelines.replay import replay_pipeline
 from xhelio.pipelines.store import PipelineRow, PipelineStore
@@ -216,21 +216,14 @@ def export_cmd(
     """Write a standalone script or notebook that reproduces the data and the figure."""
 
     def work() -> dict[str, Any]:
-        if fmt not in ("py", "ipynb"):
-            raise UserError(f"Unknown format {fmt!r}; use py or ipynb.")
         settings = load_settings()
         saved = PipelineStore(settings).load(pipeline)
-        from xhelio.catalog.index import open_catalog
-
-        with open_catalog(settings) as catalog:
-            citations = dataset_citations(saved, catalog, settings.hapi_url)
-        text = export_text(saved, "py" if fmt == "py" else "ipynb", citations)
-        target = out or Path(f"{saved.name.replace(' ', '_').replace('/', '_')}.{fmt}")
-        target.write_text(text, encoding="utf-8")
+        target = out or Path(export_file_name(saved, "py" if fmt == "py" else "ipynb"))
+        path, citations = write_export(saved, fmt, target, settings)
         return {
             "status": "ok",
             "id": saved.id,
-            "path": str(target.resolve()),
+            "path": str(path),
             "format": fmt,
             "citations": [c.line() for c in citations],
         }
