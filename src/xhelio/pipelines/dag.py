@@ -150,6 +150,8 @@ class LiveDag:
         if "output_label" in params and n.tool == "custom_operation":
             raise UserError("Renaming a node's output is not supported; insert a node instead.")
         n.args = {**n.args, **params}
+        if params.get("description"):  # "smoothed over 10 min" must not keep saying 30
+            n.intent = str(params["description"])
         return self._dirty(node_id)
 
     def remove(self, node_id: str) -> None:

@@ -242,7 +242,8 @@ def modify_pipeline_node(
     Args:
         action: update_params, remove, insert_after, apply_library_op or save_to_library.
         node_id: The node to act on, e.g. s003.
-        params: For update_params: arguments to change, e.g. {"code": "..."}.
+        params: For update_params: arguments to change, e.g. {"code": "...",
+            "description": "B smoothed over 10 min"} (a new description is the new intent).
         code: For insert_after: the code of the new computation.
         output_label: For insert_after: label of the new result.
         description: For insert_after / save_to_library: what the code does.
