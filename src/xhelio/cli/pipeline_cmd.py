@@ -151,6 +151,8 @@ def show_cmd(
             f"Family {payload['family_id'][:10]}: {', '.join(payload['variant_ids'])}",
             highlight=False,
         )
+        if payload.get("parent_id"):
+            console.print(f"Variant of {payload['parent_id']}", highlight=False)
 
     _emit(as_json, work, show)
 
