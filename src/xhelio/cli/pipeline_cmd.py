@@ -203,6 +203,8 @@ def run_cmd(
         console.print(escape(payload["summary"]), highlight=False)
         for f in payload["figures"]:
             console.print(f"figure: {escape(f)}", highlight=False)
+        for f in payload.get("exports") or []:  # files the pipeline's own export steps wrote
+            console.print(f"file: {escape(str(f))}", highlight=False)
         console.print(f"session: {payload['session_id']}", highlight=False)
 
     _emit(as_json, work, show)
