@@ -117,3 +117,14 @@ def test_export_phrases_write_into_the_session_folder(
     assert "--time-range" in answer and "def main():" in script and "AC_H2_MFI" in script
     missing = str(phrases.pipeline_reply(ws, "export pipeline Nope as a script"))
     assert "Could not export: No saved pipeline is called 'Nope'" in missing
+
+
+def test_show_a_saved_pipeline_or_the_session_one(recorded: tuple[Workspace, list[Any]]) -> None:
+    ws, calls = recorded
+    shown = str(phrases.pipeline_reply(ws, "what does the ACE smooth pipeline do?"))
+    assert shown.startswith("Pipeline 'ACE smooth' (pl_phrase0001)")
+    assert "s090 custom_operation after s001: Smooth the field" in shown
+    assert "$TIME_RANGE = 2001-01-01 to 2001-01-02" in shown and calls == []
+    assert "No saved pipeline" in str(phrases.pipeline_reply(ws, "describe pipeline Nope"))
+    phrases.pipeline_reply(ws, "show me the current pipeline")
+    assert calls == [("get_pipeline_info", {})]

@@ -2,10 +2,11 @@
 
 `pipeline_reply(workspace, text)` answers "save this as a pipeline called NAME" (or "make
 this a pipeline named NAME"), "run NAME for March 2001" (or "between A and B"), "list my
-pipelines", "search pipelines for X" / "find my ACE pipelines", "delete NAME" through the
-pipeline tools (so they are recorded like any call), and "export NAME as a notebook" into
-the session's export folder; it returns None for anything else, so the offline assistant
-can try it first at no cost. "run"/"delete"/"export" only claim a request when NAME is a
+pipelines", "search pipelines for X" / "find my ACE pipelines", "delete NAME" and "show the
+pipeline" (this session's DAG) through the pipeline tools (so they are recorded like any
+call); "export NAME as a notebook" (into the session's export folder) and "show the NAME
+pipeline" read the store. It returns None for anything else, so the offline assistant can
+try it first at no cost. "run"/"delete"/"export" only claim a request when NAME is a
 saved pipeline or the word "pipeline" is said: "delete the plot" and "export the plot as
 PNG" stay with the offline interpreter.
 """
@@ -65,6 +66,11 @@ _EXPORT = re.compile(
     _POLITE + r"(?:export|write|save)\s+(?P<rest>.+?)\s+(?:as|to|into)\s+(?:an?\s+)?"
     r"(?P<fmt>(?:python\s+|standalone\s+)?script|\.?py|python|(?:jupyter\s+)?notebook|\.?ipynb)"
     r"(?:\s+file)?\W*$",
+    re.IGNORECASE,
+)
+_SHOW = re.compile(
+    _POLITE + r"(?:show|describe|explain|display|what\s+(?:is\s+in|does))\s+(?:me\s+)?"
+    r"(?P<rest>.*\bpipeline\b.*?)(?:\s+do)?$",
     re.IGNORECASE,
 )
 _LEAD = re.compile(r"^(?:my|the)\s+(?:saved\s+)?(?:pipeline\s+)?|^pipeline\s+", re.IGNORECASE)
@@ -207,6 +213,37 @@ def _export(workspace: Workspace, name: str, fmt_word: str) -> str:
     )
 
 
+def _live(workspace: Workspace) -> str:
+    result = _call(workspace, "get_pipeline_info", {})
+    if (problem := _failed(result)) is not None:
+        return problem
+    lines = ["This session's pipeline:", ""]
+    for n in result.get("nodes") or []:
+        deps = f" after {', '.join(n['depends_on'])}" if n.get("depends_on") else ""
+        lines.append(f"- {n['node_id']} {n['tool']}{deps} [{n['status']}]: {n['intent']}")
+    lines += ["", 'Keep it with "save this as a pipeline called NAME".']
+    return "\n".join(lines)
+
+
+def _show(store: PipelineStore, name: str) -> str:
+    try:
+        saved = store.load(name)
+    except XhelioError as exc:
+        return exc.message
+    lines = [f"Pipeline '{saved.name}' ({saved.id}): {saved.description}", ""]
+    for var_name, var in saved.variables.items():
+        lines += [f"{var_name} = {var.default} (give another range when you run it)", ""]
+    for s in saved.steps:
+        deps = f" after {', '.join(s.depends_on)}" if s.depends_on else ""
+        flag = "" if s.critical else " (non-critical)"
+        lines.append(f"- {s.step_id} {s.tool}{deps}{flag}: {s.intent}")
+    family = store.family(store.row(saved.id).family_id)
+    if len(family) > 1:
+        names = ", ".join(f"{r.name} ({r.id})" for r in family)
+        lines += ["", f"Variants with the same data steps: {names}"]
+    return "\n".join(lines)
+
+
 def _save_scope(text: str, m: re.Match[str]) -> str:
     """'last_request' when the words before the name speak of the plan, else 'session'."""
     name_at = min(m.start(g) for g in ("name", "name2", "name3") if m.group(g) is not None)
@@ -231,6 +268,11 @@ def pipeline_reply(workspace: Workspace, text: str) -> str | None:
         if _known(store, name) or said_pipeline:
             return _export(workspace, name, m.group("fmt"))
         return None
+    if m := _SHOW.match(text):
+        name = _name(m.group("rest"))
+        if re.fullmatch(r"(?:(?:this|current|session|the)\s*)*(?:pipeline)?", name, re.I):
+            return _live(workspace)  # "show the pipeline": this session's DAG
+        return _show(store, name)
     if m := _RUN.match(text):
         found = _split_run(store, m.group("rest"))
         if found is not None:
