@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import weakref
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -42,6 +43,9 @@ class ToolSession:
     def __init__(self, caller: str = "script") -> None:
         self.caller = caller
         self.workspace: Workspace = open_workspace(ephemeral=True)
+        # a notebook never calls close(): the throwaway folder and the sandbox worker
+        # still go when the session object is collected or the kernel exits
+        self._finalizer = weakref.finalize(self, self.workspace.close)
 
     def __enter__(self) -> ToolSession:
         return self
@@ -116,5 +120,5 @@ class ToolSession:
         return written
 
     def close(self) -> None:
-        """Delete the throwaway session and stop its workers."""
-        self.workspace.close()
+        """Delete the throwaway session and stop its workers (once; later calls do nothing)."""
+        self._finalizer()
