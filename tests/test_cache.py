@@ -20,6 +20,7 @@ from xhelio.sources import cache as cache_module
 from xhelio.sources.base import ParameterData, ProgressCallback
 from xhelio.sources.cache import (
     CachedSource,
+    CacheError,
     FragmentCache,
     SeriesKey,
     adaptive_fragment_hours,
@@ -512,18 +513,19 @@ def test_servers_and_sources_do_not_share_fragments() -> None:
     assert (len(one.calls), len(two.calls)) == (1, 1)
 
 
-def test_a_corrupt_index_starts_an_empty_cache(xhelio_home: Path) -> None:
+def test_a_corrupt_index_is_reported_and_nothing_is_deleted(xhelio_home: Path) -> None:
     source = CountingSource()
     cached, cache = make_cached(source)
     cached.fetch("DS", ["n"], span(1, 3))
     cache.close()
-    (xhelio_home / "cache" / "index.sqlite").write_bytes(b"this is not a database" * 100)
+    damaged = b"this is not a database" * 100
+    (xhelio_home / "cache" / "index.sqlite").write_bytes(damaged)
     for leftover in (xhelio_home / "cache").glob("index.sqlite-*"):
         leftover.unlink()
+    files = sorted((xhelio_home / "cache").rglob("*.parquet"))
+    assert files
 
-    fresh = FragmentCache()
-    assert fresh.info().entries == 0
-    assert list((xhelio_home / "cache").rglob("*.parquet")) == []
-    got = CachedSource(source, fresh).fetch("DS", ["n"], span(1, 3))
-    assert len(source.calls) == 2
-    assert_same(got, CountingSource().fetch("DS", ["n"], span(1, 3)))
+    with pytest.raises(CacheError, match=r"cannot be opened.*Nothing was deleted"):
+        FragmentCache()
+    assert (xhelio_home / "cache" / "index.sqlite").read_bytes() == damaged
+    assert sorted((xhelio_home / "cache").rglob("*.parquet")) == files

@@ -24,6 +24,7 @@ from xhelio.agents import factory
 from xhelio.agents.models import ModelConfig
 from xhelio.agents.turn import AssistantReply
 from xhelio.agents.usage import UsageTracker
+from xhelio.api.models import AskResponse
 from xhelio.cli.chat_cmd import ChatOptions, ChatRepl
 from xhelio.cli.main import app
 from xhelio.errors import UserError
@@ -186,19 +187,19 @@ def test_ask_json_reports_data_figures_and_errors(
     result = runner.invoke(app, ["ask", "plot ACE |B|", "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert set(payload) == {"answer", "session_id", "data", "figures", "plan", "usage", "error"}
+    assert set(payload) == set(AskResponse.model_fields)
     assert payload["error"] is None and payload["plan"] is None
     (touched,) = payload["data"]
     assert touched["label"] == "AC_H2_MFI.Magnitude"
     assert (touched["dataset"], touched["parameter"]) == ("AC_H2_MFI", "Magnitude")
     assert touched["points"] == 24
     assert touched["start"].startswith("1997-09-02T00:")
-    assert payload["figures"] and Path(payload["figures"][0]).is_file()
+    assert payload["figure_files"] and Path(payload["figure_files"][0]).is_file()
 
     failed = runner.invoke(app, ["ask", "fail now", "--json", "--session", payload["session_id"]])
     assert failed.exit_code == 1
     bad = json.loads(failed.stdout)
-    assert "FAKE_DS" in bad["error"] and bad["session_id"] == payload["session_id"]
+    assert "FAKE_DS" in bad["error"]["message"] and bad["session_id"] == payload["session_id"]
 
 
 def test_ask_rejects_an_empty_request_and_a_bad_model(tmp_path: Path) -> None:
@@ -206,5 +207,5 @@ def test_ask_rejects_an_empty_request_and_a_bad_model(tmp_path: Path) -> None:
     assert empty.exit_code == 1 and "REQUEST is empty" in empty.stderr
     bad = runner.invoke(app, ["ask", "hello", "--json", "--model", "nonsense"])
     assert bad.exit_code == 1
-    assert json.loads(bad.stdout)["error"]  # one JSON object, with the reason
+    assert json.loads(bad.stdout)["error"]["type"] == "ConfigError"  # one JSON object
     assert "Traceback" not in bad.output

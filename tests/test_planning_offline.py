@@ -468,4 +468,5 @@ def test_ask_disable_skips_the_disabled_agent(env: Env) -> None:
         or "visualization" not in (saved.decision["chosen_agents"])
     )
     bad = runner.invoke(app, ["ask", "x", "--json", "--disable", "painter"])
-    assert bad.exit_code == 1 and "Unknown agent 'painter'" in json.loads(bad.stdout)["error"]
+    error = json.loads(bad.stdout)["error"]
+    assert bad.exit_code == 1 and "Unknown agent 'painter'" in error["message"]

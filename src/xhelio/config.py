@@ -1,25 +1,40 @@
-"""Settings from defaults, the config file and `XHELIO_*` environment variables.
+"""Settings from defaults, the config file and `XHELIO_*` environment variables: ONE loader.
 
-Precedence, lowest first: built-in defaults, `$XHELIO_HOME/config.toml`, environment.
-Every setting `key` maps to the environment variable `XHELIO_<KEY>` (upper case), so
-`cache_max_mb` is `XHELIO_CACHE_MAX_MB`. `XHELIO_HOME` moves all state (config, catalog
-index, cache, sessions) under one folder. Imports nothing from xhelio but `errors`.
+Precedence, lowest first: built-in defaults, `<home>/config.toml`, environment, explicit
+overrides. Every setting `key` maps to the environment variable `XHELIO_<KEY>` (upper
+case), so `cache_max_mb` is `XHELIO_CACHE_MAX_MB`. `XHELIO_HOME` (or ``home=`` given to
+`load_settings`) moves all state (config, catalog index, cache, sessions) under one
+folder, and the config file read is always the one of that home.
+
+The config file also holds the agents' model choices, ``[models]`` with keys ``default``
+and one per agent tier; they are read here (there is no second TOML reader) and exposed
+as `Settings.models`.
+
+Every value is validated by one pydantic model (types and ranges: timeouts finite and
+positive, sizes not negative, ...); an invalid value, an unknown override or an
+unreadable file is a `ConfigError` of one line naming the setting, where it came from
+and what is expected. Imports nothing from xhelio but `errors`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from xhelio.errors import ConfigError
 
-__all__ = ["Settings", "home_dir", "load_settings"]
+__all__ = ["MODEL_KEYS", "Settings", "home_dir", "load_settings", "read_config_file"]
+
+MODEL_KEYS = ("default", "orchestrator", "sub_agent", "planner", "insight", "inline", "fallback")
+"""Valid keys of the ``[models]`` table: a default and one per agent tier."""
 
 
 def home_dir() -> Path:
@@ -39,16 +54,28 @@ class Settings:
     cdas_url: str = "https://cdaweb.gsfc.nasa.gov/WS/cdasr/1"
     default_source: str = "hapi"
     http_timeout_s: float = 60.0
+    """Longest wait for any single network read (and for connecting)."""
+    http_deadline_s: float = 1800.0
+    """Longest one whole request (one piece of a fetch) may take, however it trickles."""
     http_retries: int = 3
+    http_retry_after_max_s: float = 60.0
+    """Longest wait a server's Retry-After (HTTP 429/503) may impose before a retry."""
     download_workers: int = 4
     cache_max_mb: int = 2048
+    """Size limit of everything cached on disk (fragments and downloaded files together)."""
     cache_fragment_hours: int = 24
+    fetch_piece_mb: int = 64
+    """Largest estimated size of one request to a server; longer ranges are split."""
+    session_memory_mb: int = 2048
+    """Largest estimated size of data loaded into a session by one fetch."""
     sandbox_timeout_s: float = 30.0
     sandbox_memory_mb: int = 2048
     sandbox_cpu_s: int = 60
     catalog_refresh_workers: int = 8
     plan_review: bool = False
     plan_review_iterations: int = 2
+    models: tuple[tuple[str, str], ...] = ()
+    """The ``[models]`` table of the config file as (key, 'provider:model') pairs."""
 
     @property
     def config_file(self) -> Path:
@@ -62,7 +89,7 @@ class Settings:
 
     @property
     def cache_dir(self) -> Path:
-        """Folder of the fragment data cache."""
+        """Folder of the data cache."""
         return self.home / "cache"
 
     @property
@@ -70,63 +97,157 @@ class Settings:
         """Folder holding one subfolder per session."""
         return self.home / "sessions"
 
-
-def _coerce(name: str, raw: object, target: object) -> object:
-    """Convert a config-file or env value to the type of the default."""
-    try:
-        if isinstance(target, bool):
-            if isinstance(raw, str):
-                return raw.strip().lower() in {"1", "true", "yes", "on"}
-            return bool(raw)
-        if isinstance(target, int):
-            return int(str(raw))
-        if isinstance(target, float):
-            return float(str(raw))
-        if isinstance(target, Path):
-            return Path(str(raw)).expanduser()
-        return str(raw)
-    except ValueError as exc:
-        raise ConfigError(
-            f"Setting '{name}' has invalid value {raw!r}: expected {type(target).__name__}."
-        ) from exc
+    def model_table(self) -> dict[str, str]:
+        """The ``[models]`` table as a dict (key -> 'provider:model')."""
+        return dict(self.models)
 
 
-def _read_file(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
+_Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+_Count = Annotated[int, Field(ge=0)]
+_Positive = Annotated[int, Field(ge=1)]
+
+
+class _Validated(BaseModel):
+    """The types and ranges every setting must satisfy (one place, one message format)."""
+
+    model_config = ConfigDict(extra="forbid", strict=False)
+
+    home: Path
+    hapi_url: str
+    cdas_url: str
+    default_source: Annotated[str, Field(pattern=r"^(hapi|cdf)$")]
+    http_timeout_s: _Seconds
+    http_deadline_s: _Seconds
+    http_retries: _Count
+    http_retry_after_max_s: Annotated[float, Field(ge=0, allow_inf_nan=False)]
+    download_workers: _Positive
+    cache_max_mb: _Count
+    cache_fragment_hours: _Positive
+    fetch_piece_mb: _Positive
+    session_memory_mb: _Positive
+    sandbox_timeout_s: _Seconds
+    sandbox_memory_mb: _Positive
+    sandbox_cpu_s: _Positive
+    catalog_refresh_workers: _Positive
+    plan_review: bool
+    plan_review_iterations: _Count
+    models: tuple[tuple[str, str], ...]
+
+
+_EXPECTED = {
+    "float_parsing": "a number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "bool_parsing": "true or false",
+    "finite_number": "a finite number",
+    "greater_than": "a number greater than {gt:g}",
+    "greater_than_equal": "a number of at least {ge:g}",
+    "string_pattern_mismatch": "one of hapi, cdf",
+}
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Return the parsed TOML of `path` ({} when missing); `ConfigError` when unreadable."""
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
+    except FileNotFoundError:
+        return {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(
-            f"Config file {path} is not valid TOML: {exc}. Fix or remove it."
+            f"Config file {path} is not valid TOML ({exc}). Fix or remove it."
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(
+            f"Config file {path} cannot be read ({exc.strerror or exc}). Fix its permissions "
+            "or remove it."
         ) from exc
 
 
-def load_settings(**overrides: object) -> Settings:
-    """Build the settings: defaults < config file < environment < explicit overrides."""
-    base = Settings()
+def _models_table(raw: object, path: Path) -> tuple[tuple[str, str], ...]:
+    """Validate the ``[models]`` table of the config file."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise ConfigError(f"[models] in {path} must be a table of tier = 'provider:model'.")
+    pairs: list[tuple[str, str]] = []
+    for key, value in raw.items():  # pyright: ignore[reportUnknownVariableType]
+        if key not in MODEL_KEYS:
+            raise ConfigError(
+                f"Unknown key {key!r} in [models] of {path}; valid keys: {', '.join(MODEL_KEYS)}."
+            )
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"[models].{key} in {path} must be a 'provider:model' string.")
+        pairs.append((str(key), value))  # pyright: ignore[reportUnknownArgumentType]
+    return tuple(pairs)
+
+
+def load_settings(home: Path | str | None = None, **overrides: object) -> Settings:
+    """Build the settings: defaults < `<home>/config.toml` < environment < `overrides`.
+
+    Args:
+        home: The state folder (default `XHELIO_HOME` or the XDG data dir); its config
+            file is the one read.
+        **overrides: Setting values that win over everything else (None is ignored).
+
+    Raises:
+        ConfigError: An unknown setting, an invalid value or an unreadable config file.
+    """
+    base_home = Path(home).expanduser() if home is not None else home_dir()
+    if base_home.exists() and not base_home.is_dir():
+        raise ConfigError(
+            f"XHELIO_HOME {base_home} is a file, not a folder: point XHELIO_HOME at a folder "
+            "(it is created when missing)."
+        )
+    defaults = Settings(home=base_home)
+    known = {f.name for f in dataclasses.fields(Settings)} - {"home", "models"}
     values: dict[str, object] = {}
-    known = {f.name: getattr(base, f.name) for f in dataclasses.fields(Settings)}
-    file_values = _read_file(base.config_file)
+    origin: dict[str, str] = {}
+    config_file = defaults.config_file
+    file_values = read_config_file(config_file)
     for key, raw in file_values.items():
         if key in known and not isinstance(raw, dict):
-            values[key] = _coerce(key, raw, known[key])
-    for key, default in known.items():
+            values[key], origin[key] = raw, f"in {config_file}"
+    for key in sorted(known):
         env = os.environ.get(f"XHELIO_{key.upper()}")
-        if env is not None and key != "home":
-            values[key] = _coerce(key, env, default)
+        if env is not None:
+            values[key], origin[key] = env.strip(), f"from XHELIO_{key.upper()}"
     for key, raw in overrides.items():
         if key not in known:
             raise ConfigError(f"Unknown setting '{key}'.")
         if raw is not None:
-            values[key] = _coerce(key, raw, known[key])
-    if base.home.exists() and not base.home.is_dir():
-        raise ConfigError(
-            f"XHELIO_HOME {base.home} is a file, not a folder: point XHELIO_HOME at a folder "
-            "(it is created when missing)."
-        )
-    settings = dataclasses.replace(base, **values)  # type: ignore[arg-type]
+            values[key], origin[key] = raw, "given"
+    merged = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(Settings)}
+    merged.update(values)
+    merged["models"] = _models_table(file_values.get("models"), config_file)
+    try:
+        checked = _Validated.model_validate(merged)
+    except ValidationError as exc:
+        raise _config_error(exc, merged, origin) from None
+    settings = Settings(**checked.model_dump())
     for url_key in ("hapi_url", "cdas_url"):
-        object.__setattr__(settings, url_key, getattr(settings, url_key).rstrip("/"))
+        object.__setattr__(settings, url_key, getattr(settings, url_key).strip().rstrip("/"))
     return settings
+
+
+def _config_error(
+    exc: ValidationError, merged: dict[str, object], origin: dict[str, str]
+) -> ConfigError:
+    """One line naming the first invalid setting, where it came from and what it must be."""
+    error = exc.errors()[0]
+    key = str(error["loc"][0]) if error["loc"] else "?"
+    context: dict[str, Any] = dict(error.get("ctx") or {})
+    template = _EXPECTED.get(error["type"], error["msg"])
+    try:
+        expected = template.format(**context)
+    except (KeyError, IndexError):
+        expected = error["msg"]
+    value = merged.get(key)
+    if isinstance(value, float) and not math.isfinite(value):
+        expected = "a finite number"
+    where = origin.get(key, "")
+    return ConfigError(
+        f"Setting '{key}' {where} has invalid value {value!r}: expected {expected}.".replace(
+            "  ", " "
+        )
+    )

@@ -15,15 +15,21 @@ xhelio.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 __all__ = [
     "BadTimeRangeError",
+    "CancelledError",
     "ConfigError",
     "DataUnavailableError",
     "NoDataError",
+    "RateLimitedError",
+    "RequestDeadlineError",
     "RequestTooLargeError",
     "SandboxError",
     "ServerError",
     "ServerUnreachableError",
+    "SessionMemoryError",
     "TruncatedResponseError",
     "UnknownDatasetError",
     "UnknownParameterError",
@@ -101,6 +107,16 @@ class SandboxError(UserError):
         return {**super().to_dict(), "category": self.category}
 
 
+class SessionMemoryError(UserError):
+    """Loading a request into memory would exceed the configured memory budget."""
+
+
+class CancelledError(XhelioError):
+    """The user (or the caller) cancelled the operation; nothing is wrong with it."""
+
+    kind = "cancelled"
+
+
 class DataUnavailableError(XhelioError):
     """The request is valid but the data cannot be provided."""
 
@@ -109,6 +125,10 @@ class DataUnavailableError(XhelioError):
 
 class NoDataError(DataUnavailableError):
     """The server has no data for this dataset in the requested range."""
+
+    proven_until: datetime | None = None
+    """Set when the emptiness itself is not proven past this time (an answer whose end
+    could not be verified): a cache must not keep the range as empty for good."""
 
 
 class ServerError(XhelioError):
@@ -131,3 +151,17 @@ class TruncatedResponseError(ServerError):
 
 class RequestTooLargeError(ServerError):
     """The server refused the request as too large (HAPI 1408); ask for less."""
+
+
+class RequestDeadlineError(ServerUnreachableError):
+    """A whole request took longer than the deadline (a server trickling its answer)."""
+
+
+class RateLimitedError(ServerError):
+    """The server asked us to slow down (HTTP 429, or 503 with Retry-After)."""
+
+    def __init__(
+        self, message: str, status_code: int | None = 429, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message, status_code)
+        self.retry_after = retry_after

@@ -386,7 +386,18 @@ def _normalise(text: str) -> str:
     return collapsed.rstrip(".").strip()
 
 
+# pandas (nanosecond timestamps) holds 1677-09-21 to 2262-04-11: data outside cannot be
+# represented, so such a range is refused here rather than failing deep in a fetch.
+_EARLIEST = datetime(1678, 1, 1, tzinfo=UTC)
+_LATEST = datetime(2262, 1, 1, tzinfo=UTC)
+
+
 def _checked(text: str, start: datetime, end: datetime) -> TimeRange:
+    if start < _EARLIEST or end > _LATEST:
+        raise BadTimeRangeError(
+            f"Time range {text!r} ({format_time(start)} to {format_time(end)}) is outside "
+            "the years xhelio can hold (1678 to 2261). Give dates within those years."
+        )
     if end < start:
         raise BadTimeRangeError(
             f"Time range {text!r} is reversed: its end ({format_time(end)}, exclusive) comes "

@@ -28,7 +28,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import tomllib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +50,7 @@ from pydantic_ai.models.fallback import FallbackModel
 from pydantic_ai.providers import Provider, infer_provider, infer_provider_class
 from pydantic_ai.settings import ModelSettings, ThinkingLevel
 
-from xhelio.config import Settings, home_dir
+from xhelio.config import Settings, home_dir, load_settings
 from xhelio.errors import ConfigError, ServerError, ServerUnreachableError, XhelioError
 
 __all__ = [
@@ -171,32 +170,6 @@ def normalize_model_string(model: str, source: str = "model") -> str:
     return f"{provider}:{name}"
 
 
-def _read_models_table(config_file: Path) -> dict[str, str]:
-    if not config_file.exists():
-        return {}
-    try:
-        with config_file.open("rb") as fh:
-            data = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(
-            f"Config file {config_file} is not valid TOML: {exc}. Fix or remove it."
-        ) from exc
-    table: object = data.get("models", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"[models] in {config_file} must be a table of tier = 'provider:model'.")
-    valid = ("default", *TIERS)
-    models: dict[str, str] = {}
-    for key, value in table.items():
-        if key not in valid:
-            raise ConfigError(
-                f"Unknown key {key!r} in [models] of {config_file}; valid keys: {', '.join(valid)}."
-            )
-        if not isinstance(value, str) or not value.strip():
-            raise ConfigError(f"[models].{key} in {config_file} must be a 'provider:model' string.")
-        models[str(key)] = value
-    return models
-
-
 def _auto_detect(env: Mapping[str, str]) -> tuple[_AutoModels, str] | None:
     for auto in _AUTO_DETECT:
         for var in auto.key_vars:
@@ -212,13 +185,15 @@ def resolve_models(
 ) -> ModelConfig:
     """Choose the model of every tier from override, env, config file and provider keys."""
     if isinstance(settings_or_home, Settings):
-        config_file = settings_or_home.config_file
+        settings = settings_or_home
     elif settings_or_home is not None:
-        config_file = Path(settings_or_home).expanduser() / "config.toml"
+        settings = load_settings(home=Path(settings_or_home))
     else:
         home = env.get("XHELIO_HOME")
-        config_file = (Path(home).expanduser() if home else home_dir()) / "config.toml"
-    file_models = _read_models_table(config_file)
+        settings = load_settings(home=Path(home) if home else home_dir())
+    # The one configuration loader read and validated the [models] table.
+    config_file = settings.config_file
+    file_models = settings.model_table()
     detected = _auto_detect(env)
     chosen: dict[str, str | None] = {}
     sources: dict[str, str] = {}

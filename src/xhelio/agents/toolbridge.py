@@ -45,6 +45,7 @@ from pydantic_ai.usage import RunUsage
 from xhelio.agents.guard import LoopGuard
 from xhelio.tools.funnel import ToolFunnel
 from xhelio.tools.registry import Tool
+from xhelio.tools.result import no_usable_data
 
 __all__ = [
     "GuardedRun",
@@ -130,22 +131,20 @@ class ToolCallState:
 
 def _judge(name: str, result: dict[str, Any]) -> dict[str, Any]:
     """Turn a fetch that stored nothing usable into an error the model and caller can act on."""
-    if name != "fetch_data" or result.get("status") == "error":
+    if name != "fetch_data":
         return result
-    columns = result.get("columns") or []
-    all_nan = set(result.get("all_nan_columns") or [])
-    if result.get("points") == 0 or (columns and all_nan >= set(columns)):
-        why = "has no samples" if result.get("points") == 0 else "is all NaN (fill values)"
-        return {
-            "status": "error",
-            "type": "NoUsableData",
-            "message": (
-                f"{result.get('label')} {why} in {result.get('requested')}; skip it and try "
-                "another parameter, dataset or time range."
-            ),
-            "label": result.get("label"),
-        }
-    return result
+    if no_usable_data(result) is None:
+        return result
+    why = "has no samples" if not result.get("points") else "is all NaN (fill values)"
+    return {
+        "status": "error",
+        "type": "NoUsableData",
+        "message": (
+            f"{result.get('label')} {why} in {result.get('requested')}; skip it and try "
+            "another parameter, dataset or time range."
+        ),
+        "label": result.get("label"),
+    }
 
 
 def lean_schema(schema: Mapping[str, Any]) -> dict[str, Any]:

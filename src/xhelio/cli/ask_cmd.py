@@ -1,30 +1,33 @@
 """`xhelio ask REQUEST`: one request through `run_turn`, then exit (scripts and pipelines).
 
-With `--json`, stdout carries exactly one JSON object, `TurnResult.to_dict()`: `answer`,
-`session_id`, `data` (label, dataset, parameter, points, start, stop per label touched),
-`figures`, `plan`, `usage`, `error`; even a failure before the turn (a bad `--model`, an
-invalid session id) is reported in that object. The exit code is 1 whenever `error` is not
-null. Without `--json`, the answer prints as markdown with a short data table, figure
-paths and live progress. Imports the agents layer only through `run_turn` and the factory.
+With `--json`, stdout carries exactly one JSON object: the `AskResponse` of the Python API
+and the REST server (`answer`, `session_id`, `data`, `table`, `figure`, `figure_files`,
+`plan`, `agent_results`, `trace`, `usage`, `suggestions`, `error` as `{type, message}`,
+`elapsed_s`); even a failure before the turn (a bad `--model`, an invalid session id) is
+reported in that object. The exit code is 1 whenever `error` is not null. Without `--json`,
+the answer prints as markdown with a short data table, figure paths and live progress.
+Imports the agents layer only through `run_turn` and the factory.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
 from xhelio.agents import factory
 from xhelio.agents.planning.assistant import PlanningAssistant
 from xhelio.agents.planning.routing import AgentPreferences
-from xhelio.agents.turn import TurnResult, run_turn
+from xhelio.agents.turn import DataTouched, TurnResult, run_turn
 from xhelio.agents.usage import UsageTracker
+from xhelio.api.models import AskRequest, AskResponse, ErrorInfo
+from xhelio.api.turns import build_response
 from xhelio.cli.errors import handle_errors
 from xhelio.cli.progress import TurnProgress, print_turn_result
 from xhelio.errors import UserError, XhelioError
@@ -42,46 +45,61 @@ def ask_once(
     verbose: bool = False,
     prefer: Sequence[str] = (),
     disable: Sequence[str] = (),
-) -> TurnResult:
-    """Run one request in a (new or resumed) session and return its result; never raises.
+    trace: bool = False,
+) -> AskResponse:
+    """Run one request in a (new or resumed) session and return its response; never raises.
 
     `prefer` and `disable` name agents (mission, data_ops, data_extraction, visualization,
     insight) the request's plan should prefer or must not use.
     """
     workspace: Workspace | None = None
     try:
+        asked = AskRequest(
+            question=request,
+            session_id=session_id,
+            model=model,
+            prefer_agents=list(prefer),  # type: ignore[arg-type]  # validated below
+            disable_agents=list(disable),  # type: ignore[arg-type]
+            trace=trace,
+        )
+    except ValidationError:
+        asked = None
+    try:
+        preferences = AgentPreferences.of(prefer, disable)
+        if asked is None:
+            raise UserError("Invalid request: check --session, --prefer and --disable.")
         workspace = open_workspace(session_id)
         usage = UsageTracker()
-        preferences = AgentPreferences.of(prefer, disable)
         assistant, config = factory.make_assistant(workspace, model, usage)
         if isinstance(assistant, PlanningAssistant):
             assistant.set_preferences(preferences)
         if config.offline and console is not None:
             console.print(f"[yellow]Note:[/] {config.reason}.", highlight=False)
         cancel = threading.Event()
+        bus = workspace.session.events
+        last_id = max((e.id for e in bus.events()), default=0)
+        first_op = len(workspace.session.operations)
         if console is None:
             result = run_turn(workspace, assistant, request, cancel)
         else:
-            events = workspace.session.events
             operations = workspace.session.operations
-            with TurnProgress(console, events, verbose=verbose, operations=operations):
+            with TurnProgress(console, bus, verbose=verbose, operations=operations):
                 result = run_turn(workspace, assistant, request, cancel)
         if not result.usage and usage.per_agent():
             result.usage = usage.to_dict()
-        return result
+        events = bus.events(since_id=last_id)
+        return build_response(asked, workspace, result, events, first_op, assistant.name)
     except XhelioError as exc:
-        sid = workspace.session.id if workspace is not None else ""
-        return TurnResult(answer="", session_id=sid, error=exc.message)
+        sid = workspace.session.id if workspace is not None else None
+        error = ErrorInfo(type=type(exc).__name__, message=exc.message)
+        return AskResponse(answer="", session_id=sid, error=error)
     finally:
         if workspace is not None:
             workspace.close()
 
 
-def _json_line(result: TurnResult) -> str:
-    payload: dict[str, Any] = result.to_dict()
-    if not payload["session_id"]:
-        payload["session_id"] = None
-    return json.dumps(payload, default=str)
+def _json_line(response: AskResponse) -> str:
+    return response.model_dump_json()
 
 
 @handle_errors
@@ -96,6 +114,9 @@ def ask(
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print exactly one JSON object with the result.")
+    ] = False,
+    trace: Annotated[
+        bool, typer.Option("--trace", help="With --json: include the turn's trace events.")
     ] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show every tool call's arguments and result.")
@@ -124,18 +145,33 @@ def ask(
         verbose=verbose,
         prefer=prefer or (),
         disable=disable or (),
+        trace=trace,
     )
     if as_json:
         typer.echo(_json_line(result))
     else:
         console = Console()
-        print_turn_result(console, result)
+        print_turn_result(console, _as_turn_result(result))
         if result.session_id:
             Console(stderr=True).print(f"session: {result.session_id}", highlight=False)
-    if open_figures and result.figures:
-        webbrowser.open(Path(result.figures[-1]).resolve().as_uri())
+    if open_figures and result.figure_files:
+        webbrowser.open(Path(result.figure_files[-1]).resolve().as_uri())
     if result.error is not None:
         raise typer.Exit(1)
+
+
+def _as_turn_result(response: AskResponse) -> TurnResult:
+    """The response in the form the markdown printer takes."""
+    return TurnResult(
+        answer=response.answer,
+        session_id=response.session_id or "",
+        data=[DataTouched(**d.model_dump()) for d in response.data],
+        figures=response.figure_files,
+        plan=response.plan,
+        usage=response.usage,
+        error=response.error.message if response.error else None,
+        elapsed_s=response.elapsed_s,
+    )
 
 
 def register(app: typer.Typer) -> None:

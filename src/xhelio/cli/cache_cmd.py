@@ -11,8 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from xhelio.cli.errors import handle_errors
-from xhelio.config import load_settings
-from xhelio.sources.cache import FragmentCache
+from xhelio.services import Services
 
 __all__ = ["app"]
 
@@ -24,7 +23,8 @@ app = typer.Typer(help="Inspect or clear the on-disk data cache.", no_args_is_he
 @handle_errors
 def info(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Show where the cache is, how big it is, and what it holds per dataset."""
-    cache_info = FragmentCache(load_settings()).info()
+    with Services() as services:
+        cache_info = services.cache.info()
     if as_json:
         typer.echo(json.dumps(asdict(cache_info), indent=2, default=str))
         return
@@ -49,5 +49,6 @@ def clear(
     dataset: Annotated[str | None, typer.Option("--dataset", help="Only this dataset.")] = None,
 ) -> None:
     """Delete cached data (all of it, or one dataset's)."""
-    removed = FragmentCache(load_settings()).clear(dataset)
+    with Services() as services:
+        removed = services.cache.clear(dataset)
     Console().print(f"Removed {removed} cached fragments.")

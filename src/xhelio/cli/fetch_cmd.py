@@ -2,45 +2,41 @@
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Annotated
 
 import pandas as pd
 import typer
-import xarray as xr
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from xhelio.catalog.index import open_catalog
+from xhelio.api.direct import ToolCallError
+from xhelio.catalog.index import Catalog
 from xhelio.cli.errors import handle_errors
-from xhelio.config import load_settings
-from xhelio.data.entry import DataEntry
-from xhelio.data.fetch import DataFetcher, FetchReport
+from xhelio.config import Settings
+from xhelio.data.fetch import DataFetcher, FetchReport, clamp_to_availability
+from xhelio.data.outputs import combined_frame, write_output
 from xhelio.data.store import DataStore
-from xhelio.errors import UserError
-from xhelio.sources.registry import make_source
+from xhelio.data.streamout import (
+    PieceSummary,
+    StreamingWriter,
+    atomic_output,
+    piece_alignment,
+    plan_stream,
+)
+from xhelio.errors import DataUnavailableError, NoDataError, UserError
+from xhelio.services import Services
+from xhelio.sources.base import DataSource
+from xhelio.sources.sizing import estimate_request, plan_pieces
+from xhelio.timerange import TimeRange, parse_time_range
 from xhelio.tools.data_tools import frame_of
+from xhelio.tools.workspace import Workspace, open_workspace
 
 __all__ = ["register"]
 
 console = Console(stderr=True)
-
-
-def _combined_frame(entries: list[DataEntry]) -> pd.DataFrame:
-    """One table of all parameters, outer-joined on time, columns named unambiguously."""
-    frames: list[pd.DataFrame] = []
-    for entry in entries:
-        frame = frame_of(entry)
-        param = entry.source_parameter or entry.label
-        # Vector components already carry their parameter's name (`BGSEc_0`); others
-        # (a spectrogram's bins) get it as a prefix so columns never collide.
-        if len(entries) > 1 and not all(str(c).startswith(param) for c in frame.columns):
-            frame = frame.add_prefix(f"{param}.")
-        frames.append(frame)
-    combined = frames[0] if len(frames) == 1 else pd.concat(frames, axis=1, join="outer")
-    combined.index.name = "time"
-    return combined.sort_index()
 
 
 _OUTPUT_SUFFIXES = (".csv", ".parquet", ".nc")
@@ -53,39 +49,6 @@ def _check_output(out: Path) -> None:
     if out.is_dir():
         raise UserError(f"Cannot write '{out}': it is a folder; give a file name.")
     out.parent.mkdir(parents=True, exist_ok=True)  # an unusable folder fails here, early
-
-
-def _write_output(entries: list[DataEntry], out: Path) -> None:
-    suffix = out.suffix.lower()
-    if suffix == ".csv":
-        _combined_frame(entries).to_csv(out, date_format="%Y-%m-%dT%H:%M:%S.%fZ")
-    elif suffix == ".parquet":
-        _combined_frame(entries).to_parquet(out)
-    elif suffix == ".nc":
-        dataset = xr.Dataset()
-        for entry in entries:
-            name = entry.source_parameter or entry.label
-            if isinstance(entry.data, xr.DataArray):
-                dataset[name] = entry.data
-                continue
-            frame = entry.data
-            times = pd.DatetimeIndex(frame.index).tz_convert("UTC").tz_localize(None)
-            if frame.shape[1] == 1:
-                dataset[name] = xr.DataArray(
-                    frame.iloc[:, 0].to_numpy(), coords={"time": times}, dims="time"
-                )
-            else:
-                dataset[name] = xr.DataArray(
-                    frame.to_numpy(),
-                    coords={"time": times, f"{name}_component": [str(c) for c in frame.columns]},
-                    dims=("time", f"{name}_component"),
-                )
-            dataset[name].attrs.update(
-                units=next(iter(entry.units.values()), ""), description=entry.description
-            )
-        dataset.to_netcdf(out)
-    else:
-        raise UserError(f"Cannot write '{out.name}': use a .csv, .parquet or .nc file name.")
 
 
 def _summary(reports: list[FetchReport]) -> Table:
@@ -110,41 +73,177 @@ def fetch(
         str, typer.Option("--time", "-t", help="Time range, e.g. '2024-01-15 to 2024-01-20'.")
     ],
     source: Annotated[str | None, typer.Option("--source", help="hapi or cdf.")] = None,
+    valid_range: Annotated[
+        bool,
+        typer.Option(
+            "--valid-range", help="Also mask values outside VALIDMIN/VALIDMAX (reports how many)."
+        ),
+    ] = False,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write .csv, .parquet or .nc.")
+    ] = None,
+    session: Annotated[
+        str | None,
+        typer.Option("--session", "-s", help="Fetch into this session (kept, with its log)."),
     ] = None,
 ) -> None:
     """Fetch parameters of a dataset for a time range, show a summary, optionally save."""
     if out is not None:
         _check_output(out)
-    settings = load_settings()
-    store = DataStore()
-    fetcher = DataFetcher(
-        open_catalog(settings), make_source(source or settings.default_source, settings), store
-    )
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as progress:
-        task = progress.add_task(f"Fetching {dataset}", total=None)
-
-        def report_progress(done: int, total: int | None, what: str) -> None:
-            progress.update(
-                task, completed=done, total=total, description=what or f"Fetching {dataset}"
+    with Services() as services:
+        settings = services.settings
+        chosen = services.source(source)
+        if out is not None and out.suffix.lower() in (".csv", ".parquet"):
+            pieces = _stream_pieces(services.catalog, dataset, parameters, time, settings)
+            if len(pieces) > 1:
+                # Too big for one piece: fetch, cache and append piece by piece.
+                reports = _stream(services.catalog, chosen, dataset, parameters, pieces, out)
+                _print_reports(reports)
+                console.print(f"Wrote {out} ({len(pieces)} pieces)", highlight=False)
+                return
+        # Loaded whole (no file, or netCDF): through the session funnel like every caller,
+        # so the fetch is in the session's operations log and events.
+        workspace = open_workspace(session, ephemeral=session is None, services=services)
+        try:
+            reports = _fetch_through_funnel(
+                workspace, dataset, parameters, time, source, valid_range
             )
+            entries = [workspace.session.store.get(r.label) for r in reports]
+        finally:
+            workspace.close()
+    _print_reports(reports)
+    if out is not None:
+        write_output(entries, out)
+        console.print(f"Wrote {out}", highlight=False)
 
-        reports = fetcher.fetch(dataset, parameters, time, progress=report_progress)
+
+def _print_reports(reports: list[FetchReport]) -> None:
     for r in reports:
         for note in r.notes:
             console.print(f"[yellow]{note}[/]", highlight=False)
     Console().print(_summary(reports))
-    if out is not None:
-        _write_output([store.get(r.label) for r in reports], out)
-        console.print(f"Wrote {out}", highlight=False)
+
+
+def _stream_pieces(
+    catalog: Catalog, dataset: str, parameters: list[str], time: str, settings: Settings
+) -> list[TimeRange]:
+    """The pieces a request to a file is fetched in (one when it is small)."""
+    info = catalog.dataset(dataset)
+    clamped, _ = clamp_to_availability(info, parse_time_range(time))
+    columns = sum(max(1, p.components) for n in parameters if (p := info.parameter(n)))
+    estimate = estimate_request(info.cadence, clamped, columns)
+    return plan_pieces(
+        clamped,
+        estimate,
+        settings.fetch_piece_mb * 2**20,
+        piece_alignment(settings.cache_fragment_hours),
+    )
+
+
+def _stream(
+    catalog: Catalog,
+    source: DataSource,
+    dataset: str,
+    parameters: list[str],
+    pieces: list[TimeRange],
+    out: Path,
+) -> list[FetchReport]:
+    """Fetch `pieces` in order into `out` (atomically); return one report per parameter."""
+    summaries: dict[str, PieceSummary] = {}
+    first: dict[str, FetchReport] = {}
+    notes: list[str] = []
+
+    def fetch_piece(piece: TimeRange) -> pd.DataFrame | None:
+        store = DataStore()
+        try:
+            reports = DataFetcher(catalog, source, store).fetch(dataset, parameters, piece)
+        except DataUnavailableError as exc:
+            if type(exc) in (NoDataError, DataUnavailableError):
+                return None  # a gap in the data: the other pieces still count
+            raise
+        entries = [store.get(r.label) for r in reports]
+        for report, entry in zip(reports, entries, strict=True):
+            first.setdefault(report.label, report)
+            summaries.setdefault(report.label, PieceSummary()).add(frame_of(entry))
+            notes.extend(n for n in report.notes if n not in notes and "coverage" not in n)
+        return combined_frame(entries)[0]
+
+    with (
+        atomic_output(out) as temp,
+        Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} pieces"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as progress,
+    ):
+        task = progress.add_task(f"Fetching {dataset} into {out.name}", total=len(pieces))
+        writer = StreamingWriter(temp, out.suffix.lower())
+        try:
+            plan_stream(
+                pieces,
+                fetch_piece,
+                writer,
+                PieceSummary(),
+                on_piece=lambda done, total: progress.update(task, completed=done),
+            )
+        finally:
+            writer.close()
+    span = TimeRange(pieces[0].start, pieces[-1].end)
+    reports: list[FetchReport] = []
+    for label, summary in summaries.items():
+        report = first[label]
+        cadence = summary.cadence_s
+        reports.append(
+            replace(
+                report,
+                points=summary.points,
+                start=None if summary.start is None else summary.start.strftime(_STAMP),
+                stop=None if summary.stop is None else summary.stop.strftime(_STAMP),
+                cadence=None if cadence is None else f"{cadence:g} s",
+                nan_fraction=summary.nan_fraction,
+                all_nan_columns=[],
+                requested=str(span),
+                notes=list(notes) if not reports else [],
+            )
+        )
+    return reports
+
+
+_STAMP = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def _fetch_through_funnel(
+    workspace: Workspace,
+    dataset: str,
+    parameters: list[str],
+    time: str,
+    source: str | None,
+    valid_range: bool,
+) -> list[FetchReport]:
+    """Fetch each parameter with the `fetch_data` tool; a failure raises with its message."""
+    reports: list[FetchReport] = []
+    names = {f.name for f in fields(FetchReport)}
+    with console.status(f"Fetching {dataset}") as status:
+        for parameter in parameters:
+            status.update(f"Fetching {dataset}.{parameter}")
+            args: dict[str, object] = {
+                "dataset_id": dataset,
+                "parameter_id": parameter,
+                "time_range": time,
+            }
+            if source is not None:
+                args["source"] = source
+            if valid_range:
+                args["valid_range"] = True
+            result = workspace.funnel.call_typed("fetch_data", args, caller="cli")
+            if not result.ok:
+                raise ToolCallError(result.error_type or "error", result.error or "fetch failed")
+            record = result.to_dict()
+            reports.append(FetchReport(**{k: v for k, v in record.items() if k in names}))
+    return reports
 
 
 def register(app: typer.Typer) -> None:

@@ -18,9 +18,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from xhelio.cli.errors import handle_errors
-from xhelio.config import load_settings
 from xhelio.data.store import DataStore
-from xhelio.session.persist import SessionStore, SessionSummary
+from xhelio.services import Services
+from xhelio.session.persist import SessionSummary
 from xhelio.tools.data_tools import entry_summary
 
 __all__ = ["app", "data_table", "sessions_table", "turns_of"]
@@ -77,7 +77,8 @@ def list_sessions(
     """List saved sessions, most recently updated first."""
     if ctx.invoked_subcommand is not None:
         return
-    summaries = SessionStore(load_settings()).list(max(1, limit))
+    with Services() as services:
+        summaries = services.sessions.list(max(1, limit))
     if as_json:
         rows = [{**asdict(s), "turns": turns_of(s)} for s in summaries]
         typer.echo(json.dumps(rows, indent=2))
@@ -110,8 +111,8 @@ def show_session(
     full: Annotated[bool, typer.Option("--full", help="Do not shorten long messages.")] = False,
 ) -> None:
     """Show one saved session: its conversation and the data it holds."""
-    store = SessionStore(load_settings())
-    session = store.load(session_id)
+    with Services() as services:
+        session = services.sessions.load(session_id)
     console = Console()
     console.print(f"[bold]Session {session.id}[/] (created {session.created[:19]})")
     for line in _history_lines(session.history, full):

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from xhelio.cli.errors import handle_errors
 from xhelio.errors import UserError
+from xhelio.services import Services
 from xhelio.tools.toolset import default_registry
 from xhelio.tools.workspace import open_workspace
 
@@ -46,12 +47,13 @@ def run_tool(
         raise UserError(f"ARGS is not valid JSON ({exc.msg} at column {exc.colno}).") from exc
     if not isinstance(parsed, dict):
         raise UserError('ARGS must be a JSON object, e.g. \'{"label": "AC_H2_MFI.Magnitude"}\'.')
-    workspace = open_workspace(session)
-    try:
-        result = workspace.funnel.call(name, parsed, caller="cli")
-        workspace.save()
-    finally:
-        workspace.context.close()
+    with Services() as services:
+        workspace = open_workspace(session, services=services)
+        try:
+            result = workspace.funnel.call(name, parsed, caller="cli")
+            workspace.save()
+        finally:
+            workspace.context.close()
     typer.echo(json.dumps(result, indent=2, default=str))
     if session is None:
         Console(stderr=True).print(f"session: {workspace.session.id}", highlight=False)

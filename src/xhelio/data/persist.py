@@ -16,7 +16,12 @@ Atomic: a save writes a fresh `data-<id>/` folder, then replaces `index.json` wi
 `os.replace`, then deletes older data folders. A crash at any step leaves an `index.json`
 that names a complete data folder, so the previous (or the new) state stays readable. One
 writer per folder at a time (a session owns its folder); saves in one process are
-serialised. Imports only `data.entry`, `data.store` and `errors`.
+serialised.
+
+`write_entry` / `read_entry` write and read ONE entry under a new unique file name (temp
+file + rename), for stores where several writers share a folder (the session store);
+`atomic_write_bytes` / `atomic_write_text` write any state file atomically. Imports only
+`data.entry`, `data.store` and `errors`.
 """
 
 from __future__ import annotations
@@ -39,7 +44,16 @@ from xhelio.data.entry import DataEntry
 from xhelio.data.store import DataStore
 from xhelio.errors import DataUnavailableError, UserError
 
-__all__ = ["INDEX_FILE", "SavedStoreError", "load_store", "save_store"]
+__all__ = [
+    "INDEX_FILE",
+    "SavedStoreError",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "load_store",
+    "read_entry",
+    "save_store",
+    "write_entry",
+]
 
 INDEX_FILE = "index.json"
 FORMAT_VERSION = 1
@@ -108,23 +122,67 @@ def load_store(folder: Path) -> DataStore:
     return store
 
 
-def _write_entry(entry: DataEntry, folder: Path, number: int) -> dict[str, Any]:
+def write_entry(entry: DataEntry, folder: Path) -> dict[str, Any]:
+    """Write one entry to a new, uniquely named file in `folder`; return its record.
+
+    The file is written under a temporary name and renamed when complete, and its name is
+    never reused, so a reader holding an older record keeps reading a whole file.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    return _write_entry(entry, folder, None)
+
+
+def read_entry(record: dict[str, Any], folder: Path) -> DataEntry:
+    """Read the entry a `write_entry` record describes (files relative to `folder`)."""
+    return _read_entry(record, folder)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file and a rename (never half-written)."""
+    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with temp.open("wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write `text` (UTF-8) to `path` atomically, like `atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _write_entry(entry: DataEntry, folder: Path, number: int | None) -> dict[str, Any]:
     """Write one entry's data file into `folder`; return its `index.json` record."""
-    stem = f"{number:04d}-{re.sub(r'[^A-Za-z0-9._-]', '_', entry.label)[:40]}"
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", entry.label)[:40]
+    stem = f"{number:04d}-{safe}" if number is not None else f"{safe}-{uuid.uuid4().hex[:12]}"
     data = entry.data
+    kind, name = (
+        ("frame", f"{stem}.parquet")
+        if isinstance(data, pd.DataFrame)
+        else (
+            "array",
+            f"{stem}.nc",
+        )
+    )
+    temp = folder / f".{name}.{uuid.uuid4().hex[:8]}.tmp"
     try:
         if isinstance(data, pd.DataFrame):
-            kind, name = "frame", f"{stem}.parquet"
-            pq.write_table(_frame_table(data), folder / name)
+            pq.write_table(_frame_table(data), temp)
         else:
-            kind, name = "array", f"{stem}.nc"
-            data.to_netcdf(folder / name, engine="netcdf4")
+            data.to_netcdf(temp, engine="netcdf4")
+        _fsync(temp)
+        os.replace(temp, folder / name)
     except (ValueError, TypeError, pa.ArrowException) as exc:
         raise UserError(
             f"Cannot save data '{entry.label}': {exc}. Convert unusual columns (mixed "
             "Python objects, duplicate names) to numbers or text, then save again."
         ) from exc
-    _fsync(folder / name)
+    finally:
+        temp.unlink(missing_ok=True)
     return {
         "label": entry.label,
         "file": name,
@@ -135,6 +193,7 @@ def _write_entry(entry: DataEntry, folder: Path, number: int) -> dict[str, Any]:
         "source_parameter": entry.source_parameter,
         "is_timeseries": entry.is_timeseries,
         "fetched_range": list(entry.fetched_range) if entry.fetched_range else None,
+        "meta": entry.meta,
     }
 
 
@@ -157,6 +216,7 @@ def _read_entry(record: dict[str, Any], folder: Path) -> DataEntry:
             source_parameter=record.get("source_parameter"),
             is_timeseries=bool(record.get("is_timeseries", True)),
             fetched_range=tuple(record["fetched_range"]) if record.get("fetched_range") else None,
+            meta=dict(record.get("meta") or {}),
         )
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
         raise SavedStoreError(

@@ -45,12 +45,20 @@ class EventBus:
         self._events: list[Event] = []
         self._subscribers: list[Subscriber] = []
         self._ids = itertools.count(first_id)
+        self._next_id = first_id
         self._lock = threading.Lock()
+
+    @property
+    def next_id(self) -> int:
+        """The id the next published event will get."""
+        with self._lock:
+            return self._next_id
 
     def publish(self, type: str, **fields: Any) -> Event:
         """Create, store and deliver an event of `type`."""
         with self._lock:
             event = Event(id=next(self._ids), type=type, ts=time.time(), **fields)
+            self._next_id = event.id + 1
             self._events.append(event)
             subscribers = list(self._subscribers)
         for subscriber in subscribers:

@@ -34,6 +34,8 @@ class Session:
     meta: dict[str, Any] = field(default_factory=dict[str, Any])
     """JSON-able state other layers keep with the session (e.g. model message history)."""
     plot: PlotState = field(init=False)
+    saved_state: object = field(default=None, init=False, repr=False, compare=False)
+    """What of this object the `SessionStore` already saved (kept by the store only)."""
 
     def __post_init__(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)

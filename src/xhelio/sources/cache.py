@@ -23,13 +23,23 @@ ones (overlapping the present or the dataset's stop) are stored too but reused o
 `incomplete_ttl` (10 minutes) after they were fetched, then fetched again. A fragment for
 which the source raised `NoDataError` is stored as an empty fragment under the same rules.
 
+A cache that never lies: a source's answer whose completeness it could not prove
+(`ParameterData.proven_until`, e.g. a close-delimited HAPI body) is stored complete only
+before that time; duplicate times go through `drop_duplicate_times` (identical rows
+dropped, contradictory ones reported and not kept for good) before anything is stored.
+
 Robustness: identical concurrent requests are merged (one in-flight future per fragment,
 shared by every `CachedSource` in the process, so N threads asking for the same missing
 day cause one fetch and see its result or its error). Writes are atomic (temp file +
-`os.replace`); an unreadable fragment file counts as missing and is fetched again; a
-corrupt index is set aside and the cache restarts empty; a failed write (disk full) is
-logged and the data is still returned. Files in one folder are indexed by one SQLite
-database (WAL), so several processes may share a cache.
+`os.replace`); every file's checksum is in the index and verified on read, so a damaged
+or unreadable fragment is deleted and fetched again, never returned; an index that
+cannot be opened is reported (`CacheError`) and never deleted; a failed write (disk
+full, read-only index) is logged and the data is still returned. Files in one folder
+are indexed by one SQLite database (WAL), so several processes may share a cache.
+
+Whole downloaded files (CDAWeb's CDFs) are kept in the same index (table ``files``,
+folder ``files/``) under the same size limit: eviction, `info` and `clear` see
+fragments and files together.
 
 Imports only `config`, `errors`, `timerange`, `catalog.model`, `sources.base`; never HTTP.
 """
@@ -39,7 +49,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
 import os
 import re
 import shutil
@@ -50,7 +59,7 @@ import uuid
 from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -62,11 +71,18 @@ import pyarrow.parquet as pq
 
 from xhelio.catalog.model import DatasetInfo
 from xhelio.config import Settings, load_settings
-from xhelio.errors import NoDataError, ServerError, XhelioError
-from xhelio.sources.base import DataSource, ParameterData, ProgressCallback
+from xhelio.errors import DataUnavailableError, NoDataError, ServerError, XhelioError
+from xhelio.sources.base import (
+    DataSource,
+    ParameterData,
+    ProgressCallback,
+    drop_duplicate_times,
+)
+from xhelio.sources.sizing import cadence_seconds
 from xhelio.timerange import TimeRange
 
 __all__ = [
+    "CacheError",
     "CacheInfo",
     "CachedSource",
     "FragmentCache",
@@ -78,6 +94,7 @@ TARGET_FRAGMENT_ROWS = 50_000
 MAX_FRAGMENT_MULTIPLIER = 32
 INDEX_FILE = "index.sqlite"
 FRAGMENTS_DIR = "fragments"
+FILES_DIR = "files"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _META_KEY = b"xhelio"
@@ -100,7 +117,8 @@ CREATE TABLE IF NOT EXISTS fragments (
     rows INTEGER NOT NULL,
     complete INTEGER NOT NULL,
     fetched_at REAL NOT NULL,
-    last_access REAL NOT NULL
+    last_access REAL NOT NULL,
+    checksum TEXT
 );
 CREATE INDEX IF NOT EXISTS fragments_by_key ON fragments (key, fragment);
 CREATE INDEX IF NOT EXISTS fragments_by_access ON fragments (last_access);
@@ -111,6 +129,14 @@ CREATE TABLE IF NOT EXISTS layouts (
     base_hours INTEGER NOT NULL,
     hours INTEGER NOT NULL,
     PRIMARY KEY (source, server, dataset, base_hours)
+);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    dataset TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    checksum TEXT NOT NULL,
+    last_access REAL NOT NULL
 );
 """
 
@@ -138,6 +164,7 @@ class StoredFragment:
     complete: bool
     fetched_at: float
     rows: int
+    checksum: str | None = None
 
 
 @dataclass(frozen=True)
@@ -203,15 +230,16 @@ class FragmentCache:
         self._db = self._open_index()
 
     def _open_index(self) -> sqlite3.Connection:
-        """Open the index; a corrupt index is set aside and the cache starts empty."""
+        """Open the index; one that cannot be opened is reported, never deleted."""
         path = self.folder / INDEX_FILE
         try:
             return self._connect(path)
-        except sqlite3.DatabaseError:
-            path.replace(path.with_name(f"{INDEX_FILE}.corrupt-{int(time.time())}"))
-            # The files are unknown without their index: drop them so the cap holds.
-            shutil.rmtree(self.folder / FRAGMENTS_DIR, ignore_errors=True)
-            return self._connect(path)
+        except sqlite3.Error as exc:
+            raise CacheError(
+                f"The cache index {path} cannot be opened ({exc}). Nothing was deleted. If "
+                "its permissions are wrong, fix them; if it is damaged, delete the folder "
+                f"{self.folder} to start an empty cache (or set XHELIO_HOME elsewhere)."
+            ) from exc
 
     @staticmethod
     def _connect(path: Path) -> sqlite3.Connection:
@@ -220,7 +248,10 @@ class FragmentCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError:
+            columns = {str(r[1]) for r in db.execute("PRAGMA table_info(fragments)")}
+            if "checksum" not in columns:  # an index written before checksums existed
+                db.execute("ALTER TABLE fragments ADD COLUMN checksum TEXT")
+        except sqlite3.Error:
             db.close()
             raise
         return db
@@ -266,39 +297,58 @@ class FragmentCache:
         """Return the indexed fragments of `key` between fragment `first` and `last`."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT path, fragment, complete, fetched_at, rows FROM fragments "
+                "SELECT path, fragment, complete, fetched_at, rows, checksum FROM fragments "
                 "WHERE key=? AND fragment BETWEEN ? AND ?",
                 (key.text(hours), first, last),
             ).fetchall()
         return {
-            int(r[1]): StoredFragment(str(r[0]), int(r[1]), bool(r[2]), float(r[3]), int(r[4]))
+            int(r[1]): StoredFragment(
+                str(r[0]), int(r[1]), bool(r[2]), float(r[3]), int(r[4]), r[5] and str(r[5])
+            )
             for r in rows
         }
 
     def read(self, stored: StoredFragment) -> ArrowTable | None:
-        """Return a fragment's table, or None (and forget it) when the file is unreadable."""
+        """Return a fragment's table, or None (file and row deleted) when it is damaged.
+
+        The file's checksum (recorded when it was written) is verified first, so a
+        flipped bit is a refetch, never a wrong value.
+        """
+        path = self.folder / stored.path
         try:
-            with pq.ParquetFile(self.folder / stored.path) as parquet:
+            raw = path.read_bytes()
+            if stored.checksum is not None and _checksum(raw) != stored.checksum:
+                raise ValueError("checksum mismatch")
+            with pq.ParquetFile(pa.BufferReader(raw)) as parquet:
                 # Fragments are small: a thread pool per file costs more than it saves.
                 table = parquet.read(use_threads=False)
             _fragment_meta(table)
-        except (OSError, ValueError, pa.ArrowException):
-            with self._transaction() as db:
-                # Only the row we read: another thread may have rewritten the file since.
-                db.execute(
-                    "DELETE FROM fragments WHERE path=? AND fetched_at=?",
-                    (stored.path, stored.fetched_at),
-                )
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            _log.warning("Cached fragment %s is damaged (%s); fetching it again.", path, exc)
+            try:
+                with self._transaction() as db:
+                    # Only the row we read: another thread may have rewritten the file since.
+                    gone = db.execute(
+                        "DELETE FROM fragments WHERE path=? AND fetched_at=?",
+                        (stored.path, stored.fetched_at),
+                    ).rowcount
+                if gone:
+                    path.unlink(missing_ok=True)
+            except sqlite3.Error:
+                pass  # a read-only index: the fragment is refetched, just not forgotten
             return None
         return table
 
     def touch(self, paths: Sequence[str]) -> None:
         """Mark fragments as just used (for LRU eviction)."""
         stamp = self._stamp()
-        with self._transaction() as db:
-            db.executemany(
-                "UPDATE fragments SET last_access=? WHERE path=?", [(stamp, p) for p in paths]
-            )
+        try:
+            with self._transaction() as db:
+                db.executemany(
+                    "UPDATE fragments SET last_access=? WHERE path=?", [(stamp, p) for p in paths]
+                )
+        except sqlite3.Error as exc:  # a read-only index still serves reads
+            _log.warning("Cannot update the cache index (%s); LRU order not updated.", exc)
 
     def write(
         self,
@@ -336,6 +386,7 @@ class FragmentCache:
                 # pyarrow documents a list of column names here; its inferred type says bool.
                 use_dictionary=_dictionary_columns(table),  # pyright: ignore[reportArgumentType]
             )
+            checksum = _checksum(temp.read_bytes())
             os.replace(temp, target)
         finally:
             temp.unlink(missing_ok=True)
@@ -343,8 +394,8 @@ class FragmentCache:
         with self._transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO fragments (path, key, source, server, dataset, parameter,"
-                " hours, fragment, size, rows, complete, fetched_at, last_access)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " hours, fragment, size, rows, complete, fetched_at, last_access, checksum)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     relative.as_posix(),
                     key.text(hours),
@@ -359,33 +410,107 @@ class FragmentCache:
                     int(complete),
                     stamp if fetched_at is None else fetched_at,
                     stamp,
+                    checksum,
                 ),
             )
         self._evict()
 
-    def _evict(self) -> None:
-        """Delete least recently used fragments until the total size fits the cap."""
+    def _evict(self, keep: Sequence[str] = ()) -> None:
+        """Delete least recently used fragments AND files until their total fits the cap."""
+        doomed: list[tuple[str, str]] = []
         with self._transaction() as db:
-            total = int(db.execute("SELECT COALESCE(SUM(size), 0) FROM fragments").fetchone()[0])
+            total = int(
+                db.execute(
+                    "SELECT (SELECT COALESCE(SUM(size), 0) FROM fragments)"
+                    " + (SELECT COALESCE(SUM(size), 0) FROM files)"
+                ).fetchone()[0]
+            )
             if total <= self.max_bytes:
                 return
-            doomed: list[str] = []
-            for path, size in db.execute(
-                "SELECT path, size FROM fragments ORDER BY last_access ASC"
+            for table, path, size, _ in db.execute(
+                "SELECT 'fragments', path, size, last_access FROM fragments"
+                " UNION ALL SELECT 'files', path, size, last_access FROM files"
+                " ORDER BY last_access ASC"
             ).fetchall():
                 if total <= self.max_bytes:
                     break
-                doomed.append(str(path))
+                if path in keep:
+                    continue
+                doomed.append((str(table), str(path)))
                 total -= int(size)
-            db.executemany("DELETE FROM fragments WHERE path=?", [(p,) for p in doomed])
-        for path in doomed:
+            for table, path in doomed:
+                db.execute(f"DELETE FROM {table} WHERE path=?", (path,))
+        for _, path in doomed:
             (self.folder / path).unlink(missing_ok=True)
 
+    # whole files (CDF downloads) ------------------------------------------------------------
+
+    def file_for(self, key: str) -> Path | None:
+        """Return the cached file stored under `key` if it is intact (checksum verified)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT path, checksum FROM files WHERE key=?", (key,)
+            ).fetchone()
+        if row is None:
+            return None
+        path = self.folder / str(row[0])
+        try:
+            intact = _file_checksum(path) == str(row[1])
+        except OSError:
+            intact = False
+        if not intact:
+            self.forget_file(path)
+            return None
+        try:
+            with self._transaction() as db:
+                db.execute(
+                    "UPDATE files SET last_access=? WHERE path=?", (self._stamp(), str(row[0]))
+                )
+        except sqlite3.Error as exc:
+            _log.warning("Cannot update the cache index (%s); LRU order not updated.", exc)
+        return path
+
+    def new_file_path(self, name: str) -> Path:
+        """Return a fresh temporary path in the cache folder for a download of `name`."""
+        folder = self.folder / FILES_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f".{_slug(name)}.{uuid.uuid4().hex}.part"
+
+    def add_file(self, key: str, dataset: str, name: str, temp: Path) -> Path:
+        """Move a complete download `temp` into the cache under `key`; return its path."""
+        digest = hashlib.sha256(key.encode()).hexdigest()[:20]
+        relative = Path(FILES_DIR, f"{digest}_{_slug(name)}")
+        target = self.folder / relative
+        checksum = _file_checksum(temp)
+        size = temp.stat().st_size
+        os.replace(temp, target)
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO files (path, key, dataset, size, checksum, last_access)"
+                " VALUES (?,?,?,?,?,?)",
+                (relative.as_posix(), key, dataset, size, checksum, self._stamp()),
+            )
+        self._evict(keep=[relative.as_posix()])
+        return target
+
+    def forget_file(self, path: Path) -> None:
+        """Delete a cached file and its index row (it failed to read, or is damaged)."""
+        relative = path.relative_to(self.folder).as_posix() if path.is_absolute() else str(path)
+        try:
+            with self._transaction() as db:
+                db.execute("DELETE FROM files WHERE path=?", (relative,))
+        except sqlite3.Error as exc:
+            _log.warning("Cannot update the cache index (%s).", exc)
+        (self.folder / relative).unlink(missing_ok=True)
+
+    # reporting -------------------------------------------------------------------------
+
     def info(self) -> CacheInfo:
-        """Return the number of fragments, their size and a per-dataset breakdown."""
+        """Return the number of cached items (fragments and files), their size, per dataset."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT dataset, COUNT(*), SUM(size) FROM fragments"
+                "SELECT dataset, COUNT(*), SUM(size) FROM ("
+                " SELECT dataset, size FROM fragments UNION ALL SELECT dataset, size FROM files)"
                 " GROUP BY dataset ORDER BY SUM(size) DESC, dataset"
             ).fetchall()
         usage = {str(r[0]): (int(r[1]), int(r[2])) for r in rows}
@@ -398,14 +523,18 @@ class FragmentCache:
         )
 
     def clear(self, dataset: str | None = None) -> int:
-        """Remove every fragment (or those of `dataset`, any case); return files removed."""
+        """Remove every cached item (or those of `dataset`, any case); return files removed."""
         where, args = (
             ("", ()) if dataset is None else (" WHERE dataset=? COLLATE NOCASE", (dataset,))
         )
         with self._transaction() as db:
-            paths = [str(r[0]) for r in db.execute(f"SELECT path FROM fragments{where}", args)]
-            db.execute(f"DELETE FROM fragments{where}", args)
-            db.execute(f"DELETE FROM layouts{where}", args)
+            paths = [
+                str(r[0])
+                for table in ("fragments", "files")
+                for r in db.execute(f"SELECT path FROM {table}{where}", args)
+            ]
+            for table in ("fragments", "layouts", "files"):
+                db.execute(f"DELETE FROM {table}{where}", args)
         removed = 0
         for path in paths:
             target = self.folder / path
@@ -413,12 +542,33 @@ class FragmentCache:
                 target.unlink()
                 removed += 1
         if dataset is None:
-            # Files the index lost track of (a crash between rename and insert).
-            for orphan in (self.folder / FRAGMENTS_DIR).rglob("*.parquet"):
-                orphan.unlink()
-                removed += 1
-            shutil.rmtree(self.folder / FRAGMENTS_DIR, ignore_errors=True)
+            # Files the index lost track of (a crash between rename and insert), and the
+            # CDF folder of versions that kept downloads outside the index.
+            for folder in (FRAGMENTS_DIR, FILES_DIR, "cdf"):
+                for orphan in (self.folder / folder).rglob("*"):
+                    if orphan.is_file():
+                        orphan.unlink()
+                        removed += 1
+                shutil.rmtree(self.folder / folder, ignore_errors=True)
         return removed
+
+
+def _checksum(data: bytes) -> str:
+    """A content checksum of a cached file (detects any flipped bit)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _file_checksum(path: Path) -> str:
+    """`_checksum` of a file, read in blocks (downloads can be large)."""
+    digest = hashlib.blake2b(digest_size=16)
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class CacheError(DataUnavailableError):
+    """The disk cache cannot be used (its index cannot be opened)."""
 
 
 def _dictionary_columns(table: ArrowTable) -> list[str]:
@@ -447,6 +597,7 @@ def _fragment_table(data: ParameterData, frame: pd.DataFrame) -> ArrowTable:
         "bins_dtype": None if bins is None else str(bins.dtype),
         "bins_name": data.bins_name,
         "bins_units": data.bins_units,
+        "meta": data.meta,  # dims, fill, valid range: what a flat table cannot say
     }
     schema_meta = dict(table.schema.metadata or {})
     schema_meta[_META_KEY] = json.dumps(meta).encode()
@@ -524,37 +675,20 @@ def _assemble(name: str, tables: Sequence[ArrowTable], time_range: TimeRange) ->
         bins=bins,
         bins_name=None if meta.get("bins_name") is None else str(meta.get("bins_name")),
         bins_units=None if meta.get("bins_units") is None else str(meta.get("bins_units")),
+        meta=_extra_meta(meta.get("meta")),
     )
 
 
-_DURATION = re.compile(
-    r"P(?:([\d.]+)Y)?(?:([\d.]+)M)?(?:([\d.]+)W)?(?:([\d.]+)D)?"
-    r"(?:T(?:([\d.]+)H)?(?:([\d.]+)M)?(?:([\d.]+)S)?)?"
-)
-_DURATION_SECONDS = (365.25 * 86400, 30 * 86400, 7 * 86400, 86400, 3600, 60, 1)
-
-
-def _cadence_seconds(cadence: str | None) -> float | None:
-    """Return an ISO 8601 duration such as ``PT1M`` in seconds, or None if unreadable."""
-    if not cadence:
-        return None
-    match = _DURATION.fullmatch(cadence.strip().upper())
-    if match is None:
-        return None
-    try:
-        seconds = sum(
-            float(part) * weight
-            for part, weight in zip(match.groups(), _DURATION_SECONDS, strict=True)
-            if part
-        )
-    except ValueError:
-        return None
-    return seconds if seconds > 0 and math.isfinite(seconds) else None
+def _extra_meta(value: object) -> dict[str, Any]:
+    """The source's JSON metadata (dims, fill, valid range) stored with a fragment."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): v for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
 
 
 def adaptive_fragment_hours(base_hours: int, cadence: str | None) -> int:
     """Return `base_hours` doubled while a fragment of this cadence stays under the row target."""
-    seconds = _cadence_seconds(cadence)
+    seconds = cadence_seconds(cadence)
     if seconds is None:
         return base_hours
     rows_per_base = base_hours * 3600 / seconds
@@ -717,12 +851,16 @@ class CachedSource:
                     used.append(entry.path)
         if used:
             self.cache.touch(used)
+        notes: dict[str, list[str]] = {}
         if missing:
-            self._fill(dataset_id, hours, keys, missing, found, progress)
+            self._fill(dataset_id, hours, keys, missing, found, progress, notes)
         result = {
             n: _assemble(n, [found[n][i] for i in range(first, last + 1)], time_range)
             for n in names
         }
+        for name, texts in notes.items():
+            if texts:
+                result[name] = replace(result[name], notes=tuple(texts))
         if all(data.frame.empty for data in result.values()):
             raise NoDataError(
                 f"No data for {dataset_id} ({', '.join(names)}) from {time_range}: the "
@@ -739,6 +877,7 @@ class CachedSource:
         missing: Mapping[str, set[int]],
         found: dict[str, dict[int, ArrowTable]],
         progress: ProgressCallback | None,
+        notes: dict[str, list[str]],
     ) -> None:
         """Fetch the missing fragments this thread owns; wait for those others are fetching."""
         folder = str(self.cache.folder)
@@ -756,8 +895,15 @@ class CachedSource:
             all_indices = sorted({i for indices in mine.values() for i in indices})
             for first, last in _runs(all_indices):
                 run_names = [n for n in keys if any(first <= i <= last for i in mine.get(n, ()))]
-                fetched = self._fetch_run(dataset_id, hours, run_names, first, last, progress)
+                fetched, proven, run_notes = self._fetch_run(
+                    dataset_id, hours, run_names, first, last, progress
+                )
+                for name, texts in run_notes.items():
+                    notes.setdefault(name, []).extend(texts)
                 settled = self._settled_until(dataset_id, hours, first)
+                if proven is not None:
+                    # Never store as complete what the answer could not prove complete.
+                    settled = min(settled, proven)
                 fetched_at = self._clock().timestamp()
                 for (name, index), table in fetched.items():
                     if index not in mine[name]:
@@ -809,14 +955,21 @@ class CachedSource:
         first: int,
         last: int,
         progress: ProgressCallback | None,
-    ) -> dict[tuple[str, int], ArrowTable]:
-        """Ask the wrapped source for fragments `first`..`last` and cut its answer per fragment."""
+    ) -> tuple[dict[tuple[str, int], ArrowTable], datetime | None, dict[str, tuple[str, ...]]]:
+        """Ask the wrapped source for fragments `first`..`last`, cut its answer per fragment.
+
+        Returns the tables, the time before which the answer is proven complete (None:
+        all of it) and each parameter's notes.
+        """
         run = TimeRange(fragment_start(first, hours), fragment_start(last + 1, hours))
         try:
             result = self.inner.fetch(dataset_id, names, run, progress)
-        except NoDataError:
-            return {(n, i): _empty_fragment_table() for n in names for i in range(first, last + 1)}
+        except NoDataError as exc:
+            empty = {(n, i): _empty_fragment_table() for n in names for i in range(first, last + 1)}
+            return empty, exc.proven_until, {}
         tables: dict[tuple[str, int], ArrowTable] = {}
+        proven: datetime | None = None
+        notes: dict[str, tuple[str, ...]] = {}
         for name in names:
             data = result.get(name) or next(
                 (d for k, d in result.items() if k.lower() == name.lower()), None
@@ -828,9 +981,14 @@ class CachedSource:
                     "its contract of returning every requested parameter."
                 )
             frame = _as_utc_sorted(data.frame, f"{dataset_id}/{name}")
-            for offset, part in enumerate(_split(frame, first, last, hours)):
+            # One duplicate rule for every source, applied before anything is stored.
+            data = drop_duplicate_times(replace(data, frame=frame), f"{dataset_id}.{name}")
+            if data.proven_until is not None:
+                proven = data.proven_until if proven is None else min(proven, data.proven_until)
+            notes[name] = data.notes
+            for offset, part in enumerate(_split(data.frame, first, last, hours)):
                 tables[(name, first + offset)] = _fragment_table(data, part)
-        return tables
+        return tables, proven, notes
 
     def _settled_until(self, dataset_id: str, hours: int, first: int) -> datetime:
         """Return the time before which fragments can no longer change (see module doc)."""

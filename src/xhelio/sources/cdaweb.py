@@ -8,11 +8,12 @@ outside [start, end). Progress is reported as progress(bytes_done, bytes_total,
 "ID: k/n files"), from the download threads but never two calls at once; a retried
 download takes its bytes back, so the count can step down after a failure.
 
-Downloaded files are kept under ``Settings.cache_dir / "cdf"``, named by a hash of the
-file URL and its LastModified stamp, so asking for other parameters of the same days
-does not download again, and a file CDAWeb reprocesses (new LastModified) is fetched
-fresh. Files listed without LastModified are always downloaded. The folder is trimmed
-to `Settings.cache_max_mb`, least recently used first.
+Downloaded files are kept in the disk cache (`FragmentCache`: the same index and size
+limit as fragments, checksummed), keyed by the file URL and its LastModified stamp, so
+asking for other parameters of the same days does not download again, and a file CDAWeb
+reprocesses (new LastModified) is fetched fresh. Files listed without LastModified are
+always downloaded and never kept. An HTML page served instead of a file is refused, and
+a file that fails to read is deleted from the cache.
 
 `info` asks CDAS for the dataset description (title, coverage) and describes the
 parameters from the variables of the dataset's most recent file.
@@ -23,11 +24,10 @@ Network happens only inside `info` and `fetch`, never at import or construction.
 
 from __future__ import annotations
 
-import hashlib
+import contextvars
 import os
 import re
 import threading
-import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, CancelledError, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
 import httpx
+import numpy as np
 import pandas as pd
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
@@ -48,8 +49,10 @@ from xhelio.errors import (
     UnknownDatasetError,
 )
 from xhelio.sources.base import ParameterData, ProgressCallback
+from xhelio.sources.cache import FragmentCache
 from xhelio.sources.cdf_reader import describe_cdf, read_cdf_parameters
-from xhelio.sources.http import RetryPolicy, call_with_retries, make_client
+from xhelio.sources.dims import to_per_record
+from xhelio.sources.http import RetryPolicy, call_with_retries, check_rate_limit, make_client
 from xhelio.timerange import TimeRange
 
 __all__ = ["CdawebSource", "RemoteFile"]
@@ -69,6 +72,7 @@ class RemoteFile:
     end: datetime | None
     length: int | None
     last_modified: str | None
+    dataset: str = ""
 
     @property
     def file_name(self) -> str:
@@ -130,51 +134,6 @@ class _ProgressMeter:
                 self._callback(self._bytes, self._total, what)
 
 
-class _CdfFileStore:
-    """Downloaded CDF files on disk, keyed by URL + LastModified, trimmed LRU."""
-
-    def __init__(self, folder: Path, max_bytes: int) -> None:
-        self.folder = folder
-        self.max_bytes = max_bytes
-
-    def path_for(self, remote: RemoteFile) -> Path:
-        """Return where `remote` is (or will be) stored."""
-        key = f"{remote.url}\n{remote.last_modified}".encode()
-        digest = hashlib.sha256(key).hexdigest()[:20]
-        return self.folder / f"{digest}_{remote.file_name}"
-
-    def cached(self, remote: RemoteFile) -> tuple[Path, int] | None:
-        """Return the stored copy of `remote` and its size, if complete and still current."""
-        if remote.last_modified is None:
-            return None
-        path = self.path_for(remote)
-        try:
-            size = path.stat().st_size
-            if remote.length is not None and size != remote.length:
-                return None
-            os.utime(path)  # mark as recently used for trimming
-        except FileNotFoundError:  # trimmed meanwhile by another process
-            return None
-        return path, size
-
-    def trim(self, keep: set[Path]) -> None:
-        """Delete least recently used files until the folder fits in `max_bytes`."""
-        entries: list[tuple[float, int, Path]] = []
-        for path in self.folder.glob("*"):
-            try:
-                stat = path.stat()
-            except FileNotFoundError:
-                continue
-            entries.append((stat.st_mtime, stat.st_size, path))
-        total = sum(size for _, size, _ in entries)
-        for _, size, path in sorted(entries):
-            if total <= self.max_bytes:
-                break
-            if path not in keep:
-                path.unlink(missing_ok=True)
-                total -= size
-
-
 class CdawebSource:
     """CDAWeb CDF files through the CDAS REST ``orig_data`` service."""
 
@@ -185,12 +144,22 @@ class CdawebSource:
         settings: Settings,
         client: httpx.Client | None = None,
         retry_policy: RetryPolicy | None = None,
+        cache: FragmentCache | None = None,
     ) -> None:
         self.settings = settings
         self.retry_policy = retry_policy or RetryPolicy.from_settings(settings)
         self._client = client
         self._owns_client = client is None
-        self._store = _CdfFileStore(settings.cache_dir / "cdf", settings.cache_max_mb * 2**20)
+        self._cache = cache
+        self._cache_lock = threading.Lock()
+
+    @property
+    def cache(self) -> FragmentCache:
+        """The disk cache holding downloaded files (the one index and size limit)."""
+        with self._cache_lock:
+            if self._cache is None:
+                self._cache = FragmentCache(self.settings)
+            return self._cache
 
     @property
     def client(self) -> httpx.Client:
@@ -220,6 +189,7 @@ class CdawebSource:
 
     def _get_json_once(self, url: str, dataset_id: str, what: str) -> dict[str, Any]:
         response = self.client.get(url, headers={"Accept": "application/json"})
+        check_rate_limit(response, f"the {what} of {dataset_id}")
         if response.status_code == 404:
             raise UnknownDatasetError(dataset_id)
         if response.status_code >= 400:
@@ -266,6 +236,7 @@ class CdawebSource:
                     end=_parse_time(entry.get("EndTime")),
                     length=int(length) if isinstance(length, int | float) else None,
                     last_modified=modified if isinstance(modified, str) and modified else None,
+                    dataset=dataset_id,
                 )
             )
         if not files:
@@ -285,22 +256,26 @@ class CdawebSource:
         meter: _ProgressMeter | None,
         cancelled: threading.Event | None,
     ) -> Path:
-        cached = self._store.cached(remote)
+        key = _file_key(remote)
+        cached = self.cache.file_for(key) if key is not None else None
         if cached is not None:
             if meter is not None:
-                meter.add(cached[1])
-            return cached[0]
-        target = self._store.path_for(remote)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f".{target.name}.{uuid.uuid4().hex}.part")
+                meter.add(cached.stat().st_size)
+            return cached
+        partial = self.cache.new_file_path(remote.file_name)
         try:
             self._with_retries(
                 lambda: self._download_once(remote, partial, meter, cancelled), remote.url
             )
-            os.replace(partial, target)
+            if key is None:
+                # Without LastModified a copy can never be known current: kept only for
+                # this read (the caller deletes it), never indexed.
+                kept = partial.with_name(partial.name.removesuffix(".part") + ".once")
+                os.replace(partial, kept)
+                return kept
+            return self.cache.add_file(key, remote.dataset or "cdf", remote.file_name, partial)
         finally:
             partial.unlink(missing_ok=True)
-        return target
 
     def _download_once(
         self,
@@ -313,11 +288,19 @@ class CdawebSource:
         received = 0
         try:
             with self.client.stream("GET", remote.url) as response:
+                check_rate_limit(response, remote.file_name)
                 if response.status_code >= 400:
                     raise ServerError(
                         f"CDAWeb failed to send {remote.file_name} (HTTP "
                         f"{response.status_code}). Try again later or use the HAPI source.",
                         status_code=response.status_code,
+                    )
+                if "html" in response.headers.get("Content-Type", "").lower():
+                    # A maintenance or login page served with 200 is not the file.
+                    raise ServerError(
+                        f"CDAWeb answered a web page instead of {remote.file_name} (HTTP 200, "
+                        "text/html): the archive may be under maintenance. Try again later "
+                        "or use the HAPI source."
                     )
                 with partial.open("wb") as out:
                     for chunk in response.iter_bytes(_CHUNK_BYTES):
@@ -358,10 +341,13 @@ class CdawebSource:
         path = self._download(remote, meter, cancelled)
         try:
             parts = read_cdf_parameters(path, dataset_id, parameters)
-        except ServerError:
-            # A file that downloads whole but does not parse must not stay in the cache.
-            path.unlink(missing_ok=True)
+        except Exception:
+            # A file that downloads whole but does not read must not stay in the cache.
+            self.cache.forget_file(path)
             raise
+        finally:
+            if path.name.endswith(".once"):
+                path.unlink(missing_ok=True)
         meter.add(files=1)
         return path, parts
 
@@ -382,7 +368,16 @@ class CdawebSource:
         workers = max(1, min(self.settings.download_workers, len(files)))
         with ThreadPoolExecutor(workers, thread_name_prefix="cdaweb-download") as pool:
             futures: list[Future[tuple[Path, dict[str, ParameterData]]]] = [
-                pool.submit(self._download_and_read, f, dataset_id, parameters, meter, cancelled)
+                # Each worker runs in a copy of this context: the caller's cancel scope holds.
+                pool.submit(
+                    contextvars.copy_context().run,
+                    self._download_and_read,
+                    f,
+                    dataset_id,
+                    parameters,
+                    meter,
+                    cancelled,
+                )
                 for f in files
             ]
             done, _ = wait(futures, return_when=FIRST_EXCEPTION)
@@ -393,7 +388,6 @@ class CdawebSource:
                     future.cancel()
                 raise failed.exception()  # type: ignore[misc]
             results = [future.result() for future in futures]
-        self._store.trim(keep={path for path, _ in results})
         return _combine(dataset_id, parameters, [parts for _, parts in results], time_range)
 
     def info(self, dataset_id: str) -> DatasetInfo:
@@ -436,14 +430,35 @@ class CdawebSource:
                 files = self.list_files(dataset_id, window)
             except NoDataError:
                 continue
-            return describe_cdf(self.download(files[-1]), dataset_id)
+            path = self.download(files[-1])
+            try:
+                return describe_cdf(path, dataset_id)
+            except Exception:
+                self.cache.forget_file(path)  # a file that fails to read is not kept
+                raise
+            finally:
+                if path.name.endswith(".once"):
+                    path.unlink(missing_ok=True)
         return ()
+
+
+def _file_key(remote: RemoteFile) -> str | None:
+    """The cache key of a remote file: its URL and LastModified (None when unknown)."""
+    if remote.last_modified is None:
+        return None
+    return f"{remote.url}\n{remote.last_modified}"
 
 
 def _first(value: object) -> str | None:
     if isinstance(value, list) and value:
         return str(value[0])  # pyright: ignore[reportUnknownArgumentType]
     return value if isinstance(value, str) and value else None
+
+
+def _same_bins(piece: ParameterData, first: ParameterData) -> bool:
+    if piece.bins is None or first.bins is None:
+        return piece.bins is None and first.bins is None
+    return bool(np.array_equal(piece.bins, first.bins, equal_nan=True))
 
 
 def _combine(
@@ -459,7 +474,10 @@ def _combine(
     for name in parameters:
         pieces = [parts[name] for parts in per_file if name in parts]
         # Empty pieces add nothing and would make pandas guess the joined dtypes.
-        frames = [p.frame for p in pieces if not p.frame.empty] or [pieces[0].frame]
+        filled = [p for p in pieces if not p.frame.empty] or [pieces[0]]
+        frames, dims = to_per_record(
+            [p.frame for p in filled], [list(p.meta.get("dims") or []) for p in filled]
+        )
         frame = pd.concat(frames) if len(frames) > 1 else frames[0]
         frame = frame.sort_index(kind="stable")
         keep = ~frame.index.duplicated(keep="first") & (frame.index >= start) & (frame.index < end)
@@ -470,9 +488,10 @@ def _combine(
             frame=frame,
             units=first.units,
             description=first.description,
-            bins=first.bins,
+            bins=first.bins if all(_same_bins(p, first) for p in filled) else None,
             bins_name=first.bins_name,
             bins_units=first.bins_units,
+            meta={**first.meta, "dims": dims} if dims else first.meta,
         )
     if all(p.frame.empty for p in combined.values()):
         raise NoDataError(

@@ -12,6 +12,8 @@ construction time.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 import httpx
@@ -26,13 +28,15 @@ from xhelio.errors import (
     ServerUnreachableError,
     UnknownParameterError,
 )
-from xhelio.sources.base import ParameterData, ProgressCallback
+from xhelio.sources.base import ParameterData, ProgressCallback, drop_duplicate_times
+from xhelio.sources.hapi_bins import attach_bins, with_bins_parameters
 from xhelio.sources.hapi_parse import (
     ChunkArrays,
     column_names,
     dataset_info_from_hapi,
     format_hapi_time,
     split_time_range,
+    take_time_notes,
 )
 from xhelio.sources.hapi_status import (
     SETTING_HINT,
@@ -44,7 +48,8 @@ from xhelio.sources.hapi_status import (
     truncated,
 )
 from xhelio.sources.hapi_stream import BinaryBodyDecoder, BodyDecoder, CsvBodyDecoder
-from xhelio.sources.http import RetryPolicy, call_with_retries, make_client
+from xhelio.sources.http import RetryPolicy, call_with_retries, check_rate_limit, make_client
+from xhelio.sources.sizing import cadence_seconds
 from xhelio.timerange import TimeRange
 
 __all__ = ["DataFormat", "HapiSource"]
@@ -160,18 +165,28 @@ class HapiSource:
     ) -> dict[str, ParameterData]:
         """Fetch `parameters` of `dataset_id` over `time_range`, one request per chunk."""
         info, raw = self._info(dataset_id)
-        params = _resolve_parameters(info, parameters)
+        wanted = _resolve_parameters(info, parameters)
+        # Bins that change with time are parameters of their own: fetch them alongside.
+        params = with_bins_parameters(info, wanted)
+        take_time_notes()
         fmt = self._choose_format(params, raw)
         chunks = split_time_range(time_range, info.max_request_duration)
         parts: list[ChunkArrays] = []
         last_ns: int | None = None
         no_data: NoDataError | None = None
+        proven_until: datetime | None = None
         for done, chunk in enumerate(chunks, start=1):
             try:
-                arrays = self._fetch_chunk(info, raw, params, chunk, fmt)
+                arrays, framed = self._fetch_chunk(info, raw, params, chunk, fmt)
             except NoDataError as exc:
                 no_data = exc
-                arrays = None
+                arrays, framed = None, True
+            if not framed and not _reaches_stop(arrays, chunk, info.cadence):
+                # A close-delimited body may have been cut at a row boundary: only what
+                # precedes its last record is known complete.
+                last = _last_time(arrays)
+                cut = chunk.start if last is None else max(chunk.start, last)
+                proven_until = cut if proven_until is None else min(proven_until, cut)
             if arrays is not None:
                 kept = _within(arrays, chunk, last_ns)
                 if len(kept.times):
@@ -181,13 +196,21 @@ class HapiSource:
                 progress(done, len(chunks), f"{dataset_id} {chunk}")
         if not parts:
             covers = f"The dataset covers {_coverage(info)}."
-            if no_data is not None:
-                raise NoDataError(f"{no_data.message} {covers}")
-            raise NoDataError(
-                f"Server {self.server_url} returned no data for dataset '{dataset_id}' from "
-                f"{time_range}. Try another time range. {covers}"
+            error = NoDataError(
+                f"{no_data.message} {covers}"
+                if no_data is not None
+                else f"Server {self.server_url} returned no data for dataset '{dataset_id}' "
+                f"from {time_range}. Try another time range. {covers}"
             )
-        return _to_parameter_data(params, parts)
+            error.proven_until = proven_until
+            raise error
+        fetched = attach_bins(wanted, _to_parameter_data(params, parts), take_time_notes())
+        return {
+            name: drop_duplicate_times(
+                replace(data, proven_until=proven_until), f"{dataset_id}.{name}"
+            )
+            for name, data in fetched.items()
+        }
 
     def _choose_format(self, params: Sequence[ParameterInfo], raw: dict[str, Any]) -> str:
         offered = self.capabilities().get("outputFormats") or ["csv"]
@@ -215,7 +238,8 @@ class HapiSource:
         params: Sequence[ParameterInfo],
         chunk: TimeRange,
         fmt: str,
-    ) -> ChunkArrays:
+    ) -> tuple[ChunkArrays, bool]:
+        """Fetch one chunk; also say whether the body's framing proved it complete."""
         names = tuple(p.name for p in params)
         v2 = self._is_v2()
         query = {
@@ -248,11 +272,17 @@ class HapiSource:
 
     def _read_data(
         self, query: dict[str, str], request: HapiRequest, decoder: BodyDecoder
-    ) -> ChunkArrays:
-        """One /data request decoded as it streams; typed errors for statuses and cuts."""
+    ) -> tuple[ChunkArrays, bool]:
+        """One /data request decoded as it streams; typed errors for statuses and cuts.
+
+        Also returns whether the framing proved the body complete: a Content-Length that
+        was reached, or a chunked body whose last chunk arrived (httpx raises otherwise).
+        A close-delimited body (neither) proves nothing: the connection may have dropped.
+        """
         try:
             with self.client.stream("GET", request.url, params=query) as response:
                 if response.status_code != 200 or is_json(response):
+                    check_rate_limit(response, request.what)
                     raise_for_answer(response.status_code, response.read(), request)
                 received = 0
                 try:
@@ -264,7 +294,9 @@ class HapiSource:
                 promised = response.headers.get("Content-Length")
                 if promised is not None and response.num_bytes_downloaded < int(promised):
                     raise truncated(request, received, response, None)
-            return decoder.finish()
+                chunked = "chunked" in response.headers.get("Transfer-Encoding", "").lower()
+                framed = promised is not None or chunked
+            return decoder.finish(), framed
         finally:
             decoder.close()
 
@@ -279,6 +311,7 @@ class HapiSource:
         def operation() -> dict[str, Any]:
             response = self.client.get(request.url, params=query)
             if response.status_code != 200:
+                check_rate_limit(response, request.what)
                 raise_for_answer(response.status_code, response.content, request)
             payload = json_object(response.content)
             if payload is None:
@@ -325,6 +358,24 @@ def _coverage(info: DatasetInfo) -> str:
     if info.start is None or info.stop is None:
         return "an unknown range"
     return str(TimeRange(info.start, info.stop)) if info.stop > info.start else "an unknown range"
+
+
+def _last_time(arrays: ChunkArrays | None) -> datetime | None:
+    """The time of the last record of a chunk, if it has any."""
+    if arrays is None or not len(arrays.times):
+        return None
+    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(
+        microseconds=int(arrays.times.max()) // 1000
+    )
+
+
+def _reaches_stop(arrays: ChunkArrays | None, chunk: TimeRange, cadence: str | None) -> bool:
+    """Whether a chunk's last record lies within one cadence of the requested stop."""
+    step = cadence_seconds(cadence)
+    last = _last_time(arrays)
+    if step is None or last is None:
+        return False
+    return last + timedelta(seconds=step * 1.01) >= chunk.end
 
 
 def _within(arrays: ChunkArrays, chunk: TimeRange, last_ns: int | None) -> ChunkArrays:

@@ -17,15 +17,21 @@ SourceName = Literal["hapi", "cdf"]
 SOURCE_NAMES: tuple[SourceName, ...] = ("hapi", "cdf")
 
 
-def make_source(name: str, settings: Settings, cached: bool = True) -> DataSource:
-    """Return the source called `name` ('hapi' or 'cdf'), behind the disk cache by default."""
+def make_source(
+    name: str, settings: Settings, cached: bool = True, cache: FragmentCache | None = None
+) -> DataSource:
+    """Return the source called `name` ('hapi' or 'cdf'), behind the disk cache by default.
+
+    `cache` shares one open cache (index and size limit) between sources; by default each
+    source opens the cache folder of `settings` itself.
+    """
     inner: DataSource
     if name == "hapi":
         inner = HapiSource(settings)
     elif name == "cdf":
-        inner = CdawebSource(settings)
+        inner = CdawebSource(settings, cache=cache)
     else:
         raise UserError(f"Unknown data source '{name}'. Use one of: {', '.join(SOURCE_NAMES)}.")
     if not cached:
         return inner
-    return CachedSource(inner, FragmentCache(settings))
+    return CachedSource(inner, cache or FragmentCache(settings))

@@ -17,6 +17,7 @@ from xhelio.data.store import DataStore
 from xhelio.render.plot_state import PlotState
 from xhelio.sandbox.executor import SandboxExecutor
 from xhelio.sandbox.ops_library import OpsLibrary
+from xhelio.services import Services
 from xhelio.session.state import Session
 from xhelio.sources.registry import make_source
 
@@ -26,9 +27,13 @@ __all__ = ["ToolContext"]
 class ToolContext:
     """The session a tool acts on, and the services it may use."""
 
-    def __init__(self, session: Session, settings: Settings) -> None:
+    def __init__(
+        self, session: Session, settings: Settings, services: Services | None = None
+    ) -> None:
         self.session = session
         self.settings = settings
+        # Shared per-process resources when given (never closed here); else built per context.
+        self.services = services
         self._fetchers: dict[str, DataFetcher] = {}
         self._lock = threading.Lock()
 
@@ -47,6 +52,8 @@ class ToolContext:
     @cached_property
     def catalog(self) -> Catalog:
         """The dataset catalog (built from the offline snapshot on first use)."""
+        if self.services is not None:
+            return self.services.catalog
         return open_catalog(self.settings)
 
     def fetcher(self, source: str | None = None) -> DataFetcher:
@@ -54,14 +61,20 @@ class ToolContext:
         name = source or self.settings.default_source
         with self._lock:
             if name not in self._fetchers:
-                self._fetchers[name] = DataFetcher(
-                    self.catalog, make_source(name, self.settings), self.store
+                chosen = (
+                    self.services.source(name)
+                    if self.services is not None
+                    else make_source(name, self.settings)
                 )
+                budget = self.settings.session_memory_mb * 2**20
+                self._fetchers[name] = DataFetcher(self.catalog, chosen, self.store, budget)
             return self._fetchers[name]
 
     @cached_property
     def sandbox(self) -> SandboxExecutor:
         """The warm sandbox worker for generated code."""
+        if self.services is not None:
+            return self.services.sandbox
         return SandboxExecutor(self.settings)
 
     @cached_property
@@ -76,5 +89,5 @@ class ToolContext:
 
     def close(self) -> None:
         """Stop background workers (the sandbox process)."""
-        if "sandbox" in self.__dict__:
+        if "sandbox" in self.__dict__ and self.services is None:
             self.sandbox.close()

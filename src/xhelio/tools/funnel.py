@@ -5,6 +5,10 @@ command all call `ToolFunnel.call(name, args)`. It validates the arguments again
 tool's schema, checks cancellation and the caller's guard, runs the tool, times it,
 records the call in the session's operations log, publishes events, sanitises NaN/Inf
 and turns every exception into `{"status": "error", "type", "message"}`.
+
+`call_typed` returns the same outcome as a `ToolResult`. A `policy` (set by the servers)
+refuses tools before they run, whoever the caller: e.g. model-written code without the
+OS-level sandbox, or reading files outside the session folder.
 """
 
 from __future__ import annotations
@@ -21,12 +25,17 @@ from pydantic import ValidationError
 
 from xhelio.errors import XhelioError
 from xhelio.session.events import EventBus
+from xhelio.sources.netguard import cancel_scope
 from xhelio.tools.registry import ToolRegistry
+from xhelio.tools.result import ToolResult
 
-__all__ = ["OperationRecord", "ToolFunnel", "error_result", "sanitize"]
+__all__ = ["OperationRecord", "Policy", "ToolFunnel", "error_result", "sanitize"]
 
 Guard = Callable[[str, dict[str, Any]], str | None]
 """Called before a tool runs; returning a message blocks the call with that message."""
+
+Policy = Callable[[str, dict[str, Any]], dict[str, Any] | None]
+"""Called before every tool runs; returning an error result refuses the call with it."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,7 @@ class ToolFunnel:
         self.events = events
         self.cancel = cancel or threading.Event()
         self.operations: list[dict[str, Any]] = operations if operations is not None else []
+        self.policy: Policy | None = None
         self._lock = threading.Lock()
 
     def call(
@@ -106,6 +116,16 @@ class ToolFunnel:
         self._record(name, arguments, status, caller, started, duration_ms, result)
         return result
 
+    def call_typed(
+        self,
+        name: str,
+        args: Mapping[str, Any] | None = None,
+        caller: str = "user",
+        guard: Guard | None = None,
+    ) -> ToolResult:
+        """`call`, with the outcome as a typed `ToolResult`."""
+        return ToolResult.from_dict(name, self.call(name, args, caller, guard))
+
     def _dispatch(
         self, name: str, arguments: dict[str, Any], caller: str, guard: Guard | None
     ) -> dict[str, Any]:
@@ -117,6 +137,10 @@ class ToolFunnel:
             )
         if self.cancel.is_set():
             return error_result("Cancelled", "The request was cancelled; the tool did not run.")
+        if self.policy is not None:
+            refused = self.policy(name, arguments)
+            if refused is not None:
+                return refused
         if guard is not None:
             blocked = guard(name, arguments)
             if blocked:
@@ -128,7 +152,9 @@ class ToolFunnel:
         self.events.publish("tool_call", agent=caller, tool=name, data={"args": arguments})
         try:
             kwargs = {key: getattr(validated, key) for key in type(validated).model_fields}
-            result = t.function(self.context, **kwargs)
+            # Network reads inside the tool stop within a fraction of a second of a cancel.
+            with cancel_scope(self.cancel):
+                result = t.function(self.context, **kwargs)
         except XhelioError as exc:
             return exc.to_dict()
         except Exception as exc:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xhelio.config import Settings, load_settings
+from xhelio.services import Services
 from xhelio.session.persist import SessionStore
 from xhelio.session.state import Session
 from xhelio.tools.context import ToolContext
@@ -51,13 +52,16 @@ def open_workspace(
     settings: Settings | None = None,
     resume_latest: bool = False,
     ephemeral: bool = False,
+    services: Services | None = None,
 ) -> Workspace:
     """Open (or create) a session and wire the tool funnel to it.
 
     An `ephemeral` workspace lives in a temporary folder and is never listed or saved.
+    With `services`, the workspace uses that process-wide catalog, sources, session
+    store and sandbox (and closing the workspace leaves them open).
     """
-    settings = settings or load_settings()
-    sessions = SessionStore(settings)
+    settings = settings or (services.settings if services is not None else load_settings())
+    sessions = services.sessions if services is not None else SessionStore(settings)
     if session_id is None and resume_latest:
         session_id = sessions.latest()
     if ephemeral and session_id is None:
@@ -65,6 +69,6 @@ def open_workspace(
         session = Session(id=folder.name, folder=folder)
     else:
         session = sessions.open(session_id) if session_id else sessions.create()
-    context = ToolContext(session, settings)
+    context = ToolContext(session, settings, services)
     funnel = ToolFunnel(default_registry(), context, session.events, operations=session.operations)
     return Workspace(session, context, funnel, sessions, ephemeral=ephemeral and session_id is None)

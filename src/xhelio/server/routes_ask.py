@@ -1,0 +1,51 @@
+"""`POST /ask`, `POST /ask/stream` and `POST /sessions/{id}/cancel`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import StreamingResponse
+
+from xhelio.api.hub import SessionBusyError
+from xhelio.api.models import AskRequest, AskResponse
+from xhelio.server.deps import ServerState, server_state
+from xhelio.server.sse import sse_response
+
+__all__ = ["router"]
+
+router = APIRouter(tags=["ask"])
+State = Annotated[ServerState, Depends(server_state)]
+
+
+def _precheck(state: ServerState, request: AskRequest) -> None:
+    """404 for an unknown session, 409 for a busy one, before any turn starts."""
+    if request.session_id is None:
+        return
+    state.assistant.hub.require(request.session_id)
+    entry = state.assistant.hub.peek(request.session_id)
+    if entry is not None and entry.busy:
+        raise SessionBusyError(
+            f"Session '{request.session_id}' is already running a request; wait or cancel it."
+        )
+
+
+@router.post("/ask", response_model=AskResponse)
+async def ask(request: AskRequest, state: State) -> AskResponse:
+    """Answer one request (a new session when `session_id` is omitted)."""
+    _precheck(state, request)
+    return await state.assistant.arun(request, wait=False)
+
+
+@router.post("/ask/stream", response_class=StreamingResponse)
+async def ask_stream(request: AskRequest, state: State) -> StreamingResponse:
+    """Answer one request as server-sent events, ending with `done`."""
+    _precheck(state, request)
+    events = state.assistant.astream(request, wait=False)
+    return sse_response(events, state.config.max_stream_events)
+
+
+@router.post("/sessions/{session_id}/cancel")
+def cancel(session_id: str, state: State) -> dict[str, bool]:
+    """Cancel the request running in the session."""
+    return {"cancelled": state.assistant.cancel(session_id)}

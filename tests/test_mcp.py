@@ -1,0 +1,122 @@
+"""`xhelio mcp` tested with the official SDK's own client over stdio (a real subprocess)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import CallToolResult, ImageContent, TextContent
+
+from servers.catalog_hapi import CatalogHapiServer
+
+ACE = "Show me ACE magnetic field for 2024-01-01 to 2024-01-02"
+EXPECTED_TOOLS = {
+    "chat",
+    "reset_session",
+    "get_status",
+    "search_datasets",
+    "list_parameters",
+    "fetch_data",
+    "describe_data",
+    "custom_operation",
+    "plot",
+}
+
+
+@pytest.fixture(scope="module")
+def hapi() -> Iterator[CatalogHapiServer]:
+    with CatalogHapiServer() as server:
+        yield server
+
+
+def _params(home: Path, hapi_url: str) -> StdioServerParameters:
+    env = {
+        "XHELIO_HOME": str(home),
+        "XHELIO_HAPI_URL": hapi_url,
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+    }
+    script = Path(sys.executable).parent / "xhelio"
+    if script.exists():
+        return StdioServerParameters(command=str(script), args=["mcp"], env=env)
+    code = "from xhelio.cli.main import main; main()"
+    return StdioServerParameters(command=sys.executable, args=["-c", code, "mcp"], env=env)
+
+
+def _texts(result: CallToolResult) -> list[str]:
+    return [c.text for c in result.content if isinstance(c, TextContent)]
+
+
+def _images(result: CallToolResult) -> list[ImageContent]:
+    return [c for c in result.content if isinstance(c, ImageContent)]
+
+
+def test_stdio_session_end_to_end(hapi: CatalogHapiServer, tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Client(_params(tmp_path, hapi.url), read_timeout_seconds=120) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            assert tools >= EXPECTED_TOOLS
+
+            found = await client.call_tool("search_datasets", {"query": "ACE magnetic field"})
+            results = json.loads(_texts(found)[0])["results"]
+            assert any(r["dataset_id"].startswith("AC_H") for r in results)
+
+            params = await client.call_tool("list_parameters", {"dataset_id": "AC_H1_MFI"})
+            assert "Magnitude" in _texts(params)[0]
+
+            fetched = await client.call_tool(
+                "fetch_data",
+                {
+                    "dataset_id": "AC_H1_MFI",
+                    "parameter_id": "Magnitude",
+                    "time_range": "2024-01-01",
+                },
+            )
+            body = json.loads(_texts(fetched)[0])
+            assert body["summary"]["points"] == 1440 and len(body["preview"]["head"]) == 5
+
+            described = await client.call_tool("describe_data", {"label": "AC_H1_MFI.Magnitude"})
+            assert json.loads(_texts(described)[0])["points"] == 1440
+
+            plotted = await client.call_tool("plot", {"labels": ["AC_H1_MFI.Magnitude"]})
+            figure = json.loads(_texts(plotted)[-1])["figure"]
+            assert figure["data"]
+            images = _images(plotted)
+            if images:  # a PNG needs Chrome/Chromium; the figure JSON is always there
+                assert base64.b64decode(images[0].data)[:8] == b"\x89PNG\r\n\x1a\n"
+
+            code = await client.call_tool(
+                "custom_operation",
+                {
+                    "source_labels": ["AC_H1_MFI.Magnitude"],
+                    "code": "result = df * 2",
+                    "output_label": "x2",
+                },
+            )
+            assert code.is_error and "SandboxUnavailable" in _texts(code)[0]
+
+            bad = await client.call_tool("describe_data", {"label": "NOPE"})
+            assert bad.is_error and "Traceback" not in _texts(bad)[0]
+
+            answer = await client.call_tool("chat", {"message": ACE})
+            assert "ACE magnetic field" in _texts(answer)[0]
+            assert not answer.is_error
+
+            status = await client.call_tool("get_status", {})
+            state = json.loads(_texts(status)[0])
+            assert "AC_H1_MFI.Magnitude" in state["data"] and state["has_figure"]
+            first = state["session_id"]
+
+            await client.call_tool("reset_session", {})
+            fresh = json.loads(_texts(await client.call_tool("get_status", {}))[0])
+            assert fresh["session_id"] != first and fresh["data"] == []
+
+    anyio.run(main)

@@ -1,0 +1,205 @@
+"""Safe by default: every guard of the REST server, each tested.
+
+Bind refusal, bearer token, Host/Origin, CORS, body/upload/stream limits, unguessable ids,
+file policy, code policy and JSON errors without stack traces.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from server_fixtures import ACE, Api, hapi, live_api  # noqa: F401  (fixture)
+from servers.catalog_hapi import CatalogHapiServer
+from xhelio.api.hub import new_secret_id
+from xhelio.api.policy import server_policy
+from xhelio.errors import ConfigError
+from xhelio.server import ServerConfig, create_app
+
+TOKEN = "t0k3n-" + "x" * 30
+
+
+@pytest.fixture(scope="module")
+def open_api(hapi: CatalogHapiServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:  # noqa: F811
+    yield from live_api(
+        tmp_path_factory.mktemp("open"),
+        hapi.url,
+        max_body_bytes=4096,
+        max_upload_bytes=10_000,
+        max_stream_events=3,
+    )
+
+
+@pytest.fixture(scope="module")
+def token_api(hapi: CatalogHapiServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:  # noqa: F811
+    yield from live_api(tmp_path_factory.mktemp("token"), hapi.url, token=TOKEN)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::", "example.org"])
+def test_non_loopback_bind_refuses_without_token(host: str) -> None:
+    with pytest.raises(ConfigError, match="XHELIO_API_TOKEN"):
+        create_app(ServerConfig(host=host))
+
+
+def test_non_loopback_bind_starts_with_a_token_and_short_tokens_are_refused() -> None:
+    assert create_app(ServerConfig(host="0.0.0.0", token=TOKEN)) is not None
+    with pytest.raises(ConfigError, match="too short"):
+        create_app(ServerConfig(host="0.0.0.0", token="abc"))
+
+
+def test_token_env_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XHELIO_API_TOKEN", TOKEN)
+    assert ServerConfig.from_env(host="0.0.0.0").token == TOKEN
+
+
+def test_every_route_needs_the_bearer_token(token_api: Api) -> None:
+    bare = httpx.Client(base_url=token_api.url)
+    for method, path in [
+        ("GET", "/api/v1/sessions"),
+        ("POST", "/api/v1/ask"),
+        ("POST", "/api/v1/ask/stream"),
+        ("GET", "/api/v1/catalog/missions"),
+        ("GET", "/api/v1/settings"),
+        ("GET", "/docs"),
+        ("GET", "/openapi.json"),
+    ]:
+        response = bare.request(method, path, json={"question": "x"})
+        assert response.status_code == 401, path
+        assert response.json()["type"] == "Unauthorized"
+    wrong = bare.get("/api/v1/sessions", headers={"Authorization": "Bearer " + "y" * 36})
+    assert wrong.status_code == 401
+    assert bare.get("/api/health").status_code == 200
+    assert token_api.client.get("/sessions").status_code == 200
+
+
+def test_dns_rebinding_host_and_foreign_origin_are_refused(open_api: Api) -> None:
+    evil_host = httpx.get(open_api.url + "/api/v1/sessions", headers={"Host": "evil.example"})
+    assert evil_host.status_code == 403 and evil_host.json()["type"] == "Forbidden"
+    evil_origin = open_api.client.post(
+        "/sessions", json={}, headers={"Origin": "https://evil.example"}
+    )
+    assert evil_origin.status_code == 403
+    same = open_api.client.get("/sessions", headers={"Origin": open_api.url})
+    assert same.status_code == 200
+    assert "access-control-allow-origin" not in same.headers
+
+
+def test_cors_is_open_only_to_configured_origins(
+    hapi: CatalogHapiServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    origin = "http://localhost:5173"
+    for api in live_api(tmp_path, hapi.url, cors_origins=(origin,)):
+        allowed = api.client.get("/sessions", headers={"Origin": origin})
+        assert allowed.headers["access-control-allow-origin"] == origin
+        preflight = api.client.options(
+            "/sessions",
+            headers={"Origin": origin, "Access-Control-Request-Method": "POST"},
+        )
+        assert preflight.status_code == 200
+        other = api.client.get("/sessions", headers={"Origin": "http://localhost:9999"})
+        assert other.status_code == 403
+
+
+def test_body_limit_declared_and_streamed(open_api: Api) -> None:
+    big = {"question": "x" * 10_000}
+    declared = open_api.client.post("/ask", json=big)
+    assert declared.status_code == 413 and declared.json()["type"] == "PayloadTooLarge"
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"question": "'
+        for _ in range(10):
+            yield b"y" * 1000
+        yield b'"}'
+
+    streamed = open_api.client.post(
+        "/ask", content=chunks(), headers={"Content-Type": "application/json"}
+    )
+    assert streamed.status_code == 413
+
+
+def test_uploads_land_in_the_session_folder_within_limits(open_api: Api) -> None:
+    sid = open_api.client.post("/sessions", json={}).json()["id"]
+    ok = open_api.client.put(f"/sessions/{sid}/uploads/notes.pdf", content=b"%PDF-1.4 tiny")
+    assert ok.json() == {"name": "notes.pdf", "bytes": 13}
+    assert (open_api.home / "sessions" / sid / "uploads" / "notes.pdf").read_bytes()[:4] == b"%PDF"
+    big = open_api.client.put(f"/sessions/{sid}/uploads/big.bin", content=b"0" * 20_000)
+    assert big.status_code == 413
+    assert not (open_api.home / "sessions" / sid / "uploads" / "big.bin").exists()
+    for name in (".hidden", "a..b", "%2e%2e%2fconfig.toml", "..%2Fx"):
+        bad = open_api.client.put(f"/sessions/{sid}/uploads/{name}", content=b"x")
+        assert bad.status_code in (400, 404), name
+    assert not (open_api.home / "config.toml").exists()
+    nobody = open_api.client.put("/sessions/snobody/uploads/a.txt", content=b"x")
+    assert nobody.status_code == 404
+
+
+def test_session_ids_are_unguessable() -> None:
+    ids = {new_secret_id() for _ in range(1000)}
+    assert len(ids) == 1000
+    assert all(len(i) == 33 and int(i[1:], 16) >= 0 for i in ids)
+
+
+def test_stream_event_limit_ends_the_stream(open_api: Api) -> None:
+    text = open_api.client.post("/ask/stream", json={"question": ACE}).text
+    assert text.count("event: ") == 4
+    assert '"type": "StreamLimit"' in text
+
+
+def test_model_written_code_is_refused_without_os_isolation(open_api: Api) -> None:
+    sid = open_api.client.post("/sessions", json={}).json()["id"]
+    body = {"dataset_id": "AC_H1_MFI", "parameter_id": "Magnitude", "time_range": "2024-01-01"}
+    label = open_api.client.post(f"/sessions/{sid}/fetch", json=body).json()["label"]
+    code = {"code": "result = df * 2", "inputs": [label], "label": "doubled"}
+    refused = open_api.client.post(f"/sessions/{sid}/compute", json=code)
+    assert refused.status_code == 503 and refused.json()["type"] == "SandboxUnavailable"
+    entries = open_api.client.get(f"/sessions/{sid}/entries").json()["entries"]
+    assert [e["label"] for e in entries] == [label]
+
+
+def test_code_runs_when_the_operator_opts_in(hapi: CatalogHapiServer, tmp_path: Path) -> None:  # noqa: F811
+    for api in live_api(tmp_path, hapi.url, allow_unsandboxed_code=True):
+        sid = api.client.post("/sessions", json={}).json()["id"]
+        body = {"dataset_id": "AC_H1_MFI", "parameter_id": "Magnitude", "time_range": "2024-01-01"}
+        label = api.client.post(f"/sessions/{sid}/fetch", json=body).json()["label"]
+        code = {"code": "result = df * 2", "inputs": [label], "label": "doubled"}
+        done = api.client.post(f"/sessions/{sid}/compute", json=code)
+        assert done.status_code == 200 and done.json()["labels"] == ["doubled"]
+
+
+def test_read_document_policy_keeps_to_the_session_folder(tmp_path: Path) -> None:
+    (tmp_path / "uploads").mkdir()
+    (tmp_path / "uploads" / "paper.pdf").write_bytes(b"%PDF")
+    policy = server_policy(tmp_path, allow_unsandboxed_code=False)
+    assert policy("read_document", {"path": str(tmp_path / "uploads" / "paper.pdf")}) is None
+    for path in ("/etc/passwd", "../../x.pdf", "~/.ssh/id_rsa", "", "uploads/paper.pdf"):
+        refused = policy("read_document", {"path": path})
+        assert refused is not None and refused["status"] == "error", path
+    assert policy("fetch_data", {}) is None
+
+
+def test_errors_are_json_without_stack_traces(
+    open_api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(session_id: str) -> None:
+        raise RuntimeError("secret internals /home/user/.env")
+
+    sid = open_api.client.post("/sessions", json={}).json()["id"]
+    monkeypatch.setattr(open_api.assistant.hub, "summary", boom)
+    failed = open_api.client.patch(f"/sessions/{sid}", json={"title": "t"})
+    assert failed.status_code == 500 and failed.json()["type"] == "InternalError"
+    assert "Traceback" not in failed.text and "secret internals" not in failed.text
+    unknown = open_api.client.get("/no/such/route")
+    assert unknown.status_code == 404 and unknown.json()["status"] == "error"
+    invalid = open_api.client.post("/ask", json={"question": ""})
+    assert invalid.status_code == 422 and invalid.json()["type"] == "ValidationError"
+
+
+def test_the_default_server_listens_on_loopback_only() -> None:
+    config = ServerConfig()
+    assert config.host == "127.0.0.1" and config.port == 8765
+    assert socket.gethostbyname(config.host) == "127.0.0.1"
