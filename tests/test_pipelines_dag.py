@@ -56,11 +56,13 @@ def test_new_window_reruns_only_the_compute_and_the_plot(pl_workspace: Workspace
         "modify_pipeline_node",
         action="update_params",
         node_id=smooth,
-        params={"code": SMOOTH_10MIN},
+        params={"code": SMOOTH_10MIN, "description": "ACE B smoothed over 10 minutes"},
     )
     assert changed["stale"] == [node_of(pl_workspace, "render_plotly_json")]
     statuses = {n["node_id"]: n["status"] for n in changed["pipeline"]}
     assert statuses[smooth] == "dirty"
+    intents = {n["node_id"]: n["intent"] for n in changed["pipeline"]}
+    assert intents[smooth] == "ACE B smoothed over 10 minutes"
     start = len(pl_workspace.session.operations)
     result = call(pl_workspace, "execute_pipeline")
     assert new_calls(pl_workspace, start) == ["custom_operation", "render_plotly_json"]
@@ -71,6 +73,9 @@ def test_new_window_reruns_only_the_compute_and_the_plot(pl_workspace: Workspace
     start = len(pl_workspace.session.operations)
     assert call(pl_workspace, "execute_pipeline")["ran"] == []
     assert new_calls(pl_workspace, start) == []
+    # saved now, the pipeline has the new window and says so
+    saved = call(pl_workspace, "save_pipeline", name="ACE 10 min")
+    assert any("smoothed over 10 minutes" in s for s in saved["step_list"])
 
 
 def test_unchanged_output_backdates_its_descendants(pl_workspace: Workspace) -> None:

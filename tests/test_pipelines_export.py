@@ -99,3 +99,31 @@ def test_exported_notebook_cells_run_and_match(
     data, fig = _replayed(pipeline)
     _run(["cells.py"], pl_hapi_env, tmp_path / "fresh-home", tmp_path)
     _same_outputs(tmp_path / "pipeline_output", data, fig)
+
+
+def test_script_skips_a_failed_styling_step_keeps_export_files_and_fails_clearly(
+    pl_workspace: Workspace, pl_hapi_env: CatalogHapiServer, tmp_path: Path
+) -> None:
+    data = _pipeline(pl_workspace).to_dict()
+    render = data["steps"][-1]["step_id"]
+    extra = [
+        ("manage_plot", {"action": "zoom", "time_range": "1990-01-01 to 1990-01-02"}),
+        ("save_data", {"label": "B_smooth", "format": "csv", "filename": "b_smooth.csv"}),
+    ]
+    for i, (tool, args) in enumerate(extra):
+        step = {"step_id": f"s10{i}", "tool": tool, "args": args, "depends_on": [render]}
+        data["steps"].append({**step, "critical": False, "phase": "presentation"})
+    script = tmp_path / "ace.py"
+    script.write_text(export_script(Pipeline.from_dict(data)))
+    env = {**os.environ, "XHELIO_HOME": str(tmp_path / "home"), "XHELIO_HAPI_URL": pl_hapi_env.url}
+    args = [sys.executable, str(script), "--time-range", MARCH, "--out", "out", "--no-png"]
+    done = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "skipped: manage_plot failed" in done.stdout
+    assert (tmp_path / "out" / "b_smooth.csv").read_text().count("\n") > 10
+    assert (tmp_path / "out" / "figure.json").exists()
+
+    env["XHELIO_HAPI_URL"] = "http://127.0.0.1:9/hapi"  # nothing listens on port 9
+    done = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: fetch_data failed: ServerUnreachableError")

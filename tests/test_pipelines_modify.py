@@ -182,3 +182,36 @@ def test_an_empty_modification_is_refused(pl_workspace: Workspace) -> None:
     pipeline = _saved(pl_workspace)
     with pytest.raises(UserError, match="Say what to change"):
         replay_with_modifications(pipeline, pl_workspace.funnel, "  ", scripted([], [], []))
+
+
+def test_through_the_tools_the_caller_applies_the_change_and_saves_a_variant(
+    pl_workspace: Workspace,
+) -> None:
+    pipeline = _saved(pl_workspace)
+    ws = open_fresh()
+    try:
+        out = ws.funnel.call(
+            "run_pipeline",
+            {"pipeline": "ACE overview", "time_range": MARCH, "modifications": "red line"},
+            caller="orchestrator",
+        )
+        assert out["status"] == "completed" and "variant_of" in out["instruction"]
+        assert "s004 render_plotly_json" in out["pipeline_context"]
+        spec = figure(out["variables"][TIME_RANGE_VAR])
+        spec["data"][1]["line"] = {"color": "red"}
+        assert (
+            ws.funnel.call("render_plotly_json", {"figure": spec}, caller="orchestrator")["status"]
+            == "ok"
+        )
+        saved = ws.funnel.call(
+            "save_pipeline",
+            {"name": "ACE overview red", "variant_of": "ACE overview"},
+            caller="orchestrator",
+        )
+        assert saved["parent_id"] == pipeline.id and saved["family_size"] == 2
+        red = PipelineStore(load_settings()).load("ACE overview red")
+        assert red.steps[-1].args["figure"]["data"][1]["line"] == {"color": "red"}
+        bad = ws.funnel.call("save_pipeline", {"name": "x", "variant_of": "Nope"}, caller="t")
+        assert bad["status"] == "error" and "Nope" in bad["message"]
+    finally:
+        ws.close()

@@ -21,8 +21,8 @@ from rich.table import Table
 
 from xhelio.cli.errors import cli_errors
 from xhelio.config import load_settings
-from xhelio.errors import UserError, XhelioError
-from xhelio.pipelines.export import dataset_citations, export_text
+from xhelio.errors import XhelioError
+from xhelio.pipelines.export import export_file_name, write_export
 from xhelio.pipelines.model import TIME_RANGE_VAR
 from xhelio.pipelines.replay import replay_pipeline
 from xhelio.pipelines.store import PipelineRow, PipelineStore
@@ -151,6 +151,8 @@ def show_cmd(
             f"Family {payload['family_id'][:10]}: {', '.join(payload['variant_ids'])}",
             highlight=False,
         )
+        if payload.get("parent_id"):
+            console.print(f"Variant of {payload['parent_id']}", highlight=False)
 
     _emit(as_json, work, show)
 
@@ -201,6 +203,8 @@ def run_cmd(
         console.print(escape(payload["summary"]), highlight=False)
         for f in payload["figures"]:
             console.print(f"figure: {escape(f)}", highlight=False)
+        for f in payload.get("exports") or []:  # files the pipeline's own export steps wrote
+            console.print(f"file: {escape(str(f))}", highlight=False)
         console.print(f"session: {payload['session_id']}", highlight=False)
 
     _emit(as_json, work, show)
@@ -216,21 +220,14 @@ def export_cmd(
     """Write a standalone script or notebook that reproduces the data and the figure."""
 
     def work() -> dict[str, Any]:
-        if fmt not in ("py", "ipynb"):
-            raise UserError(f"Unknown format {fmt!r}; use py or ipynb.")
         settings = load_settings()
         saved = PipelineStore(settings).load(pipeline)
-        from xhelio.catalog.index import open_catalog
-
-        with open_catalog(settings) as catalog:
-            citations = dataset_citations(saved, catalog, settings.hapi_url)
-        text = export_text(saved, "py" if fmt == "py" else "ipynb", citations)
-        target = out or Path(f"{saved.name.replace(' ', '_').replace('/', '_')}.{fmt}")
-        target.write_text(text, encoding="utf-8")
+        target = out or Path(export_file_name(saved, "py" if fmt == "py" else "ipynb"))
+        path, citations = write_export(saved, fmt, target, settings)
         return {
             "status": "ok",
             "id": saved.id,
-            "path": str(target.resolve()),
+            "path": str(path),
             "format": fmt,
             "citations": [c.line() for c in citations],
         }

@@ -14,6 +14,7 @@ pending argument edits are dropped: the new request superseded them).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -33,6 +34,14 @@ from xhelio.tools.funnel import ToolFunnel
 __all__ = ["META_KEY", "LiveDag", "load_dag", "save_dag"]
 
 META_KEY = "pipeline_dag"
+
+
+def _canonical(code: str) -> str:
+    """Code without comments or layout: the library keeps reviewed code in this form."""
+    try:
+        return ast.unparse(ast.parse(code))
+    except SyntaxError:
+        return " ".join(code.split())
 
 
 def _output_hash(session: Session, step: PipelineStep, result: dict[str, Any]) -> str:
@@ -125,17 +134,17 @@ class LiveDag:
             "children": [c.step_id for c in self.children(node_id)],
         }
         if library is not None and n.tool == "custom_operation":
-            code = " ".join(str(n.args.get("code", "")).split())
+            code = _canonical(str(n.args.get("code", "")))
             wanted = normalize_description(str(n.args.get("description", "")))
             info["library_matches"] = [
                 {
                     "id": e.id,
                     "description": e.description,
                     "use_count": e.use_count,
-                    "same_code": " ".join(e.code.split()) == code,
+                    "same_code": _canonical(e.code) == code,
                 }
                 for e in library.top(200)
-                if " ".join(e.code.split()) == code
+                if _canonical(e.code) == code
                 or (wanted and normalize_description(e.description) == wanted)
             ]
         return info
@@ -150,6 +159,8 @@ class LiveDag:
         if "output_label" in params and n.tool == "custom_operation":
             raise UserError("Renaming a node's output is not supported; insert a node instead.")
         n.args = {**n.args, **params}
+        if params.get("description"):  # "smoothed over 10 min" must not keep saying 30
+            n.intent = str(params["description"])
         return self._dirty(node_id)
 
     def remove(self, node_id: str) -> None:

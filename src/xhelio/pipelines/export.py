@@ -12,16 +12,27 @@ from __future__ import annotations
 
 import json
 import pprint
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Literal
 
-from xhelio.catalog.index import Catalog
-from xhelio.errors import XhelioError
+from xhelio.catalog.index import Catalog, open_catalog
+from xhelio.config import Settings
+from xhelio.errors import UserError, XhelioError
 from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline
 
-__all__ = ["Citation", "dataset_citations", "export_notebook", "export_script", "export_text"]
+__all__ = [
+    "Citation",
+    "dataset_citations",
+    "export_file_name",
+    "export_notebook",
+    "export_script",
+    "export_text",
+    "write_export",
+]
 
 Format = Literal["py", "ipynb"]
 
@@ -86,9 +97,12 @@ def _header(pipeline: Pipeline, citations: Sequence[Citation]) -> list[str]:
     return lines
 
 
-def _call_source(tool: str, args: dict[str, Any]) -> str:
+def _call_source(tool: str, args: dict[str, Any], critical: bool = True) -> str:
     body = pprint.pformat(args, width=88, sort_dicts=False)
-    return f"xh.call({tool!r}, **fill({body}))"
+    # a non-critical step (styling, a file export) that fails is reported and skipped,
+    # as replay does, instead of stopping the script
+    method = "call" if critical else "call_optional"
+    return f"xh.{method}({tool!r}, **fill({body}))"
 
 
 def _default_range(pipeline: Pipeline) -> str:
@@ -97,6 +111,7 @@ def _default_range(pipeline: Pipeline) -> str:
 
 
 _SETUP = """\
+from xhelio.errors import XhelioError
 from xhelio.pipelines.model import substitute
 from xhelio.pipelines.script import ToolSession
 from xhelio.timerange import parse_time_range
@@ -113,15 +128,16 @@ def export_script(pipeline: Pipeline, citations: Sequence[Citation] = ()) -> str
     header = "\n".join(_header(pipeline, citations)).replace('"""', "'''")
     steps: list[str] = []
     for s in pipeline.steps:
-        steps.append(f"        # {s.step_id}: {s.intent}")
-        call = _call_source(s.tool, s.args).replace("\n", "\n        ")
-        steps.append(f"        {call}")
+        steps.append(f"            # {s.step_id}: {s.intent}")
+        call = _call_source(s.tool, s.args, s.critical).replace("\n", "\n            ")
+        steps.append(f"            {call}")
     return f'''"""{header}
 
 Usage: python this_script.py [--time-range "2001-03-01 to 2001-04-01"] [--out FOLDER]
 """
 
 import argparse
+import sys
 
 {_SETUP}
 DEFAULT_TIME_RANGE = {_default_range(pipeline)!r}
@@ -135,11 +151,14 @@ def main():
     parser.add_argument("--no-png", action="store_true", help="skip the PNG (needs Chromium)")
     options = parser.parse_args()
     # Resolved once, exactly as replay does, so relative ranges mean one window.
-    VARIABLES[{TIME_RANGE_VAR!r}] = str(parse_time_range(options.time_range))
-    with ToolSession() as xh:
+    try:
+        VARIABLES[{TIME_RANGE_VAR!r}] = str(parse_time_range(options.time_range))
+        with ToolSession() as xh:
 {chr(10).join(steps)}
-        for path in xh.write_outputs(options.out, png=not options.no_png):
-            print(path)
+            for path in xh.write_outputs(options.out, png=not options.no_png):
+                print(path)
+    except XhelioError as exc:  # a clear message and exit status 1, not a traceback
+        sys.exit(f"error: {{exc.message}}")
 
 
 if __name__ == "__main__":
@@ -172,7 +191,7 @@ def export_notebook(pipeline: Pipeline, citations: Sequence[Citation] = ()) -> s
     ]
     for s in pipeline.steps:
         cells.append(_cell("markdown", f"**{s.step_id}** ({s.phase}): {s.intent}"))
-        cells.append(_cell("code", _call_source(s.tool, s.args)))
+        cells.append(_cell("code", _call_source(s.tool, s.args, s.critical)))
     cells.append(
         _cell(
             "code",
@@ -198,3 +217,30 @@ def export_text(pipeline: Pipeline, fmt: Format, citations: Sequence[Citation] =
     return (
         export_script(pipeline, citations) if fmt == "py" else export_notebook(pipeline, citations)
     )
+
+
+def export_file_name(pipeline: Pipeline, fmt: Format) -> str:
+    """A safe file name from the pipeline's name: 'ACE |B| / week' -> 'ACE_B_week.py'."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", pipeline.name).strip("._") or pipeline.id
+    return f"{stem}.{fmt}"
+
+
+def write_export(
+    pipeline: Pipeline, fmt: str, target: Path, settings: Settings
+) -> tuple[Path, list[Citation]]:
+    """Write the script or notebook to `target` (folders created); return it and the citations.
+
+    Raises:
+        UserError: an unknown format, or a file that cannot be written.
+    """
+    if fmt not in ("py", "ipynb"):
+        raise UserError(f"Unknown format {fmt!r}; use py or ipynb.")
+    with open_catalog(settings) as catalog:
+        citations = dataset_citations(pipeline, catalog, settings.hapi_url)
+    text = export_text(pipeline, "py" if fmt == "py" else "ipynb", citations)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"Cannot write {target}: {exc.strerror or exc}.") from None
+    return target.resolve(), citations

@@ -2,7 +2,8 @@
 
 A throwaway (ephemeral) session whose `call(tool, **args)` goes through the same tool
 funnel as every agent and replay, and raises `PipelineStepError` on a failed call so a
-script stops at the first real problem with the tool's own message. `data(label)` gives a
+script stops at the first real problem with the tool's own message; `call_optional` only
+reports the failure of a non-critical step, as replay does. `data(label)` gives a
 DataFrame, `figure()` the resolved Plotly figure, `write_outputs(folder)` the data as
 parquet, the figure as JSON and (when a browser is available) PNG. Settings come from the
 environment as for the CLI (`XHELIO_HOME`, `XHELIO_HAPI_URL`, ...).
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import weakref
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -41,6 +43,9 @@ class ToolSession:
     def __init__(self, caller: str = "script") -> None:
         self.caller = caller
         self.workspace: Workspace = open_workspace(ephemeral=True)
+        # a notebook never calls close(): the throwaway folder and the sandbox worker
+        # still go when the session object is collected or the kernel exits
+        self._finalizer = weakref.finalize(self, self.workspace.close)
 
     def __enter__(self) -> ToolSession:
         return self
@@ -55,6 +60,17 @@ class ToolSession:
         result = self.workspace.funnel.call(tool, args, caller=self.caller)
         if result.get("status") == "error":
             raise PipelineStepError(f"{tool} failed: {result.get('type')}: {result.get('message')}")
+        return result
+
+    def call_optional(self, tool: str, **args: Any) -> dict[str, Any]:
+        """Run a non-critical step (styling, a file export): a failure is printed, not raised.
+
+        Replay logs such failures and goes on; a script does the same so one bad style
+        edit does not cost the data and the figure.
+        """
+        result = self.workspace.funnel.call(tool, args, caller=self.caller)
+        if result.get("status") == "error":
+            print(f"skipped: {tool} failed: {result.get('type')}: {result.get('message')}")
         return result
 
     @property
@@ -74,7 +90,7 @@ class ToolSession:
         return current.figure
 
     def write_outputs(self, folder: str | Path, png: bool = True) -> list[Path]:
-        """Write every entry as parquet, and the figure as JSON and PNG, into `folder`."""
+        """Write every entry as parquet, the files of export steps, the figure as JSON and PNG."""
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
@@ -82,6 +98,12 @@ class ToolSession:
             path = out / f"{label}.parquet"
             self.data(label).to_parquet(path)
             written.append(path)
+        # files the pipeline's own export steps wrote (HTML, PDF, CSV) would otherwise
+        # vanish with the throwaway session
+        exports = self.workspace.session.folder / "exports"
+        for made in sorted(exports.glob("*")) if exports.is_dir() else []:
+            if made.is_file():
+                written.append(Path(shutil.copyfile(made, out / made.name)))
         plot = self.workspace.session.plot
         if plot.current is not None:
             path = out / "figure.json"
@@ -93,9 +115,10 @@ class ToolSession:
                 except XhelioError as exc:  # no browser: the JSON and data still stand
                     print(f"PNG not written: {exc.message}")
                 else:
-                    written.append(Path(shutil.copy(image, out / "figure.png")))
+                    # copyfile, not copy: the export is a private temp file (mode 0600)
+                    written.append(Path(shutil.copyfile(image, out / "figure.png")))
         return written
 
     def close(self) -> None:
-        """Delete the throwaway session and stop its workers."""
-        self.workspace.close()
+        """Delete the throwaway session and stop its workers (once; later calls do nothing)."""
+        self._finalizer()

@@ -32,7 +32,8 @@ MODIFY_INSTRUCTION = (
     "The pipeline has been executed. The data and plot are ready. Apply ONLY the user's "
     "requested modifications — do not re-fetch data or re-plot unless the modification "
     "requires it. To swap a mission, read each step's intent and use the equivalent "
-    "dataset and parameter of the other spacecraft."
+    "dataset and parameter of the other spacecraft. To keep the result, call save_pipeline "
+    "with variant_of set to this pipeline's id."
 )
 
 
@@ -82,6 +83,7 @@ def save_pipeline(
     step_seqs: list[int] | None = None,
     intents: dict[int, str] | None = None,
     scope: Literal["session", "last_request"] = "session",
+    variant_of: str | None = None,
 ) -> dict[str, Any]:
     """Save this session's analysis as a replayable pipeline (fetch, compute, plot steps).
 
@@ -94,6 +96,8 @@ def save_pipeline(
             automatically from what the figure needs).
         intents: Optional: intent text per operation sequence number.
         scope: 'session' (all operations) or 'last_request' (e.g. the plan just completed).
+        variant_of: Id or name of the saved pipeline this one modifies (after run_pipeline
+            with modifications): recorded as its parent.
     """
     operations = ctx.session.operations if scope == "session" else _last_request_ops(ctx)
     pipeline = extract_pipeline(
@@ -105,6 +109,8 @@ def save_pipeline(
         source_session=ctx.session.id,
     )
     store = PipelineStore(ctx.settings)
+    if variant_of:
+        pipeline.parent_id = store.resolve(variant_of).id
     row = store.save(pipeline, store_missions(ctx, pipeline))
     family = store.family(row.family_id)
     return {
@@ -236,7 +242,8 @@ def modify_pipeline_node(
     Args:
         action: update_params, remove, insert_after, apply_library_op or save_to_library.
         node_id: The node to act on, e.g. s003.
-        params: For update_params: arguments to change, e.g. {"code": "..."}.
+        params: For update_params: arguments to change, e.g. {"code": "...",
+            "description": "B smoothed over 10 min"} (a new description is the new intent).
         code: For insert_after: the code of the new computation.
         output_label: For insert_after: label of the new result.
         description: For insert_after / save_to_library: what the code does.
