@@ -61,7 +61,7 @@ def test_unknown_session_raises_and_a_bad_model_is_an_error(xh: Assistant) -> No
 
 
 def test_arun_runs_sessions_in_parallel(xh: Assistant) -> None:
-    async def main() -> list[AskResponse]:
+    async def main() -> tuple[AskResponse, AskResponse]:
         return await asyncio.gather(
             xh.arun("ACE magnetic field for 2024-01-03"),
             xh.arun("Wind magnetic field for 2024-01-04"),
@@ -132,3 +132,12 @@ def test_a_scripted_model_answers_with_usage_per_agent() -> None:
     assert [a.agent for a in r.agent_results] == ["orchestrator"]
     agents = r.usage.get("agents") or r.usage
     assert agents["orchestrator"]["requests"] == 1
+
+
+def test_max_turns_caps_model_requests_with_usage_limits() -> None:
+    searches = [[("search_datasets", {"query": f"solar wind {i}"})] for i in range(6)]
+    script = Script({"orchestrator": [*searches, "done"]})
+    with Assistant(load_settings(), build_model=script.build) as xh:
+        capped = xh.run("find everything", model="openai-chat:primary", max_turns=2)
+    assert len(script.requests_of("orchestrator")) == 2
+    assert capped.error is not None

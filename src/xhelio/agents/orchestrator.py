@@ -53,9 +53,9 @@ from xhelio.agents.specialists import (
 )
 from xhelio.agents.subagent import AgentEnv, DelegationResult, SubAgent, memory_note
 from xhelio.agents.toolbridge import (
+    FunnelToolset,
     GuardedRun,
     ToolCallState,
-    bridge_tools,
     run_coroutine,
     run_guarded,
     settle_history,
@@ -138,7 +138,10 @@ class AgentAssistant:
             deps_type=ToolCallState,
             output_type=str,
             instructions=ORCHESTRATOR_PROMPT,
-            tools=[*bridge_tools(registry_tools), *bridge_tools(ROUTING_TOOLS, self._routing)],
+            toolsets=[
+                FunnelToolset(registry_tools, id="registry"),
+                FunnelToolset(ROUTING_TOOLS, self._routing, id="routing"),
+            ],
             name="orchestrator",
         )
 
@@ -297,7 +300,12 @@ class AgentAssistant:
 
     @staticmethod
     def _wait(turn: _Turn, coroutine: Coroutine[Any, Any, DelegationResult]) -> DelegationResult:
-        """Run a sub-agent coroutine on the turn's loop from the routing tool's worker thread."""
+        """Run a sub-agent coroutine to completion from a routing tool call.
+
+        Routing tools run inside the orchestrator's toolset, on the turn's own loop thread,
+        which is busy with the call: the sub-agent then runs on a private loop. From any
+        other thread (a planner task) it is scheduled on the turn's loop.
+        """
         if threading.get_ident() == turn.loop_thread:
             return run_coroutine(lambda: coroutine)
         return asyncio.run_coroutine_threadsafe(coroutine, turn.loop).result()

@@ -1,11 +1,16 @@
 """Registry tools for pydantic-ai agents, and the guarded loop that runs an agent.
 
-`bridge_tools` turns registry `Tool`s into pydantic-ai tools whose schema is the tool's own
-(`Tool.schema`, titles stripped) and whose every call goes through `ToolFunnel.call` with
-the run's caller name and `LoopGuard.check_call` as the guard; the result goes back to the
-model as compact JSON (an image a tool names as `attachment` is sent along, for vision
-models). Calls run one at a time, so cancellation and the guard act between
-calls.
+`FunnelToolset` is how agents call tools: a pydantic-ai `AbstractToolset` whose async
+`call_tool` runs the registry tool through `ToolFunnel.call` directly on the agent's own
+event loop (no thread and loop hop per call), with the run's caller name and
+`LoopGuard.check_call` as the guard; schemas are the tools' own (titles stripped).
+`run_guarded` also caps each run with pydantic-ai `UsageLimits` (requests and tokens),
+beside the LoopGuard; a request's `max_turns` lowers the request cap (`turn_limits`).
+
+The result goes back to the model as compact JSON (an image a tool names as `attachment`
+is sent along, for vision models). Calls run one at a time, so cancellation and the guard
+act between calls. The funnel call itself is synchronous: it blocks only the agent's own
+private loop (turns run on worker threads), never a server's event loop.
 
 `run_guarded` drives an agent node by node: each round of tool calls opens and closes a
 LoopGuard iteration, cancellation is checked before every model request and tool round,
@@ -26,7 +31,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic_ai import Agent, RunContext
-from pydantic_ai import Tool as AgentTool
 from pydantic_ai.exceptions import AgentRunError, FallbackExceptionGroup, ModelAPIError
 from pydantic_ai.messages import (
     BinaryContent,
@@ -40,7 +44,11 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
-from pydantic_ai.usage import RunUsage
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset
+from pydantic_ai.toolsets.abstract import ToolsetTool
+from pydantic_ai.usage import RunUsage, UsageLimits
+from pydantic_core import SchemaValidator, core_schema
 
 from xhelio.agents.guard import LoopGuard
 from xhelio.tools.funnel import ToolFunnel
@@ -48,13 +56,16 @@ from xhelio.tools.registry import Tool
 from xhelio.tools.result import no_usable_data
 
 __all__ = [
+    "DEFAULT_REQUEST_LIMIT",
+    "DEFAULT_TOKEN_LIMIT",
+    "FunnelToolset",
     "GuardedRun",
     "ToolCallState",
-    "bridge_tools",
     "lean_schema",
     "run_coroutine",
     "run_guarded",
     "settle_history",
+    "turn_limits",
 ]
 
 T = TypeVar("T")
@@ -181,29 +192,66 @@ def _for_model(result: dict[str, Any]) -> str | ToolReturn:
     return ToolReturn(to_json(shown), content=[f"The image {path.name}:", image])
 
 
-def bridge_tools(
-    tools: Sequence[Tool], funnel: ToolFunnel | None = None
-) -> list[AgentTool[ToolCallState]]:
-    """Expose registry tools to an agent; calls go through `funnel` (default: the run's)."""
-    bridged: list[AgentTool[ToolCallState]] = []
-    for registry_tool in tools:
+_ANY_ARGS = SchemaValidator(schema=core_schema.any_schema())
+"""The funnel validates arguments itself (and answers the model with what is wrong)."""
 
-        def call(
-            ctx: RunContext[ToolCallState], _name: str = registry_tool.name, **args: Any
-        ) -> str | ToolReturn:
-            return _for_model(ctx.deps.call(_name, args, funnel))
+DEFAULT_REQUEST_LIMIT = 60
+"""Model requests one agent run may make (the LoopGuard usually stops far earlier)."""
+DEFAULT_TOKEN_LIMIT = 3_000_000
+"""Tokens one agent run may spend, input and output together."""
 
-        bridged.append(
-            AgentTool.from_schema(
-                call,
-                name=registry_tool.name,
-                description=registry_tool.description,
-                json_schema=lean_schema(registry_tool.schema),
-                takes_ctx=True,
-                sequential=True,
+
+def turn_limits(funnel: ToolFunnel) -> UsageLimits:
+    """The usage limits of an agent run in `funnel`'s session this turn."""
+    cap = funnel.max_requests
+    requests = min(cap, DEFAULT_REQUEST_LIMIT) if cap else DEFAULT_REQUEST_LIMIT
+    return UsageLimits(request_limit=requests, total_tokens_limit=DEFAULT_TOKEN_LIMIT)
+
+
+class FunnelToolset(AbstractToolset[ToolCallState]):
+    """Registry tools as a pydantic-ai toolset; every call goes through the funnel."""
+
+    def __init__(
+        self, tools: Sequence[Tool], funnel: ToolFunnel | None = None, id: str | None = None
+    ) -> None:
+        """Offer `tools`; calls go through `funnel` (default: the run's own funnel)."""
+        self._tools = {t.name: t for t in tools}
+        self._funnel = funnel
+        self._id = id
+
+    @property
+    def id(self) -> str | None:
+        """The toolset's id among the agent's toolsets."""
+        return self._id
+
+    async def get_tools(
+        self, ctx: RunContext[ToolCallState]
+    ) -> dict[str, ToolsetTool[ToolCallState]]:
+        """The tools with their own schemas; calls run one at a time (guard, cancel)."""
+        return {
+            name: ToolsetTool(
+                toolset=self,
+                tool_def=ToolDefinition(
+                    name=name,
+                    description=t.description,
+                    parameters_json_schema=lean_schema(t.schema),
+                    sequential=True,
+                ),
+                max_retries=1,
+                args_validator=_ANY_ARGS,
             )
-        )
-    return bridged
+            for name, t in self._tools.items()
+        }
+
+    async def call_tool(
+        self,
+        name: str,
+        tool_args: dict[str, Any],
+        ctx: RunContext[ToolCallState],
+        tool: ToolsetTool[ToolCallState],
+    ) -> Any:
+        """Run the tool through the funnel under the run's guard; JSON (and images) back."""
+        return _for_model(ctx.deps.call(name, tool_args, self._funnel))
 
 
 @dataclass
@@ -254,6 +302,7 @@ async def run_guarded(
             model=model,
             message_history=message_history,
             model_settings=_settings_for(state, settings),
+            usage_limits=turn_limits(state.funnel),
         ) as run:
             node = run.next_node
             try:

@@ -253,9 +253,13 @@ def execute(
             if isinstance(assistant, PlanningAssistant):
                 assistant.set_preferences(prefs)
             started = time.time()
-            result = run_turn(
-                workspace, assistant, _question(request, config.offline), entry.cancel
-            )
+            workspace.funnel.max_requests = request.max_turns
+            try:
+                result = run_turn(
+                    workspace, assistant, _question(request, config.offline), entry.cancel
+                )
+            finally:
+                workspace.funnel.max_requests = None
             if not result.usage and usage.per_agent():
                 result.usage = usage.to_dict()
             result.elapsed_s = time.time() - started

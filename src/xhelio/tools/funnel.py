@@ -97,6 +97,8 @@ class ToolFunnel:
         self.cancel = cancel or threading.Event()
         self.operations: list[dict[str, Any]] = operations if operations is not None else []
         self.policy: Policy | None = None
+        self.max_requests: int | None = None
+        """A caller's cap on model requests per agent run this turn (None: the default)."""
         self._lock = threading.Lock()
 
     def call(
