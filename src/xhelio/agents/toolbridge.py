@@ -53,7 +53,7 @@ from pydantic_core import SchemaValidator, core_schema
 from xhelio.agents.guard import LoopGuard
 from xhelio.tools.funnel import ToolFunnel
 from xhelio.tools.registry import Tool
-from xhelio.tools.result import no_usable_data
+from xhelio.tools.result import ToolResult
 
 __all__ = [
     "DEFAULT_REQUEST_LIMIT",
@@ -70,8 +70,6 @@ __all__ = [
 
 T = TypeVar("T")
 
-# Results of these tools create a DataStore label the caller should hear about.
-_LABEL_TOOLS = frozenset({"fetch_data", "custom_operation", "store_dataframe"})
 # Blocked or cancelled calls say nothing about whether the agent's own work succeeded.
 _GUARD_TYPES = frozenset({"LoopGuard", "Cancelled"})
 
@@ -109,21 +107,21 @@ class ToolCallState:
     ) -> dict[str, Any]:
         """Run one tool through the funnel under the guard and record the outcome."""
         arguments = dict(args)
-        result = (funnel or self.funnel).call(name, arguments, self.caller, self.guard.check_call)
-        result = _judge(name, result)
+        typed = (funnel or self.funnel).call_typed(
+            name, arguments, self.caller, self.guard.check_call
+        )
+        typed = _judge(typed)
+        result = typed.to_dict()
         self.calls.append(name)
         self.round_results.append(
-            {"tool": name, "args": arguments, "status": result.get("status"), "result": result}
+            {"tool": name, "args": arguments, "status": typed.status, "result": result}
         )
-        kind = result.get("type")
-        if result.get("status") == "error":
-            if kind not in _GUARD_TYPES:
-                self.errors.append(f"{name}: {result.get('message', 'failed')}")
+        if not typed.ok:
+            if typed.error_type not in _GUARD_TYPES:
+                self.errors.append(f"{name}: {typed.error or 'failed'}")
         else:
             self.successes += 1
-            label = result.get("label")
-            if name in _LABEL_TOOLS and isinstance(label, str) and label not in self.new_labels:
-                self.new_labels.append(label)
+            self.new_labels.extend(lb for lb in typed.labels if lb not in self.new_labels)
         return result
 
     def open_round(self, calls: Sequence[ToolCallPart]) -> None:
@@ -140,22 +138,19 @@ class ToolCallState:
         self.guard.end_iteration(self.round_results)
 
 
-def _judge(name: str, result: dict[str, Any]) -> dict[str, Any]:
+def _judge(result: ToolResult) -> ToolResult:
     """Turn a fetch that stored nothing usable into an error the model and caller can act on."""
-    if name != "fetch_data":
+    if result.no_usable_data is None:
         return result
-    if no_usable_data(result) is None:
-        return result
-    why = "has no samples" if not result.get("points") else "is all NaN (fill values)"
-    return {
-        "status": "error",
-        "type": "NoUsableData",
-        "message": (
-            f"{result.get('label')} {why} in {result.get('requested')}; skip it and try "
-            "another parameter, dataset or time range."
-        ),
-        "label": result.get("label"),
-    }
+    label = result.payload.get("label")
+    why = "has no samples" if not result.payload.get("points") else "is all NaN (fill values)"
+    return ToolResult.failure(
+        result.tool,
+        "NoUsableData",
+        f"{label} {why} in {result.payload.get('requested')}; skip it and try another "
+        "parameter, dataset or time range.",
+        label=label,
+    )
 
 
 def lean_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
