@@ -140,7 +140,7 @@ class AgentAssistant:
             instructions=ORCHESTRATOR_PROMPT,
             toolsets=[
                 FunnelToolset(registry_tools, id="registry"),
-                FunnelToolset(ROUTING_TOOLS, self._routing, id="routing"),
+                FunnelToolset(ROUTING_TOOLS, self._routing, id="routing", offload=True),
             ],
             name="orchestrator",
         )
@@ -300,11 +300,10 @@ class AgentAssistant:
 
     @staticmethod
     def _wait(turn: _Turn, coroutine: Coroutine[Any, Any, DelegationResult]) -> DelegationResult:
-        """Run a sub-agent coroutine to completion from a routing tool call.
+        """Run a sub-agent coroutine on the turn's loop from a routing tool's worker thread.
 
-        Routing tools run inside the orchestrator's toolset, on the turn's own loop thread,
-        which is busy with the call: the sub-agent then runs on a private loop. From any
-        other thread (a planner task) it is scheduled on the turn's loop.
+        The sub-agent must share the turn's loop: the model clients' connections are bound
+        to it. (Called on the loop thread itself, it falls back to a private loop.)
         """
         if threading.get_ident() == turn.loop_thread:
             return run_coroutine(lambda: coroutine)

@@ -2,10 +2,14 @@
 
 `FunnelToolset` is how agents call tools: a pydantic-ai `AbstractToolset` whose async
 `call_tool` runs the registry tool through `ToolFunnel.call` directly on the agent's own
-event loop (no thread and loop hop per call), with the run's caller name and
+event loop (no thread and loop hop per call; delegations alone run in a worker thread so
+the sub-agent shares the loop), with the run's caller name and
 `LoopGuard.check_call` as the guard; schemas are the tools' own (titles stripped).
-`run_guarded` also caps each run with pydantic-ai `UsageLimits` (requests and tokens),
-beside the LoopGuard; a request's `max_turns` lowers the request cap (`turn_limits`).
+`run_guarded` also caps the turn with pydantic-ai `UsageLimits` (requests and tokens),
+beside the LoopGuard: every agent run of a turn (orchestrator, sub-agents, planner
+discovery) shares the turn's `RunUsage` (a `TurnUsage` in `ToolFunnel.turn_usage`), so
+the caps count all of them together; a request's `max_turns` lowers the request cap
+(`turn_limits`). Each run still reports only its own usage.
 
 The result goes back to the model as compact JSON (an image a tool names as `attachment`
 is sent along, for vision models). Calls run one at a time, so cancellation and the guard
@@ -26,6 +30,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from copy import copy
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -61,6 +66,7 @@ __all__ = [
     "FunnelToolset",
     "GuardedRun",
     "ToolCallState",
+    "TurnUsage",
     "lean_schema",
     "run_coroutine",
     "run_guarded",
@@ -190,14 +196,33 @@ def _for_model(result: dict[str, Any]) -> str | ToolReturn:
 _ANY_ARGS = SchemaValidator(schema=core_schema.any_schema())
 """The funnel validates arguments itself (and answers the model with what is wrong)."""
 
-DEFAULT_REQUEST_LIMIT = 60
-"""Model requests one agent run may make (the LoopGuard usually stops far earlier)."""
+DEFAULT_REQUEST_LIMIT = 200
+"""Model requests one turn may make, all agents together (LoopGuards stop each far earlier)."""
 DEFAULT_TOKEN_LIMIT = 3_000_000
-"""Tokens one agent run may spend, input and output together."""
+"""Tokens one turn may spend, all agents together, input and output."""
+
+
+@dataclass
+class TurnUsage:
+    """The model usage of one turn, shared by every agent run in it.
+
+    `usage` is what pydantic-ai counts (and `UsageLimits` check); `attributed` is what
+    finished runs already reported as their own, so a run that delegated reports only its
+    own requests, not its sub-agents'.
+    """
+
+    usage: RunUsage = field(default_factory=RunUsage)
+    attributed: RunUsage = field(default_factory=RunUsage)
+
+    def own_part(self, before: RunUsage, attributed_before: RunUsage) -> RunUsage:
+        """Close a run that started at (`before`, `attributed_before`): its own usage."""
+        own = (self.usage - before) - (self.attributed - attributed_before)
+        self.attributed = self.attributed + own
+        return own
 
 
 def turn_limits(funnel: ToolFunnel) -> UsageLimits:
-    """The usage limits of an agent run in `funnel`'s session this turn."""
+    """The usage limits of the turn running in `funnel`'s session."""
     cap = funnel.max_requests
     requests = min(cap, DEFAULT_REQUEST_LIMIT) if cap else DEFAULT_REQUEST_LIMIT
     return UsageLimits(request_limit=requests, total_tokens_limit=DEFAULT_TOKEN_LIMIT)
@@ -207,12 +232,26 @@ class FunnelToolset(AbstractToolset[ToolCallState]):
     """Registry tools as a pydantic-ai toolset; every call goes through the funnel."""
 
     def __init__(
-        self, tools: Sequence[Tool], funnel: ToolFunnel | None = None, id: str | None = None
+        self,
+        tools: Sequence[Tool],
+        funnel: ToolFunnel | None = None,
+        id: str | None = None,
+        offload: bool = False,
     ) -> None:
-        """Offer `tools`; calls go through `funnel` (default: the run's own funnel)."""
+        """Offer `tools`; calls go through `funnel` (default: the run's own funnel).
+
+        Args:
+            tools: The registry tools to offer.
+            funnel: The funnel calls go through (default: the run's own).
+            id: The toolset's id among the agent's toolsets.
+            offload: Run each call in a worker thread, leaving the agent's loop free. Only
+                for tools that run other agents (delegation): those must run on the same
+                loop, whose HTTP clients are bound to it. Data tools run inline.
+        """
         self._tools = {t.name: t for t in tools}
         self._funnel = funnel
         self._id = id
+        self._offload = offload
 
     @property
     def id(self) -> str | None:
@@ -246,7 +285,11 @@ class FunnelToolset(AbstractToolset[ToolCallState]):
         tool: ToolsetTool[ToolCallState],
     ) -> Any:
         """Run the tool through the funnel under the run's guard; JSON (and images) back."""
-        return _for_model(ctx.deps.call(name, tool_args, self._funnel))
+        if self._offload:
+            result = await asyncio.to_thread(ctx.deps.call, name, tool_args, self._funnel)
+        else:
+            result = ctx.deps.call(name, tool_args, self._funnel)
+        return _for_model(result)
 
 
 @dataclass
@@ -290,6 +333,9 @@ async def run_guarded(
     messages: list[ModelMessage] = list(message_history or [])
     usage = RunUsage()
     cancelled = False
+    turn = state.funnel.turn_usage
+    turn = turn if isinstance(turn, TurnUsage) else TurnUsage()
+    before, attributed_before = copy(turn.usage), copy(turn.attributed)
     try:
         async with agent.iter(
             prompt,
@@ -298,6 +344,7 @@ async def run_guarded(
             message_history=message_history,
             model_settings=_settings_for(state, settings),
             usage_limits=turn_limits(state.funnel),
+            usage=turn.usage,
         ) as run:
             node = run.next_node
             try:
@@ -322,7 +369,7 @@ async def run_guarded(
                             continue
                     node = await run.next(node)
             finally:
-                usage = run.usage
+                usage = turn.own_part(before, attributed_before)
                 messages = run.all_messages()
                 if Agent.is_model_request_node(node) and node.request not in messages:
                     messages.append(node.request)  # tool results not yet sent to the model

@@ -98,7 +98,10 @@ class ToolFunnel:
         self.operations: list[dict[str, Any]] = operations if operations is not None else []
         self.policy: Policy | None = None
         self.max_requests: int | None = None
-        """A caller's cap on model requests per agent run this turn (None: the default)."""
+        """A caller's cap on model requests in this turn (None: the default)."""
+        self.turn_usage: Any = None
+        """Model usage of the current turn, shared by all its agent runs (an
+        `agents.toolbridge.TurnUsage`, set by `agents.turn.run_turn`); None outside a turn."""
         self._lock = threading.Lock()
 
     def call(
