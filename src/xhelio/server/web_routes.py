@@ -1,0 +1,166 @@
+"""API routes the web app needs beyond the v1 contract (docs/api.md), all under /api/v1.
+
+- `GET /sessions/{id}/gallery/{fig_id}/export?format=png|pdf|html`: one gallery figure as
+  a file (the contract exports only the session's current figure).
+- `POST /sessions/{id}/plan/retry`: run the first failed task of the session's latest plan
+  again, in the background; answers at once with the event id to follow
+  (`GET /sessions/{id}/events?follow=true&after=N` streams the run and ends with `done`).
+- `POST /sessions/{id}/plan/cancel`: skip the remaining tasks of the session's unfinished
+  plan (or cancel the running request).
+
+Errors use the contract's shape `{"status": "error", "type", "message"}`. Reaches the
+server's `Assistant` through `app.state`; imports the API hub, planning and render export.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from xhelio.agents import factory
+from xhelio.agents.planning.assistant import PlanningAssistant
+from xhelio.agents.turn import AssistantReply, run_turn
+from xhelio.api.assistant import Assistant
+from xhelio.api.hub import SessionBusyError, SessionNotFoundError
+from xhelio.errors import XhelioError
+from xhelio.render.export import shared_exporter, write_html
+from xhelio.server.deps import server_state
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/v1")
+
+_MEDIA = {"png": "image/png", "pdf": "application/pdf", "html": "text/html; charset=utf-8"}
+
+
+def _error(status: int, type_: str, message: str) -> JSONResponse:
+    return JSONResponse({"status": "error", "type": type_, "message": message}, status)
+
+
+def _assistant(request: Request) -> Assistant:
+    """The server's `Assistant` (its hub of sessions and model builder)."""
+    return server_state(request).assistant
+
+
+def _gallery_file(xh: Assistant, session_id: str, fig_id: int) -> Path | None:
+    folder = xh.hub.store.root / session_id / "gallery"
+    path = folder / f"{fig_id:05d}.json"
+    return path if path.is_file() else None
+
+
+@router.get("/sessions/{session_id}/gallery/{fig_id}/export", include_in_schema=True)
+def export_gallery_figure(
+    request: Request, session_id: str, fig_id: int, format: Literal["png", "pdf", "html"] = "png"
+) -> Response:
+    """One figure of the session's gallery as a PNG, PDF or self-contained HTML file."""
+    xh = _assistant(request)
+    if not xh.hub.exists(session_id):
+        return _error(404, "NotFound", f"No session '{session_id}'.")
+    path = _gallery_file(xh, session_id, fig_id)
+    if path is None:
+        return _error(404, "NotFound", f"Session '{session_id}' has no figure {fig_id}.")
+    figure: dict[str, Any] = json.loads(path.read_text())["figure"]
+    name = f"xhelio-figure-{fig_id}.{format}"
+    try:
+        if format == "html":
+            out = path.with_suffix(".export.html")
+            write_html(figure, out)
+            payload = out.read_bytes()
+            out.unlink(missing_ok=True)
+        else:
+            payload = shared_exporter().to_bytes(figure, format)
+    except XhelioError as exc:
+        return _error(502 if "browser" in exc.message else 400, type(exc).__name__, exc.message)
+    return Response(
+        payload,
+        media_type=_MEDIA[format],
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+class _Retry:
+    """A plan's retry run as a turn: `run_turn` records, saves and publishes it."""
+
+    def __init__(self, planning: PlanningAssistant) -> None:
+        self.planning = planning
+        self.name = planning.name
+
+    def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
+        reply = self.planning.retry_failed(cancel)
+        return reply or AssistantReply("Nothing to do: the plan has no failed task.")
+
+
+@router.post("/sessions/{session_id}/plan/retry")
+def retry_plan(request: Request, session_id: str) -> Response:
+    """Start the retry of the latest plan's first failed task; follow it on /events."""
+    xh = _assistant(request)
+    if not xh.hub.exists(session_id):
+        return _error(404, "NotFound", f"No session '{session_id}'.")
+    started = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            with xh.hub.checkout(session_id, wait=False) as entry:
+                workspace = entry.workspace
+                assert workspace is not None
+                assistant, _ = factory.make_assistant(workspace, xh.model, None, xh.build_model)
+                plan = assistant.latest_plan() if isinstance(assistant, PlanningAssistant) else None
+                failed = plan.failed() if plan is not None else []
+                if not isinstance(assistant, PlanningAssistant) or not failed:
+                    outcome["message"] = "Nothing to retry: the latest plan has no failed task."
+                    started.set()
+                    return
+                outcome["task"] = failed[0].description
+                outcome["after"] = max((e.id for e in workspace.session.events.events()), default=0)
+                started.set()
+                run_turn(
+                    workspace, _Retry(assistant), f"retry: {failed[0].description}", entry.cancel
+                )
+        except (SessionBusyError, SessionNotFoundError) as exc:
+            outcome["error"] = exc
+            started.set()
+        except XhelioError as exc:
+            outcome["error"] = exc
+            started.set()
+
+    threading.Thread(target=work, name=f"xhelio-retry-{session_id[:8]}", daemon=True).start()
+    started.wait(30)
+    error = outcome.get("error")
+    if isinstance(error, SessionBusyError):
+        return _error(409, "SessionBusy", error.message)
+    if isinstance(error, XhelioError):
+        return _error(400, type(error).__name__, error.message)
+    if "task" not in outcome:
+        return JSONResponse({"started": False, "message": outcome.get("message", "")})
+    return JSONResponse(
+        {"started": True, "task": outcome["task"], "after_event_id": outcome["after"]}
+    )
+
+
+@router.post("/sessions/{session_id}/plan/cancel")
+def cancel_plan(request: Request, session_id: str) -> Response:
+    """Cancel the running request, or skip the remaining tasks of an unfinished plan."""
+    xh = _assistant(request)
+    if not xh.hub.exists(session_id):
+        return _error(404, "NotFound", f"No session '{session_id}'.")
+    if xh.hub.cancel(session_id):
+        return JSONResponse({"cancelled": True, "message": "Cancelling the running request."})
+    try:
+        with xh.hub.checkout(session_id, wait=False) as entry:
+            workspace = entry.workspace
+            assert workspace is not None
+            assistant, _ = factory.make_assistant(workspace, xh.model, None, xh.build_model)
+            plan = assistant.cancel_plan() if isinstance(assistant, PlanningAssistant) else None
+    except SessionBusyError as exc:
+        return _error(409, "SessionBusy", exc.message)
+    except XhelioError as exc:
+        return _error(400, type(exc).__name__, exc.message)
+    if plan is None:
+        return JSONResponse({"cancelled": False, "message": "No unfinished plan to cancel."})
+    return JSONResponse({"cancelled": True, "plan": plan.brief()})
