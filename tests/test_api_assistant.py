@@ -61,7 +61,7 @@ def test_unknown_session_raises_and_a_bad_model_is_an_error(xh: Assistant) -> No
 
 
 def test_arun_runs_sessions_in_parallel(xh: Assistant) -> None:
-    async def main() -> list[AskResponse]:
+    async def main() -> tuple[AskResponse, AskResponse]:
         return await asyncio.gather(
             xh.arun("ACE magnetic field for 2024-01-03"),
             xh.arun("Wind magnetic field for 2024-01-04"),
@@ -132,3 +132,46 @@ def test_a_scripted_model_answers_with_usage_per_agent() -> None:
     assert [a.agent for a in r.agent_results] == ["orchestrator"]
     agents = r.usage.get("agents") or r.usage
     assert agents["orchestrator"]["requests"] == 1
+
+
+def test_max_turns_caps_model_requests_with_usage_limits() -> None:
+    searches = [[("search_datasets", {"query": f"solar wind {i}"})] for i in range(6)]
+    script = Script({"orchestrator": [*searches, "done"]})
+    with Assistant(load_settings(), build_model=script.build) as xh:
+        capped = xh.run("find everything", model="openai-chat:primary", max_turns=2)
+    assert len(script.requests_of("orchestrator")) == 2
+    assert capped.error is not None
+
+
+def _delegating_script(mission_steps: int) -> Script:
+    looks = [[("list_parameters", {"dataset_id": "AC_H2_MFI"})] for _ in range(mission_steps)]
+    return Script(
+        {
+            "orchestrator": [
+                [("delegate_to_mission", {"mission_id": "ACE", "request": "B field, last week"})],
+                "Done.",
+            ],
+            "mission:ACE": [*looks, "Looked."],
+        }
+    )
+
+
+def test_usage_limits_count_every_agent_of_the_turn_and_usage_stays_per_agent() -> None:
+    script = _delegating_script(2)
+    with Assistant(load_settings(), build_model=script.build) as xh:
+        r = xh.run("ACE field last week", model="openai-chat:primary")
+        assert r.error is None, r.error
+        agents = r.usage.get("agents") or r.usage
+        # Each agent reports its own requests, not the turn's running total.
+        assert agents["orchestrator"]["requests"] == 2
+        assert agents["mission:ace"]["requests"] == 3
+
+        capped_script = _delegating_script(6)
+        xh.build_model = capped_script.build
+        capped = xh.run("ACE field last week", model="openai-chat:primary", max_turns=3)
+    seen = len(capped_script.requests_of("orchestrator")) + len(
+        capped_script.requests_of("mission:ACE")
+    )
+    assert seen == 3  # 1 orchestrator + 2 mission: the cap is the turn's, not each run's
+    assert capped.error is not None and capped.error.type == "UserError"
+    assert "max_turns" in capped.error.message

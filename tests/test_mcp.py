@@ -1,4 +1,7 @@
-"""`xhelio mcp` tested with the official SDK's own client over stdio (a real subprocess)."""
+"""`xhelio mcp` tested with the official SDK's own client, over stdio and streamable HTTP.
+
+stdio runs the real `xhelio mcp` subprocess; HTTP serves `http_app` on loopback with a token.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +13,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import httpx2
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, ImageContent, TextContent
 
 from servers.catalog_hapi import CatalogHapiServer
+from servers.xhelio_api import LiveServer
+from xhelio.errors import ConfigError
+from xhelio.mcp_server import build_server, http_app
+from xhelio.server.config import ServerConfig
 
 ACE = "Show me ACE magnetic field for 2024-01-01 to 2024-01-02"
 EXPECTED_TOOLS = {
@@ -33,7 +42,8 @@ EXPECTED_TOOLS = {
 
 @pytest.fixture(scope="module")
 def hapi() -> Iterator[CatalogHapiServer]:
-    with CatalogHapiServer() as server:
+    server = CatalogHapiServer()
+    with server:
         yield server
 
 
@@ -120,3 +130,43 @@ def test_stdio_session_end_to_end(hapi: CatalogHapiServer, tmp_path: Path) -> No
             assert fresh["session_id"] != first and fresh["data"] == []
 
     anyio.run(main)
+
+
+def test_streamable_http_needs_the_token_and_serves_the_tools(
+    hapi: CatalogHapiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XHELIO_HAPI_URL", hapi.url)
+    token = "t" * 24
+    server, state = build_server()
+    app = http_app(server, ServerConfig(token=token))
+
+    async def main(url: str) -> None:
+        async with httpx2.AsyncClient(timeout=120) as anonymous:
+            refused = await anonymous.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            assert refused.status_code == 401 and refused.json()["type"] == "Unauthorized"
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=120) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            assert {t.name for t in (await client.list_tools()).tools} >= EXPECTED_TOOLS
+            args = {"dataset_id": "OMNI_HRO2_1MIN", "parameter_id": "flow_speed"}
+            fetched = await client.call_tool("fetch_data", {**args, "time_range": "2024-01-15"})
+            assert json.loads(_texts(fetched)[0])["summary"]["points"] == 1440
+            status = json.loads(_texts(await client.call_tool("get_status", {}))[0])
+            assert status["data"] == ["OMNI_HRO2_1MIN.flow_speed"]
+
+    try:
+        with LiveServer(app) as live:
+            anyio.run(main, f"{live.url}/mcp")
+    finally:
+        state.assistant.close()
+
+
+def test_http_on_a_public_address_needs_a_token() -> None:
+    server, state = build_server()
+    try:
+        with pytest.raises(ConfigError, match="XHELIO_API_TOKEN"):
+            http_app(server, ServerConfig(host="0.0.0.0"))
+    finally:
+        state.assistant.close()

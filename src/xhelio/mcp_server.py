@@ -13,6 +13,10 @@ One MCP server process holds one current session (chat, fetch and plot share its
 `reset_session` starts a new one. Every call goes through the session's funnel under the
 server policy: model-written code runs only with the OS-level sandbox or
 `--allow-unsandboxed-code`.
+
+Over HTTP (`http_app`) the REST server's rules hold: loopback unless `XHELIO_API_TOKEN` is
+set, then every request needs `Authorization: Bearer <token>`; Host/Origin checks against
+DNS rebinding and a body size limit (the same `SecurityMiddleware`).
 """
 
 from __future__ import annotations
@@ -38,10 +42,12 @@ from xhelio.api.policy import code_policy, os_isolation_available
 from xhelio.api.turns import save_gallery_figure
 from xhelio.config import Settings, load_settings
 from xhelio.errors import XhelioError
+from xhelio.server.config import ServerConfig, check_bind
+from xhelio.server.security import ASGIApp, SecurityMiddleware
 from xhelio.tools.funnel import sanitize
 from xhelio.tools.workspace import Workspace
 
-__all__ = ["XhelioMcp", "build_server"]
+__all__ = ["XhelioMcp", "build_server", "http_app"]
 
 T = TypeVar("T")
 Content = TextContent | Image
@@ -325,3 +331,20 @@ def build_server(
 
     _register_pipelines(server, state, default_registry().names())
     return server, state
+
+
+def http_app(server: MCPServer, config: ServerConfig) -> ASGIApp:
+    """The streamable-HTTP MCP endpoint (`/mcp`) behind the REST server's guard.
+
+    Args:
+        server: The MCP server of `build_server`.
+        config: Bind address, token (`ServerConfig.from_env` reads `XHELIO_API_TOKEN`) and
+            body limit.
+
+    Raises:
+        ConfigError: A non-loopback bind without a token, or a token that is too short.
+    """
+    check_bind(config)
+    # The SDK's own Host/Origin checks apply on loopback; ours add the token everywhere.
+    app = server.streamable_http_app(host=config.host)
+    return SecurityMiddleware(app, config, public=[])

@@ -43,6 +43,7 @@ from pydantic_ai.exceptions import (
     ModelQuotaExceededError,
     ModelRateLimitError,
     UnexpectedModelBehavior,
+    UsageLimitExceeded,
 )
 from pydantic_ai.exceptions import UserError as PydanticAIUserError
 from pydantic_ai.models import Model, infer_model, infer_model_profile
@@ -51,7 +52,13 @@ from pydantic_ai.providers import Provider, infer_provider, infer_provider_class
 from pydantic_ai.settings import ModelSettings, ThinkingLevel
 
 from xhelio.config import Settings, home_dir, load_settings
-from xhelio.errors import ConfigError, ServerError, ServerUnreachableError, XhelioError
+from xhelio.errors import (
+    ConfigError,
+    ServerError,
+    ServerUnreachableError,
+    UserError,
+    XhelioError,
+)
 
 __all__ = [
     "OFFLINE_MESSAGE",
@@ -415,6 +422,13 @@ class ModelRouter:
         """Turn a pydantic-ai model error into an xhelio error a user can act on."""
         inner = exc.exceptions[-1] if isinstance(exc, FallbackExceptionGroup) else exc
         model = getattr(inner, "model_name", None) or self.model_name_for(tier)
+        if isinstance(inner, UsageLimitExceeded):
+            # The turn's own budget (UsageLimits), not the provider: say what to change.
+            limit = str(inner).split(". ")[0].replace("The next request would", "it would")
+            return UserError(
+                f"This request stopped at its model budget ({limit}): ask for less at once, "
+                "or allow more model requests (max_turns). What it fetched so far is kept."
+            )
         if is_rate_limit_error(exc):
             if self._fallback_for(tier) is None and not self._switched:
                 return ServerError(

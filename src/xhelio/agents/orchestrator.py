@@ -54,9 +54,9 @@ from xhelio.agents.specialists import (
 )
 from xhelio.agents.subagent import AgentEnv, DelegationResult, SubAgent, memory_note
 from xhelio.agents.toolbridge import (
+    FunnelToolset,
     GuardedRun,
     ToolCallState,
-    bridge_tools,
     run_coroutine,
     run_guarded,
     settle_history,
@@ -141,7 +141,10 @@ class AgentAssistant:
             deps_type=ToolCallState,
             output_type=str,
             instructions=ORCHESTRATOR_PROMPT,
-            tools=[*bridge_tools(registry_tools), *bridge_tools(ROUTING_TOOLS, self._routing)],
+            toolsets=[
+                FunnelToolset(registry_tools, id="registry"),
+                FunnelToolset(ROUTING_TOOLS, self._routing, id="routing", offload=True),
+            ],
             name="orchestrator",
         )
 
@@ -300,7 +303,11 @@ class AgentAssistant:
 
     @staticmethod
     def _wait(turn: _Turn, coroutine: Coroutine[Any, Any, DelegationResult]) -> DelegationResult:
-        """Run a sub-agent coroutine on the turn's loop from the routing tool's worker thread."""
+        """Run a sub-agent coroutine on the turn's loop from a routing tool's worker thread.
+
+        The sub-agent must share the turn's loop: the model clients' connections are bound
+        to it. (Called on the loop thread itself, it falls back to a private loop.)
+        """
         if threading.get_ident() == turn.loop_thread:
             return run_coroutine(lambda: coroutine)
         return asyncio.run_coroutine_threadsafe(coroutine, turn.loop).result()

@@ -23,7 +23,7 @@ from pydantic_ai.usage import RunUsage
 
 from xhelio.agents.guard import GuardLimits, LoopGuard
 from xhelio.agents.models import ModelRouter, Tier
-from xhelio.agents.toolbridge import GuardedRun, ToolCallState, bridge_tools, run_guarded
+from xhelio.agents.toolbridge import FunnelToolset, GuardedRun, ToolCallState, run_guarded
 from xhelio.agents.usage import UsageTracker
 from xhelio.tools.data_tools import entry_summary
 from xhelio.tools.registry import Tool
@@ -150,7 +150,7 @@ class SubAgent:
             deps_type=ToolCallState,
             output_type=str,
             instructions=instructions,
-            tools=bridge_tools(tools),
+            toolsets=[FunnelToolset(tools)],
             name=name.replace(":", "_").replace(".", "_"),
         )
 

@@ -1,11 +1,20 @@
 """Registry tools for pydantic-ai agents, and the guarded loop that runs an agent.
 
-`bridge_tools` turns registry `Tool`s into pydantic-ai tools whose schema is the tool's own
-(`Tool.schema`, titles stripped) and whose every call goes through `ToolFunnel.call` with
-the run's caller name and `LoopGuard.check_call` as the guard; the result goes back to the
-model as compact JSON (an image a tool names as `attachment` is sent along, for vision
-models). Calls run one at a time, so cancellation and the guard act between
-calls.
+`FunnelToolset` is how agents call tools: a pydantic-ai `AbstractToolset` whose async
+`call_tool` runs the registry tool through `ToolFunnel.call` directly on the agent's own
+event loop (no thread and loop hop per call; delegations alone run in a worker thread so
+the sub-agent shares the loop), with the run's caller name and
+`LoopGuard.check_call` as the guard; schemas are the tools' own (titles stripped).
+`run_guarded` also caps the turn with pydantic-ai `UsageLimits` (requests and tokens),
+beside the LoopGuard: every agent run of a turn (orchestrator, sub-agents, planner
+discovery) shares the turn's `RunUsage` (a `TurnUsage` in `ToolFunnel.turn_usage`), so
+the caps count all of them together; a request's `max_turns` lowers the request cap
+(`turn_limits`). Each run still reports only its own usage.
+
+The result goes back to the model as compact JSON (an image a tool names as `attachment`
+is sent along, for vision models). Calls run one at a time, so cancellation and the guard
+act between calls. The funnel call itself is synchronous: it blocks only the agent's own
+private loop (turns run on worker threads), never a server's event loop.
 
 `run_guarded` drives an agent node by node: each round of tool calls opens and closes a
 LoopGuard iteration, cancellation is checked before every model request and tool round,
@@ -21,12 +30,12 @@ import asyncio
 import json
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from copy import copy
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic_ai import Agent, RunContext
-from pydantic_ai import Tool as AgentTool
 from pydantic_ai.exceptions import AgentRunError, FallbackExceptionGroup, ModelAPIError
 from pydantic_ai.messages import (
     BinaryContent,
@@ -40,27 +49,33 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
-from pydantic_ai.usage import RunUsage
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset
+from pydantic_ai.toolsets.abstract import ToolsetTool
+from pydantic_ai.usage import RunUsage, UsageLimits
+from pydantic_core import SchemaValidator, core_schema
 
 from xhelio.agents.guard import LoopGuard
 from xhelio.tools.funnel import ToolFunnel
 from xhelio.tools.registry import Tool
-from xhelio.tools.result import no_usable_data
+from xhelio.tools.result import ToolResult
 
 __all__ = [
+    "DEFAULT_REQUEST_LIMIT",
+    "DEFAULT_TOKEN_LIMIT",
+    "FunnelToolset",
     "GuardedRun",
     "ToolCallState",
-    "bridge_tools",
+    "TurnUsage",
     "lean_schema",
     "run_coroutine",
     "run_guarded",
     "settle_history",
+    "turn_limits",
 ]
 
 T = TypeVar("T")
 
-# Results of these tools create a DataStore label the caller should hear about.
-_LABEL_TOOLS = frozenset({"fetch_data", "custom_operation", "store_dataframe"})
 # Blocked or cancelled calls say nothing about whether the agent's own work succeeded.
 _GUARD_TYPES = frozenset({"LoopGuard", "Cancelled"})
 
@@ -98,21 +113,21 @@ class ToolCallState:
     ) -> dict[str, Any]:
         """Run one tool through the funnel under the guard and record the outcome."""
         arguments = dict(args)
-        result = (funnel or self.funnel).call(name, arguments, self.caller, self.guard.check_call)
-        result = _judge(name, result)
+        typed = (funnel or self.funnel).call_typed(
+            name, arguments, self.caller, self.guard.check_call
+        )
+        typed = _judge(typed)
+        result = typed.to_dict()
         self.calls.append(name)
         self.round_results.append(
-            {"tool": name, "args": arguments, "status": result.get("status"), "result": result}
+            {"tool": name, "args": arguments, "status": typed.status, "result": result}
         )
-        kind = result.get("type")
-        if result.get("status") == "error":
-            if kind not in _GUARD_TYPES:
-                self.errors.append(f"{name}: {result.get('message', 'failed')}")
+        if not typed.ok:
+            if typed.error_type not in _GUARD_TYPES:
+                self.errors.append(f"{name}: {typed.error or 'failed'}")
         else:
             self.successes += 1
-            label = result.get("label")
-            if name in _LABEL_TOOLS and isinstance(label, str) and label not in self.new_labels:
-                self.new_labels.append(label)
+            self.new_labels.extend(lb for lb in typed.labels if lb not in self.new_labels)
         return result
 
     def open_round(self, calls: Sequence[ToolCallPart]) -> None:
@@ -129,22 +144,19 @@ class ToolCallState:
         self.guard.end_iteration(self.round_results)
 
 
-def _judge(name: str, result: dict[str, Any]) -> dict[str, Any]:
+def _judge(result: ToolResult) -> ToolResult:
     """Turn a fetch that stored nothing usable into an error the model and caller can act on."""
-    if name != "fetch_data":
+    if result.no_usable_data is None:
         return result
-    if no_usable_data(result) is None:
-        return result
-    why = "has no samples" if not result.get("points") else "is all NaN (fill values)"
-    return {
-        "status": "error",
-        "type": "NoUsableData",
-        "message": (
-            f"{result.get('label')} {why} in {result.get('requested')}; skip it and try "
-            "another parameter, dataset or time range."
-        ),
-        "label": result.get("label"),
-    }
+    label = result.payload.get("label")
+    why = "has no samples" if not result.payload.get("points") else "is all NaN (fill values)"
+    return ToolResult.failure(
+        result.tool,
+        "NoUsableData",
+        f"{label} {why} in {result.payload.get('requested')}; skip it and try another "
+        "parameter, dataset or time range.",
+        label=label,
+    )
 
 
 def lean_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -181,29 +193,103 @@ def _for_model(result: dict[str, Any]) -> str | ToolReturn:
     return ToolReturn(to_json(shown), content=[f"The image {path.name}:", image])
 
 
-def bridge_tools(
-    tools: Sequence[Tool], funnel: ToolFunnel | None = None
-) -> list[AgentTool[ToolCallState]]:
-    """Expose registry tools to an agent; calls go through `funnel` (default: the run's)."""
-    bridged: list[AgentTool[ToolCallState]] = []
-    for registry_tool in tools:
+_ANY_ARGS = SchemaValidator(schema=core_schema.any_schema())
+"""The funnel validates arguments itself (and answers the model with what is wrong)."""
 
-        def call(
-            ctx: RunContext[ToolCallState], _name: str = registry_tool.name, **args: Any
-        ) -> str | ToolReturn:
-            return _for_model(ctx.deps.call(_name, args, funnel))
+DEFAULT_REQUEST_LIMIT = 200
+"""Model requests one turn may make, all agents together (LoopGuards stop each far earlier)."""
+DEFAULT_TOKEN_LIMIT = 3_000_000
+"""Tokens one turn may spend, all agents together, input and output."""
 
-        bridged.append(
-            AgentTool.from_schema(
-                call,
-                name=registry_tool.name,
-                description=registry_tool.description,
-                json_schema=lean_schema(registry_tool.schema),
-                takes_ctx=True,
-                sequential=True,
+
+@dataclass
+class TurnUsage:
+    """The model usage of one turn, shared by every agent run in it.
+
+    `usage` is what pydantic-ai counts (and `UsageLimits` check); `attributed` is what
+    finished runs already reported as their own, so a run that delegated reports only its
+    own requests, not its sub-agents'.
+    """
+
+    usage: RunUsage = field(default_factory=RunUsage)
+    attributed: RunUsage = field(default_factory=RunUsage)
+
+    def own_part(self, before: RunUsage, attributed_before: RunUsage) -> RunUsage:
+        """Close a run that started at (`before`, `attributed_before`): its own usage."""
+        own = (self.usage - before) - (self.attributed - attributed_before)
+        self.attributed = self.attributed + own
+        return own
+
+
+def turn_limits(funnel: ToolFunnel) -> UsageLimits:
+    """The usage limits of the turn running in `funnel`'s session."""
+    cap = funnel.max_requests
+    requests = min(cap, DEFAULT_REQUEST_LIMIT) if cap else DEFAULT_REQUEST_LIMIT
+    return UsageLimits(request_limit=requests, total_tokens_limit=DEFAULT_TOKEN_LIMIT)
+
+
+class FunnelToolset(AbstractToolset[ToolCallState]):
+    """Registry tools as a pydantic-ai toolset; every call goes through the funnel."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        funnel: ToolFunnel | None = None,
+        id: str | None = None,
+        offload: bool = False,
+    ) -> None:
+        """Offer `tools`; calls go through `funnel` (default: the run's own funnel).
+
+        Args:
+            tools: The registry tools to offer.
+            funnel: The funnel calls go through (default: the run's own).
+            id: The toolset's id among the agent's toolsets.
+            offload: Run each call in a worker thread, leaving the agent's loop free. Only
+                for tools that run other agents (delegation): those must run on the same
+                loop, whose HTTP clients are bound to it. Data tools run inline.
+        """
+        self._tools = {t.name: t for t in tools}
+        self._funnel = funnel
+        self._id = id
+        self._offload = offload
+
+    @property
+    def id(self) -> str | None:
+        """The toolset's id among the agent's toolsets."""
+        return self._id
+
+    async def get_tools(
+        self, ctx: RunContext[ToolCallState]
+    ) -> dict[str, ToolsetTool[ToolCallState]]:
+        """The tools with their own schemas; calls run one at a time (guard, cancel)."""
+        return {
+            name: ToolsetTool(
+                toolset=self,
+                tool_def=ToolDefinition(
+                    name=name,
+                    description=t.description,
+                    parameters_json_schema=lean_schema(t.schema),
+                    sequential=True,
+                ),
+                max_retries=1,
+                args_validator=_ANY_ARGS,
             )
-        )
-    return bridged
+            for name, t in self._tools.items()
+        }
+
+    async def call_tool(
+        self,
+        name: str,
+        tool_args: dict[str, Any],
+        ctx: RunContext[ToolCallState],
+        tool: ToolsetTool[ToolCallState],
+    ) -> Any:
+        """Run the tool through the funnel under the run's guard; JSON (and images) back."""
+        if self._offload:
+            result = await asyncio.to_thread(ctx.deps.call, name, tool_args, self._funnel)
+        else:
+            result = ctx.deps.call(name, tool_args, self._funnel)
+        return _for_model(result)
 
 
 @dataclass
@@ -247,6 +333,9 @@ async def run_guarded(
     messages: list[ModelMessage] = list(message_history or [])
     usage = RunUsage()
     cancelled = False
+    turn = state.funnel.turn_usage
+    turn = turn if isinstance(turn, TurnUsage) else TurnUsage()
+    before, attributed_before = copy(turn.usage), copy(turn.attributed)
     try:
         async with agent.iter(
             prompt,
@@ -254,6 +343,8 @@ async def run_guarded(
             model=model,
             message_history=message_history,
             model_settings=_settings_for(state, settings),
+            usage_limits=turn_limits(state.funnel),
+            usage=turn.usage,
         ) as run:
             node = run.next_node
             try:
@@ -278,7 +369,7 @@ async def run_guarded(
                             continue
                     node = await run.next(node)
             finally:
-                usage = run.usage
+                usage = turn.own_part(before, attributed_before)
                 messages = run.all_messages()
                 if Agent.is_model_request_node(node) and node.request not in messages:
                     messages.append(node.request)  # tool results not yet sent to the model

@@ -78,6 +78,8 @@ class TurnResult:
     usage: dict[str, Any] = field(default_factory=dict[str, Any])
     error: str | None = None
     elapsed_s: float = 0.0
+    error_type: str | None = None
+    """The `xhelio.errors` class name when the assistant raised one (else None)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of `xhelio ask --json`."""
@@ -188,21 +190,28 @@ def run_turn(
     """Run one request end to end and persist the session; never raises."""
     cancel = cancel or threading.Event()
     workspace.funnel.cancel = cancel
+    from xhelio.agents.toolbridge import TurnUsage  # here: importing this module stays cheap
+
+    # Every agent run of the turn counts against one usage, so UsageLimits cap the turn.
+    workspace.funnel.turn_usage = TurnUsage()
     started = time.time()
     first_op = len(workspace.session.operations)
     workspace.session.history.append({"role": "user", "content": request, "ts": started})
     workspace.session.events.publish("user_request", agent=assistant.name, summary=request[:500])
     reply: AssistantReply | None = None
     error: str | None = None
+    error_type: str | None = None
     try:
         reply = assistant.respond(request, cancel)
     except XhelioError as exc:
-        error = exc.message
+        error, error_type = exc.message, type(exc).__name__
     except KeyboardInterrupt:
         cancel.set()
         error = "Cancelled."
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
+    finally:
+        workspace.funnel.turn_usage = None
     if cancel.is_set() and error is None:
         error = "Cancelled."
     if error is None and reply is not None:
@@ -231,6 +240,7 @@ def run_turn(
         usage=reply.usage if reply else {},
         error=error,
         elapsed_s=time.time() - started,
+        error_type=error_type,
     )
     try:
         workspace.save(title=request[:80])

@@ -14,11 +14,11 @@ from typing import Any
 from xhelio.api.models import StreamEvent, TraceEvent
 from xhelio.session.events import Event
 from xhelio.tools.funnel import sanitize
+from xhelio.tools.result import LABEL_TOOLS
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["event_payload", "figure_json", "stream_events", "trace_event"]
 
-_LABEL_TOOLS = frozenset({"fetch_data", "custom_operation", "store_dataframe"})
 _FIGURE_TOOLS = frozenset({"render_plotly_json", "manage_plot"})
 
 
@@ -77,7 +77,7 @@ def stream_events(event: Event, workspace: Workspace) -> list[StreamEvent]:
     """The stream events a client sees for one bus event of `workspace`'s session."""
     out = [StreamEvent(type=event.type, id=event.id, data=event_payload(event))]
     if event.type == "tool_result" and event.status == "ok":
-        if event.tool in _LABEL_TOOLS:
+        if event.tool in LABEL_TOOLS:
             label = _last_label(workspace, event.tool)
             item = _data_item(workspace, label) if label else None
             if item is not None:

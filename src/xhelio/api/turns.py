@@ -134,7 +134,7 @@ def _agent_results(
 
 
 def _error_type(workspace: Workspace, first_op: int, message: str) -> str:
-    """The `xhelio.errors` type behind a failed turn: the last failed tool's, if any."""
+    """The type behind a failed turn the assistant did not raise: the last failed tool's."""
     if message == "Cancelled.":
         return "Cancelled"
     for op in reversed(workspace.session.operations[first_op:]):
@@ -185,7 +185,8 @@ def build_response(
     figure = figure_json(workspace) if result.figures else None
     error = None
     if result.error is not None:
-        error = ErrorInfo(type=_error_type(workspace, first_op, result.error), message=result.error)
+        kind = result.error_type or _error_type(workspace, first_op, result.error)
+        error = ErrorInfo(type=kind, message=result.error)
     return AskResponse(
         answer=result.answer,
         session_id=result.session_id,
@@ -253,9 +254,13 @@ def execute(
             if isinstance(assistant, PlanningAssistant):
                 assistant.set_preferences(prefs)
             started = time.time()
-            result = run_turn(
-                workspace, assistant, _question(request, config.offline), entry.cancel
-            )
+            workspace.funnel.max_requests = request.max_turns
+            try:
+                result = run_turn(
+                    workspace, assistant, _question(request, config.offline), entry.cancel
+                )
+            finally:
+                workspace.funnel.max_requests = None
             if not result.usage and usage.per_agent():
                 result.usage = usage.to_dict()
             result.elapsed_s = time.time() - started

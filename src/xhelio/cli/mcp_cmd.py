@@ -1,7 +1,9 @@
 """`xhelio mcp`: serve the assistant and its tools over MCP (stdio, or streamable HTTP).
 
 stdio is what Claude Desktop, Claude Code and Cursor launch; `--http` serves streamable
-HTTP on loopback (`http://127.0.0.1:8766/mcp`). Logs go to stderr: stdout is the protocol.
+HTTP on loopback (`http://127.0.0.1:8766/mcp`); another `--host` needs `XHELIO_API_TOKEN`,
+and then every request needs `Authorization: Bearer <token>` (as `xhelio serve`). Logs go
+to stderr: stdout is the protocol.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from typing import Annotated
 import typer
 
 from xhelio.cli.errors import handle_errors
-from xhelio.errors import ConfigError
 
 __all__ = ["mcp", "register"]
 
@@ -33,22 +34,24 @@ def mcp(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr.")] = False,
 ) -> None:
     """Serve xhelio over MCP for Claude Desktop, Claude Code, Cursor and other clients."""
-    from xhelio.mcp_server import build_server
-    from xhelio.server.config import is_loopback
+    from xhelio.mcp_server import build_server, http_app
+    from xhelio.server.config import ServerConfig, check_bind
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
-    if http and not is_loopback(host):
-        raise ConfigError(
-            f"Refusing to serve MCP on {host}: the MCP HTTP transport has no token here; keep "
-            "--host 127.0.0.1 (or put an authenticating proxy in front)."
-        )
+    config = ServerConfig.from_env(host=host, port=port)
+    if http:
+        check_bind(config)  # before anything starts: loopback, or a token
     if allow_unsandboxed_code:
         # The sandbox's own opt-in (the executor refuses code without OS layers otherwise).
         os.environ["XHELIO_SANDBOX_ALLOW_NO_OS"] = "1"
     server, state = build_server(allow_unsandboxed_code=allow_unsandboxed_code)
     try:
         if http:
-            server.run("streamable-http", host=host, port=port)
+            import uvicorn
+
+            typer.echo(f"xhelio MCP on http://{host}:{port}/mcp", err=True)
+            level = "info" if verbose else "warning"
+            uvicorn.run(http_app(server, config), host=host, port=port, log_level=level)
         else:
             server.run("stdio")
     finally:

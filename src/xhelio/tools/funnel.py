@@ -97,6 +97,11 @@ class ToolFunnel:
         self.cancel = cancel or threading.Event()
         self.operations: list[dict[str, Any]] = operations if operations is not None else []
         self.policy: Policy | None = None
+        self.max_requests: int | None = None
+        """A caller's cap on model requests in this turn (None: the default)."""
+        self.turn_usage: Any = None
+        """Model usage of the current turn, shared by all its agent runs (an
+        `agents.toolbridge.TurnUsage`, set by `agents.turn.run_turn`); None outside a turn."""
         self._lock = threading.Lock()
 
     def call(

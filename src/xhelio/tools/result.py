@@ -20,7 +20,7 @@ __all__ = ["LABEL_TOOLS", "ToolResult", "no_usable_data"]
 LABEL_TOOLS = frozenset({"fetch_data", "custom_operation", "store_dataframe"})
 """Tools whose successful result names a DataStore label they created or replaced."""
 
-_KNOWN = frozenset({"status", "type", "message", "label"})
+_ERROR_FIELDS = frozenset({"type", "message"})
 
 
 def no_usable_data(result: dict[str, Any]) -> str | None:
@@ -77,23 +77,29 @@ class ToolResult(BaseModel):
 
     @classmethod
     def from_dict(cls, tool: str, result: dict[str, Any]) -> ToolResult:
-        """Type a funnel result dict."""
+        """Type a funnel result dict (`to_dict` gives the same dict back)."""
         status = "error" if result.get("status") == "error" else "ok"
         label = result.get("label")
         labels = (
             [label] if tool in LABEL_TOOLS and isinstance(label, str) and status == "ok" else []
         )
-        payload = {k: v for k, v in result.items() if k not in _KNOWN}
-        if label is not None:
-            payload["label"] = label
+        # `type` and `message` are the error's own fields only on an error: a successful
+        # result may carry fields of those names (an entry's "type", a note for the model).
+        own = _ERROR_FIELDS if status == "error" else frozenset[str]()
+        payload = {k: v for k, v in result.items() if k != "status" and k not in own}
         return cls(
             tool=tool,
             status=status,
-            error_type=str(result.get("type")) if status == "error" else None,
-            error=str(result.get("message", "")) if status == "error" else None,
+            error_type=str(result.get("type") or "error") if status == "error" else None,
+            error=str(result.get("message") or "") if status == "error" else None,
             labels=labels,
             payload=payload,
         )
+
+    @classmethod
+    def failure(cls, tool: str, error_type: str, error: str, **payload: Any) -> ToolResult:
+        """An error result made by a caller (e.g. a verdict on what the tool returned)."""
+        return cls(tool=tool, status="error", error_type=error_type, error=error, payload=payload)
 
     def to_dict(self) -> dict[str, Any]:
         """The funnel's dict form (what the model and the operations log see)."""

@@ -25,7 +25,7 @@ from xhelio.agents.guard import GuardLimits, LoopGuard
 from xhelio.agents.models import ModelRouter, Tier
 from xhelio.agents.planning.loop import RoundFeedback
 from xhelio.agents.planning.schema import PlannerOutput, ReviewDecision
-from xhelio.agents.toolbridge import ToolCallState, bridge_tools, run_coroutine, run_guarded
+from xhelio.agents.toolbridge import FunnelToolset, ToolCallState, run_coroutine, run_guarded
 from xhelio.agents.usage import UsageTracker
 from xhelio.tools.workspace import Workspace
 
@@ -126,7 +126,7 @@ class LLMPlanner:
             self.router.model_for("planner"),
             deps_type=ToolCallState,
             instructions=DISCOVERY_PROMPT,
-            tools=bridge_tools(tools),
+            toolsets=[FunnelToolset(tools)],
         )
         state = ToolCallState(
             self.workspace.funnel,
