@@ -11,6 +11,8 @@ from pydantic_ai import models
 # No test may reach an LLM provider: models are scripted with FunctionModel/TestModel.
 models.ALLOW_MODEL_REQUESTS = False
 
+pytest_plugins = ["pipeline_support"]  # fixtures of the pipeline tests
+
 REAL_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
 
 

@@ -15,6 +15,7 @@ import threading
 from xhelio.agents.guard import GuardLimits
 from xhelio.agents.prompts import DATA_OPS_EXECUTE_PROMPT, DATA_OPS_THINK_PROMPT
 from xhelio.agents.subagent import AgentEnv, AgentMode, DelegationResult, SubAgent, memory_note
+from xhelio.pipelines.library import library_note
 
 __all__ = ["THINK_LIMITS", "DataOpsAgent"]
 
@@ -53,6 +54,8 @@ class DataOpsAgent:
     ) -> DelegationResult:
         """Plan the computation with read-only tools, then run it."""
         context = memory_note(self.env.workspace)
+        library = library_note(self.env.workspace.context.ops_library)
+        context = f"{context}\n\n{library}" if library else context
         plan = await self.think.arun(f"{request.strip()}\n\n{context}", cancel, limits=THINK_LIMITS)
         if plan.cancelled or (plan.failed and not plan.tools):
             return plan

@@ -42,12 +42,12 @@ def make_assistant(
     config = resolve_models(workspace.context.settings, model_override)
     if config.offline:
         from xhelio.agents.offline import OfflineAssistant
-        from xhelio.agents.planning.assistant import PlanningAssistant
+        from xhelio.agents.pipeline_phrases import OfflinePlanningAssistant
         from xhelio.agents.planning.offline_planner import OfflinePlanning
 
         offline = OfflineAssistant(workspace)
         planning = OfflinePlanning(offline)
-        assistant = PlanningAssistant(
+        assistant = OfflinePlanningAssistant(
             offline, workspace, lambda cancel: planning, planning, wants_plan=planning.needs_plan
         )
         return assistant, config

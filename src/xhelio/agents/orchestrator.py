@@ -1,6 +1,7 @@
 """`AgentAssistant`: the LLM orchestrator that routes a request to its sub-agents.
 
-The orchestrator model sees the discovery tools, `list_fetched_data`, the routing tools
+The orchestrator model sees the discovery tools, `list_fetched_data`, the pipeline tools
+(`tools.pipeline_tools`), the routing tools
 (`delegate_to_*`, `request_planning`) and `ask_clarification`; never `fetch_data`,
 `custom_operation`, `render_plotly_json` or `manage_plot`, which belong to sub-agents.
 One turn is a conversation loop of at most 10 rounds under a LoopGuard: a clarification
@@ -64,6 +65,7 @@ from xhelio.agents.turn import AssistantReply
 from xhelio.agents.usage import UsageTracker
 from xhelio.errors import XhelioError
 from xhelio.tools.funnel import ToolFunnel
+from xhelio.tools.pipeline_tools import PIPELINE_TOOL_NAMES
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["HISTORY_KEY", "MAX_HISTORY_TURNS", "ORCHESTRATOR_LIMITS", "AgentAssistant"]
@@ -84,6 +86,7 @@ _ORCHESTRATOR_TOOLS = (
     "browse_datasets",
     "list_missions",
     "list_fetched_data",
+    *PIPELINE_TOOL_NAMES,
 )
 PlanHook = Callable[[str, threading.Event], AssistantReply]
 

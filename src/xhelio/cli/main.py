@@ -30,6 +30,7 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "plan": ("plan_cmd", True),
     "serve": ("serve_cmd", False),
     "mcp": ("mcp_cmd", False),
+    "pipeline": ("pipeline_cmd", True),
 }
 
 

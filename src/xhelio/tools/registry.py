@@ -26,6 +26,8 @@ CATEGORIES = (
     "data_extraction",
     "conversation",
     "routing",
+    "pipeline",
+    "pipeline_ops",
 )
 
 ToolFunction = Callable[..., dict[str, Any]]

@@ -8,6 +8,7 @@ from xhelio.tools.compute_tools import COMPUTE_TOOLS
 from xhelio.tools.data_tools import DATA_TOOLS
 from xhelio.tools.discovery import DISCOVERY_TOOLS
 from xhelio.tools.extraction_tools import EXTRACTION_TOOLS
+from xhelio.tools.pipeline_tools import PIPELINE_TOOLS
 from xhelio.tools.registry import ToolRegistry
 from xhelio.tools.viz_tools import VIZ_TOOLS
 
@@ -18,5 +19,12 @@ __all__ = ["default_registry"]
 def default_registry() -> ToolRegistry:
     """All built-in tools (built once per process)."""
     return ToolRegistry(
-        [*DISCOVERY_TOOLS, *DATA_TOOLS, *COMPUTE_TOOLS, *VIZ_TOOLS, *EXTRACTION_TOOLS]
+        [
+            *DISCOVERY_TOOLS,
+            *DATA_TOOLS,
+            *COMPUTE_TOOLS,
+            *VIZ_TOOLS,
+            *EXTRACTION_TOOLS,
+            *PIPELINE_TOOLS,
+        ]
     )

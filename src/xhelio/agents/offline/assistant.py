@@ -25,6 +25,7 @@ from xhelio.agents.offline.intent import RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
 from xhelio.agents.turn import AssistantReply
+from xhelio.pipelines.phrases import pipeline_reply
 from xhelio.tools.result import no_usable_data
 from xhelio.tools.workspace import Workspace
 
@@ -98,6 +99,8 @@ class OfflineAssistant:
 
     def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
         """Answer `request`: discovery, or plan and run fetch/compute/plot steps."""
+        if (said := pipeline_reply(self.workspace, request)) is not None:
+            return AssistantReply(said)
         intent = parse_request(request, self.vocab)
         if intent.discovery is not None:
             return self._discover(intent)

@@ -118,7 +118,7 @@ class LLMPlanner:
 
     def _discover(self, message: str) -> str:
         registry = self.workspace.funnel.registry
-        tools = [*registry.by_category("discovery")]
+        tools = [*registry.by_category("discovery", "pipeline", "pipeline_ops")]
         listed = registry.get("list_fetched_data")
         if listed is not None:
             tools.append(listed)
