@@ -26,6 +26,9 @@ import httpx
 import pytest
 
 from servers.catalog_hapi import CatalogHapiServer
+from xhelio.config import load_settings
+from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline, PipelineStep, PipelineVariable
+from xhelio.pipelines.store import PipelineStore
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 BROWSER_ARGS = [
@@ -330,11 +333,6 @@ def test_gallery_pipelines_and_settings_pages(page: sync_api.Page, served: Serve
         page.locator(".gallery-grid .card").first.get_by_role("button", name="PDF").click()
     assert Path(download.value.path() or "").read_bytes().startswith(b"%PDF")
 
-    page.click("#nav a[data-page='pipelines']")
-    sync_api.expect(page.locator(".pipelines")).to_contain_text("not available yet")
-    sync_api.expect(page.locator("#operations")).to_contain_text("fetch_data")
-    shot(page, "pipelines")
-
     page.click("#nav a[data-page='settings']")
     page.fill("#limit-http_retries", "5")
     page.click("#save-settings")
@@ -489,3 +487,103 @@ def test_the_plan_panel_shows_tasks_and_retries_a_failed_one(page: sync_api.Page
     reply = wait_answer(page)
     assert reply.inner_text().strip()
     assert page.locator(".msg.user").count() == 2
+
+
+def _save_smoothing_pipeline(home: Path) -> str:
+    """A saved pipeline with three fetches, a computation and a plot (as the CLI saves)."""
+    steps = [
+        PipelineStep(
+            f"s00{i}",
+            "fetch_data",
+            {"dataset_id": ds, "parameter_id": p, "time_range": TIME_RANGE_VAR},
+            f"Fetch {ds}",
+            [f"{ds}.{p}"],
+        )
+        for i, (ds, p) in enumerate(
+            (("AC_H1_MFI", "Magnitude"), ("WI_H0_MFI", "BF1"), ("OMNI_HRO_1MIN", "flow_speed")), 1
+        )
+    ]
+    code = "result = df.rolling('1h').mean()"
+    steps.append(
+        PipelineStep(
+            "s004",
+            "custom_operation",
+            {
+                "source_labels": ["AC_H1_MFI.Magnitude"],
+                "code": code,
+                "output_label": "B_smooth",
+                "description": "1-hour running mean",
+            },
+            "1-hour running mean of ACE |B|",
+            ["B_smooth"],
+            ["s001"],
+        )
+    )
+    figure = {"data": [{"data_label": "B_smooth"}, {"data_label": "OMNI_HRO_1MIN.flow_speed"}]}
+    steps.append(
+        PipelineStep(
+            "s005",
+            "render_plotly_json",
+            {"figure": figure},
+            "Plot",
+            [],
+            ["s002", "s003", "s004"],
+            phase="presentation",
+        )
+    )
+    variables = {TIME_RANGE_VAR: PipelineVariable("time_range", "", "2024-01-15 to 2024-01-16")}
+    pipeline = Pipeline(
+        "pl_websmooth", "Solar wind smoothed", steps, "ACE, Wind and OMNI", variables
+    )
+    PipelineStore(load_settings(home=home)).save(pipeline, ["ace", "wind", "omni"])
+    return pipeline.id
+
+
+def test_pipelines_page_searches_draws_and_replays(page: sync_api.Page, served: Served):
+    page.goto(served.url + "/")
+    page.click("#new-session")
+    ask(page, ACE)
+    wait_answer(page)
+    ask(page, "save this as a pipeline called ACE overview")
+    sync_api.expect(wait_answer(page)).to_contain_text("Saved pipeline")
+    smooth = _save_smoothing_pipeline(served.home)
+
+    page.click("#nav a[data-page='pipelines']")
+    overview = page.locator(".pl-variant", has_text="ACE overview")
+    sync_api.expect(overview).to_have_count(1)
+    # Search covers indexed pipelines (3 fetches and a computation), grouped by family.
+    page.fill("#pipeline-search", "running mean")
+    page.keyboard.press("Enter")
+    sync_api.expect(page.locator(".pl-variant")).to_have_count(1)
+    page.locator(f".pl-variant[data-id='{smooth}']").click()
+    detail = page.locator("#pipeline-detail")
+    sync_api.expect(detail.locator(".dag .dag-node")).to_have_count(5)
+    assert detail.locator(".dag .dag-edge").count() == 4
+    sync_api.expect(detail.locator("#pipeline-steps tbody tr")).to_have_count(5)
+    sync_api.expect(detail.locator("figure.code")).to_contain_text("rolling('1h')")
+    shot(page, "pipelines")
+    with page.expect_download() as download:
+        detail.get_by_role("button", name="Python script").click()
+    assert "rolling" in Path(download.value.path() or "").read_text()
+
+    page.fill("#pipeline-search", "")
+    page.keyboard.press("Enter")
+    overview.click()
+    sync_api.expect(detail.locator(".dag .dag-node")).to_have_count(2)
+    sync_api.expect(detail.locator("#pipeline-steps")).to_contain_text("fetch_data")
+    # A time range the CLI would refuse is refused here, readably, before anything runs.
+    page.fill("#replay-range", "2024-13-45")
+    page.click("#replay")
+    sync_api.expect(detail.locator(".message.error")).to_contain_text("month must be in 1..12")
+    # Replay runs as a new session, followed live on the chat page.
+    page.fill("#replay-range", "2024-01-20")
+    page.click("#replay")
+    page.wait_for_url(re.compile(r"/chat/s[0-9a-f]{32}$"))
+    reply = wait_answer(page)
+    assert re.search(r"(\d+) of \1 steps completed", reply.inner_text())
+    sync_api.expect(page.locator(".activity-list")).to_contain_text("fetch_data")
+    sync_api.expect(page.locator(".activity-list")).to_contain_text("2024-01-20")
+    page.wait_for_selector("#figure .main-svg")
+    sync_api.expect(page.locator(".figure-title")).to_contain_text("2024-01-20")
+    sync_api.expect(page.locator(".session.current")).to_contain_text("pipeline ACE overview")
+    shot(page, "pipeline-replayed")

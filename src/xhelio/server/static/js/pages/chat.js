@@ -103,7 +103,12 @@ class ChatPage {
     if (detail.figure) this.showFigure(detail.figure);
     if (detail.plan) this.plan.show(detail.plan);
     this.scrollDown();
-    if (detail.busy) this.follow(detail.last_event_id);
+    // A run started elsewhere (a pipeline replay) names where its events begin, so the
+    // activity shows it from its first step; a reload follows from what the server has.
+    const param = new URLSearchParams(location.search).get("after");
+    const after = param === null ? NaN : Number(param);
+    if (location.search) history.replaceState(null, "", location.pathname);
+    if (detail.busy) this.follow(Number.isInteger(after) && after >= 0 && after <= detail.last_event_id ? after : detail.last_event_id);
     this.input.focus();
   }
 
