@@ -324,6 +324,11 @@ def test_gallery_pipelines_and_settings_pages(page: sync_api.Page, served: Serve
     card.get_by_role("button", name="Open").click()
     page.wait_for_selector(".viewer-plot .main-svg")
     sync_api.expect(page.locator(".citations")).to_contain_text("AC_H1_MFI")
+    # The steps that made it, traced from the figure's data back to the fetch.
+    made = page.locator(".made-by li")
+    sync_api.expect(made.first).to_contain_text("fetch_data")
+    sync_api.expect(made.first).to_contain_text("AC_H1_MFI.Magnitude")
+    sync_api.expect(made.last).to_contain_text("render_plotly_json")
     shot(page, "gallery")
     with page.expect_download() as download:
         page.locator(".viewer").get_by_role("button", name="HTML").click()

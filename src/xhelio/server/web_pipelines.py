@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 from xhelio.agents.turn import AssistantReply, run_turn
 from xhelio.api.assistant import Assistant
 from xhelio.api.hub import SessionBusyError, SessionNotFoundError
+from xhelio.api.turns import save_gallery_figure
 from xhelio.catalog.index import open_catalog
 from xhelio.errors import UserError, XhelioError
 from xhelio.pipelines.export import dataset_citations, export_text
@@ -205,9 +206,9 @@ def run_pipeline(request: Request, ref: str, body: RunBody) -> Response:
                 outcome["after"] = max((e.id for e in workspace.session.events.events()), default=0)
                 started.set()
                 replay = _Replay(pipeline, workspace.funnel, overrides)
-                run_turn(
-                    workspace, replay, f"run pipeline {pipeline.name} for {shown}", entry.cancel
-                )
+                question = f"run pipeline {pipeline.name} for {shown}"
+                if run_turn(workspace, replay, question, entry.cancel).figures:
+                    save_gallery_figure(workspace, question)
         except (SessionBusyError, SessionNotFoundError, XhelioError) as exc:
             outcome["error"] = exc
             started.set()
