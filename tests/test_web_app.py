@@ -25,7 +25,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from agent_script import ACE_REQUEST, Script, ace_steps, ace_week
 from servers.catalog_hapi import CatalogHapiServer
+from servers.hapi_server import HapiTestServer
+from servers.openai_chat_server import OpenAIChatServer
 from xhelio.config import load_settings
 from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline, PipelineStep, PipelineVariable
 from xhelio.pipelines.store import PipelineStore
@@ -76,7 +79,12 @@ def _serve_command(port: int) -> list[str]:
 
 
 @contextmanager
-def xhelio_serve(home: Path, hapi: CatalogHapiServer, token: str | None = None) -> Iterator[str]:
+def xhelio_serve(
+    home: Path,
+    hapi: CatalogHapiServer | HapiTestServer,
+    token: str | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[str]:
     """`xhelio serve` in a subprocess on a free port; yields its base URL."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
@@ -89,6 +97,7 @@ def xhelio_serve(home: Path, hapi: CatalogHapiServer, token: str | None = None) 
         env.pop(var, None)
     if token:
         env["XHELIO_API_TOKEN"] = token
+    env.update(extra_env or {})
     log = (home / "server.log").open("wb")
     proc = subprocess.Popen(_serve_command(port), env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -592,3 +601,41 @@ def test_pipelines_page_searches_draws_and_replays(page: sync_api.Page, served: 
     sync_api.expect(page.locator(".figure-title")).to_contain_text("2024-01-20")
     sync_api.expect(page.locator(".session.current")).to_contain_text("pipeline ACE overview")
     shot(page, "pipeline-replayed")
+
+
+def test_with_a_model_the_activity_shows_delegations_and_tokens_per_agent(
+    browser: sync_api.Browser, tmp_path: Path
+):
+    """`xhelio serve` with XHELIO_MODEL at a scripted OpenAI-compatible server on loopback."""
+    script = Script(ace_steps())
+    info, frame = ace_week()
+    with HapiTestServer() as hapi, OpenAIChatServer(script.http_reply) as chat:
+        hapi.add_dataset("AC_H2_MFI", info, frame)
+        env = {"XHELIO_MODEL": "openai-chat:scripted-llm", "OPENAI_BASE_URL": chat.base_url}
+        with xhelio_serve(tmp_path, hapi, extra_env=env) as url:
+            context = browser.new_context(viewport=VIEWPORT)
+            context.set_default_timeout(SLOW)
+            try:
+                pg = context.new_page()
+                pg.goto(url + "/")
+                sync_api.expect(pg.locator("#mode-badge")).to_have_text("LLM")
+                ask(pg, ACE_REQUEST)
+                reply = wait_answer(pg)
+                assert "ACE's magnetic field" in reply.inner_text()
+                activity = pg.locator(".activity-list")
+                sync_api.expect(activity.locator(".step.delegation").first).to_be_visible()
+                sync_api.expect(activity).to_contain_text("AC_H2_MFI")
+                pg.wait_for_selector("#figure .main-svg")
+                # Tokens per agent, as the model server reported them.
+                usage = pg.locator(".usage")
+                usage.locator("summary").click()
+                rows = usage.locator("tbody tr")
+                sync_api.expect(rows.first).to_be_visible()
+                agents = rows.locator("td:first-child").all_inner_texts()
+                assert any("orchestrator" in a for a in agents), agents
+                assert len(agents) >= 2, agents
+                assert re.search(r"[1-9][\d,]* tokens", usage.locator(".usage-total").inner_text())
+                shot(pg, "chat-llm")
+            finally:
+                context.close()
+    assert script.left() == {}
