@@ -349,11 +349,14 @@ def test_gallery_pipelines_and_settings_pages(page: sync_api.Page, served: Serve
 
     page.click("#nav a[data-page='settings']")
     page.fill("#limit-http_retries", "5")
+    page.fill("#limit-session_memory_mb", "512")
     page.click("#save-settings")
     sync_api.expect(page.locator(".save-message")).to_contain_text("Saved")
     shot(page, "settings")
     config = (served.home / "config.toml").read_text()
     assert re.search(r"http_retries\s*=\s*5", config)
+    assert re.search(r"session_memory_mb\s*=\s*512", config)
+    assert load_settings(home=served.home).session_memory_mb == 512
     sync_api.expect(page.locator(".keys")).to_contain_text("no key")
 
 
