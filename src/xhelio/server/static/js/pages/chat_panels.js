@@ -58,9 +58,14 @@ export class ActivityPanel {
     this.connection.className = `connection ${state}`;
   }
 
+  /** Whether the list is scrolled to its end (then new steps keep it there). */
+  atBottom() {
+    return this.scroller.scrollTop + this.scroller.clientHeight >= this.scroller.scrollHeight - 8;
+  }
+
   add(kind, icon, ...content) {
     this.empty.hidden = true;
-    const stick = this.scroller.scrollTop + this.scroller.clientHeight >= this.scroller.scrollHeight - 8;
+    const stick = this.atBottom();
     const row = h(`li.step.${kind}`, h("span.step-icon", { "aria-hidden": "true" }, icon), h("div.step-body", ...content));
     this.list.append(row);
     if (stick) this.scroller.scrollTop = this.scroller.scrollHeight;
@@ -98,9 +103,12 @@ export class ActivityPanel {
         const failed = event.type === "tool_error" || d.status === "error";
         row.classList.remove("running");
         row.classList.add(failed ? "failed" : "ok");
+        // The row grows when its result is written: keep the newest step in view.
+        const stick = this.atBottom();
         const status = row.querySelector(".step-status") || row.querySelector(".step-body").appendChild(h("span.step-status"));
         const ms = d.duration_ms != null ? ` in ${fmtNumber(Math.round(d.duration_ms))} ms` : "";
         status.textContent = failed ? `failed${ms}: ${d.message || ""}` : `done${ms}${d.labels?.length ? ` → ${d.labels.join(", ")}` : ""}`;
+        if (stick) this.scroller.scrollTop = this.scroller.scrollHeight;
         return true;
       }
       case "progress": {
