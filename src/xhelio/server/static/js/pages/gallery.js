@@ -24,14 +24,29 @@ class GalleryPage {
     this.grid = h("div.gallery-grid", { id: "gallery" });
     this.viewer = h("section.viewer", { hidden: true, "aria-label": "Figure" });
     this.root = root;
-    setChildren(root, h("div.gallery", h("div.page-head", h("h1", "Gallery"), h("span.muted", "Figures of this session, newest first.")), this.viewer, this.grid));
+    // Any session's figures can be browsed; the tab's own session is the default.
+    this.picker = h("select", { id: "gallery-session", "aria-label": "Session whose figures are shown", onchange: () => this.load(this.picker.value) });
+    setChildren(root, h("div.gallery", h("div.page-head", h("h1", "Gallery"), h("label.muted", { for: "gallery-session" }, "Figures of"), this.picker, h("span.muted", "newest first.")), this.viewer, this.grid));
   }
 
-  async load() {
+  async fillPicker(sid) {
+    try {
+      const { sessions } = await api("/sessions", { query: { limit: 100 } });
+      const options = sessions.map((s) => h("option", { value: s.id, selected: s.id === sid }, `${s.title || s.id.slice(0, 9)}${s.id === state.sessionId ? " (this tab)" : ""}`));
+      if (sid && !sessions.some((s) => s.id === sid)) options.unshift(h("option", { value: sid, selected: true }, "this tab's session"));
+      if (!sid) options.unshift(h("option", { value: "", selected: true }, "choose a session"));
+      setChildren(this.picker, options);
+    } catch {
+      setChildren(this.picker, h("option", { value: sid || "" }, sid ? "this tab's session" : "no session"));
+    }
+  }
+
+  async load(chosen) {
     this.close();
-    const sid = state.sessionId;
+    const sid = chosen || state.sessionId;
+    this.fillPicker(sid);
     if (!sid) {
-      setChildren(this.grid, h("p.muted", "This tab has no session. Open one in the sidebar or ask for a plot in Chat."));
+      setChildren(this.grid, h("p.muted", "This tab has no session. Choose one above, open one in the sidebar or ask for a plot in Chat."));
       return;
     }
     setChildren(this.grid, loading());
