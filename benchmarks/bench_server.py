@@ -96,8 +96,9 @@ async def _session(client: httpx.AsyncClient, index: int, turns: int, out: Outco
             out.leaks.append(f"{question}: answered in session {body['session_id']}")
         for item in body["data"]:
             mine.add(item["label"])
-            own_day = str(item["start"]).startswith(day)
-            if not str(item["dataset"]).startswith(prefix) or not own_day:
+            if not str(item["dataset"]).startswith(prefix) or not str(item["start"]).startswith(
+                day
+            ):
                 out.leaks.append(f"{question}: got {item['label']} from {item['start']}")
     entries = (await client.get(f"/sessions/{sid}/entries")).json()["entries"]
     foreign = {e["label"] for e in entries} - mine

@@ -128,7 +128,7 @@ def two_days(server: CdasTestServer, tmp_path: Path) -> list[Path]:
 
 
 def cdf_cache_files(source: CdawebSource) -> list[Path]:
-    return sorted((source.settings.cache_dir / "cdf").glob("*"))
+    return sorted((source.settings.cache_dir / "files").glob("*"))
 
 
 def test_real_ace_fetch_matches_cdflib(

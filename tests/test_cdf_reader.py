@@ -14,7 +14,7 @@ from cdflib import cdfepoch
 from cdflib.cdfwrite import CDF as CdfWriter
 
 from servers.cdas_server import CdfVariable, write_istp_cdf
-from xhelio.errors import ServerError, UnknownParameterError
+from xhelio.errors import ServerError, UnknownParameterError, UserError
 from xhelio.sources import cdf_reader
 from xhelio.sources.cdf_reader import describe_cdf, epochs_to_utc, read_cdf_parameters
 
@@ -35,15 +35,13 @@ def naive_times(frame: pd.DataFrame) -> npt.NDArray[np.datetime64]:
 
 
 def expected_values(path: Path, variable: str) -> npt.NDArray[np.float64]:
-    """Values as cdflib reads them, NaN where ISTP says they are fill or out of range."""
+    """Values as cdflib reads them, NaN where they are FILLVAL (valid ranges are not applied)."""
     cdf = cdflib.CDF(path)
     raw = np.asarray(varget(cdf, variable))
     attrs = cdf.varattsget(variable)
     values = raw.astype(np.float64).reshape(raw.shape[0], -1)
     bad = (raw == attrs["FILLVAL"]).reshape(values.shape)
-    low = np.broadcast_to(np.asarray(attrs["VALIDMIN"], dtype=np.float64).ravel(), values.shape)
-    high = np.broadcast_to(np.asarray(attrs["VALIDMAX"], dtype=np.float64).ravel(), values.shape)
-    values[bad | (values < low) | (values > high)] = np.nan
+    values[bad] = np.nan
     return values
 
 
@@ -279,21 +277,24 @@ def fill_and_range_file(folder: Path) -> Path:
     )
 
 
-def test_fill_and_valid_range_become_nan(tmp_path: Path) -> None:
+def test_fill_becomes_nan_and_valid_range_is_kept_as_metadata(tmp_path: Path) -> None:
     path = fill_and_range_file(tmp_path)
     data = read_cdf_parameters(path, "FILL", ["temp", "vec", "counts"])
     np.testing.assert_array_equal(
-        data["temp"].frame["temp"].to_numpy(), [1.0, np.nan, 50.0, np.nan, np.nan]
+        data["temp"].frame["temp"].to_numpy(), [1.0, np.nan, 50.0, 150.0, -5.0]
     )
     assert data["temp"].description == "Temperature"
     assert data["temp"].units == "eV"
+    assert data["temp"].meta["valid_min"] == 0.0
+    assert data["temp"].meta["valid_max"] == 100.0
     np.testing.assert_array_equal(
         data["vec"].frame.to_numpy(),
-        [[1, 2, 3], [np.nan, 2, 3], [1, np.nan, 3], [1, 2, np.nan], [0, 0, 0]],
+        [[1, 2, 3], [np.nan, 2, 3], [1, 20, 3], [1, 2, -30], [0, 0, 0]],
     )
+    assert data["vec"].meta["valid_min"] == [-10.0, -10.0, -10.0]
     assert list(data["vec"].frame.columns) == ["vec_0", "vec_1", "vec_2"]
     np.testing.assert_array_equal(
-        data["counts"].frame["counts"].to_numpy(), [5, np.nan, 7, np.nan, 3]
+        data["counts"].frame["counts"].to_numpy(), [5, np.nan, 7, 1000, 3]
     )
 
 
@@ -351,12 +352,18 @@ def test_spectrogram_keeps_bins(tmp_path: Path) -> None:
     assert data.description == "Differential energy flux"
 
 
-def test_time_varying_bins_use_median_per_bin(tmp_path: Path) -> None:
+def test_time_varying_bins_are_kept_per_record(tmp_path: Path) -> None:
     path = spectrogram_file(tmp_path, time_varying_bins=True)
     data = read_cdf_parameters(path, "SPEC", ["flux"])["flux"]
-    # Records hold bins x1, x2, x3 and one all-fill record, which is ignored.
-    assert data.bins is not None
-    np.testing.assert_array_equal(data.bins, [20, 40, 80, 160])
+    # Records hold bins x1, x2, x3 and one all-fill record: never one median set.
+    assert data.bins is None
+    dim = data.meta["dims"][0]
+    assert dim["name"] == "energy" and dim["is_bins"] and "centers" not in dim
+    names = [f"{dim['centers_column']}{i}" for i in range(4)]
+    per_record = data.frame[names].to_numpy()
+    np.testing.assert_array_equal(per_record[0], [10, 20, 40, 80])
+    np.testing.assert_array_equal(per_record[2], [30, 60, 120, 240])
+    assert np.isnan(per_record[3]).all()
 
 
 def test_describe_cdf_reports_labels_bins_and_time(real_data: Path, tmp_path: Path) -> None:
@@ -380,5 +387,23 @@ def test_corrupt_file_is_a_server_error(real_data: Path, tmp_path: Path) -> None
         read_cdf_parameters(broken, "AC_K2_MFI", ["Magnitude"])
     not_cdf = tmp_path / "page.cdf"
     not_cdf.write_text("<html>Service unavailable</html>")
-    with pytest.raises(ServerError, match=r"page\.cdf"):
+    with pytest.raises(ServerError, match=r"page\.cdf is HTML, not CDF") as caught:
         read_cdf_parameters(not_cdf, "AC_K2_MFI", ["Magnitude"])
+    assert "corrupt" not in str(caught.value)
+
+
+def test_netcdf_file_is_named_not_corrupt(real_data: Path, tmp_path: Path) -> None:
+    netcdf = tmp_path / "goes.cdf"
+    netcdf.write_bytes((real_data / "goes16_xrsf_l2_avg1m_20210101_truncated.nc").read_bytes())
+    named = r"goes\.cdf is (netCDF|HDF5/netCDF-4), not CDF"
+    with pytest.raises(ServerError, match=named) as caught:
+        read_cdf_parameters(netcdf, "GOES", ["xrsa_flux"])
+    assert "corrupt" not in str(caught.value)
+
+
+def test_variable_without_time_axis_is_explained(tmp_path: Path) -> None:
+    path = spectrogram_file(tmp_path, time_varying_bins=False)
+    with pytest.raises(UserError, match=r"energy in spec_False\.cdf has no time axis") as caught:
+        read_cdf_parameters(path, "SPEC", ["energy"])
+    assert "bins or labels of flux" in str(caught.value)
+    assert not isinstance(caught.value, ServerError)  # the file stays in the file store

@@ -51,11 +51,18 @@ def test_fetch_to_csv_parquet_and_netcdf(hapi: HapiTestServer, tmp_path: Path) -
     assert result.exit_code == 0, result.output
     assert "AC_H2_MFI.Magnitude" in result.stdout and "24" in result.stdout
     frame = pd.read_csv(csv)
-    # Vector components keep their own names; no `BGSEc.BGSEc_0` doubling.
-    assert list(frame.columns) == ["time", "Magnitude", "BGSEc_0", "BGSEc_1", "BGSEc_2"]
+    # Vector components keep their own names (no `BGSEc.BGSEc_0` doubling), and every
+    # header carries its units in a form pandas.read_csv reads by default.
+    assert list(frame.columns) == [
+        "time",
+        "Magnitude [nT]",
+        "BGSEc_0 [nT]",
+        "BGSEc_1 [nT]",
+        "BGSEc_2 [nT]",
+    ]
     assert len(frame) == 24
     assert frame["time"].iloc[0] == "1997-09-02T00:00:00.000000Z"
-    assert frame["Magnitude"].iloc[0] == pytest.approx(2.658)
+    assert frame["Magnitude [nT]"].iloc[0] == pytest.approx(2.658)
 
     parquet = tmp_path / "ace.parquet"
     assert (
@@ -103,7 +110,7 @@ def test_fetch_from_cdf_source_matches_cdflib(
     raw = cdflib.CDF(str(real_data / "ac_k2_mfi_20220101_v03.cdf"))
     expected = np.asarray(raw.varget("Magnitude"), dtype=float)
     assert len(frame) == len(expected) == 24
-    np.testing.assert_array_equal(frame["Magnitude"].to_numpy(), expected)
+    np.testing.assert_array_equal(frame["Magnitude [nT]"].to_numpy(), expected)
 
 
 def test_cache_info_and_clear(hapi: HapiTestServer) -> None:

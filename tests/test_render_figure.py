@@ -280,7 +280,7 @@ def test_mixed_units_in_one_panel_are_called_out(store: DataStore) -> None:
     result = render_plotly_json(
         {"data": [{"data_label": "AC_H2_MFI.Magnitude"}, {"data_label": "AC_H0_SWE.Vp"}]}, store
     )
-    title = _layout(result)["yaxis"]["title"]["text"]
+    title = _layout(result)["yaxis"]["title"]["text"].replace("<br>", " ")
     assert "nT" in title and "km/s" in title and "mixed units" in title
     assert any("mixes units" in note for note in result.notes)
 
@@ -298,7 +298,7 @@ def test_one_unit_written_two_ways_is_not_mixed(store: DataStore) -> None:
     )
     assert not field.notes and not density.notes
     assert _layout(field)["yaxis"]["title"]["text"].endswith("(nT)")
-    assert _layout(density)["yaxis"]["title"]["text"].endswith("(#/cc)")
+    assert _layout(density)["yaxis"]["title"]["text"].endswith("(cm<sup>-3</sup>)")
 
 
 def test_generic_hapi_component_columns_get_frame_names() -> None:
@@ -333,9 +333,15 @@ def test_heatmap_from_data_array(store: DataStore) -> None:
     assert trace["type"] == "heatmap"
     assert len(trace["z"]) == values.shape[1] and len(trace["z"][0]) == values.shape[0]
     assert trace["z"][3][17] == pytest.approx(np.log10(values[17, 3]))
-    np.testing.assert_allclose(trace["y"], entry.data.coords["energy"].to_numpy())
-    assert trace["x"][0] == "2024-01-01T00:00:00"
-    assert "log10" in trace["colorbar"]["title"]["text"]
+    # y holds cell edges (log-spaced bins: geometric midpoints), one more than the bins.
+    edges = np.asarray(trace["y"], dtype=float)
+    np.testing.assert_allclose(np.sqrt(edges[:-1] * edges[1:]), entry.data.coords["energy"])
+    # x holds time edges: half a step before the first record to half after the last.
+    times = pd.DatetimeIndex(entry.data.coords["time"].to_numpy())
+    step = times[1] - times[0]
+    assert pd.Timestamp(trace["x"][0]) == times[0] - step / 2
+    assert len(trace["x"]) == values.shape[0] + 1
+    assert "log" in trace["colorbar"]["title"]["text"]
     assert "eV/cm2-s-sr-eV" in trace["colorbar"]["title"]["text"]
     layout = _layout(result)
     assert layout["yaxis"]["type"] == "log"
@@ -346,10 +352,12 @@ def test_long_heatmap_is_averaged_in_time_within_budget() -> None:
     store = DataStore()
     store.put(_spectrogram_entry(n_time=40_000, n_bins=16))
     result = render_plotly_json(
-        {"data": [{"data_label": "PSP_SWP_SPI.FLUX"}]}, store, point_budget=20_000
+        {"data": [{"data_label": "PSP_SWP_SPI.FLUX", "log_color": False}]},
+        store,
+        point_budget=20_000,
     )
     trace = result.figure["data"][0]
-    columns = len(trace["x"])
+    columns = len(trace["x"]) - 1  # x holds column edges
     assert columns * 16 <= 20_000
     assert len(trace["z"][0]) == columns
     # Column k averages an equal-count block of rows; values are row*bin, so the mean of
@@ -367,7 +375,7 @@ def test_dataframe_flagged_as_spectrogram() -> None:
     result = render_plotly_json({"data": [{"data_label": "X.PSD"}]}, store)
     trace = result.figure["data"][0]
     assert trace["type"] == "heatmap"
-    assert trace["y"] == [1.0, 2.0, 4.0, 8.0]
+    assert trace["y"] == [0.5, 1.5, 3.0, 6.0, 10.0]  # cell edges between the bins
     assert _layout(result)["yaxis"]["title"]["text"] == "f (Hz)"
 
 

@@ -234,16 +234,13 @@ def test_result_size_cap(field: pd.DataFrame) -> None:
         assert _scalar(sandbox.run("result = len(df)", {"b": field})) == 240
 
 
-def test_library_tampering_retires_the_worker(
+def test_library_tampering_never_reaches_the_next_call(
     executor: SandboxExecutor, field: pd.DataFrame
 ) -> None:
-    executor.run("result = 1", {"b": field})
-    pid = executor.worker_pid
     tamper = "cls = type(df)\ncls.sum = lambda self, *a, **k: 0\nresult = 1"
     assert _scalar(executor.run(tamper, {"b": field})) == 1
     outcome = executor.run("result = float(df['bx'].sum())", {"b": field})
     assert _scalar(outcome) == pytest.approx(_total(field, "bx"))
-    assert executor.worker_pid != pid
 
 
 def test_bad_sources_are_rejected_before_running(executor: SandboxExecutor) -> None:

@@ -81,6 +81,11 @@ class Fault:
     delay_s: float = 0.0
     served_bytes: int | None = None
     close_early: bool = False
+    body: bytes | None = None
+    """Send this instead of the file (e.g. an HTML maintenance page), with HTTP 200."""
+    content_type: str | None = None
+    retry_after: str | None = None
+    """With `status`, a Retry-After header (for 429)."""
 
 
 @dataclass
@@ -120,7 +125,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             if fault is not None and fault.status is not None:
-                self._send_error(fault.status, f"Injected failure for {target}")
+                self._send_error(fault.status, f"Injected failure for {target}", fault.retry_after)
             elif path.startswith("/files/"):
                 self._serve_file(path, fault)
             elif path == _DESCRIPTIONS:
@@ -144,17 +149,20 @@ class _Handler(BaseHTTPRequestHandler):
             queue = self.state.faults.get(target) or self.state.faults.get("*")
             return queue.pop(0) if queue else None
 
-    def _send_json(self, status: int, body: object) -> None:
+    def _send_json(self, status: int, body: object, retry_after: str | None = None) -> None:
         payload = json.dumps(body).encode()
         self.send_response(status)
+        if retry_after is not None:
+            self.send_header("Retry-After", retry_after)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
 
-    def _send_error(self, status: int, message: str) -> None:
+    def _send_error(self, status: int, message: str, retry_after: str | None = None) -> None:
         # CDAS answers errors with Message/Error arrays (and the same text in headers).
-        self._send_json(status, {"Message": [], "Warning": [], "Status": [], "Error": [message]})
+        body = {"Message": [], "Warning": [], "Status": [], "Error": [message]}
+        self._send_json(status, body, retry_after)
 
     def _serve_listing(self, dataset_id: str, start_text: str, end_text: str) -> None:
         with self.state.lock:
@@ -212,13 +220,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(404, f"No such file: {path}")
             return
         data = served.path.read_bytes()
+        if fault is not None and fault.body is not None:
+            data = fault.body
         body = data
         promised = len(data)
         if fault is not None and fault.served_bytes is not None:
             body = data[: fault.served_bytes]
             promised = len(data) if fault.close_early else len(body)
         self.send_response(200)
-        self.send_header("Content-Type", "application/x-cdf")
+        ctype = fault.content_type if fault is not None and fault.content_type else None
+        self.send_header("Content-Type", ctype or "application/x-cdf")
         self.send_header("Content-Length", str(promised))
         if promised != len(body):
             self.send_header("Connection", "close")

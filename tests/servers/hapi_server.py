@@ -30,6 +30,13 @@ Fault kinds for `fail_next`: ``http500`` (plain HTTP 500, not JSON), ``1201``, `
 the whole body, the connection closes mid-row), ``cut_chunked`` (chunked transfer that
 stops mid-row without the terminating chunk), ``cut_body`` (a consistent Content-Length
 but the body ends mid-row / mid-record) and ``slow`` (sleep `delay_s` before answering).
+Reliability faults: ``close_rows`` (no Content-Length, no chunking, the connection closes
+after the first half of the rows: a cut at a row boundary only the data can reveal),
+``redirect_loop`` (302 to itself), ``bad_encoding`` (``Content-Encoding: gzip`` over a
+body that is not gzip), ``http429`` (429 with ``Retry-After: delay_s``), ``trickle``
+(honest headers, then one byte every `delay_s`), ``stall`` (headers and half the body,
+then silence for `delay_s`), ``duplicate_rows`` (every CSV row sent twice) and
+``contradict_rows`` (the middle row sent again with different values).
 Rendered bodies are cached per (dataset, parameters, format) and sliced by time, so the
 server streams a year of 1-minute data fast enough for benchmarks.
 """
@@ -71,6 +78,14 @@ FaultKind = Literal[
     "cut_chunked",
     "cut_body",
     "slow",
+    "close_rows",
+    "redirect_loop",
+    "bad_encoding",
+    "http429",
+    "trickle",
+    "stall",
+    "duplicate_rows",
+    "contradict_rows",
 ]
 
 _HTTP_FOR_STATUS = {
@@ -116,6 +131,11 @@ _TIME_UNIT_BY_LENGTH: dict[int, Literal["s", "ms", "us", "ns"]] = {
     30: "ns",
 }
 _WRITE_BLOCK = 1 << 20
+
+
+_BODY_FAULTS = frozenset(
+    {"close_rows", "bad_encoding", "trickle", "stall", "duplicate_rows", "contradict_rows"}
+)
 
 
 @dataclass(frozen=True)
@@ -400,6 +420,33 @@ class HapiTestServer:
             ds = self._datasets[dataset_id]
             ds.rendered[(names, "csv")] = _Rendered(body, offsets, ds.times_ns)
 
+    def add_raw_csv(
+        self,
+        dataset_id: str,
+        info: dict[str, Any],
+        rows: Sequence[str],
+        times_ns: Sequence[int] | np.ndarray,
+    ) -> None:
+        """Serve CSV `rows` verbatim (any time form) for all-parameter requests.
+
+        `times_ns` are the rows' instants (for slicing by start/stop); the served frame
+        behind other requests is empty, so only requests for every parameter work.
+        """
+        names = [p["name"] for p in info["parameters"][1:]]
+        width = sum(int(np.prod(p.get("size", [1]))) for p in info["parameters"][1:])
+        columns = [f"c{i}" for i in range(width)]
+        index = pd.DatetimeIndex(np.asarray(times_ns, dtype="datetime64[ns]"), tz="UTC")
+        frame = pd.DataFrame(np.zeros((len(index), width)), index=index, columns=columns)
+        self.add_dataset(dataset_id, info, frame)
+        body = "".join(row + "\n" for row in rows).encode()
+        lengths = [len(row.encode()) + 1 for row in rows]
+        offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        with self._lock:
+            ds = self._datasets[dataset_id]
+            ds.rendered[(tuple(names), "csv")] = _Rendered(
+                body, offsets, np.asarray(times_ns, dtype=np.int64)
+            )
+
     def info_of(self, dataset_id: str) -> dict[str, Any]:
         """The /info dict registered for `dataset_id`."""
         return self._datasets[dataset_id].info
@@ -462,7 +509,19 @@ class HapiTestServer:
                 return
             fault = None
         try:
-            if fault is not None and fault.kind == "http500":
+            if fault is not None and fault.kind == "redirect_loop":
+                h.send_response(302)
+                h.send_header("Location", h.path)
+                h.send_header("Content-Length", "0")
+                h.end_headers()
+            elif fault is not None and fault.kind == "http429":
+                h.send_response(429)
+                h.send_header("Retry-After", f"{fault.delay_s:g}")
+                h.send_header("Content-Type", "text/plain")
+                h.send_header("Content-Length", "17")
+                h.end_headers()
+                h.wfile.write(b"Too Many Requests")
+            elif fault is not None and fault.kind == "http500":
                 self._send(h, 500, b"Internal Server Error (injected)", "text/plain")
             elif fault is not None and fault.kind.isdigit():
                 raise _HapiError(int(fault.kind), "injected fault")
@@ -476,7 +535,7 @@ class HapiTestServer:
             elif endpoint == "info":
                 self._info(h, query)
             elif endpoint == "data":
-                self._data(h, query, fault.kind if fault is not None else None)
+                self._data(h, query, fault)
             else:
                 self._send(h, 404, b"unknown endpoint", "text/plain")
         except _HapiError as err:
@@ -535,7 +594,8 @@ class HapiTestServer:
         _, ds = self._dataset(query)
         self._json(h, self._info_subset(ds, self._parameters(ds, query)))
 
-    def _data(self, h: BaseHTTPRequestHandler, query: dict[str, str], cut: str | None) -> None:
+    def _data(self, h: BaseHTTPRequestHandler, query: dict[str, str], fault: _Fault | None) -> None:
+        cut = fault.kind if fault is not None else None
         _, ds = self._dataset(query)
         start_text = query.get("start") or query.get("time.min")
         stop_text = query.get("stop") or query.get("time.max")
@@ -586,6 +646,9 @@ class HapiTestServer:
         if cut is None:
             self._send(h, 200, header + body, ctype)
             return
+        if fault is not None and cut in _BODY_FAULTS:
+            self._send_faulty(h, fault, header, body, rendered.offsets[i0 : i1 + 1], ctype)
+            return
         mid = (i0 + i1) // 2
         row_start = int(rendered.offsets[mid] - rendered.offsets[i0])
         row_len = int(rendered.offsets[mid + 1] - rendered.offsets[mid]) if i1 > i0 else 2
@@ -626,6 +689,67 @@ class HapiTestServer:
         view = memoryview(body)
         for i in range(0, len(body), _WRITE_BLOCK):
             h.wfile.write(view[i : i + _WRITE_BLOCK])
+
+    def _send_faulty(
+        self,
+        h: BaseHTTPRequestHandler,
+        fault: _Fault,
+        header: bytes,
+        body: bytes,
+        offsets: np.ndarray,
+        ctype: str,
+    ) -> None:
+        """The reliability faults that act on an otherwise correct body."""
+        starts = (offsets - offsets[0]).astype(int)
+        rows = [body[starts[k] : starts[k + 1]] for k in range(len(starts) - 1)]
+        kind = fault.kind
+        if kind == "close_rows":
+            h.close_connection = True
+            h.send_response(200)
+            h.send_header("Content-Type", ctype)
+            h.send_header("Connection", "close")
+            h.end_headers()
+            h.wfile.write(header + b"".join(rows[: max(1, len(rows) // 2)]))
+            h.wfile.flush()
+            return
+        if kind == "bad_encoding":
+            junk = b"this is not gzip data" * 10
+            h.send_response(200)
+            h.send_header("Content-Type", ctype)
+            h.send_header("Content-Encoding", "gzip")
+            h.send_header("Content-Length", str(len(junk)))
+            h.end_headers()
+            h.wfile.write(junk)
+            return
+        if kind in ("duplicate_rows", "contradict_rows"):
+            if kind == "duplicate_rows":
+                out = b"".join(r + r for r in rows)
+            else:
+                mid = len(rows) // 2
+                fields = rows[mid].rstrip(b"\n").split(b",")
+                changed = b",".join([fields[0], *(b"12345.0" for _ in fields[1:])]) + b"\n"
+                out = b"".join([*rows[: mid + 1], changed, *rows[mid + 1 :]])
+            self._send(h, 200, header + out, ctype)
+            return
+        payload = header + body
+        h.send_response(200)
+        h.send_header("Content-Type", ctype)
+        h.send_header("Content-Length", str(len(payload)))
+        h.end_headers()
+        h.wfile.flush()
+        try:
+            if kind == "trickle":
+                for k in range(len(payload)):
+                    h.wfile.write(payload[k : k + 1])
+                    h.wfile.flush()
+                    if self._stopping.wait(fault.delay_s):
+                        return
+            else:  # stall: half the body, then silence
+                h.wfile.write(payload[: len(payload) // 2])
+                h.wfile.flush()
+                self._stopping.wait(fault.delay_s)
+        except OSError:
+            return  # the client gave up, as it should
 
     def _send_cut(
         self, h: BaseHTTPRequestHandler, kind: str, partial: bytes, full_length: int, ctype: str

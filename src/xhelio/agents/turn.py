@@ -40,6 +40,8 @@ class AssistantReply:
     usage: dict[str, Any] = field(default_factory=dict[str, Any])
     clarification: bool = False
     error: str | None = None
+    follow_up: bool = False
+    """The request built on earlier turns (its missions or times came from the session)."""
 
 
 class Assistant(Protocol):
@@ -150,6 +152,33 @@ def _plan_failure(plan: dict[str, Any] | None) -> str | None:
     return f"The plan failed: none of its {len(tasks)} tasks completed{first}."
 
 
+def _checked(
+    workspace: Workspace,
+    request: str,
+    operations: list[dict[str, Any]],
+    reply: AssistantReply | None,
+    answer: str,
+) -> tuple[str, dict[str, Any] | None]:
+    """The request-vs-data check of both modes: differences are said, never hidden."""
+    from xhelio.agents.check import HEADING, check_turn  # the check imports the parser
+
+    plan = reply.plan if reply else None
+    try:
+        notes = check_turn(
+            request,
+            operations,
+            workspace.context.catalog,
+            follow_up=bool(reply and reply.follow_up),
+        )
+    except XhelioError:
+        return answer, plan  # the catalog cannot be read: nothing to compare against
+    if not notes:
+        return answer, plan
+    if plan and plan.get("status") == "completed":
+        plan = {**plan, "status": "completed_with_warnings", "differences": notes}
+    return f"{answer}\n{HEADING} " + " ".join(notes), plan
+
+
 def run_turn(
     workspace: Workspace,
     assistant: Assistant,
@@ -186,6 +215,7 @@ def run_turn(
     except XhelioError as exc:
         error = error or f"The figure could not be saved: {exc.message}"
     touched = [d for d in (_describe(workspace, lb) for lb in _touched_labels(operations)) if d]
+    answer, plan = _checked(workspace, request, operations, reply, answer)
     workspace.session.history.append(
         {"role": "assistant", "content": answer, "ts": time.time(), "error": error}
     )
@@ -197,7 +227,7 @@ def run_turn(
         session_id=workspace.session.id,
         data=touched,
         figures=figures,
-        plan=reply.plan if reply else None,
+        plan=plan,
         usage=reply.usage if reply else {},
         error=error,
         elapsed_s=time.time() - started,

@@ -77,13 +77,28 @@ def read_tool(workspace: Workspace, name: str, args: dict[str, Any]) -> dict[str
 
 
 def build_figure(
-    labels: list[str], overlay: bool = False, log_y: bool = False, title: str | None = None
+    labels: list[str],
+    overlay: bool = False,
+    log_y: bool = False,
+    title: str | None = None,
+    spectrograms: set[str] | None = None,
+    heatmap_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A figure spec: one panel per label (shared time axis), or all in one panel."""
+    """A figure spec: one panel per label (shared time axis), or all in one panel.
+
+    Labels in `spectrograms` (2-D and higher data) become heatmaps: no line properties,
+    and their y scale follows their bins (log when they span a decade).
+    """
     traces: list[dict[str, Any]] = []
     layout: dict[str, Any] = {}
     for i, label in enumerate(labels):
         trace: dict[str, Any] = {"type": "scatter", "mode": "lines", "data_label": label}
+        if spectrograms and label in spectrograms:
+            trace = {"type": "heatmap", "data_label": label, **(heatmap_options or {})}
+            if not overlay and i:
+                trace["yaxis"] = f"y{i + 1}"
+            traces.append(trace)
+            continue
         if not overlay and i:
             trace["yaxis"] = f"y{i + 1}"
         traces.append(trace)

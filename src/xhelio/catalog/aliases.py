@@ -11,7 +11,7 @@ mistaking physics phrases ("solar wind", "polar cap") or lower-case English word
 parameter names and units that CDAWeb metadata actually uses. `plan_query` turns what a
 person typed into missions named, words that may be dataset ids or parameter names, and
 one FTS5 expression per concept, every word quoted so no input is FTS syntax. Imports
-only `catalog.model` from xhelio.
+only `catalog.model` and `vocabulary` from xhelio.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from xhelio.catalog.model import Mission, ParameterInfo
+from xhelio.vocabulary import load_vocabulary
 
 __all__ = [
     "QUANTITY_SYNONYMS",
@@ -34,85 +35,21 @@ __all__ = [
     "word_spans",
 ]
 
-# Keyed by the snapshot's mission id. Only names people actually type; the snapshot's
-# own ids and names ("Parker Solar Probe (PSP)") are added automatically.
+# Common names, probe shorthands, English-word aliases and physics phrases come from the
+# one domain vocabulary (xhelio/vocabulary/missions.toml and domain.toml).
+_VOCABULARY = load_vocabulary()
 _COMMON_NAMES: dict[str, tuple[str, ...]] = {
-    "ace": ("ACE", "Advanced Composition Explorer"),
-    "psp": ("PSP", "Parker", "Parker Solar Probe", "SPP", "Solar Probe Plus"),
-    "solar-orbiter": ("SolO", "Solar Orbiter", "SOLO"),
-    "wind": ("Wind",),
-    "omni": ("OMNI", "OMNIWeb", "OMNI2"),
-    "mms": ("MMS", "Magnetospheric Multiscale", "MMS1", "MMS2", "MMS3", "MMS4"),
-    "stereo": (
-        "STEREO",
-        "STA",
-        "STB",
-        "STEREO-A",
-        "STEREO-B",
-        "STEREO Ahead",
-        "STEREO Behind",
-    ),
-    "themis": ("THEMIS", "ARTEMIS", "THA", "THB", "THC", "THD"),
-    "rbsp": (
-        "Van Allen Probes",
-        "Van Allen Probe",
-        "RBSP",
-        "RBSP-A",
-        "RBSP-B",
-        "Radiation Belt Storm Probes",
-    ),
-    "goes": ("GOES",),
-    "dscovr": ("DSCOVR", "Deep Space Climate Observatory"),
-    "cluster": ("Cluster", "Cluster II"),
-    "ulysses": ("Ulysses",),
-    "voyager": ("Voyager", "Voyager 1", "Voyager 2"),
-    "helios": ("Helios", "Helios 1", "Helios 2"),
-    "imp": ("IMP", "IMP-8", "IMP8", "Interplanetary Monitoring Platform"),
-    "geotail": ("Geotail",),
-    "cassini": ("Cassini",),
-    "polar": ("Polar",),
-    "erg": ("Arase", "ERG"),
-    "timed": ("TIMED",),
-    "soho": ("SOHO", "Solar and Heliospheric Observatory"),
-    "de": ("Dynamics Explorer", "DE-1", "DE-2", "DE1", "DE2"),
-    "isee": ("ISEE", "ISEE-1", "ISEE-2", "ISEE-3"),
-    "cnofs": ("C/NOFS", "CNOFS"),
-    "noaa": ("NOAA", "POES"),
-    "maven": ("MAVEN",),
-    "messenger": ("MESSENGER",),
-    "new-horizons": ("New Horizons",),
-    "barrel": ("BARREL", "Balloons"),
-    "csswe": ("CSSWE", "ELFIN", "Cubesats", "Smallsats"),
-    "darn": ("SuperDARN",),
-    "twins": ("TWINS",),
-    "ibex": ("IBEX",),
-    "icon": ("ICON",),
-    "gold": ("GOLD",),
-    "fast": ("FAST",),
-    "image": ("IMAGE",),
-    "lanl": ("LANL",),
-    "sampex": ("SAMPEX",),
-    "pioneer": ("Pioneer", "Pioneer 10", "Pioneer 11"),
-    "mariner": ("Mariner",),
+    m.mission_id: m.names + tuple(s for probe in m.probes.values() for s in probe)
+    for m in _VOCABULARY.missions.values()
 }
-
 # Aliases that are also everyday words of the field: they name a mission only when written
 # with a capital letter ("FAST electrons", "Polar UVI"), never in lower case ("fast ions",
 # "polar region"). Lower-case "wind" still means the spacecraft unless in "solar wind".
-_ENGLISH_WORD_ALIASES = frozenset({"fast", "image", "polar", "moon", "erg", "de", "timed", "reach"})
-
+_ENGLISH_WORD_ALIASES = _VOCABULARY.english_word_aliases
+# Probe shorthands that count only when typed exactly so: "THE" is THEMIS-E, "The" English.
+_EXACT_ALIASES = _VOCABULARY.exact_aliases()
 # Phrases whose words collide with mission names but mean physics, in any case.
-_PHYSICS_PHRASES = (
-    "solar wind",
-    "wind speed",
-    "wind velocity",
-    "slow wind",
-    "fast wind",
-    "polar cap",
-    "polar cusp",
-    "fast mode",
-    "fast wave",
-)
+_PHYSICS_PHRASES = _VOCABULARY.physics_phrases
 
 
 def normalize_name(text: str) -> str:
@@ -171,6 +108,10 @@ class AliasTable:
         own = {normalize_name(mission_id), normalize_name(self._names.get(mission_id, ""))}
         return tuple(a for a in self._aliases.get(mission_id, ()) if normalize_name(a) not in own)
 
+    def names(self) -> dict[str, str]:
+        """Every normalized name and the mission id it names (a copy)."""
+        return dict(self._by_name)
+
     def resolve(self, name: str) -> str | None:
         """Mission id named by `name` (any alias, any case), or None."""
         key = normalize_name(name)
@@ -212,6 +153,8 @@ class AliasTable:
                 continue
             original = text[words[start][1] : words[start + length - 1][2]]
             if key in _ENGLISH_WORD_ALIASES and original == original.lower():
+                continue
+            if key.upper() in _EXACT_ALIASES and original != key.upper():
                 continue
             return MissionMention(mission_id, start, start + length, original)
         return None

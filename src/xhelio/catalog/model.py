@@ -8,7 +8,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-__all__ = ["DatasetInfo", "Mission", "ParameterInfo"]
+__all__ = ["BinsAxis", "DatasetInfo", "Mission", "ParameterInfo"]
+
+
+@dataclass(frozen=True)
+class BinsAxis:
+    """One dimension's bins of a parameter (HAPI `bins`, CDF DEPEND_i).
+
+    Values are constant (`centers`, `low`/`high` edges) or, for bins that change with
+    time, the name of the parameter that holds them per record (`centers_param`,
+    `ranges_param`).
+    """
+
+    name: str
+    units: str = ""
+    centers: tuple[float, ...] | None = None
+    centers_param: str | None = None
+    low: tuple[float, ...] | None = None
+    high: tuple[float, ...] | None = None
+    ranges_param: str | None = None
+    labels: tuple[str, ...] | None = None
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -25,6 +45,8 @@ class ParameterInfo:
     bins: tuple[float, ...] | None = None
     bins_name: str | None = None
     bins_units: str | None = None
+    bins_axes: tuple[BinsAxis, ...] = ()
+    """Bins per dimension (HAPI `bins` list); `bins` above is the first one's centres."""
 
     @property
     def components(self) -> int:

@@ -6,9 +6,9 @@ coverage) and `data/metadata/*.json` (one HAPI `/info` answer per dataset). Only
 files are read: the package is located with `importlib.util.find_spec`, which does not
 run its code, because its Python modules may touch the network.
 
-This module also holds the HAPI `/info` parser (`dataset_from_hapi_info`) shared with
-the live refresh, and the cadence guess from a dataset title. Imports only
-`catalog.model` and `errors` from xhelio.
+HAPI `/info` files are read by `catalog.hapi_info`, the one parser shared with the live
+refresh and the HAPI source; this module adds the cadence guess from a dataset title.
+Imports only `catalog` and `errors` from xhelio.
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ import importlib.metadata
 import importlib.util
 import json
 import re
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from xhelio.catalog.model import DatasetInfo, Mission, ParameterInfo
+from xhelio.catalog import hapi_info
+from xhelio.catalog.hapi_info import parse_optional_hapi_time, parse_parameters
+from xhelio.catalog.model import DatasetInfo, Mission
 from xhelio.errors import ConfigError
 
 __all__ = [
@@ -95,28 +97,8 @@ def snapshot_version() -> str:
 
 
 def parse_hapi_time(text: object) -> datetime | None:
-    """Parse a HAPI/CDAWeb time string (`2017-07-01T00:00:00.000Z`, `1997-237`) as UTC."""
-    if not isinstance(text, str) or not text.strip():
-        return None
-    raw = text.strip().rstrip("Zz")
-    ordinal = re.fullmatch(r"(\d{4})-(\d{3})(T.*)?", raw)
-    try:
-        if ordinal:
-            year, day, rest = ordinal.groups()
-            base = datetime.strptime(f"{year}-{day}", "%Y-%j")
-            if rest:
-                clock = datetime.fromisoformat("2000-01-01" + rest)
-                base = base.replace(
-                    hour=clock.hour,
-                    minute=clock.minute,
-                    second=clock.second,
-                    microsecond=clock.microsecond,
-                )
-            return base.replace(tzinfo=UTC)
-        parsed = datetime.fromisoformat(raw)
-    except ValueError:
-        return None
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    """Parse a HAPI/CDAWeb time string (any HAPI form, e.g. `1997-237`) as UTC, or None."""
+    return parse_optional_hapi_time(text)
 
 
 _CADENCE_UNITS: tuple[tuple[str, str, float], ...] = (
@@ -179,111 +161,15 @@ def cadence_from_text(title: str, dataset_id: str = "") -> str | None:
     return None
 
 
-def _text(value: object) -> str:
-    """HAPI strings may be null or (for units) a per-component list; flatten to text."""
-    if type(value) is str:
-        return value
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        items = [str(v) for v in value if v is not None]  # pyright: ignore[reportUnknownVariableType]
-        unique = list(dict.fromkeys(items))
-        return unique[0] if len(unique) == 1 else ", ".join(unique)
-    return str(value)
-
-
-def _size(value: object) -> tuple[int, ...] | None:
-    if isinstance(value, list) and value:
-        return tuple(int(v) for v in value)  # pyright: ignore[reportUnknownArgumentType]
-    if isinstance(value, int):
-        return (value,)
-    return None
-
-
-def _labels(value: object) -> tuple[str, ...] | None:
-    if isinstance(value, list):
-        return tuple(_text(v) for v in value)  # pyright: ignore[reportUnknownVariableType]
-    if isinstance(value, str) and value:
-        return (value,)
-    return None
-
-
-def _bins(value: object) -> tuple[tuple[float, ...] | None, str | None, str | None]:
-    """First bins entry of a HAPI parameter: (centers, name, units); centers only if numeric."""
-    if not isinstance(value, list) or not value or not isinstance(value[0], dict):
-        return None, None, None
-    first: dict[str, Any] = value[0]
-    centers_raw = first.get("centers")
-    centers: tuple[float, ...] | None = None
-    if isinstance(centers_raw, list) and all(
-        isinstance(c, int | float) and not isinstance(c, bool)
-        for c in centers_raw  # pyright: ignore[reportUnknownVariableType]
-    ):
-        centers = tuple(float(c) for c in centers_raw)  # pyright: ignore[reportUnknownArgumentType]
-    name = first.get("name")
-    units = first.get("units")
-    return (
-        centers,
-        str(name) if name is not None else None,
-        _text(units) if units is not None else None,
-    )
-
-
-def parse_parameters(raw: object) -> tuple[ParameterInfo, ...]:
-    """Turn a HAPI `/info` `parameters` list into ParameterInfo records, faithfully."""
-    if not isinstance(raw, list):
-        return ()
-    parameters: list[ParameterInfo] = []
-    for item in raw:  # pyright: ignore[reportUnknownVariableType]
-        if not isinstance(item, dict) or "name" not in item:
-            continue
-        entry: dict[str, Any] = item  # pyright: ignore[reportUnknownVariableType]
-        fill = entry.get("fill")
-        centers, bins_name, bins_units = _bins(entry.get("bins"))
-        parameters.append(
-            ParameterInfo(
-                name=str(entry["name"]),
-                type=str(entry.get("type") or "double"),
-                units=_text(entry.get("units")),
-                size=_size(entry.get("size")),
-                fill=None if fill is None else str(fill),
-                description=_text(entry.get("description")),
-                labels=_labels(entry.get("label")),
-                bins=centers,
-                bins_name=bins_name,
-                bins_units=bins_units,
-            )
-        )
-    return tuple(parameters)
-
-
 def dataset_from_hapi_info(
     dataset_id: str,
     info: dict[str, Any],
     base: DatasetInfo | None = None,
     guess_cadence: bool = True,
 ) -> DatasetInfo:
-    """Build a DatasetInfo from a HAPI `/info` dict, keeping what `base` knows otherwise.
-
-    Values present in `info` (parameters, startDate/stopDate, cadence, maxRequestDuration)
-    win; empty ones fall back to `base`. Without a titled `base`, the title comes from the
-    info's `description`; a cadence neither source gives is guessed from the title.
-    """
-    known = base or DatasetInfo(id=dataset_id)
-    parameters = parse_parameters(info.get("parameters"))
-    title = _text(info.get("description")) if not known.title else known.title
-    cadence = _text(info.get("cadence")) or known.cadence
-    if cadence is None and guess_cadence:
-        cadence = cadence_from_text(title, dataset_id)
-    return replace(
-        known,
-        id=dataset_id,
-        title=title,
-        start=parse_hapi_time(info.get("startDate")) or known.start,
-        stop=parse_hapi_time(info.get("stopDate")) or known.stop,
-        cadence=cadence,
-        max_request_duration=_text(info.get("maxRequestDuration")) or known.max_request_duration,
-        parameters=parameters or known.parameters,
+    """Build a DatasetInfo from a HAPI `/info` dict (see `catalog.hapi_info`)."""
+    return hapi_info.dataset_from_hapi_info(
+        dataset_id, info, base, cadence_from_text if guess_cadence else None
     )
 
 

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import pandas as pd
 import typer
-import xarray as xr
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -17,8 +16,8 @@ from xhelio.api.direct import ToolCallError
 from xhelio.catalog.index import Catalog
 from xhelio.cli.errors import handle_errors
 from xhelio.config import Settings
-from xhelio.data.entry import DataEntry
 from xhelio.data.fetch import DataFetcher, FetchReport, clamp_to_availability
+from xhelio.data.outputs import combined_frame, write_output
 from xhelio.data.store import DataStore
 from xhelio.data.streamout import (
     PieceSummary,
@@ -40,22 +39,6 @@ __all__ = ["register"]
 console = Console(stderr=True)
 
 
-def _combined_frame(entries: list[DataEntry]) -> pd.DataFrame:
-    """One table of all parameters, outer-joined on time, columns named unambiguously."""
-    frames: list[pd.DataFrame] = []
-    for entry in entries:
-        frame = frame_of(entry)
-        param = entry.source_parameter or entry.label
-        # Vector components already carry their parameter's name (`BGSEc_0`); others
-        # (a spectrogram's bins) get it as a prefix so columns never collide.
-        if len(entries) > 1 and not all(str(c).startswith(param) for c in frame.columns):
-            frame = frame.add_prefix(f"{param}.")
-        frames.append(frame)
-    combined = frames[0] if len(frames) == 1 else pd.concat(frames, axis=1, join="outer")
-    combined.index.name = "time"
-    return combined.sort_index()
-
-
 _OUTPUT_SUFFIXES = (".csv", ".parquet", ".nc")
 
 
@@ -66,39 +49,6 @@ def _check_output(out: Path) -> None:
     if out.is_dir():
         raise UserError(f"Cannot write '{out}': it is a folder; give a file name.")
     out.parent.mkdir(parents=True, exist_ok=True)  # an unusable folder fails here, early
-
-
-def _write_output(entries: list[DataEntry], out: Path) -> None:
-    suffix = out.suffix.lower()
-    if suffix == ".csv":
-        _combined_frame(entries).to_csv(out, date_format="%Y-%m-%dT%H:%M:%S.%fZ")
-    elif suffix == ".parquet":
-        _combined_frame(entries).to_parquet(out)
-    elif suffix == ".nc":
-        dataset = xr.Dataset()
-        for entry in entries:
-            name = entry.source_parameter or entry.label
-            if isinstance(entry.data, xr.DataArray):
-                dataset[name] = entry.data
-                continue
-            frame = entry.data
-            times = pd.DatetimeIndex(frame.index).tz_convert("UTC").tz_localize(None)
-            if frame.shape[1] == 1:
-                dataset[name] = xr.DataArray(
-                    frame.iloc[:, 0].to_numpy(), coords={"time": times}, dims="time"
-                )
-            else:
-                dataset[name] = xr.DataArray(
-                    frame.to_numpy(),
-                    coords={"time": times, f"{name}_component": [str(c) for c in frame.columns]},
-                    dims=("time", f"{name}_component"),
-                )
-            dataset[name].attrs.update(
-                units=next(iter(entry.units.values()), ""), description=entry.description
-            )
-        dataset.to_netcdf(out)
-    else:
-        raise UserError(f"Cannot write '{out.name}': use a .csv, .parquet or .nc file name.")
 
 
 def _summary(reports: list[FetchReport]) -> Table:
@@ -123,6 +73,12 @@ def fetch(
         str, typer.Option("--time", "-t", help="Time range, e.g. '2024-01-15 to 2024-01-20'.")
     ],
     source: Annotated[str | None, typer.Option("--source", help="hapi or cdf.")] = None,
+    valid_range: Annotated[
+        bool,
+        typer.Option(
+            "--valid-range", help="Also mask values outside VALIDMIN/VALIDMAX (reports how many)."
+        ),
+    ] = False,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write .csv, .parquet or .nc.")
     ] = None,
@@ -149,14 +105,15 @@ def fetch(
         # so the fetch is in the session's operations log and events.
         workspace = open_workspace(session, ephemeral=session is None, services=services)
         try:
-            reports = _fetch_through_funnel(workspace, dataset, parameters, time, source)
+            reports = _fetch_through_funnel(
+                workspace, dataset, parameters, time, source, valid_range
+            )
             entries = [workspace.session.store.get(r.label) for r in reports]
         finally:
             workspace.close()
     _print_reports(reports)
     if out is not None:
-        with atomic_output(out) as temp:
-            _write_output(entries, temp)
+        write_output(entries, out)
         console.print(f"Wrote {out}", highlight=False)
 
 
@@ -209,7 +166,7 @@ def _stream(
             first.setdefault(report.label, report)
             summaries.setdefault(report.label, PieceSummary()).add(frame_of(entry))
             notes.extend(n for n in report.notes if n not in notes and "coverage" not in n)
-        return _combined_frame(entries)
+        return combined_frame(entries)[0]
 
     with (
         atomic_output(out) as temp,
@@ -259,7 +216,12 @@ _STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def _fetch_through_funnel(
-    workspace: Workspace, dataset: str, parameters: list[str], time: str, source: str | None
+    workspace: Workspace,
+    dataset: str,
+    parameters: list[str],
+    time: str,
+    source: str | None,
+    valid_range: bool,
 ) -> list[FetchReport]:
     """Fetch each parameter with the `fetch_data` tool; a failure raises with its message."""
     reports: list[FetchReport] = []
@@ -267,9 +229,15 @@ def _fetch_through_funnel(
     with console.status(f"Fetching {dataset}") as status:
         for parameter in parameters:
             status.update(f"Fetching {dataset}.{parameter}")
-            args = {"dataset_id": dataset, "parameter_id": parameter, "time_range": time}
+            args: dict[str, object] = {
+                "dataset_id": dataset,
+                "parameter_id": parameter,
+                "time_range": time,
+            }
             if source is not None:
                 args["source"] = source
+            if valid_range:
+                args["valid_range"] = True
             result = workspace.funnel.call_typed("fetch_data", args, caller="cli")
             if not result.ok:
                 raise ToolCallError(result.error_type or "error", result.error or "fetch failed")

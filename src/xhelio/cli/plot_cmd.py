@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+import xarray as xr
 from rich.console import Console
 
 from xhelio.api.direct import build_figure, checked_call
 from xhelio.cli.errors import handle_errors
+from xhelio.data.persist import atomic_write_bytes
 from xhelio.errors import UserError
 from xhelio.tools.workspace import open_workspace
 
@@ -32,6 +34,13 @@ def plot(
     overlay: Annotated[bool, typer.Option("--overlay", help="All series in one panel.")] = False,
     log_y: Annotated[bool, typer.Option("--log-y", help="Logarithmic y axes.")] = False,
     title: Annotated[str | None, typer.Option("--title", help="Figure title.")] = None,
+    select: Annotated[
+        list[str] | None,
+        typer.Option("--select", help="For 2-D+ data: DIM=INDEX or DIM=LABEL to take."),
+    ] = None,
+    reduce: Annotated[
+        str | None, typer.Option("--reduce", help="For 2-D+ data: mean, sum, max or min.")
+    ] = None,
 ) -> None:
     """Fetch (or reuse) the given series and write a stacked, publication-ready plot."""
     fmt = out.suffix.lower().lstrip(".")
@@ -62,7 +71,15 @@ def plot(
             labels.extend(report.labels)
             for note in report.payload.get("notes") or []:
                 console.print(f"[yellow]{note}[/]", highlight=False)
-        spec = build_figure(labels, overlay, log_y, title)
+        store = workspace.session.store
+        spectrograms = {
+            label
+            for label in labels
+            if isinstance(store.get(label).data, xr.DataArray) and store.get(label).data.ndim >= 2
+        }
+        spec = build_figure(
+            labels, overlay, log_y, title, spectrograms, _heatmap_options(select, reduce)
+        )
         checked_call(workspace, "render_plotly_json", {"figure": spec}, caller="cli")
         result = workspace.session.plot.current
         assert result is not None
@@ -70,12 +87,28 @@ def plot(
         exported = checked_call(workspace, "manage_plot", args, caller="cli")
         written = Path(str(exported.payload["path"]))
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(written.read_bytes())
+        atomic_write_bytes(out, written.read_bytes())
     finally:
         workspace.close()
     for note in result.notes:
         console.print(note, highlight=False)
     console.print(f"Wrote {out} ({len(result.traces)} traces, {result.points_sent} points)")
+
+
+def _heatmap_options(select: list[str] | None, reduce: str | None) -> dict[str, Any]:
+    """Trace keys choosing a slice or reduction of multi-dimensional data."""
+    options: dict[str, Any] = {}
+    chosen: dict[str, Any] = {}
+    for item in select or []:
+        dim, sep, value = item.partition("=")
+        if not sep or not dim or not value:
+            raise UserError(f"--select '{item}': write DIM=INDEX or DIM=LABEL, e.g. Look=0.")
+        chosen[dim] = int(value) if value.lstrip("-").isdigit() else value
+    if chosen:
+        options["select"] = chosen
+    if reduce:
+        options["reduce"] = reduce
+    return options
 
 
 def register(app: typer.Typer) -> None:

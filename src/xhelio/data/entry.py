@@ -6,6 +6,7 @@ Imports nothing from xhelio.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 import xarray as xr
@@ -31,6 +32,19 @@ class DataEntry:
     is_timeseries: bool = True
     fetched_range: tuple[str, str] | None = None
     """For fetched data: the (start, end) ISO range that was requested, to spot repeats."""
+    meta: dict[str, Any] = field(default_factory=dict[str, Any])
+    """JSON-able meaning of the data, carried into figures and output files: ``units``
+    (as the source wrote them), ``display_units``, ``description``, ``labels``,
+    ``dims`` (bins: centres, edges, units, per dimension), ``fill``,
+    ``valid_min``/``valid_max``, ``scale`` (e.g. 10 for Kp x10), ``citation``
+    (``dataset``, ``doi``, ``pi``, ``acknowledgement``), ``dataset_title``,
+    ``mission``, ``instrument`` and ``notes`` (what was done to the data)."""
+
+    @property
+    def citation(self) -> dict[str, str]:
+        """The dataset's citation (dataset, doi, pi, acknowledgement), empty if unknown."""
+        value = self.meta.get("citation")
+        return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
     @property
     def columns(self) -> list[str]:

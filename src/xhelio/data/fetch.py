@@ -11,15 +11,16 @@ skips parameters already in memory for that range, fetches through the chosen so
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 
 from xhelio.catalog.index import Catalog
-from xhelio.catalog.model import DatasetInfo
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.data.arrays import entry_from_parameter
+from xhelio.data.cleaning import apply_valid_range
 from xhelio.data.entry import DataEntry
 from xhelio.data.store import DataStore
 from xhelio.errors import (
@@ -129,35 +130,6 @@ def _fmt(t: datetime | None) -> str:
     return "unknown" if t is None else format_time(t)
 
 
-def entry_from_parameter(dataset_id: str, data: ParameterData) -> DataEntry:
-    """Wrap fetched `ParameterData` as a DataStore entry labelled `DATASET.PARAM`."""
-    label = f"{dataset_id}.{data.name}"
-    payload: pd.DataFrame | xr.DataArray = data.frame
-    units = dict.fromkeys((str(c) for c in data.frame.columns), data.units)
-    if data.bins is not None:
-        bins_dim = data.bins_name or "bins"
-        times = pd.DatetimeIndex(data.frame.index).tz_convert("UTC").tz_localize(None)
-        array = xr.DataArray(
-            data.frame.to_numpy(dtype=float),
-            dims=("time", bins_dim),
-            coords={"time": times.to_numpy(), bins_dim: np.asarray(data.bins, dtype=float)},
-            name=data.name,
-            attrs={"units": data.units, "description": data.description},
-        )
-        array.coords[bins_dim].attrs["units"] = data.bins_units or ""
-        payload = array
-        units = {data.name: data.units}
-    return DataEntry(
-        label=label,
-        data=payload,
-        units=units,
-        description=data.description,
-        source_dataset=dataset_id,
-        source_parameter=data.name,
-        is_timeseries=True,
-    )
-
-
 def _cadence(index: pd.DatetimeIndex) -> str | None:
     if len(index) < 2:
         return None
@@ -216,7 +188,7 @@ def check_memory_budget(
     estimate = estimate_request(info.cadence, time_range, columns)
     if estimate is None or estimate.bytes <= budget_bytes:
         return
-    fits = timedelta(seconds=budget_bytes / estimate.bytes_per_second)
+    fits = _round_down(timedelta(seconds=budget_bytes / estimate.bytes_per_second))
     shorter = TimeRange(time_range.start, time_range.start + fits)
     coarser = _coarser_dataset(catalog, info, names, time_range, budget_bytes)
     hint = f" or a coarser dataset such as {coarser}" if coarser else " or a coarser dataset"
@@ -227,6 +199,14 @@ def check_memory_budget(
         f"(XHELIO_SESSION_MEMORY_MB). Ask for a shorter range (e.g. {shorter}){hint}; "
         "or write it to a file with `xhelio fetch ... --out FILE`, which streams."
     )
+
+
+def _round_down(span: timedelta) -> timedelta:
+    """A readable span no longer than `span`: whole days, hours or minutes."""
+    for unit in (timedelta(days=1), timedelta(hours=1), timedelta(minutes=1)):
+        if span >= 2 * unit:
+            return span // unit * unit
+    return max(span, timedelta(seconds=1))
 
 
 def _components(info: DatasetInfo, name: str) -> int:
@@ -281,8 +261,14 @@ class DataFetcher:
         parameters: Sequence[str],
         time_range: str | TimeRange,
         progress: ProgressCallback | None = None,
+        valid_range: bool = False,
     ) -> list[FetchReport]:
-        """Fetch `parameters` of `dataset_id` over `time_range` into the store."""
+        """Fetch `parameters` of `dataset_id` over `time_range` into the store.
+
+        Fill values are NaN. With `valid_range`, values outside VALIDMIN/VALIDMAX are
+        masked too and each report says how many; by default they are kept (valid
+        ranges mask real data often enough that doing it silently is wrong).
+        """
         info = self.catalog.dataset(dataset_id)
         names = self._resolve_parameters(info, parameters)
         requested = (
@@ -301,15 +287,25 @@ class DataFetcher:
             if self.memory_budget_bytes is not None:
                 check_memory_budget(self.catalog, info, wanted, clamped, self.memory_budget_bytes)
             fetched = self.source.fetch(info.id, wanted, clamped, progress)
+            self._remember_variables(info, [fetched[name] for name in wanted])
             for name in wanted:
                 data = drop_duplicate_times(fetched[name], f"{info.id}.{name}")
-                entry = entry_from_parameter(info.id, data)
+                cleaning_note = None
+                if valid_range:
+                    data, _, cleaning_note = apply_valid_range(data)
+                entry = entry_from_parameter(info.id, data, info)
                 entry.fetched_range = _key(clamped)
+                if cleaning_note:
+                    entry.meta.setdefault("notes", []).append(cleaning_note)
                 self.store.put(entry)
                 report = _report(entry, data, clamped)
                 if note:
                     report.notes.append(note)
                 report.notes.extend(data.notes)
+                if cleaning_note:
+                    report.notes.append(cleaning_note)
+                # What the source did to the data (leap seconds mapped, ...) is said once.
+                report.notes.extend(str(n) for n in data.meta.get("notes") or [])
                 if report.all_nan_columns:
                     report.notes.append(
                         f"Warning: {', '.join(report.all_nan_columns)} of {entry.label} "
@@ -319,11 +315,36 @@ class DataFetcher:
                 reports.append(report)
         return reports
 
+    def _remember_variables(self, info: DatasetInfo, fetched: Sequence[ParameterData]) -> None:
+        """Add variables read from a file but unknown to the catalog (support data)."""
+        new = [d for d in fetched if info.parameter(d.name) is None]
+        if not new:
+            return
+        added = tuple(
+            ParameterInfo(
+                name=d.name,
+                units=d.units,
+                description=d.description,
+                size=tuple(int(x["size"]) for x in d.meta.get("dims") or []) or None,
+            )
+            for d in new
+        )
+        try:
+            self.catalog.upsert([replace(info, parameters=(*info.parameters, *added))])
+        except Exception:
+            return
+
     def _resolve_parameters(self, info: DatasetInfo, parameters: Sequence[str]) -> list[str]:
         available = [p.name for p in info.data_parameters]
         names: list[str] = []
         for requested in parameters:
             param = info.parameter(requested)
+            if param is None and self.source.name == "cdf":
+                # Every variable of a CDF file is fetchable by name (support data, quality
+                # flags, uncertainties): the file, not the catalog, has the last word.
+                if requested not in names:
+                    names.append(requested)
+                continue
             if param is None or param.is_time:
                 raise UnknownParameterError(info.id, requested, available)
             if param.name not in names:

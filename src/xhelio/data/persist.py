@@ -16,7 +16,12 @@ Atomic: a save writes a fresh `data-<id>/` folder, then replaces `index.json` wi
 `os.replace`, then deletes older data folders. A crash at any step leaves an `index.json`
 that names a complete data folder, so the previous (or the new) state stays readable. One
 writer per folder at a time (a session owns its folder); saves in one process are
-serialised. Imports only `data.entry`, `data.store` and `errors`.
+serialised.
+
+`write_entry` / `read_entry` write and read ONE entry under a new unique file name (temp
+file + rename), for stores where several writers share a folder (the session store);
+`atomic_write_bytes` / `atomic_write_text` write any state file atomically. Imports only
+`data.entry`, `data.store` and `errors`.
 """
 
 from __future__ import annotations
@@ -188,6 +193,7 @@ def _write_entry(entry: DataEntry, folder: Path, number: int | None) -> dict[str
         "source_parameter": entry.source_parameter,
         "is_timeseries": entry.is_timeseries,
         "fetched_range": list(entry.fetched_range) if entry.fetched_range else None,
+        "meta": entry.meta,
     }
 
 
@@ -210,6 +216,7 @@ def _read_entry(record: dict[str, Any], folder: Path) -> DataEntry:
             source_parameter=record.get("source_parameter"),
             is_timeseries=bool(record.get("is_timeseries", True)),
             fetched_range=tuple(record["fetched_range"]) if record.get("fetched_range") else None,
+            meta=dict(record.get("meta") or {}),
         )
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
         raise SavedStoreError(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -33,11 +33,14 @@ import xarray as xr
 from plotly.basedatatypes import BaseTraceType
 
 from xhelio.data.entry import DataEntry
+from xhelio.data.meaning import citation_text, display_units, html_units, prefers_log_colour
 from xhelio.data.store import DataStore, UnknownLabelError
 from xhelio.errors import NoDataError, UserError
 from xhelio.render.component_names import component_names
-from xhelio.render.downsample import bucket_mean_columns, downsample_line
+from xhelio.render.downsample import downsample_line
 from xhelio.render.layout import AxisFacts, build_layout
+from xhelio.render.spectrogram import BinCells, bin_cells, raster, reduce_to_bins, time_columns
+from xhelio.sources.dims import edges_from_centres
 from xhelio.timerange import TimeRange
 
 __all__ = [
@@ -59,7 +62,16 @@ GAP_FACTOR = 10
 MIN_HEATMAP_COLUMNS = 500
 # Even a crowded figure draws each line with at least this many points.
 _MIN_LINE_POINTS = 200
-XHELIO_TRACE_KEYS = ("data_label", "column", "panel", "log_color", "log_y")
+XHELIO_TRACE_KEYS = (
+    "data_label",
+    "column",
+    "panel",
+    "log_color",
+    "log_y",
+    "bins_dim",
+    "select",
+    "reduce",
+)
 # plotly.js's default colorway; vector components get these explicitly so each stays
 # distinct even when the model gave the vector one shared style.
 COMPONENT_COLOURS = (
@@ -182,7 +194,7 @@ class _HeatmapPlan:
     template: dict[str, Any]
     x: _XValues
     values: np.ndarray
-    bins: np.ndarray
+    cells: BinCells
     bins_title: str
     unit: str
     log_color: bool
@@ -190,6 +202,7 @@ class _HeatmapPlan:
     data_label: str
     spec_index: int
     log_y: bool = False
+    quantity: str = ""
 
 
 @dataclass
@@ -223,7 +236,7 @@ def render_plotly_json(
     plans = [
         plan
         for index, trace in enumerate(spec["data"])
-        for plan in _plan_trace(trace, index, store, time_range)
+        for plan in _plan_trace(trace, index, store, time_range, notes)
     ]
     _name_components(plans)
     budgets = _budgets(plans, point_budget)
@@ -240,7 +253,17 @@ def render_plotly_json(
         )
     notes.extend(f"{s.name} has no data to show." for s in summaries if s.points_total == 0)
     axis_info = [_axis_facts(plan) for plan in plans]
-    layout, panels = build_layout(spec.get("layout", {}), traces, axis_info, time_range, notes)
+    entries = [
+        store.get(label)
+        for label in dict.fromkeys(p.data_label for p in plans if not isinstance(p, _LiteralPlan))
+    ]
+    spec_layout = dict(spec.get("layout", {}))
+    if "title" not in spec_layout and entries:
+        title = _default_title(entries)
+        if title:
+            spec_layout["title"] = {"text": title}
+    layout, panels = build_layout(spec_layout, traces, axis_info, time_range, notes)
+    _add_citation(layout, _citations(entries))
     resolved: dict[str, Any] = {"data": traces, "layout": layout}
     _validate(resolved)
     return RenderResult(resolved, spec, summaries, panels, notes, time_range)
@@ -329,7 +352,11 @@ def _match_column(entry: DataEntry, wanted: str) -> str:
 
 
 def _plan_trace(
-    trace: dict[str, Any], index: int, store: DataStore, window: TimeRange | None
+    trace: dict[str, Any],
+    index: int,
+    store: DataStore,
+    window: TimeRange | None,
+    notes: list[str],
 ) -> list[_Plan]:
     """Turn one spec trace into plans: several for a vector, one heatmap for 2-D data."""
     template = {k: copy.deepcopy(v) for k, v in trace.items() if k not in XHELIO_TRACE_KEYS}
@@ -348,8 +375,18 @@ def _plan_trace(
     if isinstance(trace.get("column"), str):
         column = _match_column(entry, trace["column"])
     if _is_two_dimensional(entry, template):
-        plan = _heatmap_plan(entry, template, index, window, bool(trace.get("log_color")))
-        plan.log_y = log_y
+        log_color = trace.get("log_color")
+        plan = _heatmap_plan(
+            entry,
+            _heatmap_template(template, notes),
+            index,
+            window,
+            None if log_color is None else bool(log_color),
+            _Reduction(trace.get("bins_dim"), trace.get("select"), trace.get("reduce")),
+            notes,
+        )
+        wants_log = trace.get("log_y")
+        plan.log_y = _bins_span_decade(plan.cells) if wants_log is None else bool(wants_log)
         return [plan]
     plans = _line_plans(entry, column, template, index, window)
     for line in plans:
@@ -360,12 +397,7 @@ def _plan_trace(
 def _is_two_dimensional(entry: DataEntry, template: dict[str, Any]) -> bool:
     data = entry.data
     if isinstance(data, xr.DataArray):
-        if data.ndim > 2:
-            raise UserError(
-                f"'{entry.label}' has {data.ndim} dimensions {data.dims}; a figure can show "
-                "at most 2. Reduce it (select or average a dimension) first."
-            )
-        return data.ndim == 2
+        return data.ndim >= 2
     return bool(data.attrs.get("spectrogram")) or template.get("type") == "heatmap"
 
 
@@ -406,8 +438,8 @@ def _line_plans(
                 name=shown_names[name]
                 if expanded
                 else (column and f"{entry.label}.{column}") or entry.label,
-                quantity=_quantity(entry),
-                unit=_unit_of(entry, name),
+                quantity=_quantity_title(entry),
+                unit=html_units(display_units(_unit_of(entry, name))),
                 data_label=entry.label,
                 column=name if (expanded or column) else None,
                 spec_index=index,
@@ -494,52 +526,95 @@ def _float_values(series: pd.Series, label: str, column: str) -> np.ndarray:
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
+@dataclass(frozen=True)
+class _Reduction:
+    """How a trace asks to reduce a multi-dimensional entry to one spectrogram."""
+
+    bins_dim: Any = None
+    select: Any = None
+    reduce: Any = None
+
+
+# Keys plotly's heatmap accepts; anything else a model copied from a line trace (mode,
+# line, marker, connectgaps...) is dropped with a note instead of failing the figure.
+_HEATMAP_KEYS = frozenset(go.Heatmap()._valid_props)  # pyright: ignore[reportPrivateUsage]
+
+
+def _heatmap_template(template: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    dropped = sorted(k for k in template if k not in _HEATMAP_KEYS)
+    if dropped:
+        notes.append(
+            f"Ignored {', '.join(dropped)} on a spectrogram (heatmap traces have no "
+            "lines or markers)."
+        )
+    kept = {k: v for k, v in template.items() if k in _HEATMAP_KEYS}
+    kept["type"] = "heatmap"
+    return kept
+
+
 def _heatmap_plan(
     entry: DataEntry,
     template: dict[str, Any],
     index: int,
     window: TimeRange | None,
-    log_color: bool,
+    log_color: bool | None,
+    reduction: _Reduction,
+    notes: list[str],
 ) -> _HeatmapPlan:
     data = entry.data
     if isinstance(data, xr.DataArray):
-        time_dim = "time" if "time" in data.dims else str(data.dims[0])
-        bins_dim = next(str(d) for d in data.dims if d != time_dim)
-        oriented = data.transpose(time_dim, bins_dim)
+        select = reduction.select if isinstance(reduction.select, dict) else None
+        oriented, bins_dim, reduce_notes = reduce_to_bins(
+            data,
+            str(reduction.bins_dim) if reduction.bins_dim else None,
+            select,  # pyright: ignore[reportUnknownArgumentType]
+            str(reduction.reduce or "mean"),
+        )
+        notes.extend(reduce_notes)
+        time_dim = str(oriented.dims[0])
         x = _x_values(_coord_index(oriented, time_dim, entry), entry)
         values = oriented.to_numpy().astype(np.float64)
-        bins, bins_units = _bins_of(oriented, bins_dim)
-        bins_title = f"{bins_dim} ({bins_units})" if bins_units else bins_dim
+        cells = bin_cells(oriented, bins_dim)
     else:
         x = _x_values(data.index, entry)
         values = data.to_numpy(dtype=np.float64)
-        bins = _frame_bins(data)
-        bins_units = str(data.attrs.get("bins_units", ""))
-        bins_name = str(data.attrs.get("bins_name", "bin"))
-        bins_title = f"{bins_name} ({bins_units})" if bins_units else bins_name
+        bins_dim = str(data.attrs.get("bins_name", "bin"))
+        low, high = edges_from_centres(_frame_bins(data)[None, :])
+        cells = BinCells(low, high, bins_dim, str(data.attrs.get("bins_units", "")))
+    bins_title = cells.title or bins_dim
+    bins_units = display_units(cells.units)
+    if bins_units:
+        bins_title = f"{bins_title} ({html_units(bins_units)})"
     rows = _window_slice(x, window)
+    if cells.low.shape[0] > 1:
+        cells = replace(cells, low=cells.low[rows], high=cells.high[rows])
+    unit = _unit_of(entry, entry.columns[0])
+    if log_color is None:
+        quantity = _quantity(entry)
+        log_color = prefers_log_colour(quantity, unit, entry.description)
     return _HeatmapPlan(
         template=template,
         x=_XValues(x.values[rows], x.is_date),
         values=values[rows],
-        bins=bins,
+        cells=cells,
         bins_title=bins_title,
-        unit=_unit_of(entry, entry.columns[0]),
+        unit=unit,
         log_color=log_color,
         name=str(template.get("name") or entry.label),
         data_label=entry.label,
         spec_index=index,
+        quantity=_quantity_title(entry),
     )
 
 
-def _bins_of(data: xr.DataArray, bins_dim: str) -> tuple[np.ndarray, str]:
-    if bins_dim not in data.coords:
-        return np.arange(data.sizes[bins_dim], dtype=np.float64), ""
-    coord = data.coords[bins_dim]
-    bins = np.asarray(coord.to_numpy(), dtype=np.float64)
-    if bins.ndim != 1:
-        bins = bins.reshape(-1, data.sizes[bins_dim])[0]
-    return bins, str(coord.attrs.get("units", ""))
+def _bins_span_decade(cells: BinCells) -> bool:
+    """Log y for bins that are positive and span more than a factor of ten."""
+    high = cells.high[np.isfinite(cells.high)]
+    centres = np.sqrt(np.abs(cells.low * cells.high))
+    positive = centres[np.isfinite(centres) & (centres > 0)]
+    if positive.size < 2 or np.any(high <= 0):
+        return False
+    return float(positive.max() / positive.min()) > 10
 
 
 def _frame_bins(frame: pd.DataFrame) -> np.ndarray:
@@ -559,6 +634,44 @@ def _quantity(entry: DataEntry) -> str:
         return entry.label[len(dataset) + 1 :]
     # Labels are conventionally DATASET.PARAMETER: the last part names the quantity.
     return entry.source_parameter or entry.label.rsplit(".", 1)[-1]
+
+
+def _quantity_title(entry: DataEntry) -> str:
+    """What a y axis says: the parameter's description when short, else its name.
+
+    Indices stored multiplied (OMNI's Kp*10) say so, so nobody reads Kp 30 as 30.
+    """
+    name = _quantity(entry)
+    description = " ".join(entry.description.split())
+    text = description if description and len(description) <= 40 else name
+    scale = entry.meta.get("scale")
+    if isinstance(scale, int | float) and scale != 1:
+        text = f"{name} x{scale:g}" if text == name else f"{text} ({name} x{scale:g})"
+    return text
+
+
+def _default_title(entries: Sequence[DataEntry]) -> str:
+    """Spacecraft, instrument and dataset of the plotted data, for a figure without title."""
+    parts: list[str] = []
+    for entry in entries:
+        dataset = entry.source_dataset
+        if not dataset:
+            continue
+        who = " ".join(
+            str(entry.meta[k]).upper() if k == "mission" else str(entry.meta[k])
+            for k in ("mission", "instrument")
+            if entry.meta.get(k)
+        )
+        text = f"{who} — {dataset}" if who else dataset
+        if text not in parts:
+            parts.append(text)
+    title = "; ".join(parts[:3]) + ("; ..." if len(parts) > 3 else "")
+    return title if len(title) <= 110 else title[:107] + "..."
+
+
+def _citations(entries: Sequence[DataEntry]) -> str:
+    lines = list(dict.fromkeys(citation_text(e.citation) for e in entries if e.citation))
+    return "<br>".join(line for line in lines[:3] if line)
 
 
 def _unit_of(entry: DataEntry, column: str) -> str:
@@ -666,6 +779,8 @@ def _line_trace(
         trace["type"] = trace_type
         trace.setdefault("mode", "lines")
         trace.setdefault("connectgaps", False)
+    # plotly hides the legend of a figure with one trace; a named line keeps its entry.
+    trace.setdefault("showlegend", True)
     trace.setdefault("name", plan.name)
     if plan.colour is not None:
         trace["line"] = {**trace.get("line", {}), "color": plan.colour}
@@ -687,20 +802,20 @@ def _line_trace(
 
 
 def _heatmap_trace(plan: _HeatmapPlan, budget: int) -> tuple[dict[str, Any], TraceSummary]:
-    n_time, n_bins = plan.values.shape
-    columns = max(1, budget // max(n_bins, 1))
-    if n_time > columns:
-        values, starts, stops = bucket_mean_columns(plan.values, columns)
-        x = _bucket_centres(plan.x, starts, stops)
-    else:
-        values = plan.values
-        x = plan.x.take(np.arange(n_time))
+    n_bins = plan.values.shape[1]
+    max_columns = max(1, budget // max(n_bins, 1))
+    values, x_edges, cells = _heatmap_columns(plan, max_columns)
+    y_edges, z = raster(values, cells, plan.log_y)
     if plan.log_color:
-        positive = values > 0
-        values = np.log10(values, out=np.full(values.shape, np.nan), where=positive)
-    colour_title = plan.unit or "value"
+        positive = z > 0
+        z = np.log10(z, out=np.full(z.shape, np.nan), where=positive)
+    unit = html_units(display_units(plan.unit))
+    what = plan.quantity or "value"
+    colour_title = f"{what}<br>({unit})" if unit else what
     if plan.log_color:
-        colour_title = f"log10({plan.unit})" if plan.unit else "log10(value)"
+        colour_title = (
+            f"log<sub>10</sub> {what}<br>({unit})" if unit else f"log<sub>10</sub> {what}"
+        )
     trace = dict(plan.template)
     trace["type"] = "heatmap"
     trace.setdefault("name", plan.name)
@@ -708,9 +823,9 @@ def _heatmap_trace(plan: _HeatmapPlan, budget: int) -> tuple[dict[str, Any], Tra
     colorbar = dict(trace.get("colorbar", {}))
     colorbar.setdefault("title", {"text": colour_title})
     trace["colorbar"] = colorbar
-    trace["x"] = x
-    trace["y"] = _json_floats(plan.bins)
-    trace["z"] = [_json_floats(row) for row in values.T]
+    trace["x"] = x_edges
+    trace["y"] = _json_floats(y_edges)
+    trace["z"] = [_json_floats(row) for row in z]
     summary = TraceSummary(
         name=str(trace["name"]),
         data_label=plan.data_label,
@@ -724,15 +839,46 @@ def _heatmap_trace(plan: _HeatmapPlan, budget: int) -> tuple[dict[str, Any], Tra
     return trace, summary
 
 
-def _bucket_centres(x: _XValues, starts: np.ndarray, stops: np.ndarray) -> list[Any]:
-    if not x.is_date:
-        first = np.asarray(x.values[starts], dtype=np.float64)
-        last = np.asarray(x.values[stops], dtype=np.float64)
-        return _json_floats((first + last) / 2)
-    first_ns = _naive_utc(x.values[starts]).astype("datetime64[ns]").astype(np.int64)
-    last_ns = _naive_utc(x.values[stops]).astype("datetime64[ns]").astype(np.int64)
-    centres = (first_ns + (last_ns - first_ns) // 2).astype("datetime64[ns]")
-    return _iso_strings(centres)
+def _heatmap_columns(
+    plan: _HeatmapPlan, max_columns: int
+) -> tuple[np.ndarray, list[Any], BinCells]:
+    """Average records into columns that never cross a gap; x edges with empty gap columns."""
+    cells = plan.cells
+    n_time, n_bins = plan.values.shape
+    if n_time == 0:
+        return np.empty((0, n_bins)), [], cells
+    if not plan.x.is_date:
+        centres = np.asarray(plan.x.values, dtype=np.float64)
+        low, high = edges_from_centres(centres[None, :])
+        edges = np.concatenate([low[0, :1], high[0]])
+        return plan.values, _json_floats(edges), cells
+    times = pd.DatetimeIndex(_naive_utc(plan.x.values))
+    columns, edges_ns, gaps = time_columns(times, max_columns)
+    starts = np.asarray([first for first, _ in columns], dtype=np.int64)
+    if len(columns) == n_time:
+        means = plan.values
+    else:
+        finite = np.isfinite(plan.values)
+        sums = np.add.reduceat(np.where(finite, plan.values, 0.0), starts, axis=0)
+        counts = np.add.reduceat(finite.astype(np.int64), starts, axis=0)
+        means = np.full(sums.shape, np.nan)
+        np.divide(sums, counts, out=means, where=counts > 0)
+        if cells.low.shape[0] > 1:
+            # Per-record bins: a column takes its first record's bins (a column averages
+            # only records of one gap-free run; bins rarely change inside one).
+            cells = replace(cells, low=cells.low[starts], high=cells.high[starts])
+    if gaps:
+        blank = np.full(n_bins, np.nan)
+        for position in gaps:
+            means = np.insert(means, position, blank, axis=0)
+            if cells.low.shape[0] > 1:
+                cells = replace(
+                    cells,
+                    low=np.insert(cells.low, position, blank, axis=0),
+                    high=np.insert(cells.high, position, blank, axis=0),
+                )
+    x = _iso_strings(edges_ns.astype("datetime64[ns]"))
+    return means, x, cells
 
 
 def _axis_facts(plan: _Plan) -> AxisFacts:
@@ -771,6 +917,33 @@ def _json_floats(values: np.ndarray) -> list[float | None]:
     boxed = array.astype(object)
     boxed[~finite] = None
     return boxed.tolist()
+
+
+def _add_citation(layout: dict[str, Any], text: str) -> None:
+    """Put the data citation under the figure, where exports keep it."""
+    if not text:
+        return
+    annotations = list(layout.get("annotations") or [])
+    annotations.append(
+        {
+            "text": text,
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0,
+            "y": 0,
+            "xanchor": "left",
+            "yanchor": "top",
+            "yshift": -48,
+            "showarrow": False,
+            "align": "left",
+            "font": {"size": 9, "color": "#555555"},
+            "name": "xhelio-citation",
+        }
+    )
+    layout["annotations"] = annotations
+    margin = layout.get("margin")
+    if isinstance(margin, dict):
+        margin["b"] = max(int(margin.get("b", 80)), 70 + 12 * text.count("<br>"))
 
 
 def _validate(figure: dict[str, Any]) -> None:

@@ -329,7 +329,7 @@ def _title_axes(
                 "unit its own panel or a secondary y axis (yaxisN with 'overlaying')."
             )
         if not _has_title(axis):
-            axis["title"] = {"text": _y_title(facts, units)}
+            axis["title"] = {"text": _wrap(_y_title(facts, units))}
     for x_id, facts in _x_groups(pairs).items():
         axis = _axis(layout, x_id)
         if _has_title(axis) or axis.get("showticklabels") is False:
@@ -362,6 +362,31 @@ def _y_title(facts: Sequence[AxisFacts], units: Sequence[str]) -> str:
     if units:
         return f"{text} ({units[0]})" if text else units[0]
     return text
+
+
+# A 300 px panel fits about 34 characters of 12 px text along its y axis.
+_Y_TITLE_CHARS = 34
+
+
+def _wrap(text: str, width: int = _Y_TITLE_CHARS) -> str:
+    """Break a long y title into at most three lines so it never runs off its panel."""
+    plain = re.sub(r"<[^>]+>", "", text)
+    if len(plain) <= width:
+        return text
+    lines: list[str] = []
+    current = ""
+    for word in text.split(" "):
+        visible = len(re.sub(r"<[^>]+>", "", current + " " + word))
+        if current and visible > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    lines.append(current)
+    if len(lines) > 3:
+        lines = [*lines[:2], " ".join(lines[2:])]
+        lines[2] = lines[2][: width - 3] + "..." if len(lines[2]) > width else lines[2]
+    return "<br>".join(lines)
 
 
 def _apply_window(

@@ -1,21 +1,22 @@
-"""Run generated pandas/numpy/xarray/scipy/pywt code in a warm, isolated worker process.
+"""Run generated pandas/numpy/xarray/scipy/pywt code in a fresh, OS-isolated process per call.
 
 `SandboxExecutor.run(code, sources)` validates the code (`validate.py`), sends it with the
-source data (Arrow IPC, no pickle) to a worker process and returns a `SandboxResult`.
+source data (Arrow IPC, no pickle) to the sandbox zygote and returns a `SandboxResult`.
 
-The worker is a fresh interpreter started with fork+exec (`subprocess`, so the parent's
-memory is never inherited as it would be with a fork, and the environment can be given
-explicitly, which `multiprocessing`'s spawn start method cannot do): a minimal
-environment with no API keys, an empty private working directory, no inherited fds
-besides its two pipes, its own session. It stays warm across calls, so a call costs
-milliseconds. The wall-clock timeout (`sandbox_timeout_s`) and the CPU-time limit
-(`sandbox_cpu_s`, applied with `prlimit` before each call) come from the settings, never
-from the caller. A worker that times out, dies or hits a limit is killed and replaced;
-the executor goes on.
+The zygote (`zygote.py`) is a fresh interpreter started with fork+exec (`subprocess`, so
+the parent's memory is never inherited, and the environment is given explicitly): a
+minimal environment with no API keys, an empty read-only working directory, no
+inherited fds besides its three pipes, its own session. It stays warm, and forks a clean
+child for every call; the child applies the OS layers (`oslayers.py`: unprivileged uid
+when root, no-new-privs, Landlock, seccomp, rlimits) before it runs the code, so a call
+costs milliseconds and nothing one call does reaches the next. Each executor has its
+own zygote: give every session its own executor and no worker serves two sessions.
 
-Honest scope: this is defence in depth (AST allowlist + audit hook + rlimits + process
-isolation), not a kernel-level jail: no seccomp, no namespaces, no separate user. Run
-xhelio as a non-root user, or the rlimits can be raised. Details in docs/sandbox.md.
+The wall-clock timeout (`sandbox_timeout_s`), the CPU-time limit (`sandbox_cpu_s`) and
+the memory limit come from the settings, never from the caller. Generated code is
+refused when the kernel offers no confining OS layer (neither Landlock nor seccomp),
+unless the user opts in with `XHELIO_SANDBOX_ALLOW_NO_OS=1` (or `allow_no_os_layers`).
+Details in docs/sandbox.md.
 
 Must not import anything above the sandbox layer (tools, agents, sessions).
 """
@@ -25,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -34,7 +35,8 @@ import tempfile
 import threading
 import time
 import weakref
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -44,21 +46,31 @@ import xarray as xr
 from xhelio.config import Settings
 from xhelio.errors import SandboxError
 from xhelio.sandbox import wire
+from xhelio.sandbox.oslayers import CONFINING_LAYERS
 from xhelio.sandbox.validate import validate_code
 
-__all__ = ["SandboxExecutor", "SandboxResult", "SandboxValue"]
+__all__ = [
+    "ALLOW_NO_OS_ENV",
+    "IsolationStatus",
+    "SandboxExecutor",
+    "SandboxResult",
+    "SandboxValue",
+    "require_isolation",
+]
 
 SandboxValue = pd.DataFrame | xr.DataArray | float | int | str | bool | None
 ResultKind = Literal["dataframe", "series", "dataarray", "scalar"]
 
+ALLOW_NO_OS_ENV = "XHELIO_SANDBOX_ALLOW_NO_OS"
 DEFAULT_MAX_RESULT_BYTES = 200 * 1024 * 1024
 DEFAULT_MAX_STDOUT_CHARS = 20_000
 DEFAULT_STDOUT_HARD_CAP = 2_000_000
-_RESPONSE_SLACK_BYTES = 64 * 1024 * 1024
+MAX_WARNINGS = 40
+_ZYGOTE_GRACE_S = 15.0  # past the child's timeout, the zygote itself is presumed stuck
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOTSTRAP = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from xhelio.sandbox.worker import main; main(sys.argv[2:])"
+    "from xhelio.sandbox.zygote import main; main(sys.argv[2:])"
 )
 
 
@@ -72,55 +84,61 @@ class SandboxResult:
     stdout_truncated: bool
     warnings: tuple[str, ...]
     elapsed_s: float
+    layers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class IsolationStatus:
+    """Which OS layers the sandbox applies to every call on this machine, and why not others."""
+
+    layers: tuple[str, ...]
+    unavailable: dict[str, str] = field(default_factory=dict[str, str])
+    allowed_without_os: bool = False
+
+    @property
+    def confined(self) -> bool:
+        """True when at least one layer confines files, processes and the network."""
+        return bool(CONFINING_LAYERS & set(self.layers))
 
 
 def _minimal_env(workdir: str) -> dict[str, str]:
-    """The whole environment of the worker: nothing from the parent, so no secrets."""
+    """The whole environment of the zygote: nothing from the parent, so no secrets."""
     return {
         "PATH": os.defpath,
         "HOME": workdir,
         "TMPDIR": workdir,
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
-        # One thread per library: predictable CPU accounting and no thread creation later.
+        # One thread per library: predictable CPU accounting, and a single-threaded
+        # zygote forks safely (no lock held by a thread that the child would not have).
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
         "NUMEXPR_NUM_THREADS": "1",
         "ARROW_DEFAULT_MEMORY_POOL": "system",
+        "JE_ARROW_MALLOC_CONF": "background_thread:false",
     }
 
 
-def _cpu_seconds_used(pid: int) -> float:
-    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    # Fields 14 and 15 of stat(5) (utime, stime) sit at 11 and 12 after the command name.
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _allow_no_os_from_env() -> bool:
+    return os.environ.get(ALLOW_NO_OS_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def _limit_cpu(pid: int, budget_s: int) -> None:
-    """Let the worker use `budget_s` more CPU seconds; past that the kernel kills it."""
-    try:
-        soft = int(_cpu_seconds_used(pid)) + budget_s + 1
-        _, hard = resource.prlimit(pid, resource.RLIMIT_CPU)
-        if hard != resource.RLIM_INFINITY:
-            soft = min(soft, hard)
-        resource.prlimit(pid, resource.RLIMIT_CPU, (soft, hard))
-    except (OSError, ValueError, AttributeError):
-        pass  # no /proc or prlimit on this OS: the wall-clock timeout still applies
+class _Zygote:
+    """One zygote process and the parent's ends of its three pipes."""
 
-
-class _Worker:
-    """One worker process and the parent's ends of its two pipes."""
-
-    def __init__(self, settings: Settings, limits: dict[str, int]) -> None:
+    def __init__(self, settings: Settings, limits: dict[str, int | bool]) -> None:
         self.workdir = tempfile.mkdtemp(prefix="xhelio-sandbox-")
         request_read, self.request_fd = os.pipe()
         self.response_fd, response_write = os.pipe()
+        self.control_fd, control_write = os.pipe()
         config = {
             "request_fd": request_read,
             "response_fd": response_write,
+            "control_fd": control_write,
             "memory_mb": settings.sandbox_memory_mb,
+            "cpu_s": settings.sandbox_cpu_s,
+            "timeout_s": settings.sandbox_timeout_s,
             **limits,
         }
         try:
@@ -131,69 +149,127 @@ class _Worker:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                pass_fds=(request_read, response_write),
+                pass_fds=(request_read, response_write, control_write),
                 close_fds=True,
                 start_new_session=True,
             )
         finally:
-            os.close(request_read)
-            os.close(response_write)
-        os.chmod(self.workdir, 0o500)  # nothing may be created there, even by a bug
-        os.set_blocking(self.request_fd, False)
-        os.set_blocking(self.response_fd, False)
-        self.ready = False
+            for fd in (request_read, response_write, control_write):
+                os.close(fd)
+        os.chmod(self.workdir, 0o555)  # nothing may be created there, even by a bug
+        for fd in (self.request_fd, self.response_fd, self.control_fd):
+            os.set_blocking(fd, False)
+        self.status: IsolationStatus | None = None
+        self.pending_report = False
 
     @property
     def pid(self) -> int:
-        """Process id of the worker."""
+        """Process id of the zygote."""
         return self.process.pid
 
-    def wait_ready(self, timeout_s: float) -> None:
-        """Block until the worker finished warming up, or raise SandboxError."""
+    def wait_ready(self, timeout_s: float, allow_no_os: bool) -> IsolationStatus:
+        """Block until the zygote finished warming up, or raise SandboxError."""
+        advice = "Check that pandas, numpy, xarray, scipy, PyWavelets and pyarrow import cleanly."
         try:
-            body = wire.read_frame(self.response_fd, time.monotonic() + timeout_s, 1 << 20)
+            body = wire.read_frame(self.control_fd, time.monotonic() + timeout_s, 1 << 20)
             header, _ = wire.unpack_message(body)
         except wire.FrameTimeout as exc:
             raise SandboxError(
-                f"The sandbox worker did not start within {timeout_s:.0f} s. The machine may "
-                "be overloaded; try again.",
+                f"The sandbox did not start within {timeout_s:.0f} s. The machine may be "
+                "overloaded; try again.",
                 "crashed",
             ) from exc
         except wire.FrameError as exc:
             raise SandboxError(
-                f"The sandbox worker failed to start ({self.exit_description()}). Check that "
-                "pandas, numpy, xarray, scipy, PyWavelets and pyarrow import cleanly.",
-                "crashed",
+                f"The sandbox failed to start ({self.exit_description()}). {advice}", "crashed"
             ) from exc
         if header.get("status") != "ready":
             raise SandboxError(
-                f"The sandbox worker failed to start: {header.get('message', header)}. Check "
-                "that pandas, numpy, xarray, scipy, PyWavelets and pyarrow import cleanly.",
+                f"The sandbox failed to start: {header.get('message', header)}. {advice}",
                 "crashed",
             )
-        self.ready = True
+        unavailable = header.get("unavailable")
+        self.status = IsolationStatus(
+            layers=tuple(str(layer) for layer in header.get("layers", [])),
+            unavailable={str(k): str(v) for k, v in dict(unavailable or {}).items()},
+            allowed_without_os=allow_no_os,
+        )
+        return self.status
 
-    def exchange(self, body: bytes, deadline: float, max_bytes: int) -> bytes:
-        """Send one request and wait for its response until `deadline`."""
+    def exchange(
+        self, body: bytes, budget_s: float, max_bytes: int
+    ) -> tuple[bytes, dict[str, Any] | None]:
+        """Send one request; return the child's reply and, if it came first, the report.
+
+        The reply is returned as soon as it is complete, without waiting for the child
+        to exit (its teardown overlaps the caller's work); the zygote's report on that
+        child is then read, and anything more the child wrote discarded, before the
+        next request is sent.
+
+        Raises:
+            wire.FrameTimeout: nothing conclusive arrived within `budget_s` (counted
+                after the previous child's end, so a slow predecessor cannot use it up).
+            wire.FrameTooLarge: the child wrote more than `max_bytes`.
+            wire.FrameError: the zygote died or its report was malformed.
+        """
+        self._settle(time.monotonic() + budget_s)
+        deadline = time.monotonic() + budget_s
         wire.write_frame(self.request_fd, body, deadline)
-        return wire.read_frame(self.response_fd, deadline, max_bytes)
+        reply = bytearray()
+        while True:
+            size = wire.complete_frame_size(reply)
+            if size is not None:
+                self.pending_report = True
+                return bytes(reply[:size]), None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise wire.FrameTimeout
+            readable, _, _ = select.select([self.response_fd, self.control_fd], [], [], remaining)
+            if self.response_fd in readable:
+                self._read_available(reply, max_bytes)
+            if self.control_fd in readable:
+                report = self._report(deadline)
+                if report.get("status") == "idle-exit":
+                    continue  # died before taking the request: the next child takes it
+                # The child has exited: whatever it wrote is in the pipe now.
+                self._read_available(reply, max_bytes)
+                return bytes(reply), report
+
+    def _read_available(self, reply: bytearray, max_bytes: int) -> None:
+        while True:
+            try:
+                chunk = os.read(self.response_fd, 1 << 20)
+            except BlockingIOError:
+                return
+            if not chunk:
+                raise wire.FrameError("the sandbox zygote closed its reply pipe")
+            reply += chunk
+            if len(reply) > max_bytes:
+                raise wire.FrameTooLarge(f"the reply passed {max_bytes} bytes")
+
+    def _report(self, deadline: float) -> dict[str, Any]:
+        header, _ = wire.unpack_message(wire.read_frame(self.control_fd, deadline, 1 << 20))
+        return header
+
+    def _settle(self, deadline: float) -> None:
+        """Wait for the previous child's end and drop anything it wrote after its reply."""
+        while self.pending_report:
+            if self._report(deadline).get("status") != "idle-exit":
+                self.pending_report = False
+        junk = bytearray()
+        self._read_available(junk, 1 << 62)
 
     def exit_description(self) -> str:
-        """How the process ended, waiting briefly for it to finish dying."""
+        """How the zygote ended, waiting briefly for it to finish dying."""
         try:
             code = self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             return "still running"
-        if code < 0:
-            try:
-                return f"killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"killed by signal {-code}"
-        return f"exit code {code}"
+        return _describe_exit(code)
 
     def stop(self, graceful: bool) -> None:
-        """End the process (politely if asked), close the pipes, remove the workdir."""
-        for fd in (self.request_fd, self.response_fd):
+        """End the zygote and any child (politely if asked), close pipes, remove workdir."""
+        for fd in (self.request_fd, self.response_fd, self.control_fd):
             with contextlib.suppress(OSError):  # already closed by an earlier stop
                 os.close(fd)
         if graceful:
@@ -210,15 +286,41 @@ class _Worker:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def _shutdown(holder: list[_Worker | None]) -> None:
-    worker = holder[0]
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def require_isolation(status: IsolationStatus, allow_no_os: bool) -> None:
+    """Refuse to run generated code without a confining OS layer, unless opted in.
+
+    Raises:
+        SandboxError: category "isolation", naming what is missing and the opt-in.
+    """
+    if status.confined or allow_no_os:
+        return
+    reasons = "; ".join(f"{k}: {v}" for k, v in status.unavailable.items()) or "none found"
+    raise SandboxError(
+        "Generated code was not run: this machine offers no operating-system sandbox "
+        f"layer ({reasons}). Run xhelio on Linux with Landlock or seccomp (see "
+        f"`xhelio doctor`), or accept the risk explicitly with {ALLOW_NO_OS_ENV}=1.",
+        "isolation",
+    )
+
+
+def _shutdown(holder: list[_Zygote | None]) -> None:
+    zygote = holder[0]
     holder[0] = None
-    if worker is not None:
-        worker.stop(graceful=False)
+    if zygote is not None:
+        zygote.stop(graceful=False)
 
 
 class SandboxExecutor:
-    """Validate and run generated code in a warm, isolated, resource-limited worker."""
+    """Validate and run generated code in a fresh, OS-isolated child of a warm zygote."""
 
     def __init__(
         self,
@@ -228,17 +330,36 @@ class SandboxExecutor:
         max_stdout_chars: int = DEFAULT_MAX_STDOUT_CHARS,
         stdout_hard_cap: int = DEFAULT_STDOUT_HARD_CAP,
         startup_timeout_s: float = 120.0,
+        allow_no_os_layers: bool | None = None,
+        python_guards: bool = True,
     ) -> None:
+        """Set the limits; the zygote starts on the first call (or `warm_up`).
+
+        Args:
+            settings: Timeouts and memory/CPU limits (`sandbox_*`).
+            max_result_bytes: Cap on everything a result stores (values, labels, attrs).
+            max_stdout_chars: Printed characters kept.
+            stdout_hard_cap: Printed characters past which the call fails.
+            startup_timeout_s: How long the zygote may take to warm up.
+            allow_no_os_layers: Run code even with no confining OS layer (default: the
+                XHELIO_SANDBOX_ALLOW_NO_OS environment variable).
+            python_guards: Diagnostics and tests only: False leaves out the audit hook
+                so that probes exercise the OS layers alone (`xhelio doctor`).
+        """
         self.settings = settings
         self.max_result_bytes = max_result_bytes
         self.startup_timeout_s = startup_timeout_s
+        self.allow_no_os_layers = (
+            _allow_no_os_from_env() if allow_no_os_layers is None else allow_no_os_layers
+        )
         self._limits = {
             "max_stdout_chars": max_stdout_chars,
             "stdout_hard_cap": stdout_hard_cap,
             "max_result_bytes": max_result_bytes,
+            "python_guards": python_guards,
         }
         self._lock = threading.Lock()
-        self._holder: list[_Worker | None] = [None]
+        self._holder: list[_Zygote | None] = [None]
         self._closed = False
         self._finalizer = weakref.finalize(self, _shutdown, self._holder)
 
@@ -250,21 +371,28 @@ class SandboxExecutor:
 
     @property
     def worker_pid(self) -> int | None:
-        """Process id of the current worker, or None before the first call."""
-        worker = self._holder[0]
-        return None if worker is None else worker.pid
+        """Process id of the current zygote, or None before the first call."""
+        zygote = self._holder[0]
+        return None if zygote is None else zygote.pid
 
     def warm_up(self) -> None:
-        """Start the worker now (and wait for it) so the first call is fast."""
+        """Start the zygote now (and wait for it) so the first call is fast."""
         with self._lock:
-            self._ready_worker()
+            self._ready_zygote()
+
+    def isolation(self) -> IsolationStatus:
+        """The OS layers every call gets here (starts the zygote if needed)."""
+        with self._lock:
+            status = self._ready_zygote().status
+        assert status is not None  # set by wait_ready
+        return status
 
     def run(self, code: str, sources: dict[str, pd.DataFrame | xr.DataArray]) -> SandboxResult:
         """Validate `code`, run it on `sources` (the first is `df`) and return `result`.
 
         Raises:
             SandboxError: with category validation, timeout, memory, crashed, runtime,
-                output, forbidden or input.
+                output, forbidden, input or isolation.
         """
         validate_code(code)
         return self._execute(code, sources)
@@ -272,104 +400,122 @@ class SandboxExecutor:
     def run_without_validation(
         self, code: str, sources: dict[str, pd.DataFrame | xr.DataArray]
     ) -> SandboxResult:
-        """Test-only: skip the AST layer to prove the runtime layers hold on their own.
+        """Test-only: skip the AST layer to prove the runtime and OS layers hold on their own.
 
         Never pass model-written code here; use `run`.
         """
         return self._execute(code, sources)
 
     def close(self) -> None:
-        """Stop the worker; later calls raise SandboxError."""
+        """Stop the zygote; later calls raise SandboxError."""
         with self._lock:
             self._closed = True
-            worker = self._holder[0]
+            zygote = self._holder[0]
             self._holder[0] = None
-            if worker is not None:
-                worker.stop(graceful=True)
+            if zygote is not None:
+                zygote.stop(graceful=True)
 
-    def _ready_worker(self) -> _Worker:
+    def _ready_zygote(self) -> _Zygote:
         if self._closed:
             raise SandboxError("The sandbox executor was closed; create a new one.", "crashed")
-        worker = self._holder[0]
-        if worker is not None and worker.process.poll() is not None:
+        zygote = self._holder[0]
+        if zygote is not None and zygote.process.poll() is not None:
             self._discard()
-            worker = None
-        if worker is None:
-            worker = _Worker(self.settings, self._limits)
-            self._holder[0] = worker
-        if not worker.ready:
+            zygote = None
+        if zygote is None:
+            zygote = _Zygote(self.settings, self._limits)
+            self._holder[0] = zygote
+        if zygote.status is None:
             try:
-                worker.wait_ready(self.startup_timeout_s)
+                zygote.wait_ready(self.startup_timeout_s, self.allow_no_os_layers)
             except SandboxError:
                 self._discard()
                 raise
-        return worker
+        return zygote
 
-    def _discard(self, replace: bool = False, diagnose: bool = False) -> str:
-        """Kill the current worker; optionally start its successor warming up now."""
-        worker = self._holder[0]
+    def _discard(self, diagnose: bool = False) -> str:
+        """Kill the current zygote (and its child); the next call starts a new one."""
+        zygote = self._holder[0]
         self._holder[0] = None
         description = "not running"
-        if worker is not None:
-            # A worker whose pipe hit EOF is dying: let it finish to learn why.
-            description = worker.exit_description() if diagnose else "stopped"
-            worker.stop(graceful=False)
-        if replace and not self._closed:
-            self._holder[0] = _Worker(self.settings, self._limits)
+        if zygote is not None:
+            description = zygote.exit_description() if diagnose else "stopped"
+            zygote.stop(graceful=False)
         return description
 
     def _execute(self, code: str, sources: dict[str, pd.DataFrame | xr.DataArray]) -> SandboxResult:
         body = _encode_request(code, sources)
         with self._lock:
-            worker = self._ready_worker()
+            zygote = self._ready_zygote()
+            assert zygote.status is not None  # set by wait_ready
+            require_isolation(zygote.status, self.allow_no_os_layers)
             started = time.perf_counter()
             timeout_s = self.settings.sandbox_timeout_s
-            _limit_cpu(worker.pid, self.settings.sandbox_cpu_s)
             try:
-                raw = worker.exchange(
+                raw, report = zygote.exchange(
                     body,
-                    time.monotonic() + timeout_s,
-                    self.max_result_bytes + _RESPONSE_SLACK_BYTES,
+                    timeout_s + _ZYGOTE_GRACE_S,
+                    self.max_result_bytes + wire.MAX_HEADER_BYTES,
                 )
             except wire.FrameTimeout as exc:
-                self._discard(replace=True)
-                raise SandboxError(
-                    f"The code ran longer than {timeout_s:g} s (sandbox_timeout_s) and was "
-                    "stopped. Make it faster: vectorise loops, or work on less data.",
-                    "timeout",
-                ) from exc
+                self._discard()
+                raise self._timeout_error() from exc
             except wire.FrameTooLarge as exc:
-                self._discard(replace=True)
+                self._discard()
                 raise SandboxError(
                     f"The result is larger than {self.max_result_bytes} bytes, the sandbox "
                     "cap. Return less data (resample, select columns or a time range).",
                     "output",
                 ) from exc
             except wire.FrameError as exc:
-                raise self._death_error(self._discard(replace=True, diagnose=True)) from exc
+                raise SandboxError(
+                    "The sandbox zygote died while running the code "
+                    f"({self._discard(diagnose=True)}); a new one starts with the next call.",
+                    "crashed",
+                ) from exc
             elapsed = time.perf_counter() - started
-            header, blobs = _unpack_response(raw)
-            if header.get("retire"):
-                self._discard(replace=True)
+        if report is None:
+            header, blobs = _unpack_reply(raw, {}, self._death_error)
+            return _to_result(header, blobs, elapsed)
+        if report.get("timed_out"):
+            raise self._timeout_error()
+        header, blobs = _unpack_reply(raw, report, self._death_error)
         return _to_result(header, blobs, elapsed)
 
-    def _death_error(self, how: str) -> SandboxError:
-        if how == f"killed by {signal.SIGXCPU.name}":
+    def _timeout_error(self) -> SandboxError:
+        return SandboxError(
+            f"The code ran longer than {self.settings.sandbox_timeout_s:g} s "
+            "(sandbox_timeout_s) and was stopped. Make it faster: vectorise loops, or work "
+            "on less data.",
+            "timeout",
+        )
+
+    def _death_error(self, report: dict[str, Any]) -> SandboxError:
+        signal_number = report.get("signal")
+        if signal_number == signal.SIGXCPU:
             return SandboxError(
                 f"The code used more than {self.settings.sandbox_cpu_s} s of CPU time "
                 "(sandbox_cpu_s) and was stopped. Make it cheaper or work on less data.",
                 "timeout",
             )
-        if how == f"killed by {signal.SIGXFSZ.name}":
+        if signal_number == signal.SIGXFSZ:
             return SandboxError(
                 "The code tried to write a file and was stopped: the sandbox has no file "
                 "access. Return data through `result` instead.",
                 "forbidden",
             )
+        if signal_number == signal.SIGSYS:
+            return SandboxError(
+                "The code made a system call the sandbox forbids and was stopped.", "forbidden"
+            )
+        how = (
+            _describe_exit(-int(signal_number))
+            if isinstance(signal_number, int)
+            else f"exit code {report.get('exit_code')}"
+        )
         return SandboxError(
-            f"The sandbox worker died while running the code ({how}); it may have run out "
-            "of memory or hit a bug in a compiled library. A fresh worker will be used for "
-            "the next call; try simpler code or less data.",
+            f"The sandboxed code died while running ({how}); it may have run out of memory "
+            "or hit a bug in a compiled library. Try simpler code or less data.",
             "crashed",
         )
 
@@ -398,12 +544,22 @@ def _encode_request(code: str, sources: dict[str, pd.DataFrame | xr.DataArray]) 
     return wire.pack_message({"code": code, "sources": entries}, blobs)
 
 
-def _unpack_response(raw: bytes) -> tuple[dict[str, Any], list[bytes]]:
+def _unpack_reply(
+    raw: bytes, report: dict[str, Any], death: Callable[[dict[str, Any]], SandboxError]
+) -> tuple[dict[str, Any], list[bytes]]:
+    """The child's one reply frame; its death explains a missing one."""
+    if not raw:
+        raise death(report)
     try:
-        return wire.unpack_message(raw)
+        body, rest = wire.split_frame(raw)
+        if rest:
+            raise wire.FrameError("unexpected bytes after the reply")
+        return wire.unpack_message(body)
     except wire.FrameError as exc:
+        if report.get("signal") is not None:
+            raise death(report) from exc
         raise SandboxError(
-            f"The sandbox worker sent an unreadable reply ({exc}); try again.", "crashed"
+            f"The sandboxed code sent an unreadable reply ({exc}); try again.", "crashed"
         ) from exc
 
 
@@ -415,14 +571,21 @@ def _to_result(header: dict[str, Any], blobs: list[bytes], elapsed: float) -> Sa
         raise SandboxError(f"The sandboxed code failed ({category}): {message}", category)
     kind = header.get("kind")
     value: SandboxValue
+    notes: list[str] = []
     if kind in ("dataframe", "series", "dataarray"):
         value_header = header.get("value_header")
         if not isinstance(value_header, dict):
             raise SandboxError("The sandbox worker sent a reply without data.", "crashed")
         try:
-            value = wire.decode_value(value_header, blobs, check=True)  # pyright: ignore[reportUnknownArgumentType]
+            decoded = wire.decode_value(value_header, blobs, check=True)  # pyright: ignore[reportUnknownArgumentType]
+            value, notes = wire.check_result(decoded)  # never trust the worker's own check
+            worker_notes = header.get("notes")
+            if isinstance(worker_notes, list):  # what the worker's check already dropped
+                notes = [str(n)[:500] for n in worker_notes[:10]] + notes
         except wire.FrameError as exc:
             raise SandboxError(f"The sandbox result could not be decoded: {exc}", "output") from exc
+        except wire.ResultRejected as exc:
+            raise SandboxError(f"The sandbox result was refused: {exc}", "output") from exc
     elif kind == "scalar":
         scalar = header.get("scalar")
         if not (scalar is None or isinstance(scalar, bool | int | float | str)):
@@ -436,6 +599,9 @@ def _to_result(header: dict[str, Any], blobs: list[bytes], elapsed: float) -> Sa
         kind=kind,
         stdout=str(header.get("stdout", "")),
         stdout_truncated=bool(header.get("stdout_truncated", False)),
-        warnings=tuple(str(w) for w in warnings_list) if isinstance(warnings_list, list) else (),
+        warnings=tuple(str(w) for w in [*warnings_list, *notes][:MAX_WARNINGS])
+        if isinstance(warnings_list, list)
+        else tuple(notes),
         elapsed_s=elapsed,
+        layers=tuple(str(layer) for layer in header.get("layers", [])),
     )

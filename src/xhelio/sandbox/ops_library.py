@@ -1,16 +1,30 @@
 """Library of proven custom operations, so the model can reuse code that worked.
 
+Stored code is shown to the model later as "proven", so it must never become a way to
+carry an injected payload from one conversation (or one user) to another:
+
+* every entry belongs to one user (`OpsLibrary(settings, user=...)`; "local" for the
+  single-user CLI); no query ever returns another user's entries;
+* code is stored only after a separate review (`review_operation`), stricter than the
+  sandbox's validation: it must pass the AST allowlist again, is stored in canonical
+  form (`ast.unparse`, so comments, where instructions could hide, are gone), and may
+  hold only short string literals without URLs, paths or prose; the description must
+  be one short line. Code that fails the review still ran; it is just not kept;
+* a database of the older, shared and unreviewed format is set aside (table
+  `ops_unreviewed_legacy`), never served.
+
 Successful `custom_operation` code of 5+ meaningful lines is kept (short operations such
 as a magnitude are cheap to regenerate). Entries are deduplicated by normalised
 description (a repeat bumps `use_count`), capped (default 50) with least-used eviction,
 ties broken by the oldest `last_used_at`; the entry just recorded is never the one
 evicted. A description containing `[from <id>]` marks reuse of that entry and bumps it.
 Stored in SQLite (WAL) at `settings.home / "ops_library.sqlite"`; never pickle.
-Imports nothing from xhelio but `config`.
+Imports nothing from xhelio but `config`, `errors` and `sandbox.validate`.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import sqlite3
@@ -22,26 +36,48 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from xhelio.config import Settings
+from xhelio.errors import SandboxError
+from xhelio.sandbox.validate import validate_code
 
-__all__ = ["MIN_CODE_LINES", "OpsEntry", "OpsLibrary", "normalize_description"]
+__all__ = [
+    "MIN_CODE_LINES",
+    "OpsEntry",
+    "OpsLibrary",
+    "Review",
+    "normalize_description",
+    "review_operation",
+]
 
 MIN_CODE_LINES = 5
 DEFAULT_MAX_ENTRIES = 50
 _REUSE_MARK = re.compile(r"\[from\s+([0-9a-f]{6,32})\]", re.IGNORECASE)
 
+DEFAULT_USER = "local"
+MAX_CODE_CHARS = 4_000
+MAX_CODE_LINES = 60
+MAX_DESCRIPTION_CHARS = 200
+MAX_LITERAL_CHARS = 48
+_PROSE = re.compile(r"(\S+\s+){4,}\S")  # five words or more: prose, not a column name
+_LOCATOR = re.compile(r"://|^[/~\\]|\\|\.\.|@")
+_DESCRIPTION_LOCATOR = re.compile(r"://|\bwww\.|@|\\|~/")  # "nT/s" stays fine
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ops (
     id TEXT PRIMARY KEY,
+    user TEXT NOT NULL,
+    reviewed TEXT NOT NULL,
     description TEXT NOT NULL,
-    normalized TEXT NOT NULL UNIQUE,
+    normalized TEXT NOT NULL,
     code TEXT NOT NULL,
     source_labels TEXT NOT NULL,
     use_count INTEGER NOT NULL,
     created_at TEXT NOT NULL,
     last_used_at TEXT NOT NULL,
-    last_used_seq INTEGER NOT NULL
+    last_used_seq INTEGER NOT NULL,
+    UNIQUE (user, normalized)
 )
 """
+_REVIEW_VERSION = "review-1"
 
 
 @dataclass(frozen=True)
@@ -61,6 +97,57 @@ def normalize_description(description: str) -> str:
     """Lower-case words only, without reuse marks, so rephrasings of case/space match."""
     text = _REUSE_MARK.sub(" ", description.lower())
     return " ".join(re.findall(r"[a-z0-9]+", text))
+
+
+@dataclass(frozen=True)
+class Review:
+    """Outcome of `review_operation`: the canonical code to store, or why not."""
+
+    accepted: bool
+    code: str
+    description: str
+    reasons: tuple[str, ...]
+
+
+def _literal_problems(tree: ast.AST) -> list[str]:
+    problems: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
+            text = node.value if isinstance(node.value, str) else node.value.decode("latin-1")
+            if len(text) > MAX_LITERAL_CHARS:
+                problems.append(f"a {len(text)}-character string literal")
+            elif _LOCATOR.search(text):
+                problems.append(f"a string naming a URL, path or address ({text[:30]!r})")
+            elif _PROSE.search(text):
+                problems.append(f"a string of prose ({text[:30]!r})")
+    return problems
+
+
+def review_operation(code: str, description: str) -> Review:
+    """The separate review code must pass before it is kept as a proven operation.
+
+    Stricter than the sandbox's validation, because a kept operation is shown to the
+    model again later: canonical form only (no comments), short literals only (no
+    URLs, paths or prose that could carry instructions), a one-line description.
+    """
+    reasons: list[str] = []
+    canonical = ""
+    if len(code) > MAX_CODE_CHARS or code.count("\n") >= MAX_CODE_LINES:
+        reasons.append("code longer than a reusable operation")
+    else:
+        try:
+            tree = validate_code(code)
+            canonical = ast.unparse(tree)
+            validate_code(canonical)  # the canonical form must pass on its own too
+            reasons += _literal_problems(tree)
+        except SandboxError as exc:
+            reasons.append(f"fails sandbox validation: {exc.message[:200]}")
+    clean = " ".join(_REUSE_MARK.sub(" ", description).split())
+    if len(clean) > MAX_DESCRIPTION_CHARS:
+        reasons.append("description longer than one short line")
+    if not clean.isprintable() or _DESCRIPTION_LOCATOR.search(clean):
+        reasons.append("description with control characters, URLs or addresses")
+    return Review(not reasons, canonical, clean, tuple(reasons))
 
 
 def _meaningful_lines(code: str) -> int:
@@ -86,15 +173,30 @@ def _entry(row: sqlite3.Row) -> OpsEntry:
 class OpsLibrary:
     """The persistent library of proven custom-operation code."""
 
-    def __init__(self, settings: Settings, *, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        max_entries: int = DEFAULT_MAX_ENTRIES,
+        user: str = DEFAULT_USER,
+    ) -> None:
         if max_entries < 1:
             raise ValueError("max_entries must be at least 1")
+        if not user.strip():
+            raise ValueError("user must be a non-empty identifier")
         self.path = settings.home / "ops_library.sqlite"
         self.max_entries = max_entries
+        self.user = user
+        self.rejected: list[Review] = []  # reviews refused in this instance (for logs)
         self._lock = threading.Lock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
+            columns = {row["name"] for row in db.execute("PRAGMA table_info(ops)")}
+            if columns and "user" not in columns:
+                # The older format was shared and unreviewed: set aside, never served.
+                db.execute("DROP TABLE IF EXISTS ops_unreviewed_legacy")
+                db.execute("ALTER TABLE ops RENAME TO ops_unreviewed_legacy")
             db.execute(_SCHEMA)
 
     @contextmanager
@@ -109,7 +211,7 @@ class OpsLibrary:
             db.close()
 
     def record(self, code: str, description: str, source_labels: list[str]) -> OpsEntry | None:
-        """Save successful code; return its entry, or None when it is too short to keep."""
+        """Save successful code once it passed review; None when too short or refused."""
         reused = _REUSE_MARK.search(description)
         if reused:
             self.bump(reused.group(1).lower())
@@ -118,8 +220,14 @@ class OpsLibrary:
         normalized = normalize_description(description)
         if not normalized:
             return None
+        review = review_operation(code, description)
+        if not review.accepted:
+            self.rejected.append(review)
+            return None
         with self._lock, self._connect() as db:
-            row = db.execute("SELECT id FROM ops WHERE normalized = ?", (normalized,)).fetchone()
+            row = db.execute(
+                "SELECT id FROM ops WHERE user = ? AND normalized = ?", (self.user, normalized)
+            ).fetchone()
             if row is not None:
                 self._touch(db, row["id"])
                 entry_id = str(row["id"])
@@ -127,13 +235,15 @@ class OpsLibrary:
                 entry_id = uuid.uuid4().hex[:12]
                 now = _now()
                 db.execute(
-                    "INSERT INTO ops VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)",
+                    "INSERT INTO ops VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
                     (
                         entry_id,
-                        _REUSE_MARK.sub("", description).strip(),
+                        self.user,
+                        _REVIEW_VERSION,
+                        review.description,
                         normalized,
-                        code,
-                        json.dumps([str(label) for label in source_labels]),
+                        review.code,
+                        json.dumps([str(label)[:256] for label in source_labels]),
                         now,
                         now,
                         self._next_seq(db),
@@ -147,8 +257,9 @@ class OpsLibrary:
         """The most used entries (most recently used first among equals)."""
         with self._connect() as db:
             rows = db.execute(
-                "SELECT * FROM ops ORDER BY use_count DESC, last_used_seq DESC LIMIT ?",
-                (max(n, 0),),
+                "SELECT * FROM ops WHERE user = ? "
+                "ORDER BY use_count DESC, last_used_seq DESC LIMIT ?",
+                (self.user, max(n, 0)),
             ).fetchall()
         return [_entry(row) for row in rows]
 
@@ -157,33 +268,39 @@ class OpsLibrary:
         with self._lock, self._connect() as db:
             if not self._touch(db, entry_id):
                 return None
-            row = db.execute("SELECT * FROM ops WHERE id = ?", (entry_id,)).fetchone()
+            row = db.execute(
+                "SELECT * FROM ops WHERE id = ? AND user = ?", (entry_id, self.user)
+            ).fetchone()
         return _entry(row)
 
     def get(self, entry_id: str) -> OpsEntry | None:
         """One entry by id, or None."""
         with self._connect() as db:
-            row = db.execute("SELECT * FROM ops WHERE id = ?", (entry_id,)).fetchone()
+            row = db.execute(
+                "SELECT * FROM ops WHERE id = ? AND user = ?", (entry_id, self.user)
+            ).fetchone()
         return None if row is None else _entry(row)
 
     def _next_seq(self, db: sqlite3.Connection) -> int:
-        (current,) = db.execute("SELECT COALESCE(MAX(last_used_seq), 0) FROM ops").fetchone()
+        (current,) = db.execute(
+            "SELECT COALESCE(MAX(last_used_seq), 0) FROM ops WHERE user = ?", (self.user,)
+        ).fetchone()
         return int(current) + 1
 
     def _touch(self, db: sqlite3.Connection, entry_id: str) -> bool:
         cursor = db.execute(
             "UPDATE ops SET use_count = use_count + 1, last_used_at = ?, last_used_seq = ? "
-            "WHERE id = ?",
-            (_now(), self._next_seq(db), entry_id),
+            "WHERE id = ? AND user = ?",
+            (_now(), self._next_seq(db), entry_id, self.user),
         )
         return cursor.rowcount > 0
 
     def _evict(self, db: sqlite3.Connection, keep: str) -> None:
-        (count,) = db.execute("SELECT COUNT(*) FROM ops").fetchone()
+        (count,) = db.execute("SELECT COUNT(*) FROM ops WHERE user = ?", (self.user,)).fetchone()
         excess = int(count) - self.max_entries
         if excess > 0:
             db.execute(
-                "DELETE FROM ops WHERE id IN (SELECT id FROM ops WHERE id != ? "
+                "DELETE FROM ops WHERE id IN (SELECT id FROM ops WHERE user = ? AND id != ? "
                 "ORDER BY use_count ASC, last_used_seq ASC LIMIT ?)",
-                (keep, excess),
+                (self.user, keep, excess),
             )

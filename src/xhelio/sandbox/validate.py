@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import string
 from collections.abc import Iterable
+from typing import cast
 
 from xhelio.errors import SandboxError
 
@@ -144,12 +145,20 @@ _CLASS_CHECK_ONLY = frozenset({"ndarray"})
 
 # Calls whose positional arguments past this count name a file: `df.to_string(path)`
 # writes to `path`; scipy.odr's errfile/rptfile follow its first 8/13 arguments.
-_MAX_POSITIONAL_ARGS = {"to_string": 0, "ODR": 8, "odr": 13}
+_MAX_POSITIONAL_ARGS = {"to_string": 0, "ODR": 8, "odr": 13, "pivot_table": 3, "crosstab": 3}
 _FILE_KEYWORDS = frozenset({"buf", "path_or_buf", "rptfile", "errfile"})
 
-# pandas methods that accept a string naming another method of the object.
-_STRING_DISPATCH_METHODS = frozenset(
-    {"apply", "agg", "aggregate", "transform", "map", "applymap", "pipe", "reduce"}
+# pandas methods that resolve a string to a method of the object (`getattr`): the
+# function they are given must be visibly a function or a listed reduction name.
+_STRING_DISPATCH_METHODS = frozenset({"apply", "agg", "aggregate", "transform"})
+# Methods that call what they are given but never resolve strings: only literal or
+# computed strings are refused there (a Name may hold a mapping, e.g. `s.map(table)`).
+_CALLING_METHODS = frozenset({"map", "applymap", "pipe", "reduce"})
+_FUNCTION_KEYWORDS = frozenset({"func", "arg", "aggfunc"})
+_DISPATCH_ADVICE = (
+    "the function given to {what} must be a lambda, a function you defined, a builtin, "
+    "a library function such as np.mean, or a literal name of a listed reduction "
+    "('mean', 'sum', ...); a name held in a variable or computed is not allowed"
 )
 SAFE_STRING_FUNCTIONS = frozenset(
     {
@@ -204,19 +213,20 @@ def _fail(node: ast.AST, rule: str) -> SandboxError:
     )
 
 
-def _assigned_names(tree: ast.AST) -> set[str]:
-    """Collect every name the code binds (assignments, loops, functions, arguments)."""
+def _assigned_names(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """Every name the code binds, and those bound other than by `def` (may hold data)."""
     names: set[str] = set()
+    data: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-            names.add(node.id)
+            data.add(node.id)
         elif isinstance(node, ast.FunctionDef):
             names.add(node.name)
         elif isinstance(node, ast.arg):
-            names.add(node.arg)
+            data.add(node.arg)
         elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-    return names
+            data.add(node.name)
+    return names | data, data
 
 
 def _module_root(node: ast.expr) -> str | None:
@@ -246,8 +256,10 @@ def _check_format_string(node: ast.AST, template: str) -> None:
 class _Checker(ast.NodeVisitor):
     """Walk the tree once, raising on the first rule broken."""
 
-    def __init__(self, bound_names: set[str]) -> None:
+    def __init__(self, bound_names: set[str], data_names: set[str]) -> None:
         self.known_names = bound_names | PROVIDED_NAMES | ALLOWED_BUILTINS
+        # Names bound other than by `def` (assignments, loops, arguments): may hold data.
+        self.data_names = data_names
         # Attribute nodes used as the class argument of isinstance()/issubclass().
         self.class_checks: set[int] = set()
 
@@ -339,7 +351,12 @@ class _Checker(ast.NodeVisitor):
                 ):
                     self.class_checks.update(id(n) for n in names)
         if isinstance(func, ast.Attribute) and func.attr in _STRING_DISPATCH_METHODS:
+            self._check_dispatch(node)
+        elif isinstance(func, ast.Attribute) and func.attr in _CALLING_METHODS:
             self._check_string_dispatch(node)
+        for keyword in node.keywords:
+            if keyword.arg == "aggfunc" and not self._is_function(keyword.value):
+                raise _fail(node, _DISPATCH_ADVICE.format(what="`aggfunc=`"))
         called = ""
         if isinstance(func, ast.Attribute):
             called = func.attr
@@ -350,7 +367,7 @@ class _Checker(ast.NodeVisitor):
             raise _fail(
                 node,
                 f"`{called}` with more than {limit} positional arguments could write a "
-                "file; pass options by keyword (file arguments are not allowed)",
+                "file or name a function by string; pass options by keyword",
             )
         self.generic_visit(node)
 
@@ -363,6 +380,83 @@ class _Checker(ast.NodeVisitor):
                 "`.format` is only allowed on a literal string; use an f-string instead",
             )
         _check_format_string(node, receiver.value)
+
+    def _is_function(self, node: ast.expr) -> bool:
+        """True when `node` is visibly a function (or a listed reduction name), never data."""
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, str) and node.value in SAFE_STRING_FUNCTIONS
+        if isinstance(node, ast.Lambda):
+            return True
+        if isinstance(node, ast.Name):
+            # A `def` of the code or a builtin, unless the code also assigns the name.
+            return node.id not in self.data_names and node.id not in PROVIDED_NAMES - MODULE_NAMES
+        if isinstance(node, ast.Attribute):
+            root = _module_root(node)
+            return root in MODULE_NAMES and root not in self.data_names
+        if isinstance(node, ast.List | ast.Tuple):
+            return all(self._is_function(item) for item in node.elts)
+        if isinstance(node, ast.Dict):
+            return all(self._is_function(v) for v in node.values)
+        return False
+
+    def _is_named_aggregation(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Tuple) and len(node.elts) == 2:
+            column, function = node.elts
+            return isinstance(column, ast.Constant) and self._is_function(function)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute | ast.Name):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+            return (
+                name == "NamedAgg"
+                and all(isinstance(a, ast.Constant) for a in node.args[:1])
+                and all(self._is_function(a) for a in node.args[1:2])
+                and all(
+                    (kw.arg == "column" and isinstance(kw.value, ast.Constant))
+                    or (kw.arg == "aggfunc" and self._is_function(kw.value))
+                    for kw in node.keywords
+                )
+            )
+        return False
+
+    def _check_dispatch(self, node: ast.Call) -> None:
+        """`apply`/`agg`/`aggregate`/`transform`: the function must be visibly one.
+
+        pandas resolves a string given here with `getattr` on the object, which reaches
+        any method (the expression evaluators included), so a name held in a variable,
+        computed, or taken from data is refused by construction; only literals from
+        SAFE_STRING_FUNCTIONS, lambdas, the code's own functions, builtins and module
+        functions (np.mean, ...) pass, also inside lists and dicts.
+        """
+        method = cast(ast.Attribute, node.func).attr
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+            kw.arg is None for kw in node.keywords
+        ):
+            raise _fail(node, f"`*`/`**` arguments are not allowed in `.{method}()`")
+        functions = [
+            *node.args[:1],
+            *(kw.value for kw in node.keywords if kw.arg in _FUNCTION_KEYWORDS),
+        ]
+        for function in functions:
+            literal = isinstance(function, ast.Constant) and isinstance(function.value, str)
+            if literal and cast(ast.Constant, function).value not in SAFE_STRING_FUNCTIONS:
+                raise _fail(
+                    node,
+                    f"method name '{cast(ast.Constant, function).value}' passed as a string "
+                    "is not allowed; pass a function (e.g. np.mean) or a lambda",
+                )
+            if isinstance(function, ast.JoinedStr | ast.BinOp):
+                raise _fail(
+                    node, "a computed method name is not allowed; pass a function or a lambda"
+                )
+            if not self._is_function(function):
+                raise _fail(node, _DISPATCH_ADVICE.format(what=f"`.{method}()`"))
+        if not functions and method in ("agg", "aggregate"):
+            for keyword in node.keywords:
+                if not self._is_named_aggregation(keyword.value):
+                    raise _fail(
+                        node,
+                        f"named aggregation `{keyword.arg}=` must be a literal "
+                        "('column', function) pair or pd.NamedAgg with a function",
+                    )
 
     def _check_string_dispatch(self, node: ast.Call) -> None:
         candidates: Iterable[ast.expr] = [
@@ -417,9 +511,9 @@ def validate_code(code: str) -> ast.Module:
             f"{MAX_AST_NODES} allowed. Write shorter code.",
             "validation",
         )
-    bound = _assigned_names(tree)
+    bound, data_names = _assigned_names(tree)
     try:
-        _Checker(bound).visit(tree)
+        _Checker(bound, data_names).visit(tree)
     except RecursionError as exc:
         raise SandboxError(
             "Code rejected by the sandbox: it is nested too deeply to check. Write flatter code.",

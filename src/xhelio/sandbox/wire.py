@@ -9,6 +9,17 @@ column names, dtypes and NaNs. DataArrays are sent as their values plus one blob
 coordinate, with dims, shapes, name and JSON-safe attrs (the array's and each
 coordinate's, e.g. the units of spectrogram bins) in the header.
 
+Results are data, not instructions: `check_result` is applied to every result, in the
+worker (early, clear errors) and again in the parent (authoritative), so nothing the
+session later saves and reloads can break it. Attributes are kept only when their name
+is on an allowlist and their value is a short string, a finite number or a bool (netCDF
+decoding keys such as `scale_factor`, `calendar` or `_FillValue`, and `units` that
+read as CF time units, are dropped with a note); column labels, index names, the
+DataArray name, dims and coordinate names must be short strings without NUL (and,
+for DataArrays, without "/" and distinct from each other, as netCDF requires);
+`DataFrame.attrs` is dropped. The executor also counts the whole reply (labels and
+attrs included) against the result cap.
+
 Imports nothing from xhelio: the worker loads it before its guards go up.
 """
 
@@ -16,7 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
+import re
 import select
 import struct
 import time
@@ -28,14 +41,19 @@ import pyarrow as pa
 import xarray as xr
 
 __all__ = [
+    "MAX_HEADER_BYTES",
     "FrameError",
     "FrameTimeout",
     "FrameTooLarge",
+    "ResultRejected",
+    "check_result",
+    "complete_frame_size",
     "decode_value",
     "encode_value",
     "pack_message",
     "read_frame",
     "read_frame_blocking",
+    "split_frame",
     "unpack_message",
     "write_frame",
     "write_frame_blocking",
@@ -43,6 +61,26 @@ __all__ = [
 
 _LENGTH = struct.Struct("!Q")
 _CHUNK = 1 << 20
+MAX_HEADER_BYTES = 4 * 1024 * 1024  # a reply's JSON header: stdout, warnings, attrs
+
+MAX_LABEL_CHARS = 256
+MAX_NAME_CHARS = 128
+MAX_COLUMNS = 10_000
+MAX_ATTRS = 64
+MAX_ATTR_STRING_CHARS = 1_024
+# Attribute names a result may carry: descriptive only. Anything a netCDF/CF reader acts
+# on (scale_factor, add_offset, _FillValue, missing_value, calendar, dtype, _Unsigned,
+# coordinates, bounds, compress, ...) is not on the list.
+ALLOWED_ATTRS = frozenset(
+    {
+        "units", "long_name", "standard_name", "description", "label", "comment",
+        "source", "history", "title", "note", "notes", "frame", "coordinate_system",
+        "instrument", "mission", "dataset", "parameter", "method", "operation",
+        "FIELDNAM", "CATDESC", "LABLAXIS", "UNITS", "VAR_TYPE", "DISPLAY_TYPE",
+        "SCALETYP", "VAR_NOTES", "DICT_KEY", "MONOTON", "LABL_PTR_1",
+    }
+)  # fmt: skip
+_CF_TIME_UNITS = re.compile(r"\bsince\b", re.IGNORECASE)
 
 
 class FrameError(Exception):
@@ -51,6 +89,10 @@ class FrameError(Exception):
 
 class FrameTooLarge(FrameError):
     """A frame announced a body larger than the reader accepts."""
+
+
+class ResultRejected(ValueError):
+    """A result breaks a limit on labels, names or structure (see `check_result`)."""
 
 
 class FrameTimeout(Exception):
@@ -112,6 +154,26 @@ def write_frame_blocking(fd: int, data: bytes) -> None:
     view = memoryview(_LENGTH.pack(len(data)) + data)
     while view:
         view = view[os.write(fd, view[:_CHUNK]) :]
+
+
+def split_frame(data: bytes) -> tuple[bytes, bytes]:
+    """Split one whole frame off the front of `data`: (its body, the bytes after it)."""
+    if len(data) < _LENGTH.size:
+        raise FrameError("reply shorter than its length prefix")
+    (size,) = _LENGTH.unpack_from(data)
+    end = _LENGTH.size + size
+    if end > len(data):
+        raise FrameError(f"reply cut short: {len(data) - _LENGTH.size} of {size} bytes")
+    return data[_LENGTH.size : end], data[end:]
+
+
+def complete_frame_size(data: bytearray) -> int | None:
+    """Bytes taken by the first frame of `data` (prefix included), None while incomplete."""
+    if len(data) < _LENGTH.size:
+        return None
+    (size,) = _LENGTH.unpack_from(data)
+    total = _LENGTH.size + size
+    return total if len(data) >= total else None
 
 
 def read_frame_blocking(fd: int, max_bytes: int) -> bytes:
@@ -274,3 +336,105 @@ def decode_value(
     except (pa.ArrowException, KeyError, TypeError, ValueError) as exc:
         raise FrameError(f"undecodable {header.get('kind')} data: {exc}") from exc
     raise FrameError(f"unknown data kind {header.get('kind')!r}")
+
+
+def _check_label(label: object, what: str, limit: int) -> str:
+    text = label if isinstance(label, str) else repr(label)
+    if len(text) > limit:
+        raise ResultRejected(f"{what} has {len(text)} characters (at most {limit})")
+    if "\x00" in text:
+        raise ResultRejected(f"{what} contains a NUL character")
+    return text
+
+
+def _attr_problem(key: object, value: object) -> str | None:
+    """Why an attribute is dropped, or None when it is kept."""
+    if not isinstance(key, str) or key not in ALLOWED_ATTRS:
+        return "name not on the allowlist"
+    item = value.item() if isinstance(value, np.generic) else value
+    if isinstance(item, bool):
+        return None
+    if isinstance(item, int):
+        return None if -(2**63) <= item < 2**63 else "integer out of range"
+    if isinstance(item, float):
+        return None if math.isfinite(item) else "not a finite number"
+    if not isinstance(item, str):
+        return f"a {type(item).__name__} value"
+    if len(item) > MAX_ATTR_STRING_CHARS or "\x00" in item:
+        return "string too long or with NUL"
+    if key.lower() == "units" and _CF_TIME_UNITS.search(item):
+        return "CF time units"
+    return None
+
+
+def clean_attrs(attrs: dict[Any, Any], where: str, notes: list[str]) -> dict[str, Any]:
+    """The allowlisted attributes of `attrs`; a note names the ones dropped."""
+    kept: dict[str, Any] = {}
+    dropped: list[str] = []
+    for key, value in list(attrs.items()):
+        problem = _attr_problem(key, value)
+        if problem is None and len(kept) < MAX_ATTRS:
+            kept[str(key)] = value.item() if isinstance(value, np.generic) else value
+        else:
+            dropped.append(f"{str(key)[:40]!r} ({problem or 'too many attributes'})")
+    if dropped:
+        shown = ", ".join(dropped[:8]) + (" ..." if len(dropped) > 8 else "")
+        notes.append(
+            f"attributes of {where} dropped (results carry descriptive attrs only): {shown}"
+        )
+    return kept
+
+
+def _check_frame(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    if frame.shape[1] > MAX_COLUMNS:
+        raise ResultRejected(f"the result has {frame.shape[1]} columns (at most {MAX_COLUMNS})")
+    for label in frame.columns:
+        _check_label(label, "a column label", MAX_LABEL_CHARS)
+    for axis in (frame.index, frame.columns):
+        for name in axis.names:
+            if name is not None:
+                _check_label(name, "an index name", MAX_LABEL_CHARS)
+    if frame.attrs:
+        notes.append("DataFrame.attrs dropped (results carry no frame-level attributes)")
+        frame = frame.copy(deep=False)
+        frame.attrs = {}
+    return frame
+
+
+def _check_array(array: xr.DataArray, notes: list[str]) -> xr.DataArray:
+    names: list[str] = []
+    if array.name is not None:
+        if not isinstance(array.name, str):
+            raise ResultRejected("the DataArray name must be a string")
+        names.append(array.name)
+    names += [str(d) for d in array.dims]
+    for name in names:
+        _check_label(name, f"the name {name[:40]!r}...", MAX_NAME_CHARS)
+        if "/" in name or not name.strip():
+            raise ResultRejected(f"the name {name[:40]!r} is empty or contains '/'")
+    for coord_name in array.coords:
+        coord = _check_label(coord_name, "a coordinate name", MAX_NAME_CHARS)
+        if "/" in coord or not coord.strip():
+            raise ResultRejected(f"the coordinate name {coord[:40]!r} is empty or contains '/'")
+        if array.name is not None and coord == array.name:
+            raise ResultRejected(f"the DataArray name {coord[:40]!r} is also a coordinate name")
+    cleaned = array.copy(deep=False)
+    cleaned.attrs = clean_attrs(dict(array.attrs), "the result", notes)
+    for coord_name, coord in array.coords.items():
+        kept = clean_attrs(dict(coord.attrs), f"coordinate {str(coord_name)[:40]!r}", notes)
+        cleaned.coords[coord_name].attrs = kept
+    return cleaned
+
+
+def check_result(
+    value: pd.DataFrame | xr.DataArray,
+) -> tuple[pd.DataFrame | xr.DataArray, list[str]]:
+    """Apply the result limits: the cleaned value and notes on what was dropped.
+
+    Raises:
+        ResultRejected: a label or name is too long or malformed; the message says which.
+    """
+    notes: list[str] = []
+    if isinstance(value, pd.DataFrame):
+        return _check_frame(value, notes), notes
+    return _check_array(value, notes), notes

@@ -1,54 +1,51 @@
-"""The sandbox worker: a separate, freshly spawned Python process that runs generated code.
+"""The sandbox job runner: what a forked child of the zygote does with one request.
 
-`executor.py` starts it (fork+exec of a new interpreter, never a fork of the parent) with
-a minimal environment and an empty working directory, and talks to it over two pipes
-with the framing of `wire.py` (JSON headers, Arrow IPC data, no pickle). Start-up:
+`zygote.py` imports this module, warms it up (`warm_up`) and forks one child per call;
+the child applies the OS layers (`oslayers.py`), installs the audit hook
+(`install_audit_hook`) and runs the request through `Runner.handle`: decode the sources
+(Arrow IPC, no pickle), exec the code with an allowlisted set of builtins and a bounded
+stdout, encode `result` under the size and metadata limits of `wire.py`, and map every
+outcome to a reply with a containment category.
 
-1. import pandas, numpy, xarray, scipy (every public sub-package but `io`, `datasets`,
-   `misc`) and pywt, then run a warm-up job through the real code path so every lazily
-   imported module is loaded now rather than while user code runs;
-2. replace the file and network functions of those libraries with stubs that refuse;
-3. move the two pipes to fds 3 and 4, close every other fd and set `RLIMIT_NOFILE` to
-   5, so the kernel refuses any new file, socket or pipe (also from C code such as Arrow
-   or netCDF that Python audit hooks never see); set `RLIMIT_AS` (memory),
-   `RLIMIT_FSIZE` 0, `RLIMIT_NPROC` 0 and `RLIMIT_CORE` 0;
-4. install an audit hook, which Python offers no way to remove, that refuses `open`,
-   `import` of modules not yet loaded, every `os.*` and `subprocess.*` event, sockets,
-   ctypes, unpickling, `gc` object walks and more. It raises a BaseException so
-   `except Exception` in user code cannot swallow it, and it records what was refused.
+The audit hook (PEP 578, not removable) refuses `open`, `import` of modules not loaded
+at warm-up, every `os.*` and `subprocess.*` event, sockets, ctypes, unpickling, `gc`
+object walks and more. It raises a BaseException so `except Exception` in user code
+cannot swallow it, and records what was refused. It is defence in depth: the OS layers
+are the boundary.
 
-Each job runs with an allowlisted set of builtins and a bounded stdout. After a job that
-ran out of memory, broke a runtime rule, or changed a library class or module, the
-worker exits and the executor starts a fresh one. This is not a kernel-level jail: see
-docs/sandbox.md for what is and is not guaranteed.
-
-Imports from xhelio only `sandbox.wire` and `sandbox.validate` (through the package).
+Imports from xhelio only `sandbox.wire`, `sandbox.harden` and `sandbox.validate`.
 """
 
 from __future__ import annotations
 
 import builtins
+import errno
 import importlib.abc
 import importlib.machinery
 import json
-import os
-import resource
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from types import ModuleType, TracebackType
-from typing import Any, NoReturn, TextIO, cast
+from typing import Any, TextIO, cast
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
 from xhelio.sandbox import wire
+from xhelio.sandbox.harden import Refused as _Blocked
 from xhelio.sandbox.validate import ALLOWED_BUILTINS
 
-__all__ = ["WorkerConfig", "main"]
+__all__ = [
+    "Runner",
+    "WorkerConfig",
+    "install_audit_hook",
+    "load_modules",
+    "vm_size_bytes",
+    "warm_up",
+]
 
 CODE_FILENAME = "<sandbox>"
 REQUEST_FD = 3
@@ -78,20 +75,10 @@ _BLOCKED_PREFIXES = (
     "signal.", "msvcrt.", "winreg.", "_winapi.",
 )  # fmt: skip
 
-_IO_METHODS = (
-    "to_csv", "to_parquet", "to_pickle", "to_hdf", "to_sql", "to_json", "to_excel",
-    "to_feather", "to_stata", "to_netcdf", "to_zarr", "to_clipboard", "to_html",
-    "to_latex", "to_markdown", "to_xml", "to_orc", "to_gbq", "to_iris",
-)  # fmt: skip
-_NUMPY_IO = (
-    "load", "save", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt",
-    "fromfile", "memmap", "fromregex", "DataSource",
-)  # fmt: skip
-_XARRAY_IO = (
-    "open_dataset", "open_dataarray", "open_mfdataset", "open_zarr", "open_datatree",
-    "open_groups", "load_dataset", "load_dataarray", "save_mfdataset",
-)  # fmt: skip
-
+_PREWARM_CODE = """
+print(df.head(3)); x = df.rolling(3).mean().dropna(); y = np.sqrt((df ** 2).sum(axis=1))
+result = df * 2
+"""
 _WARMUP_CODE = """
 t = df.index
 smooth = df.rolling("10min").mean().resample("5min").mean().interpolate(method="time")
@@ -114,6 +101,11 @@ cw = pywt.cwt(x[:64], np.arange(1, 8), "morl")
 grid = sources["grid"]; gm = grid.mean("time"); gi = grid.interp(energy=[1.5])
 gr = grid.rolling(time=3).mean(); gs = grid.to_series(); gd = grid.to_pandas()
 gx = df.to_xarray(); gc = xr.concat([grid, grid], dim="time"); np.fft.rfft(x)
+print(x); print(repr(x)); str(x[:3].reshape(1, 3)); print(np.arange(2000)); str(x[0])
+print(np.array([1 + 2j, 3])); print(np.array(["a"])); print(np.array([True])); repr(np.float32(1))
+print(np.array(["2024-01-01"], dtype="M8[ns]")); print(np.ma.array([1.0, 2.0], mask=[True, False]))
+print(np.array([[1.5, np.nan, np.inf]])); print(f"{x[0]:.3f} {np.int64(3)}")
+print(x.astype("O")[:3])
 s2 = df["a"].astype(str).str.upper(); rk = df.rank(); am = df.apply(lambda r: r.sum(), axis=1)
 try:
     raise ValueError("warm-up")
@@ -125,18 +117,18 @@ result = grid if len(df) < 0 else df * 2
 
 @dataclass(frozen=True)
 class WorkerConfig:
-    """Limits the executor passes to its worker on the command line (as JSON)."""
+    """Pipes and limits the executor passes to the zygote on the command line (as JSON)."""
 
     request_fd: int
     response_fd: int
+    control_fd: int
     memory_mb: int
+    cpu_s: int
+    timeout_s: float
     max_stdout_chars: int
     stdout_hard_cap: int
     max_result_bytes: int
-
-
-class _Blocked(BaseException):
-    """A runtime guard refused an operation; BaseException so `except Exception` misses it."""
+    python_guards: bool = True
 
 
 class _OutputTooLarge(BaseException):
@@ -202,20 +194,21 @@ def _type_of(obj: object, /) -> type:
     return kind
 
 
-def _refuse(what: str) -> Callable[..., NoReturn]:
-    def refused(*_args: object, **_kwargs: object) -> NoReturn:
-        raise _Blocked(f"{what} is disabled in the sandbox (no file or network access)")
+def _prime_array_printing() -> None:
+    """Let NumPy cache its printing functions now, with the real builtins.
 
-    return refused
+    NumPy's C code imports `numpy._core.arrayprint` on the first `str()`/`repr()` of an
+    array, through the `__import__` of the calling frame's builtins; the sandbox's
+    builtins have none, so without this `print(ndarray)` fails inside the sandbox.
+    """
+    for value in (np.arange(3.0), np.arange(3.0).reshape(1, 3), np.ma.array([1.0])):
+        str(value)
+        repr(value)
+    str(np.float64(1.5))
+    repr(np.int64(2))
 
 
-def _disable(owner: object, names: Iterable[str], prefix: str) -> None:
-    for name in names:
-        if hasattr(owner, name):
-            setattr(owner, name, _refuse(f"{prefix}.{name}"))
-
-
-def _load_modules() -> dict[str, ModuleType]:
+def load_modules() -> dict[str, ModuleType]:
     """Import every library the code may use, so nothing needs importing later."""
     import importlib
 
@@ -228,23 +221,12 @@ def _load_modules() -> dict[str, ModuleType]:
             importlib.import_module(f"scipy.{name}")
         for name in ("polynomial", "random", "fft", "linalg", "ma", "rec", "strings"):
             importlib.import_module(f"numpy.{name}")
+    _prime_array_printing()
     return {"pd": pd, "np": np, "xr": xr, "scipy": scipy, "pywt": pywt}
 
 
-def _strip_capabilities(modules: dict[str, ModuleType]) -> None:
-    """Swap the libraries' file and network entry points for refusing stubs."""
-    _disable(pd, [n for n in dir(pd) if n.startswith("read_")], "pd")
-    _disable(pd, ["ExcelWriter", "ExcelFile", "HDFStore", "to_pickle"], "pd")
-    for cls in (pd.DataFrame, pd.Series, pd.Index, xr.DataArray, xr.Dataset):
-        _disable(cls, _IO_METHODS, cls.__name__)
-    _disable(np, _NUMPY_IO, "np")
-    _disable(xr, _XARRAY_IO, "xr")
-    pywt_data = getattr(modules["pywt"], "data", None)
-    if pywt_data is not None:
-        _disable(pywt_data, [n for n in dir(pywt_data) if not n.startswith("_")], "pywt.data")
-
-
-def _vm_size_bytes() -> int:
+def vm_size_bytes() -> int:
+    """The process's virtual memory size (the base for RLIMIT_AS)."""
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
             if line.startswith("VmSize:"):
@@ -252,35 +234,7 @@ def _vm_size_bytes() -> int:
     return 0
 
 
-def _compact_fds(request_fd: int, response_fd: int) -> None:
-    """Put the pipes on fds 3 and 4 and close every other fd above 2."""
-    high_request = os.dup(request_fd)
-    high_response = os.dup(response_fd)
-    os.dup2(high_request, REQUEST_FD)
-    os.dup2(high_response, RESPONSE_FD)
-    os.closerange(RESPONSE_FD + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
-
-
-def _apply_rlimits(memory_mb: int) -> None:
-    """Lower the kernel limits; a non-root process can never raise them again."""
-    baseline = _vm_size_bytes()
-    address_space = baseline + memory_mb * 1024 * 1024
-    limits = {
-        resource.RLIMIT_AS: address_space,
-        resource.RLIMIT_NOFILE: RESPONSE_FD + 1,
-        resource.RLIMIT_FSIZE: 0,
-        resource.RLIMIT_CORE: 0,
-        resource.RLIMIT_NPROC: 0,
-    }
-    for limit, value in limits.items():
-        try:
-            resource.setrlimit(limit, (value, value))
-        except (ValueError, OSError):
-            # Some platforms refuse a limit (e.g. NPROC under some containers): keep the rest.
-            continue
-
-
-def _install_audit_hook(log: _GuardLog) -> None:
+def install_audit_hook(log: _GuardLog) -> None:
     """Install the permanent runtime guard (audit hooks cannot be removed)."""
     blocked = _BLOCKED_EVENTS
     prefixes = _BLOCKED_PREFIXES
@@ -296,23 +250,6 @@ def _install_audit_hook(log: _GuardLog) -> None:
             raise _Blocked(f"'{event}' of {detail}" if detail else f"'{event}'")
 
     sys.addaudithook(guard)
-
-
-class _IntegrityCheck:
-    """Detect code that replaced functions of the shared libraries for later jobs."""
-
-    def __init__(self, owners: Iterable[object]) -> None:
-        self.saved = [(owner, dict(vars(owner))) for owner in owners]
-
-    def intact(self) -> bool:
-        """True when no saved attribute was replaced or removed."""
-        missing = object()
-        for owner, saved in self.saved:
-            current = vars(owner)
-            for key, value in saved.items():
-                if current.get(key, missing) is not value:
-                    return False
-        return True
 
 
 def _clip(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -391,12 +328,18 @@ def _encode_result(value: object, max_bytes: int) -> tuple[dict[str, Any], list[
         if estimate > max_bytes:
             raise _OutputTooLarge(f"the result holds about {estimate} bytes")
         try:
+            value, notes = wire.check_result(value)
             value_header, blobs = wire.encode_value(value)
+        except wire.ResultRejected as exc:
+            raise _ResultError(f"`result` cannot be returned: {exc}") from exc
         except (ValueError, TypeError, NotImplementedError) as exc:
             raise _ResultError(f"`result` cannot be returned: {_exception_text(exc)}") from exc
         except Exception as exc:  # pyarrow raises its own hierarchy for odd dtypes
             raise _ResultError(f"`result` cannot be returned: {_exception_text(exc)}") from exc
-        return {"kind": kind, "value_header": value_header}, blobs
+        stored = sum(len(blob) for blob in blobs) + len(json.dumps(value_header))
+        if stored > max_bytes:  # labels, attrs and index count too, not only the values
+            raise _OutputTooLarge(f"the result takes {stored} bytes once encoded")
+        return {"kind": kind, "value_header": value_header, "notes": notes}, blobs
     scalar = _scalar(value)
     if isinstance(scalar, str) and len(scalar) > max_bytes:
         raise _OutputTooLarge(f"the result string has {len(scalar)} characters")
@@ -415,6 +358,11 @@ def _classify(exc: BaseException, log: _GuardLog) -> dict[str, Any]:
     if isinstance(exc, _Blocked) or log.refused:
         what = text if isinstance(exc, _Blocked) else log.refused[0]
         return _error("forbidden", f"blocked at run time: {what}", line)
+    if isinstance(exc, PermissionError) or (
+        isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENOSYS)
+    ):
+        # Refused by the operating-system layers (seccomp, Landlock, uid, fd limit).
+        return _error("forbidden", f"refused by the operating system sandbox: {text}", line)
     if isinstance(exc, _OutputTooLarge):
         return _error("output", f"output too large: {text}", line)
     if isinstance(exc, MemoryError):
@@ -434,7 +382,7 @@ def _classify(exc: BaseException, log: _GuardLog) -> dict[str, Any]:
     return _error("runtime", f"{type(exc).__name__}: {text}", line)
 
 
-class _Runner:
+class Runner:
     """Runs jobs in the worker: decode sources, exec, capture output, encode result."""
 
     def __init__(self, config: WorkerConfig, modules: dict[str, ModuleType]) -> None:
@@ -445,7 +393,8 @@ class _Runner:
             name: getattr(builtins, name) for name in ALLOWED_BUILTINS if hasattr(builtins, name)
         }
         self.safe_builtins["type"] = _type_of
-        self.integrity: _IntegrityCheck | None = None
+        # A small typical job each fresh child runs before its request (see zygote.py).
+        self.prewarm_body = b""
 
     def handle(self, body: bytes) -> tuple[dict[str, Any], list[bytes]]:
         """Run one request body and return the response header and blobs."""
@@ -472,9 +421,6 @@ class _Runner:
         response["stdout"] = stdout.text()
         response["stdout_truncated"] = stdout.total > stdout.kept
         response["warnings"] = [_clip(str(w.message), 500) for w in caught[:MAX_WARNINGS]]
-        response["retire"] = response.get("category") in {"memory", "forbidden"} or not (
-            self.integrity is None or self.integrity.intact()
-        )
         return response, blobs
 
     def _execute(
@@ -520,7 +466,7 @@ class _MissingModuleRecorder(importlib.abc.MetaPathFinder):
         return None
 
 
-def _warm_up(runner: _Runner) -> None:
+def warm_up(runner: Runner) -> None:
     """Run a representative job through the real path so lazy imports happen now.
 
     Libraries probe optional modules (pyarrow tries `pytz` on every tz-aware frame).
@@ -537,7 +483,7 @@ def _warm_up(runner: _Runner) -> None:
         sys.modules.setdefault(name, None)  # type: ignore[arg-type]  # None means "absent"
 
 
-def _run_warm_up_job(runner: _Runner) -> None:
+def _run_warm_up_job(runner: Runner) -> None:
     index = pd.date_range("2024-01-01", periods=200, freq="1min", tz="UTC")
     frame = pd.DataFrame({"a": np.sin(np.arange(200) / 7.0), "b": np.arange(200.0)}, index=index)
     grid = xr.DataArray(
@@ -554,6 +500,9 @@ def _run_warm_up_job(runner: _Runner) -> None:
         entries.append({"label": label, "header": value_header, "blobs": len(value_blobs)})
         blobs.extend(value_blobs)
     body = wire.pack_message({"code": _WARMUP_CODE, "sources": entries}, blobs)
+    runner.prewarm_body = wire.pack_message(
+        {"code": _PREWARM_CODE, "sources": entries[:1]}, blobs[: entries[0]["blobs"]]
+    )
     response, out_blobs = runner.handle(body)
     if response["status"] != "ok":
         raise RuntimeError(f"sandbox warm-up failed: {response.get('message')}")
@@ -561,39 +510,3 @@ def _run_warm_up_job(runner: _Runner) -> None:
     for bad in ("result = undefined_name", "result = 1 +"):
         runner.handle(wire.pack_message({"code": bad, "sources": []}, []))
     json.dumps(response)
-
-
-def _serve(runner: _Runner) -> None:
-    while True:
-        try:
-            body = wire.read_frame_blocking(REQUEST_FD, _MAX_REQUEST_BYTES)
-        except wire.FrameError:
-            return  # the executor closed the pipe: shut down
-        response, blobs = runner.handle(body)
-        wire.write_frame_blocking(RESPONSE_FD, wire.pack_message(response, blobs))
-        if response["retire"]:
-            return
-
-
-def main(argv: list[str]) -> None:
-    """Worker entry point: `argv[0]` is the JSON form of a `WorkerConfig`."""
-    config = WorkerConfig(**json.loads(argv[0]))
-    try:
-        modules = _load_modules()
-        runner = _Runner(config, modules)
-        _warm_up(runner)
-        _strip_capabilities(modules)
-        _compact_fds(config.request_fd, config.response_fd)
-        _apply_rlimits(config.memory_mb)
-        _install_audit_hook(runner.log)
-        runner.integrity = _IntegrityCheck(
-            [*modules.values(), pd.DataFrame, pd.Series, pd.Index, xr.DataArray, xr.Dataset]
-        )
-    except Exception as exc:  # report any start-up failure to the executor, then stop
-        failure = {"status": "failed", "message": f"{type(exc).__name__}: {_clip(str(exc))}"}
-        wire.write_frame_blocking(config.response_fd, wire.pack_message(failure, []))
-        os._exit(1)
-    ready = {"status": "ready", "pid": os.getpid()}
-    wire.write_frame_blocking(RESPONSE_FD, wire.pack_message(ready, []))
-    _serve(runner)
-    os._exit(0)

@@ -9,9 +9,9 @@ bin with the bin centres in `bins`. Imports only `catalog.model`, `timerange`, `
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -42,11 +42,18 @@ class ParameterData:
     not keep what follows as complete."""
     notes: tuple[str, ...] = ()
     """Things a user should know about this data (e.g. contradictory duplicate times)."""
+    meta: dict[str, Any] = field(default_factory=dict[str, Any])
+    """JSON-able structure beyond a flat table (see `xhelio.sources.dims`): ``dims``
+    (one record per non-time dimension: name, size, units, centres, edges, labels, or
+    the frame columns holding them per record), ``fill``, ``valid_min``/``valid_max``,
+    ``raw_units``, ``display_type``, ``scale_type``, ``label_axis``."""
 
     @property
     def is_2d(self) -> bool:
-        """Whether this parameter has bins (a spectrogram-like 2-D quantity)."""
-        return self.bins is not None
+        """Whether this parameter has bins or several dimensions (not a plain vector)."""
+        dims = self.meta.get("dims") or []
+        multi = len(dims) > 1 or any(d.get("is_bins") for d in dims)
+        return self.bins is not None or multi
 
 
 class DataSource(Protocol):
@@ -67,9 +74,10 @@ class DataSource(Protocol):
     ) -> dict[str, ParameterData]:
         """Return every requested parameter over `time_range` (start inclusive, end exclusive).
 
-        Fill values and out-of-valid-range values are NaN. Raises `NoDataError` when the
-        server has nothing in range, `UnknownDatasetError`/`UnknownParameterError` for bad
-        ids, and `ServerError` subclasses for failures of the service.
+        Fill values are NaN; VALIDMIN/VALIDMAX are kept in `meta`, not applied.
+        Raises `NoDataError` when the server has nothing in range,
+        `UnknownDatasetError`/`UnknownParameterError` for bad ids, and `ServerError`
+        subclasses for failures of the service.
         """
         ...
 

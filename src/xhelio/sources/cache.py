@@ -23,13 +23,23 @@ ones (overlapping the present or the dataset's stop) are stored too but reused o
 `incomplete_ttl` (10 minutes) after they were fetched, then fetched again. A fragment for
 which the source raised `NoDataError` is stored as an empty fragment under the same rules.
 
+A cache that never lies: a source's answer whose completeness it could not prove
+(`ParameterData.proven_until`, e.g. a close-delimited HAPI body) is stored complete only
+before that time; duplicate times go through `drop_duplicate_times` (identical rows
+dropped, contradictory ones reported and not kept for good) before anything is stored.
+
 Robustness: identical concurrent requests are merged (one in-flight future per fragment,
 shared by every `CachedSource` in the process, so N threads asking for the same missing
 day cause one fetch and see its result or its error). Writes are atomic (temp file +
-`os.replace`); an unreadable fragment file counts as missing and is fetched again; a
-corrupt index is set aside and the cache restarts empty; a failed write (disk full) is
-logged and the data is still returned. Files in one folder are indexed by one SQLite
-database (WAL), so several processes may share a cache.
+`os.replace`); every file's checksum is in the index and verified on read, so a damaged
+or unreadable fragment is deleted and fetched again, never returned; an index that
+cannot be opened is reported (`CacheError`) and never deleted; a failed write (disk
+full, read-only index) is logged and the data is still returned. Files in one folder
+are indexed by one SQLite database (WAL), so several processes may share a cache.
+
+Whole downloaded files (CDAWeb's CDFs) are kept in the same index (table ``files``,
+folder ``files/``) under the same size limit: eviction, `info` and `clear` see
+fragments and files together.
 
 Imports only `config`, `errors`, `timerange`, `catalog.model`, `sources.base`; never HTTP.
 """
@@ -587,6 +597,7 @@ def _fragment_table(data: ParameterData, frame: pd.DataFrame) -> ArrowTable:
         "bins_dtype": None if bins is None else str(bins.dtype),
         "bins_name": data.bins_name,
         "bins_units": data.bins_units,
+        "meta": data.meta,  # dims, fill, valid range: what a flat table cannot say
     }
     schema_meta = dict(table.schema.metadata or {})
     schema_meta[_META_KEY] = json.dumps(meta).encode()
@@ -664,7 +675,15 @@ def _assemble(name: str, tables: Sequence[ArrowTable], time_range: TimeRange) ->
         bins=bins,
         bins_name=None if meta.get("bins_name") is None else str(meta.get("bins_name")),
         bins_units=None if meta.get("bins_units") is None else str(meta.get("bins_units")),
+        meta=_extra_meta(meta.get("meta")),
     )
+
+
+def _extra_meta(value: object) -> dict[str, Any]:
+    """The source's JSON metadata (dims, fill, valid range) stored with a fragment."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): v for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
 
 
 def adaptive_fragment_hours(base_hours: int, cadence: str | None) -> int:

@@ -8,11 +8,12 @@ outside [start, end). Progress is reported as progress(bytes_done, bytes_total,
 "ID: k/n files"), from the download threads but never two calls at once; a retried
 download takes its bytes back, so the count can step down after a failure.
 
-Downloaded files are kept under ``Settings.cache_dir / "cdf"``, named by a hash of the
-file URL and its LastModified stamp, so asking for other parameters of the same days
-does not download again, and a file CDAWeb reprocesses (new LastModified) is fetched
-fresh. Files listed without LastModified are always downloaded. The folder is trimmed
-to `Settings.cache_max_mb`, least recently used first.
+Downloaded files are kept in the disk cache (`FragmentCache`: the same index and size
+limit as fragments, checksummed), keyed by the file URL and its LastModified stamp, so
+asking for other parameters of the same days does not download again, and a file CDAWeb
+reprocesses (new LastModified) is fetched fresh. Files listed without LastModified are
+always downloaded and never kept. An HTML page served instead of a file is refused, and
+a file that fails to read is deleted from the cache.
 
 `info` asks CDAS for the dataset description (title, coverage) and describes the
 parameters from the variables of the dataset's most recent file.
@@ -36,6 +37,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
 import httpx
+import numpy as np
 import pandas as pd
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
@@ -49,6 +51,7 @@ from xhelio.errors import (
 from xhelio.sources.base import ParameterData, ProgressCallback
 from xhelio.sources.cache import FragmentCache
 from xhelio.sources.cdf_reader import describe_cdf, read_cdf_parameters
+from xhelio.sources.dims import to_per_record
 from xhelio.sources.http import RetryPolicy, call_with_retries, check_rate_limit, make_client
 from xhelio.timerange import TimeRange
 
@@ -452,6 +455,12 @@ def _first(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _same_bins(piece: ParameterData, first: ParameterData) -> bool:
+    if piece.bins is None or first.bins is None:
+        return piece.bins is None and first.bins is None
+    return bool(np.array_equal(piece.bins, first.bins, equal_nan=True))
+
+
 def _combine(
     dataset_id: str,
     parameters: Sequence[str],
@@ -465,7 +474,10 @@ def _combine(
     for name in parameters:
         pieces = [parts[name] for parts in per_file if name in parts]
         # Empty pieces add nothing and would make pandas guess the joined dtypes.
-        frames = [p.frame for p in pieces if not p.frame.empty] or [pieces[0].frame]
+        filled = [p for p in pieces if not p.frame.empty] or [pieces[0]]
+        frames, dims = to_per_record(
+            [p.frame for p in filled], [list(p.meta.get("dims") or []) for p in filled]
+        )
         frame = pd.concat(frames) if len(frames) > 1 else frames[0]
         frame = frame.sort_index(kind="stable")
         keep = ~frame.index.duplicated(keep="first") & (frame.index >= start) & (frame.index < end)
@@ -476,9 +488,10 @@ def _combine(
             frame=frame,
             units=first.units,
             description=first.description,
-            bins=first.bins,
+            bins=first.bins if all(_same_bins(p, first) for p in filled) else None,
             bins_name=first.bins_name,
             bins_units=first.bins_units,
+            meta={**first.meta, "dims": dims} if dims else first.meta,
         )
     if all(p.frame.empty for p in combined.values()):
         raise NoDataError(

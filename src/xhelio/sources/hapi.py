@@ -29,12 +29,14 @@ from xhelio.errors import (
     UnknownParameterError,
 )
 from xhelio.sources.base import ParameterData, ProgressCallback, drop_duplicate_times
+from xhelio.sources.hapi_bins import attach_bins, with_bins_parameters
 from xhelio.sources.hapi_parse import (
     ChunkArrays,
     column_names,
     dataset_info_from_hapi,
     format_hapi_time,
     split_time_range,
+    take_time_notes,
 )
 from xhelio.sources.hapi_status import (
     SETTING_HINT,
@@ -163,7 +165,10 @@ class HapiSource:
     ) -> dict[str, ParameterData]:
         """Fetch `parameters` of `dataset_id` over `time_range`, one request per chunk."""
         info, raw = self._info(dataset_id)
-        params = _resolve_parameters(info, parameters)
+        wanted = _resolve_parameters(info, parameters)
+        # Bins that change with time are parameters of their own: fetch them alongside.
+        params = with_bins_parameters(info, wanted)
+        take_time_notes()
         fmt = self._choose_format(params, raw)
         chunks = split_time_range(time_range, info.max_request_duration)
         parts: list[ChunkArrays] = []
@@ -199,11 +204,12 @@ class HapiSource:
             )
             error.proven_until = proven_until
             raise error
-        result = _to_parameter_data(params, parts)
-        what = f"{dataset_id}"
+        fetched = attach_bins(wanted, _to_parameter_data(params, parts), take_time_notes())
         return {
-            name: drop_duplicate_times(replace(data, proven_until=proven_until), f"{what}.{name}")
-            for name, data in result.items()
+            name: drop_duplicate_times(
+                replace(data, proven_until=proven_until), f"{dataset_id}.{name}"
+            )
+            for name, data in fetched.items()
         }
 
     def _choose_format(self, params: Sequence[ParameterInfo], raw: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ by a HAPI `maxRequestDuration`. Imports only `catalog.model`, `timerange` and `e
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -19,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from xhelio.catalog.hapi_info import dataset_from_hapi_info, hapi_times_to_ns, parse_hapi_time
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.errors import ServerError, TruncatedResponseError
 from xhelio.timerange import TimeRange
@@ -35,13 +37,13 @@ __all__ = [
     "parse_hapi_time",
     "record_size",
     "split_time_range",
+    "take_time_notes",
 ]
 
 _DURATION = re.compile(
     r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?"
     r"(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
 )
-_DAY_OF_YEAR = re.compile(r"^\d{4}-\d{3}(?:T|Z|$)")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # ISTP fills are about -1e31; a CDAWeb server may print them float32-rounded or not.
 _BIG_FILL = 1e30
@@ -56,12 +58,6 @@ class ChunkArrays:
 
     times: np.ndarray
     values: dict[str, np.ndarray]
-
-
-def parse_hapi_time(text: str) -> datetime:
-    """Parse one HAPI isotime (``2020-01-01T00:00Z``, ``2020-001T00:00:00.000Z``) to UTC."""
-    ns = int(_times_to_ns(pa.array([text.strip()]))[0])
-    return _EPOCH + timedelta(microseconds=ns // 1000)
 
 
 def format_hapi_time(t: datetime) -> str:
@@ -116,69 +112,12 @@ def _add_offset(t: datetime, offset: pd.DateOffset) -> datetime:
     return _EPOCH + timedelta(microseconds=pd.Timestamp(shifted).as_unit("ns").value // 1000)
 
 
-def _parse_optional_time(value: object) -> datetime | None:
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        return parse_hapi_time(value)
-    except ServerError:
-        return None
-
-
-def _units_text(units: object) -> str:
-    if isinstance(units, list):
-        distinct = [str(u) for u in dict.fromkeys(units) if u is not None]  # pyright: ignore[reportUnknownVariableType]
-        return ", ".join(distinct)
-    return "" if units is None else str(units)
-
-
-def _parameter_info(raw: dict[str, Any]) -> ParameterInfo:
-    size = raw.get("size")
-    labels = raw.get("label")
-    bins_list = raw.get("bins")
-    bins: tuple[float, ...] | None = None
-    bins_name = bins_units = None
-    if isinstance(bins_list, list) and bins_list:
-        first: dict[str, Any] = bins_list[0]
-        centers = first.get("centers")
-        # Time-varying bins (centers naming another parameter) are not kept as constants.
-        if isinstance(centers, list):
-            flat = np.asarray(centers, dtype=np.float64).ravel()
-            bins = tuple(float(c) for c in flat)
-        bins_name = first.get("name")
-        bins_units = _units_text(first.get("units")) or None
-    fill = raw.get("fill")
-    return ParameterInfo(
-        name=str(raw["name"]),
-        type=str(raw.get("type", "double")),
-        units=_units_text(raw.get("units")),
-        size=tuple(int(s) for s in size) if isinstance(size, list) else None,
-        fill=None if fill is None else str(fill),
-        description=str(raw.get("description") or ""),
-        labels=tuple(str(x) for x in labels) if isinstance(labels, list) else None,
-        bins=bins,
-        bins_name=bins_name,
-        bins_units=bins_units,
-    )
-
-
 def dataset_info_from_hapi(dataset_id: str, info: dict[str, Any], title: str = "") -> DatasetInfo:
-    """Build a `DatasetInfo` from a HAPI /info response."""
-    raw_params = info.get("parameters")
-    if not isinstance(raw_params, list) or not raw_params:
+    """Build a `DatasetInfo` from a HAPI /info response (the catalog's one parser)."""
+    if not isinstance(info.get("parameters"), list) or not info.get("parameters"):
         raise ServerError(f"The /info answer for '{dataset_id}' lists no parameters.")
-    description = str(info.get("description") or "")
-    return DatasetInfo(
-        id=dataset_id,
-        title=title or description.split("\n", 1)[0],
-        start=_parse_optional_time(info.get("startDate")),
-        stop=_parse_optional_time(info.get("stopDate")),
-        cadence=info.get("cadence"),
-        max_request_duration=info.get("maxRequestDuration"),
-        pi_name=info.get("contact"),
-        doi=info.get("resourceID") if str(info.get("resourceID", "")).startswith("doi") else None,
-        parameters=tuple(_parameter_info(p) for p in raw_params),  # pyright: ignore[reportUnknownVariableType]
-    )
+    base = DatasetInfo(id=dataset_id, title=title) if title else None
+    return dataset_from_hapi_info(dataset_id, info, base)
 
 
 def column_names(param: ParameterInfo) -> list[str]:
@@ -221,9 +160,11 @@ def mask_fill(values: np.ndarray, fill: str | None) -> np.ndarray:
 
 
 def _times_to_ns(strings: Any) -> np.ndarray:
-    """Vectorised ISO-8601 (HAPI isotime) parse to int64 nanoseconds since the epoch.
+    """Vectorised HAPI isotime parse to int64 nanoseconds since the epoch.
 
-    `strings` is a pyarrow string array (pyarrow ships no type stubs, hence Any).
+    `strings` is a pyarrow string array (pyarrow ships no type stubs, hence Any). The
+    common full form goes through Arrow's cast; every other form of the spec (date only,
+    day of year, hours or minutes only, leap seconds) through `hapi_times_to_ns`.
     """
     strings = pc.call_function("utf8_trim", [strings], pc.TrimOptions(characters=" \x00"))
     try:
@@ -232,28 +173,32 @@ def _times_to_ns(strings: Any) -> np.ndarray:
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pass
     values = strings.to_numpy(zero_copy_only=False)
-    try:
-        if len(values) and _DAY_OF_YEAR.match(str(values[0])):
-            return _doy_times_to_ns(values)
-        parsed = pd.to_datetime(values, format="ISO8601", utc=True)
-    except (ValueError, TypeError) as exc:
-        sample = str(values[0]) if len(values) else ""
-        raise ServerError(
-            f"The server sent times that are not HAPI isotimes (e.g. {sample!r}): {exc}"
-        ) from exc
-    return pd.DatetimeIndex(parsed).as_unit("ns").asi8
+    times, leap = hapi_times_to_ns(values)
+    if leap:
+        _add_note(
+            f"{leap} time(s) fell in a leap second (23:59:60); each was mapped to the next "
+            "second (00:00:00 plus its fraction), since UTC datetimes cannot hold 60 s."
+        )
+    return times
 
 
-def _doy_times_to_ns(values: np.ndarray) -> np.ndarray:
-    """Parse ``YYYY-DDDThh:mm:ss.sssZ`` (day of year) vectorised via the year and day."""
-    text = pd.Series(values, dtype="string").str.rstrip("Z")
-    year = text.str.slice(0, 4).astype("int64").to_numpy()
-    day = text.str.slice(5, 8).astype("int64").to_numpy()
-    rest = text.str.slice(8).str.lstrip("T").fillna("")
-    jan1 = (year - 1970).astype("datetime64[Y]").astype("datetime64[D]")
-    days = (jan1 + (day - 1).astype("timedelta64[D]")).astype("datetime64[ns]").astype(np.int64)
-    clock = pd.to_timedelta(rest.where(rest != "", "00:00:00").to_numpy(dtype=object))
-    return days + pd.TimedeltaIndex(clock).as_unit("ns").asi8
+# Leap-second notes of recent parses, read by `take_time_notes`. Parsing may run on a
+# decoder thread, so the list is shared (under a lock), not thread-local.
+_NOTES_LOCK = threading.Lock()
+_NOTES: list[str] = []
+
+
+def _add_note(note: str) -> None:
+    with _NOTES_LOCK:
+        _NOTES.append(note)
+
+
+def take_time_notes() -> list[str]:
+    """Return and clear the time notes (leap seconds mapped) of the parses so far."""
+    with _NOTES_LOCK:
+        notes = list(dict.fromkeys(_NOTES))
+        _NOTES.clear()
+    return notes
 
 
 def _strip_header(body: bytes) -> bytes:

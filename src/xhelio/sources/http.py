@@ -1,14 +1,18 @@
 """Shared HTTP plumbing of the remote sources: one client factory and retry with backoff.
 
 `make_client` builds the httpx client every source uses (timeouts from `Settings`, a
-user agent, redirects followed). `call_with_retries` runs one request-and-read operation,
-retrying only what a retry can fix: HTTP 5xx (raised by the operation as `ServerError`
-with a 5xx `status_code`), timeouts and a connection dropped mid-request (a stale
-kept-alive connection), with exponential backoff. It never retries 4xx answers, HAPI 14xx
-statuses, or a failure to connect at all (refused, unknown host): nobody is listening,
-so waiting only delays the one clear message. Connection failures become
-`ServerUnreachableError` naming the URL and the setting that points elsewhere; an address
-that is not http(s) becomes a `ConfigError`.
+user agent, at most 10 redirects, reads guarded by `netguard` so every attempt has a
+whole-request deadline and stops within a fraction of a second of a cancel).
+`call_with_retries` runs one request-and-read operation, retrying only what a retry can
+fix: HTTP 5xx (raised by the operation as `ServerError` with a 5xx `status_code`), HTTP
+429 (`check_rate_limit`: waits what Retry-After asks, up to
+``Settings.http_retry_after_max_s``; a longer ask fails at once), timeouts and a
+connection dropped mid-request (a stale kept-alive connection), with exponential backoff.
+Redirect loops and undecodable bodies become `ServerError` naming the URL. It never
+retries other 4xx answers, HAPI 14xx statuses, or a failure to connect at all (refused,
+unknown host): nobody is listening, so waiting only delays the one clear message.
+Connection failures become `ServerUnreachableError` naming the URL and the setting that
+points elsewhere; an address that is not http(s) becomes a `ConfigError`.
 
 Imports only `config` and `errors` from xhelio; never `catalog`, `data` or higher layers.
 """

@@ -11,6 +11,8 @@ import pandas as pd
 import xarray as xr
 
 from xhelio.data.entry import DataEntry
+from xhelio.data.outputs import flat_frame, write_output
+from xhelio.data.streamout import atomic_output
 from xhelio.errors import UserError
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import tool
@@ -28,6 +30,9 @@ def frame_of(entry: DataEntry) -> pd.DataFrame:
         first_coord = array.coords.get(array.dims[0], None)
         index = pd.Index(first_coord.values if first_coord is not None else np.arange(array.size))
         return pd.DataFrame({name: array.values}, index=index)
+    if array.ndim > 2 or any(str(c).endswith("_centers") for c in array.coords):
+        # Rank-2+ or per-record bins: one column per element, named by label or bin.
+        return flat_frame(entry)
     first, second = array.dims[0], array.dims[1]
     bins = array.coords[second].values if second in array.coords else np.arange(array.shape[1])
     index = pd.Index(
@@ -63,8 +68,21 @@ def entry_summary(entry: DataEntry) -> dict[str, Any]:
         "dataset": entry.source_dataset,
         "parameter": entry.source_parameter,
         "description": entry.description,
+        **_meaning(entry),
         **_time_span(frame, entry),
     }
+
+
+def _meaning(entry: DataEntry) -> dict[str, Any]:
+    """Display units, dimensions (to choose a slice or reduction) and citation."""
+    meaning: dict[str, Any] = {}
+    if entry.meta.get("display_units"):
+        meaning["display_units"] = entry.meta["display_units"]
+    if isinstance(entry.data, xr.DataArray) and entry.data.ndim > 1:
+        meaning["dims"] = {str(d): int(entry.data.sizes[d]) for d in entry.data.dims}
+    if entry.citation:
+        meaning["citation"] = entry.citation
+    return meaning
 
 
 @tool("data_ops_fetch")
@@ -74,16 +92,24 @@ def fetch_data(
     parameter_id: str,
     time_range: str,
     source: Literal["hapi", "cdf"] | None = None,
+    valid_range: bool = False,
 ) -> dict[str, Any]:
     """Fetch one parameter of a CDAWeb dataset into memory, labelled DATASET.PARAM.
+
+    Fill values become NaN. VALIDMIN/VALIDMAX are not applied unless valid_range is true
+    (they can hide real data); the answer's notes then say how many values were masked.
+    Over CDF every variable of the files is fetchable by name (support data too).
 
     Args:
         dataset_id: CDAWeb dataset id, e.g. AC_H2_MFI.
         parameter_id: Parameter name, e.g. Magnitude or BGSEc.
         time_range: Time range as people write it, e.g. '2024-01-15 to 2024-01-20' or 'last week'.
         source: 'hapi' or 'cdf'; default from settings.
+        valid_range: Also mask values outside VALIDMIN/VALIDMAX (counted in the notes).
     """
-    reports = ctx.fetcher(source).fetch(dataset_id, [parameter_id], time_range)
+    reports = ctx.fetcher(source).fetch(
+        dataset_id, [parameter_id], time_range, valid_range=valid_range
+    )
     return reports[0].to_dict()
 
 
@@ -109,7 +135,9 @@ def preview_data(ctx: ToolContext, label: str, n: int = 5) -> dict[str, Any]:
         out: list[dict[str, Any]] = []
         for index, values in part.iterrows():
             stamp = index.isoformat() if isinstance(index, pd.Timestamp) else index
-            out.append({"index": stamp, **{str(k): v for k, v in values.items()}})
+            # Missing values (fill) show as null, never as a raw fill number.
+            cells = {str(k): None if pd.isna(v) else v for k, v in values.items()}
+            out.append({"index": stamp, **cells})
         return out
 
     return {
@@ -173,17 +201,25 @@ def write_entry(entry: DataEntry, folder: Path, fmt: str, filename: str | None =
     if target.suffix != suffix:
         target = target.with_suffix(suffix)
     frame = frame_of(entry)
-    if suffix == ".csv":
-        out = frame.copy()
-        out.index.name = "time" if entry.is_timeseries else (out.index.name or "index")
-        out.to_csv(target)
-    elif suffix == ".parquet":
-        frame.to_parquet(target)
-    else:
-        data = (
-            entry.data if isinstance(entry.data, xr.DataArray) else _frame_to_dataset(frame, entry)
-        )
-        data.to_netcdf(target)
+    if entry.is_timeseries and entry.source_dataset:
+        # Fetched data: units, bins and citation go into the file (data.outputs), atomically.
+        write_output([entry], target)
+        return target
+    # Written beside the target and renamed when complete: never a half-written file.
+    with atomic_output(target) as temp:
+        if suffix == ".csv":
+            out = frame.copy()
+            out.index.name = "time" if entry.is_timeseries else (out.index.name or "index")
+            out.to_csv(temp)
+        elif suffix == ".parquet":
+            frame.to_parquet(temp)
+        else:
+            data = (
+                entry.data
+                if isinstance(entry.data, xr.DataArray)
+                else _frame_to_dataset(frame, entry)
+            )
+            data.to_netcdf(temp)
     return target
 
 

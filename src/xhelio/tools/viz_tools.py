@@ -16,8 +16,13 @@ def render_plotly_json(ctx: ToolContext, figure: dict[str, Any]) -> dict[str, An
 
     Each trace names its data with "data_label" (a stored label such as
     "AC_H2_MFI.BGSEc", or "label.column" for one column); x/y/z are filled from memory.
-    Vectors become one trace per component; 2-D data becomes a heatmap ("log_color": true
-    for a log colour scale). Stack panels with yaxis2/yaxis3 domains or a top-level
+    Vectors become one trace per component; 2-D and higher data becomes a spectrogram
+    (heatmap; never give it line properties such as mode). Colour is log for fluxes,
+    counts and spectral densities unless "log_color": false; y is log when the bins span
+    a decade unless "log_y": false. Data with more dimensions than time and bins is
+    reduced (default: mean over the others, said in the notes); choose with
+    "bins_dim": "<dim>", "select": {"<dim>": index or label} and "reduce":
+    "mean"|"sum"|"max"|"min". Stack panels with yaxis2/yaxis3 domains or a top-level
     "panels" list; time axes are shared. Units go into axis titles automatically.
 
     Args:

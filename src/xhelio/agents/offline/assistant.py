@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from xhelio.agents.offline.answer import (
@@ -21,6 +21,7 @@ from xhelio.agents.offline.answer import (
     describe_render,
     discovery_text,
 )
+from xhelio.agents.offline.followup import export_only, is_follow_up, merge
 from xhelio.agents.offline.intent import RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
@@ -104,11 +105,14 @@ class OfflineAssistant:
         intent = parse_request(request, self.vocab)
         if intent.discovery is not None:
             return self._discover(intent)
-        plan = build_plan(self.vocab, intent)
+        if export_only(intent) and self.workspace.session.plot.current is not None:
+            return self._export(intent)
+        intent, plan, follow = self.interpret(request, intent)
         if not plan.steps:
             return AssistantReply(
                 clarification(intent, plan.missing or ("a mission and a quantity",), plan.notes),
                 clarification=True,
+                follow_up=follow,
             )
         run = StepRun()
         for number, step in enumerate(plan.steps, start=1):
@@ -121,7 +125,60 @@ class OfflineAssistant:
             self.execute_step(step, run)
         # `plan` stays None: the interpretation is in the answer; only the planner's
         # records go into `plan` (ask --json).
-        return AssistantReply(self._summary(intent, plan, run), error=_failure(plan, run))
+        return AssistantReply(
+            self._summary(intent, plan, run), error=_failure(plan, run), follow_up=follow
+        )
+
+    def interpret(
+        self, request: str, intent: RequestIntent | None = None
+    ) -> tuple[RequestIntent, OfflinePlan, bool]:
+        """The request read against the session, its plan, and whether it follows up.
+
+        A follow-up is completed from the last request. The offline planner uses this
+        too, so planned and direct answers read a request the same way.
+        """
+        intent = intent or parse_request(request, self.vocab)
+        base = self.session_base()
+        follow = base is not None and is_follow_up(intent, True)
+        kept: list[str] = []
+        if base is not None and follow:
+            intent, kept = merge(base, intent)
+        plan = build_plan(self.vocab, intent)
+        return intent, replace(plan, notes=(*kept, *plan.notes)), follow
+
+    def _export(self, intent: RequestIntent) -> AssistantReply:
+        """Export the figure on screen as it is (nothing fetched or drawn again)."""
+        args: dict[str, Any] = {"action": "export", "format": intent.plot.export_format}
+        if intent.plot.export_filename:
+            args["filename"] = intent.plot.export_filename
+        result = self._call("manage_plot", args)
+        if result.get("status") == "error":
+            message = f"The export failed: {result.get('message')}"
+            return AssistantReply(message, error=message, follow_up=True)
+        return AssistantReply(
+            f"Exported the current figure as {intent.plot.export_format}: {result.get('path')}.",
+            follow_up=True,
+        )
+
+    def session_base(self) -> RequestIntent | None:
+        """The request behind the session's current data, or None.
+
+        Earlier user requests are replayed (follow-ups folded in), from memory in the REPL
+        or the history a resumed session loaded. The last history entry is the request
+        being answered, so it is left out.
+        """
+        history = self.workspace.session.history
+        users = [str(m.get("content", "")) for m in history[:-1] if m.get("role") == "user"]
+        base: RequestIntent | None = None
+        for text in users:
+            intent = parse_request(text, self.vocab)
+            if intent.discovery is not None or intent.doubts or intent.time_error:
+                continue
+            if base is not None and is_follow_up(intent, True):
+                base, _ = merge(base, intent)
+            elif intent.quantities or intent.missions or intent.dataset_ids:
+                base = intent
+        return base
 
     # steps ---------------------------------------------------------------------------
 

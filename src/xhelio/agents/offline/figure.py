@@ -26,8 +26,9 @@ def _panels(intent: RequestIntent, finals: list[tuple[str, str, str]]) -> list[i
     measured = finals[:-1] if derived else finals
     panel_of_unit: dict[str, int] = {}
     panels: list[int] = []
-    for _, _, group in measured:
-        key = group.strip().lower()
+    for n, (_, _, group) in enumerate(measured):
+        # Two heatmaps cannot share a panel: every spectrogram gets its own.
+        key = f"{group}#{n}" if group.startswith("spectrogram") else group.strip().lower()
         panel_of_unit.setdefault(key, len(panel_of_unit) + 1)
         panels.append(panel_of_unit[key])
     if derived:
@@ -42,7 +43,7 @@ def figure_spec(
     panels = _panels(intent, finals)
     colours = intent.plot.colours
     traces: list[dict[str, Any]] = []
-    for n, ((ref, name, _), panel) in enumerate(zip(finals, panels, strict=True)):
+    for n, ((ref, name, group), panel) in enumerate(zip(finals, panels, strict=True)):
         trace: dict[str, Any] = {
             "type": "scatter",
             "mode": "lines",
@@ -50,6 +51,10 @@ def figure_spec(
             "name": name,
             "panel": panel,
         }
+        if group.startswith("spectrogram"):
+            # Channels against time: one heatmap, colours on a log scale.
+            trace = {**trace, "type": "heatmap", "log_color": True}
+            trace.pop("mode")
         if intent.plot.log_y:
             trace["log_y"] = True
         if "flux" in name.lower():

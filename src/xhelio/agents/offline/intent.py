@@ -108,6 +108,8 @@ class RequestIntent:
     discovery: DiscoveryWish | None = None
     hints: tuple[str, ...] = ()
     unknown_names: tuple[str, ...] = ()
+    doubts: tuple[str, ...] = ()
+    """Questions to ask before fetching: a name close to a mission, a probe it lacks."""
 
     def operation(self, kind: OperationKind) -> OperationWish | None:
         """The first requested operation of `kind`, if any."""

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from xhelio.agents.offline.doubts import find_doubts
 from xhelio.agents.offline.intent import (
     MissionRef,
     PlotWish,
@@ -23,8 +24,10 @@ from xhelio.agents.offline.intent import (
 )
 from xhelio.agents.offline.quantities import GROUP_WORDS, QUANTITIES, quantity
 from xhelio.agents.offline.resolve import probe_wanted
-from xhelio.agents.offline.when import find_time
+from xhelio.agents.offline.spectra import spectrum_wishes
+from xhelio.agents.offline.when import TimeFound, find_time
 from xhelio.agents.offline.wishes import (
+    Duration,
     find_colours,
     find_discovery,
     find_durations,
@@ -38,27 +41,11 @@ from xhelio.agents.offline.wishes import (
 )
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
-from xhelio.timerange import parse_time_range
+from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["Vocabulary", "parse_request"]
 
 _DATASET_SHAPE = re.compile(r"[A-Za-z0-9]+(?:[_\-][A-Za-z0-9]+)+")
-# Well-known events people name instead of dates.
-_EVENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.I), when)
-    for pattern, when in (
-        (r"\bhalloween(?: (?:storms?|event))?(?: of)?(?: 2003)?", "2003-10-28 to 2003-11-01"),
-        (
-            r"\bst\.? patrick'?s day(?: (?:storm|event))?(?: of)?(?: 2015)?",
-            "2015-03-16 to 2015-03-19",
-        ),
-        (
-            r"\b(?:gannon|mother'?s day) (?:storm|event)(?: of)?(?: 2024)?",
-            "2024-05-10 to 2024-05-13",
-        ),
-        (r"\bbastille day (?:storm|event)(?: of)?(?: 2000)?", "2000-07-14 to 2000-07-17"),
-    )
-)
 _COMPONENT_TOKEN = re.compile(
     r"(?<![\w|])(?P<q>[bv])_?(?P<c>[xyzrtn])(?:[_ ]?(?P<f>gse|gsm|rtn))?(?![\w])", re.I
 )
@@ -78,7 +65,10 @@ _COMPONENT_WORD = re.compile(
 _MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
 _VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
 _FRAME = re.compile(r"\b(gse|gsm|rtn|srf|gci|hci|hgi|j2000)\b", re.I)
-_SPECIES = re.compile(r"\b(protons?|electrons?|alphas?|ions?|helium|oxygen)\b", re.I)
+_SC_FRAME = re.compile(r"\bspacecraft (?:coordinates|frame)()", re.I)
+_SPECIES = re.compile(
+    "|".join(f"(?P<{sp.key}>{sp.words.pattern})" for sp in load_vocabulary().species), re.I
+)
 _COMPARE = re.compile(r"\bcompar\w*|\bvs\.?(?!\w)|\bversus\b|\bagainst\b", re.I)
 # Missions whose spacecraft people name with a letter or number after the mission name.
 _MULTI_PROBE = frozenset(
@@ -178,6 +168,9 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
             ):
                 continue
             refs.append(ref)
+    # "Cluster C2 and C4": the bare mission name is not a third spacecraft.
+    probed = {r.mission_id for r in refs if probe_wanted(r.text) is not None}
+    refs = [r for r in refs if r.mission_id not in probed or probe_wanted(r.text) is not None]
     craft = _WIND_CRAFT.search(text)
     if craft and "wind" in vocab.mission_names and all(r.mission_id != "wind" for r in refs):
         refs.append(MissionRef("wind", vocab.mission_names["wind"], craft[0], craft.start()))
@@ -204,8 +197,8 @@ def _quantities(text: str) -> list[QuantityWish]:
     def free(start: int, end: int) -> bool:
         return all(end <= a or start >= b for a, b in claimed)
 
-    frame_match = _FRAME.search(text)
-    frame = frame_match[1].upper() if frame_match else None
+    frame_match = _FRAME.search(text) or _SC_FRAME.search(text)
+    frame = (frame_match[1] or "SC").upper() if frame_match else None
     tokens = list(_COMPONENT_TOKEN.finditer(text))
     for match in tokens:
         if match[0] == "by" and not _in_component_list(match, tokens):
@@ -289,9 +282,8 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
                 old.quantity, old.text, old.position, component, old.frame or frame, old.species
             )
     species_match = _SPECIES.search(text)
-    if species_match:
-        species = species_match[1].lower().rstrip("s")
-        species = "alpha" if species == "alpha" else species
+    if species_match and species_match.lastgroup:
+        species = species_match.lastgroup
         result = [
             QuantityWish(w.quantity, w.text, w.position, w.component, w.frame, species)
             if w.quantity in {"density", "temperature", "particle_flux", "velocity"}
@@ -360,6 +352,34 @@ def _unknown_names(vocab: Vocabulary, physics: str, wishes: list[QuantityWish]) 
     return tuple(unknown)
 
 
+def _instrument_quantity(text: str, missions: tuple[MissionRef, ...]) -> list[QuantityWish]:
+    """What a named instrument measures, when the request names nothing else ("C1 FGM")."""
+    for ref in missions:
+        for inst in load_vocabulary().instruments_of(ref.mission_id):
+            match = inst.words.search(text)
+            if match and inst.quantity:
+                return [QuantityWish(inst.quantity, match[0], match.start())]
+    return []
+
+
+def _inside(d: Duration, spans: tuple[tuple[int, int], ...]) -> bool:
+    return any(a <= d.start and d.end <= b and (a, b) != (d.start, d.end) for a, b in spans)
+
+
+def _time_with_durations(
+    work: str, timeless: str, durations: list[Duration], now: datetime | None
+) -> TimeFound:
+    """The time range of the request, with the durations that belong to it.
+
+    A duration may be part of it ("6 hours starting 14:00", "10 days ago", "12h to 06h",
+    "plus or minus 2 hours") but never the whole of it ("2000 s").
+    """
+    raw = find_time(work, now)
+    if raw.range is not None and any(_inside(d, raw.spans) for d in durations):
+        return raw
+    return find_time(timeless, now)
+
+
 def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
     """Read one request into a `RequestIntent` (never raises for odd text)."""
     work = " ".join(text.split())
@@ -373,18 +393,13 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
             dataset_ids.append(known)
             work = _mask(work, *match.span())
     time_range, time_text, time_error = None, None, None
-    for pattern, when in _EVENTS:
-        event = pattern.search(work)
-        if event:
-            time_range, time_text = parse_time_range(when, now), f"{event[0]} ({when})"
-            work = _mask(work, *event.span())
-            break
     durations = find_durations(work)
     timeless = work
     for d in durations:
         timeless = _mask(timeless, d.start, d.end)
     if time_range is None:
-        found = find_time(timeless, now)
+        found = _time_with_durations(work, timeless, durations, now)
+        durations = [d for d in durations if not _inside(d, found.spans)]
         time_range, time_text, time_error = found.range, found.text, found.error
         for span in found.spans:
             work = _mask(work, *span)
@@ -394,7 +409,12 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         physics = _mask(physics, *span)
     for d in durations:
         physics = _mask(physics, d.start, d.end)
-    quantities = _quantities(physics)
+    species = _SPECIES.search(physics)
+    quantities = spectrum_wishes(
+        physics, _quantities(physics), species.lastgroup if species else None
+    )
+    if not quantities:
+        quantities = _instrument_quantity(physics, missions)
     operations = find_operations(work, durations)
     figure_format, figure_file, data_format = find_export(work)
     resample = next((op for op in operations if op.kind == "resample"), None)
@@ -424,6 +444,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         save_data_format=data_format,
         hints=find_hints(physics, [(q.position, q.text) for q in quantities]),
         unknown_names=_unknown_names(vocab, physics, quantities),
+        doubts=find_doubts(work, vocab.aliases, []),
         discovery=find_discovery(
             work, bool(missions), bool(dataset_ids), bool(quantities), time_range is not None
         ),

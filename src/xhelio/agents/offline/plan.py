@@ -12,23 +12,26 @@ planner issue's plan-execute loop can run these same records. Imports `catalog`,
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from xhelio.agents.offline.codegen import binary_code, component_code, series_code
+from xhelio.agents.offline.derived import derived_code, derived_named, input_wishes, unit_problem
 from xhelio.agents.offline.figure import figure_spec
 from xhelio.agents.offline.intent import MissionRef, QuantityWish, RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary
-from xhelio.agents.offline.quantities import quantity
+from xhelio.agents.offline.quantities import GROUP_WORDS, quantity
 from xhelio.agents.offline.resolve import Candidate, probe_wanted, resolve
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.model import DatasetInfo
 from xhelio.timerange import TimeRange
+from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
 __all__ = ["OfflinePlan", "PlanStep", "ToolCall", "build_plan"]
 
 _NAMED = "__named__"  # a parameter the user named in a dataset they named
+_NO_QUANTITY = "a quantity (e.g. magnetic field, solar wind speed, density, Dst)"
 StepKind = Literal["fetch", "compute", "plot", "export", "save", "discover"]
 _DEFAULT_SPAN = timedelta(days=7)
 _NICE_WINDOWS = (60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 86400)
@@ -129,11 +132,27 @@ def _tag(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").upper() or "DATA"
 
 
-def _mission_source(vocab: Vocabulary, ref: MissionRef) -> _Source:
+def _mission_source(vocab: Vocabulary, ref: MissionRef, text: str = "") -> _Source:
     datasets = vocab.catalog.browse(ref.mission_id, include_auxiliary=True)
     probe = probe_wanted(ref.text)
     name = ref.name if probe is None else ref.text
-    return _Source(ref.mission_id, _tag(ref.text), name, datasets, probe)
+    return _Source(ref.mission_id, _tag(ref.text), name, _of_instrument(ref, datasets, text), probe)
+
+
+def _of_instrument(ref: MissionRef, datasets: list[DatasetInfo], text: str) -> list[DatasetInfo]:
+    """Only the datasets of the instrument(s) the request names for this mission.
+
+    "Cluster C1 CIS HIA" keeps the datasets both names fit; a named instrument is never
+    swapped for a sibling of the same spacecraft. Names without datasets are ignored.
+    """
+    kept = datasets
+    for inst in load_vocabulary().instruments_of(ref.mission_id):
+        if not inst.words.search(text):
+            continue
+        narrower = [d for d in kept if inst.datasets.search(d.id)]
+        if narrower:
+            kept = narrower
+    return kept
 
 
 def _sources_for(b: _Builder, wish: QuantityWish) -> list[_Source]:
@@ -146,7 +165,7 @@ def _sources_for(b: _Builder, wish: QuantityWish) -> list[_Source]:
     if q.default_mission and q.default_mission in vocab.mission_names:
         return [_mission_source(vocab, MissionRef(q.default_mission, "OMNI", "OMNI", 0))]
     if intent.missions:
-        return [_mission_source(vocab, m) for m in intent.missions]
+        return [_mission_source(vocab, m, intent.text) for m in intent.missions]
     if intent.unknown_names:
         return []  # a spacecraft was named, just not one the catalog has: never OMNI instead
     if (q.solar_wind or intent.at_earth) and "omni" in vocab.mission_names:
@@ -291,51 +310,176 @@ def build_plan(
 ) -> OfflinePlan:
     """Turn an intent into steps; `missing` says what to ask for when none can be built."""
     b = _Builder(vocab, intent, now or datetime.now(UTC))
-    quantities = list(intent.quantities)
-    if intent.dataset_ids and not quantities and intent.parameter_names:
-        quantities = [QuantityWish(_NAMED, p, 0) for p in intent.parameter_names]
-    if not quantities:
-        b.missing.append("a quantity (e.g. magnetic field, solar wind speed, density, Dst)")
-    if intent.time_error:
-        b.missing.append(f"a valid time range ({intent.time_error})")
-    served = bool(intent.missions or intent.dataset_ids)
-    served = served or all(quantity(w.quantity).default_mission for w in quantities)
-    for name in intent.unknown_names:
-        unknown = _not_a_mission(vocab, name)
-        if served:
-            b.notes.append(f"Left out {unknown}.")
-        else:
-            b.missing.append(f"a mission the catalog has ({unknown})")
+    if intent.doubts:
+        # A name close to a mission or a probe it lacks: ask, never fetch a stand-in.
+        return OfflinePlan(intent, missing=tuple(f"to know {d}" for d in intent.doubts))
+    quantities = _one_frame(b, _wanted(b))
     finals: list[tuple[str, str, str]] = []
     span: TimeRange | None = None
+    derived = derived_named(intent.text) if not intent.time_error else ()
+    if derived:
+        quantities = _derived_first(b, derived, quantities)
+        for d in derived:
+            span = _derived_series(b, d, span, finals)
     for wish in quantities if not intent.time_error else []:
-        what = wish.text if wish.quantity == _NAMED else describe_quantity(wish)
-        sources = _sources_for(b, wish)
-        if not sources:
-            if not intent.unknown_names:  # already asked for a mission the catalog has
-                b.missing.append(f"a mission for {what} (e.g. ACE, Wind, PSP)")
-            continue
-        for source in sources:
-            cands = _candidates(b, source, wish, span)
-            if not cands:
-                b.notes.append(f"No {source.name} dataset in the catalog holds {what}.")
-                continue
-            if span is None:
-                span = _window(intent, cands[0], b)
-                cands = _candidates(b, source, wish, span)
-            final, name = _series_chain(b, source, wish, span, f"s{len(finals) + 1}", cands)
-            derived = b.intent.operation("derivative") is not None
-            b.units[final] = _derivative_units(cands) if derived else cands[0].units
-            group = f"{wish.quantity}:{wish.component or ''}" if wish.quantity != _NAMED else ""
-            finals.append((final, name, group or cands[0].units))
+        span = _measured_series(b, wish, span, finals)
     if not finals and not b.missing:
         b.missing.append("a mission and quantity the catalog has data for")
     if finals:
         finals = _binary(b, finals)
         _presentation(b, finals, span)
     return OfflinePlan(
-        intent, tuple(b.steps), tuple(dict.fromkeys(b.notes)), tuple(dict.fromkeys(b.missing)), span
+        b.intent,
+        tuple(b.steps),
+        tuple(dict.fromkeys(b.notes)),
+        tuple(dict.fromkeys(b.missing)),
+        span,
     )
+
+
+def _wanted(b: _Builder) -> list[QuantityWish]:
+    """The quantities to fetch, and what is missing or left out (names, a valid time)."""
+    intent = b.intent
+    quantities = list(intent.quantities)
+    if intent.dataset_ids and not quantities and intent.parameter_names:
+        quantities = [QuantityWish(_NAMED, p, 0) for p in intent.parameter_names]
+    if not quantities:
+        quantities = _overview(b)
+    if not quantities:
+        b.missing.append(_NO_QUANTITY)
+    if intent.time_error:
+        b.missing.append(f"a valid time range ({intent.time_error})")
+    served = bool(intent.missions or intent.dataset_ids)
+    served = served or all(quantity(w.quantity).default_mission for w in quantities)
+    for name in intent.unknown_names:
+        unknown = _not_a_mission(b.vocab, name)
+        if served:
+            b.notes.append(f"Left out {unknown}.")
+        else:
+            b.missing.append(f"a mission the catalog has ({unknown})")
+    return quantities
+
+
+def _derived_first(
+    b: _Builder, derived: tuple[DerivedQuantity, ...], quantities: list[QuantityWish]
+) -> list[QuantityWish]:
+    """The quantities left once derived ones take their inputs ("pressure from n and V")."""
+    inputs = {need.partition(":")[0] for d in derived for need in d.needs} | {"pressure"}
+    quantities = [w for w in quantities if w.quantity not in inputs]
+    if not quantities and b.missing[:1] == [_NO_QUANTITY]:
+        b.missing.pop(0)
+    if any(d.key == "alpha_proton_ratio" for d in derived):
+        # "ratio" named the derived quantity, not a ratio of two plotted series.
+        kept_ops = tuple(op for op in b.intent.operations if op.kind != "ratio")
+        b.intent = replace(b.intent, operations=kept_ops)
+    return quantities
+
+
+def _measured_series(
+    b: _Builder, wish: QuantityWish, span: TimeRange | None, finals: list[tuple[str, str, str]]
+) -> TimeRange | None:
+    """Fetch `wish` from every source that should deliver it, with its operations."""
+    what = wish.text if wish.quantity == _NAMED else describe_quantity(wish)
+    sources = _sources_for(b, wish)
+    if not sources:
+        if not b.intent.unknown_names:  # already asked for a mission the catalog has
+            b.missing.append(f"a mission for {what} (e.g. ACE, Wind, PSP)")
+        return span
+    for source in sources:
+        cands = _candidates(b, source, wish, span)
+        if not cands:
+            b.notes.append(f"No {source.name} dataset in the catalog holds {what}.")
+            continue
+        if span is None:
+            span = _window(b.intent, cands[0], b)
+            cands = _candidates(b, source, wish, span)
+        final, name = _series_chain(b, source, wish, span, f"s{len(finals) + 1}", cands)
+        derivative = b.intent.operation("derivative") is not None
+        b.units[final] = _derivative_units(cands) if derivative else cands[0].units
+        group = f"{wish.quantity}:{wish.component or ''}" if wish.quantity != _NAMED else ""
+        finals.append((final, name, group or cands[0].units))
+    return span
+
+
+def _overview(b: _Builder) -> list[QuantityWish]:
+    """Solar wind monitors named with no quantity: |B|, speed and density, said so."""
+    intent = b.intent
+    monitors = load_vocabulary().solar_wind_missions
+    if (
+        not intent.missions
+        or intent.dataset_ids
+        or derived_named(intent.text)
+        or not all(m.mission_id in monitors for m in intent.missions)
+    ):
+        return []
+    b.notes.append(
+        "No quantity was named, so this shows the solar wind overview: |B|, speed and density."
+    )
+    return [
+        QuantityWish(k, "solar wind overview", n, c) for n, (k, c) in enumerate(GROUP_WORDS[0][1])
+    ]
+
+
+_FRAME_WORDS = re.compile(r"\b(GSE|GSM|RTN|SRF|GEI|GEO|SM|HCI)\b")
+
+
+def _one_frame(b: _Builder, quantities: list[QuantityWish]) -> list[QuantityWish]:
+    """Arithmetic across frames ("Bz in GSM minus Bz in GSE") is done in one frame, said."""
+    op = b.intent.operation("difference") or b.intent.operation("ratio")
+    frames = list(dict.fromkeys(_FRAME_WORDS.findall(b.intent.text.upper())))
+    if op is None or len(frames) < 2:
+        return quantities
+    first = frames[0]
+    b.notes.append(
+        f"The request names {' and '.join(frames)}: a {op.kind} across coordinate frames "
+        f"mixes frames, and converting {', '.join(frames[1:])} to {first} needs a rotation "
+        f"offline mode does not do, so every series is taken in {first}."
+    )
+    return [replace(w, frame=first) if w.quantity != _NAMED else w for w in quantities]
+
+
+def _derived_series(
+    b: _Builder, d: DerivedQuantity, span: TimeRange | None, finals: list[tuple[str, str, str]]
+) -> TimeRange | None:
+    """Fetch the inputs of derived quantity `d` at each mission and compute it there."""
+    intent = b.intent
+    sources = [_mission_source(b.vocab, m, intent.text) for m in intent.missions]
+    if not sources and "omni" in b.vocab.mission_names:
+        b.notes.append(f"No mission was named, so the {d.label} is computed from OMNI data.")
+        sources = [_mission_source(b.vocab, MissionRef("omni", "OMNI", "OMNI", 0))]
+    frame = next((w.frame for w in intent.quantities if w.frame), None)
+    for source in sources:
+        refs: list[str] = []
+        units: list[str] = []
+        for wish in input_wishes(d, frame):
+            cands = _candidates(b, source, wish, span)
+            if not cands:
+                b.notes.append(
+                    f"No {source.name} dataset holds {describe_quantity(wish)}, so the "
+                    f"{d.label} could not be computed there."
+                )
+                break
+            if span is None:
+                span = _window(intent, cands[0], b)
+                cands = _candidates(b, source, wish, span)
+            ref = f"d{len(b.steps) + 1}"
+            b.steps.append(_fetch_step(source, wish, cands, span, ref))
+            refs.append(ref)
+            units.append(cands[0].units)
+        else:
+            problem = unit_problem(d, units)
+            if problem is not None:
+                b.notes.append(f"Not computed at {source.name}: {problem}.")
+                continue
+            label = b.unique(f"{source.tag}_{d.key}")
+            formula = f" ({d.formula})" if d.formula else ""
+            what = f"{source.name} {d.label}"
+            _compute(
+                b, what, tuple(refs), label, derived_code(d, units), f"{what}{formula}", d.units
+            )
+            b.units[label] = d.units
+            finals.append((label, what, d.key))
+    return span
 
 
 def _candidates(

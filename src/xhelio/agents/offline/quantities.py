@@ -20,7 +20,7 @@ __all__ = [
     "quantity",
 ]
 
-Shape = Literal["vector", "scalar", "spectrum"]
+Shape = Literal["vector", "scalar", "spectrum", "spectrogram"]
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -55,8 +55,8 @@ QUANTITIES: tuple[Quantity, ...] = (
         phrases=_rx(r"\belectric field\b|\be[- ]field\b|\befield\b"),
         search="electric field",
         units=_rx(r"^mv ?/ ?m|mv m\^?-1"),
-        describes=_rx(r"electric field"),
-        names=_rx(r"^e(_|field|dc|$)|efield"),
+        describes=_rx(r"electric field|\be[- ]?field\b"),
+        names=_rx(r"^e(_|field|dc|$)|efield|(?:^|_)dce(?:_|$)"),
         shape="vector",
         default_component="vector",
     ),
@@ -147,6 +147,20 @@ QUANTITIES: tuple[Quantity, ...] = (
         shape="spectrum",
     ),
     Quantity(
+        key="spectrogram",
+        label="spectrogram",
+        # Never matched in text directly: `spectra.py` turns spectrum words into this wish.
+        phrases=_rx(r"(?!x)x"),
+        search="spectra flux energy",
+        units=None,
+        describes=_rx(
+            r"flux|spectr|intensit|psd|phase space|power|distribution|energy|pitch|frequenc"
+            r"|radio|wave|counts? rate"
+        ),
+        names=_rx(r"flux|spec|eflux|psd|pad|pitch|energy|power|rate|intens|cnt|^f[pe]|^e\d"),
+        shape="spectrogram",
+    ),
+    Quantity(
         key="dst",
         label="Dst index",
         phrases=_rx(r"\bdst\b(?: index)?"),
@@ -215,7 +229,7 @@ GROUP_WORDS: tuple[tuple[re.Pattern[str], tuple[tuple[str, str | None], ...]], .
         (("magnetic_field", "magnitude"), ("velocity", "magnitude"), ("density", None)),
     ),
     (
-        _rx(r"\bplasma\b(?: (?:data|moments|parameters))?"),
+        _rx(r"\bplasma\b(?: (?:data|moments|parameters))?|\bmoments\b"),
         (("velocity", "magnitude"), ("density", None), ("temperature", None)),
     ),
 )

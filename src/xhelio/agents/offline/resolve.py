@@ -18,12 +18,14 @@ from datetime import UTC, datetime, timedelta
 
 from xhelio.agents.offline.intent import QuantityWish
 from xhelio.agents.offline.quantities import Quantity, quantity
+from xhelio.agents.offline.spectra import AXIS_CUES, axis_dataset_score
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.timerange import TimeRange
+from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["Candidate", "duration_seconds", "probe_wanted", "resolve"]
+__all__ = ["Candidate", "duration_seconds", "probe_of_dataset", "probe_wanted", "resolve"]
 
 _EXCLUDED_NAME = re.compile(
     r"err|uncert|^unc_|sigma|_sd(?:_|$)|std|rms|qual|flag|^delta|_dq|mask|status|valid|gap"
@@ -44,13 +46,9 @@ _ID_CADENCE = re.compile(
 _CADENCE_UNITS = {"S": 1.0, "M": 60.0, "H": 3600.0, "D": 86400.0}
 # Near Earth GSE is the usual frame, away from it RTN; when a dataset has both, GSE wins.
 _NATURAL_FRAMES = {"GSE": 0.3, "RTN": 0.25}
-_FRAMES = ("GSE", "GSM", "RTN", "SRF", "DSL", "GCI", "SSL", "DMPA", "BCS", "HCI")
-_SPECIES_CUES = {
-    "proton": re.compile(r"proton|(?:^|_)(?:n|v|t)_?p(?:_|$)|hplus|(?:^|_)h(?:_|$)", re.I),
-    "electron": re.compile(r"electron|(?:^|_)(?:n|t)_?e(?:_|$)|_e_|(?:^|_)des(?:_|$)", re.I),
-    "alpha": re.compile(r"alpha|he2|he\+\+|helium", re.I),
-    "ion": re.compile(r"\bions?\b|(?:^|_)dis(?:_|$)|_i(?:_|$)|hia", re.I),
-}
+_FRAMES = ("GSE", "GSM", "RTN", "SRF", "SC", "DSL", "GCI", "SSL", "DMPA", "BCS", "HCI")
+# How catalog names and descriptions write each species (from the one vocabulary).
+_SPECIES_CUES = {sp.key: sp.cues for sp in load_vocabulary().species}
 _PROBE_IN_ID = re.compile(r"^(?:TH|ST|RBSP)-?([A-E])(?:-|PRED|$)|(\d+)$")
 _DEFAULT_PROBES = frozenset({"1", "A"})
 _DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
@@ -83,6 +81,10 @@ def duration_seconds(text: str | None) -> float | None:
 
 def probe_wanted(typed: str) -> str | None:
     """The spacecraft letter or number a mission mention names ("MMS2" -> "2")."""
+    for entry in load_vocabulary().missions.values():
+        probe = entry.probe_of(typed)
+        if probe is not None:
+            return probe
     squeezed = re.sub(r"[\s\-]", "", typed.upper())
     if squeezed.endswith("AHEAD"):
         return "A"
@@ -95,7 +97,8 @@ def probe_wanted(typed: str) -> str | None:
     return number[1] if number else None
 
 
-def _probe_of(dataset_id: str) -> str | None:
+def probe_of_dataset(dataset_id: str) -> str | None:
+    """The spacecraft letter or number a dataset id belongs to ("C3_CP_FGM_SPIN" -> "3")."""
     match = _PROBE_IN_ID.search(dataset_id.upper().split("_", 1)[0])
     if not match:
         return None
@@ -114,7 +117,7 @@ def _abbreviated(info: DatasetInfo, have: str | None, probe: str) -> bool:
 
 def _probe_fit(info: DatasetInfo, probe: str | None) -> float | None:
     """Score for the spacecraft typed; None when the dataset is another spacecraft's."""
-    have = _probe_of(info.id)
+    have = probe_of_dataset(info.id)
     if probe is None:
         return 0.5 if have in _DEFAULT_PROBES else 0.0
     if have == probe or _abbreviated(info, have, probe):
@@ -143,6 +146,17 @@ def _title_species_score(info: DatasetInfo, q: Quantity, wish: QuantityWish) -> 
     return -2.0
 
 
+def _other_species(wish: QuantityWish, info: DatasetInfo, p: ParameterInfo) -> bool:
+    """Whether the parameter holds another species than the one the request names."""
+    if wish.species in (None, "ion"):
+        return False
+    text = f"{p.name} {p.description}"
+    hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(text)} - {"ion"}
+    if not hits:
+        hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(info.title)} - {"ion"}
+    return bool(hits) and wish.species not in hits
+
+
 def _hint_score(info: DatasetInfo, hints: tuple[str, ...]) -> float:
     """Bonus for a dataset of the instrument the request named ("EPAM", "3DP", "SPAN-I")."""
     if not hints:
@@ -169,6 +183,13 @@ def _shape_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | N
     """How well the parameter's shape fits the wish; None when it cannot serve it."""
     size = p.size or ()
     n = p.components
+    if q.shape == "spectrogram":
+        # Channels along one axis (energy, pitch angle or frequency) make a spectrogram.
+        if len(size) != 1 or not 4 <= n <= 4096:
+            return None
+        cue = AXIS_CUES.get(wish.component or "energy")
+        fits = cue is not None and bool(cue.search(f"{p.name} {p.description} {p.units}"))
+        return (2.0 if fits else -1.0) + min(n, 64) / 64
     if q.shape == "spectrum":
         return None if len(size) > 1 or n > 64 else (1.0 if n > 1 else 0.0)
     if q.shape == "scalar":
@@ -216,13 +237,14 @@ def _species_score(wish: QuantityWish, p: ParameterInfo) -> float:
     return 0.0
 
 
-def _frame_score(wish: QuantityWish, p: ParameterInfo) -> float:
+def _frame_score(wish: QuantityWish, p: ParameterInfo) -> float | None:
     text = f"{p.name} {p.units} {p.description}".upper()
     present = {f for f in _FRAMES if re.search(rf"(?<![A-Z]){f}(?![A-Z])", text)}
     if wish.frame:
         if wish.frame in present:
             return 1.5
-        return -1.0 if present else 0.0
+        # Another frame is never a stand-in for the one asked (the check would flag it).
+        return None if present else 0.0
     if wish.component in ("y", "z") and "GSM" in present:
         return 0.5
     if present and present <= set(_NATURAL_FRAMES):
@@ -248,7 +270,10 @@ def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float
     shape = _shape_score(q, wish, p)
     if shape is None:
         return None
-    score += shape + _species_score(wish, p) + _frame_score(wish, p)
+    frame = _frame_score(wish, p)
+    if frame is None:
+        return None
+    score += shape + _species_score(wish, p) + frame
     if "all q" in p.units.lower() or "all flags" in p.units.lower():
         score -= 0.5
     return score - 0.005 * len(p.name)
@@ -391,12 +416,19 @@ def resolve(
         if not scored:
             continue
         best_score, best = max(scored, key=lambda sp: sp[0])
+        if _other_species(wish, info, best):
+            continue  # protons asked, an electron or heavy-ion parameter is never a stand-in
         dataset_score, notes, cadence = _dataset_score(info, q, time_range, wanted_cadence)
         extra = (
             probe_score
             + _hint_score(info, hints)
             + _title_species_score(info, q, wish)
             + bonus.get(info.id, 0.0)
+            + (
+                axis_dataset_score(f"{info.id} {info.title}", wish.component)
+                if q.shape == "spectrogram"
+                else 0.0
+            )
         )
         total = best_score + dataset_score + extra
         why = [f"{best.name} [{best.units or 'no units'}]"]

@@ -5,17 +5,20 @@
 that day ("on 2017-07-11 from 22:00 to 23:00", "2008-02-26 04:00 to 06:00"), a day of
 year with the year apart ("2024 DOY 100 to DOY 105", "day 75 of 2015"), and weeks
 ("the week of 2017-09-06", "the first week of February 2024"). It returns every span it
-used so the parser can mask them. Imports only `timerange` and `errors` from xhelio.
+used so the parser can mask them. Both modes read time here: the offline parser and the
+planner's `resolve_plan_time`. Imports only `timerange`, `errors` and `vocabulary`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from xhelio.errors import BadTimeRangeError
 from xhelio.timerange import TimeRange, find_time_range, parse_time_range
+from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["TimeFound", "find_time"]
 
@@ -109,7 +112,207 @@ def _reversed(text: str, end: int, start_text: str, now: datetime | None) -> str
     return None
 
 
-def find_time(text: str, now: datetime | None = None) -> TimeFound:
+class _Rewritten:
+    """Text with pieces rewritten into forms `parse_time_range` reads.
+
+    Each pass is remembered so a span of the rewritten text maps back to the original
+    (the parser masks what the time range used).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        # Per pass: (new_start, new_end, old_start, old_end) of every rewritten piece.
+        self.passes: list[list[tuple[int, int, int, int]]] = []
+
+    def sub(self, pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str | None]) -> None:
+        """Rewrite every match of `pattern` for which `repl` gives a replacement."""
+        out: list[str] = []
+        pos, length = 0, 0
+        pieces: list[tuple[int, int, int, int]] = []
+        for match in pattern.finditer(self.text):
+            new = repl(match)
+            if new is None:
+                continue
+            before = self.text[pos : match.start()]
+            out += [before, new]
+            length += len(before)
+            pieces.append((length, length + len(new), match.start(), match.end()))
+            length += len(new)
+            pos = match.end()
+        if pieces:
+            self.text = "".join(out) + self.text[pos:]
+            self.passes.append(pieces)
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        """The span of the original text that [start, end) of the current text came from."""
+        for pieces in reversed(self.passes):
+            start, end = _back(pieces, start, True), _back(pieces, end, False)
+        return start, end
+
+
+def _back(pieces: list[tuple[int, int, int, int]], position: int, left: bool) -> int:
+    """A position before one rewrite pass."""
+    shift = 0
+    for n_start, n_end, o_start, o_end in pieces:
+        if position < n_start or (not left and position == n_start):
+            break
+        if position < n_end or (not left and position == n_end):
+            return o_start if left else o_end
+        shift = o_end - n_end
+    return position + shift
+
+
+_CLOCK4 = r"(?:[01]\d|2[0-3])[0-5]\d"
+_US_DATE = re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})\b")
+_SLASH_ISO = re.compile(r"\b(?P<y>\d{4})/(?P<m>\d{1,2})/(?P<d>\d{1,2})\b")
+_DATE_HOUR = re.compile(r"\b(?P<date>\d{4}-\d{2}-\d{2})[ T](?P<h>[01]?\d|2[0-3])\s*h\b", re.I)
+_CLOCK4_UT = re.compile(rf"(?<![\d:/-])(?P<c>{_CLOCK4})(?P<z>\s*(?:UTC?|Z)\b)", re.I)
+_CLOCK4_PAIR = re.compile(
+    rf"(?<![\d:/-])(?P<a>{_CLOCK4})(?P<mid>\s*(?:UTC?\s*)?(?:to|until|till|through|and|-|\u2013)\s*)"
+    rf"(?P<b>{_CLOCK4})(?![\d:/-])",
+    re.I,
+)
+_HAS_DATE = re.compile(
+    r"\d{4}-\d{2}-\d{2}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?\s+\d{1,2}\b"
+    r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+    re.I,
+)
+_BAD_CLOCK = re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d])")
+_COUNT = r"(?P<n>\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)"
+_UNIT = r"(?P<u>minutes?|mins?|hours?|hrs?|h|days?|weeks?)"
+_COUNTS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
+}  # fmt: skip
+_ANCHORED = re.compile(
+    rf"\b(?:for\s+)?(?:the\s+)?{_COUNT}[\s-]*{_UNIT}\s+(?:starting|beginning|from|after|since)"
+    rf"(?:\s+(?:at|on))?\s+",
+    re.I,
+)
+_PART_OF = re.compile(
+    rf"\b(?:the\s+)?(?P<w>last|first|final|opening)\s+{_COUNT}[\s-]*{_UNIT}\s+of\s+(?:the\s+)?",
+    re.I,
+)
+_HALF_OF = re.compile(
+    r"\b(?:the\s+)?(?P<w>first|1st|second|2nd|last)\s+half\s+of\s+(?:the\s+)?", re.I
+)
+_AGO = re.compile(rf"\b(?:from\s+|on\s+)?{_COUNT}\s+(?P<u>days?|weeks?)\s+ago\b", re.I)
+_PLUS_MINUS = re.compile(
+    rf"\bat\s+(?P<c>\d{{1,2}}:\d{{2}})\s*(?:UTC?|Z)?\s*(?:plus or minus|\+/-|\u00b1|\+-)\s*"
+    rf"{_COUNT}\s*{_UNIT}",
+    re.I,
+)
+
+
+def _unit(text: str) -> timedelta:
+    u = text.lower()
+    if u.startswith("m"):
+        return timedelta(minutes=1)
+    if u.startswith("h"):
+        return timedelta(hours=1)
+    if u.startswith("w"):
+        return _WEEK
+    return timedelta(days=1)
+
+
+def _count(text: str) -> int:
+    return int(text) if text.isdigit() else _COUNTS.get(text.lower(), 1)
+
+
+def _us_date(m: re.Match[str]) -> str | None:
+    a, b, year = int(m["a"]), int(m["b"]), m["y"]
+    month, day = (a, b) if a <= 12 else (b, a)  # US month-first; day-first when it must be
+    return f"{year}-{month:02d}-{day:02d}"
+
+
+def _rewrite(text: str) -> _Rewritten:
+    """Forms people type, in the spellings `parse_time_range` reads."""
+    r = _Rewritten(text)
+    r.sub(_US_DATE, _us_date)
+    r.sub(_SLASH_ISO, lambda m: f"{m['y']}-{int(m['m']):02d}-{int(m['d']):02d}")
+    r.sub(_DATE_HOUR, lambda m: f"{m['date']}T{int(m['h']):02d}:00")
+    # Two 4-digit clock times joined by "to" are read so only beside a date elsewhere
+    # ("on 2024-01-15 from 0600 to 1800"), never alone, where they would be years.
+    if _HAS_DATE.search(r.text):
+        r.sub(
+            _CLOCK4_PAIR,
+            lambda m: f"{m['a'][:2]}:{m['a'][2:]}{m['mid']}{m['b'][:2]}:{m['b'][2:]}",
+        )
+    r.sub(_CLOCK4_UT, lambda m: f"{m['c'][:2]}:{m['c'][2:]}{m['z']}")
+    return r
+
+
+def _bad_clock(text: str) -> str | None:
+    for m in _BAD_CLOCK.finditer(text):
+        if int(m["h"]) > 24 or int(m["m"]) > 59 or (int(m["h"]) == 24 and m["m"] != "00"):
+            return f"{m[0]} is not a time of day (hours run 00-23, minutes 00-59)"
+    return None
+
+
+def _anchored(text: str, now: datetime | None) -> TimeFound | None:
+    """Forms that build a range from a period named after them.
+
+    'N hours starting T', 'the last N days of March 2015', 'the second half of
+    2015-03-17', and 'N days ago' counted from `now`.
+    """
+    for form in (_ANCHORED, _PART_OF, _HALF_OF):
+        for match in form.finditer(text):
+            rest = text[match.end() :]
+            found = find_time_range(rest, now)
+            if (
+                found.range is None
+                or found.text is None
+                or not rest.lstrip().startswith(found.text[:1])
+            ):
+                continue
+            base = found.range
+            at = rest.find(found.text)
+            if at > 3:
+                continue
+            end = match.end() + at + len(found.text)
+            if form is _HALF_OF:
+                half = base.duration / 2
+                second = match["w"].lower() in ("second", "2nd", "last")
+                result = (
+                    TimeRange(base.start + half, base.end)
+                    if second
+                    else TimeRange(base.start, base.start + half)
+                )
+            else:
+                length = _count(match["n"]) * _unit(match["u"])
+                if form is _ANCHORED:
+                    result = TimeRange(base.start, base.start + length)
+                elif match["w"].lower() in ("last", "final"):
+                    result = TimeRange(max(base.end - length, base.start), base.end)
+                else:
+                    result = TimeRange(base.start, min(base.start + length, base.end))
+            return TimeFound(result, text[match.start() : end], None, ((match.start(), end),))
+    ago = _AGO.search(text)
+    if ago is not None:
+        current = now or datetime.now(UTC)
+        day = current.replace(hour=0, minute=0, second=0, microsecond=0)
+        start = day - _count(ago["n"]) * _unit(ago["u"])
+        length = _unit(ago["u"])
+        return TimeFound(TimeRange(start, start + length), ago[0], None, (ago.span(),))
+    return None
+
+
+def _plus_minus(text: str, found: TimeFound) -> TimeFound:
+    """'on DAY at 09:30 plus or minus 2 hours': the window around that time."""
+    match = _PLUS_MINUS.search(text)
+    if match is None or found.range is None or not _whole_day(found.range):
+        return found
+    centre = _clock(found.range.start, match["c"])
+    half = _count(match["n"]) * _unit(match["u"])
+    return TimeFound(
+        TimeRange(centre - half, centre + half),
+        f"{found.text} {match[0]}",
+        None,
+        (*found.spans, match.span()),
+    )
+
+
+def _find_time(text: str, now: datetime | None = None) -> TimeFound:
     """The request's time range and the spans of text that named it."""
     doy = _day_of_year(text, now)
     if doy is not None:
@@ -143,3 +346,28 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
         spans.append(clock.span())
         words = f"{found.text} {clock[0].strip()}"
     return TimeFound(result, words, None, tuple(spans))
+
+
+def find_time(text: str, now: datetime | None = None) -> TimeFound:
+    """The request's time range and the spans of the original text that named it.
+
+    Dates typed US-style ("03/17/2015") or with slashes, clock times without colons
+    ("0600 to 1800 UT", "1430-1700"), hours written "12h", durations anchored at a start
+    ("6 hours starting 2019-06-01 14:00"), parts of a period ("the last 5 days of March
+    2015", "the second half of 2015-03-17"), "N days ago", "at T plus or minus N
+    hours" and named events from the vocabulary ("the Halloween storm of 2003") are read
+    here; an impossible clock time ("25:00") is an error.
+    """
+    bad = _bad_clock(text)
+    if bad is not None:
+        return TimeFound(None, None, bad)
+    for event in load_vocabulary().events:
+        match = event.words.search(text)
+        if match is not None:
+            found = parse_time_range(event.range, now)
+            return TimeFound(found, f"{match[0]} ({event.range})", None, (match.span(),))
+    rewritten = _rewrite(text)
+    found = _anchored(rewritten.text, now) or _find_time(rewritten.text, now)
+    found = _plus_minus(rewritten.text, found)
+    spans = tuple(rewritten.original(a, b) for a, b in found.spans)
+    return TimeFound(found.range, found.text, found.error, spans)

@@ -102,7 +102,7 @@ _SMOOTH = re.compile(
     re.I,
 )
 _RESAMPLE = re.compile(
-    r"\bresampl\w*|\brebin\w*|\b(?:bin|binned)\b|\bdownsampl\w*"
+    r"\bresampl\w*|\brebin\w*|\b(?:bins?|binned)\b|\bdownsampl\w*"
     r"|\baverag\w*\b|\bmeans\b|\bmean values\b|\bcadence\b|\bresolution\b"
     r"|\bhourly\b|\bdaily\b|\bminutely\b",
     re.I,
@@ -174,6 +174,7 @@ _OVERLAY = re.compile(
     r"|\bon top of each other\b|\btogether\b|\bone panel\b|\bsingle panel\b|\bon one plot\b",
     re.I,
 )
+_EACH = re.compile(r"\bone (?:panel|plot) (?:each|per|for each)\b|\bunderneath\b|\bbelow\b", re.I)
 _LOG = re.compile(r"\blog(?:arithmic)?[- ]?(?:scale|axis|y|plot)?\b|\bsemi-?log\w*|\blog10\b", re.I)
 _TITLE_QUOTED = re.compile(
     r"\btitle[ds]?\b(?:\s+(?:it|the plot|the figure|as|with|to))*\s*[:=]?\s*"
@@ -200,6 +201,8 @@ def wants_plot(text: str) -> bool:
 
 def find_layout(text: str) -> Layout:
     """Overlay, separate panels, or 'auto' when the request does not say."""
+    if _EACH.search(text):
+        return "separate"
     if _OVERLAY.search(text):
         return "overlay"
     if _SEPARATE.search(text):

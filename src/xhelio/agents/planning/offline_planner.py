@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from xhelio.agents.offline.assistant import OfflineAssistant, StepRun
 from xhelio.agents.offline.intent import MissionRef, describe_quantity
 from xhelio.agents.offline.parse import parse_request
-from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
+from xhelio.agents.offline.plan import OfflinePlan, PlanStep
 from xhelio.agents.planning.loop import RoundFeedback, TaskOutcome
 from xhelio.agents.planning.schema import (
     CriterionCheck,
@@ -81,8 +81,7 @@ class OfflinePlanning:
     def _prepare(self, request: str, fresh: bool = False) -> _Prepared:
         """The request's prepared plan; `fresh` starts over (a new ask of the same text)."""
         if fresh or request not in self._prepared:
-            intent = parse_request(request, self.assistant.vocab)
-            plan = build_plan(self.assistant.vocab, intent)
+            _, plan, _ = self.assistant.interpret(request)
             stages = [
                 [i for i, step in enumerate(plan.steps) if step.kind in kinds] for kinds in _STAGES
             ]
@@ -204,7 +203,7 @@ class OfflinePlanning:
         intent = parse_request(request, self.assistant.vocab)
         if intent.discovery is not None:
             return False
-        steps = build_plan(self.assistant.vocab, intent).steps
+        steps = self.assistant.interpret(request, intent)[1].steps
         fetches = sum(1 for s in steps if s.kind == "fetch")
         computes = sum(1 for s in steps if s.kind == "compute" and not s.only_if_vector)
         return fetches >= 2 or computes >= 1

@@ -8,8 +8,8 @@ finds the time range once, before planning, so no task re-reads "last week" at a
 moment; it uses the offline parser's time finder (clock ranges on a day, days of year,
 weeks), so both modes read a sentence's time the same way. `AgentPreferences` and
 `decide_agents` are seed 003's prefer/disable constraints and the heuristic agent choice
-with a rationale and a confidence. Imports `catalog.aliases`, `timerange` and
-`agents.offline.when` from xhelio.
+with a rationale and a confidence. Imports `catalog.aliases`, `timerange`, `vocabulary`
+and `agents.offline.when` from xhelio.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from xhelio.agents.offline.when import find_time
 from xhelio.catalog.aliases import AliasTable
 from xhelio.errors import UserError
 from xhelio.timerange import TimeRange
+from xhelio.vocabulary import load_vocabulary
 
 __all__ = [
     "AGENT_NAMES",
@@ -65,10 +66,22 @@ _INDICATORS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("pipeline", _rx(r"\b(?:smooth|average|resample|magnitude)\w*\b.+\band\b")),
     ("correlation", _rx(r"\bcorrelat\w*|\bcross[- ]?correlat\w*|\blag\b")),
 )
-# Used only without a catalog: common spacecraft names, "solar wind" masked out first.
+# Used only without a catalog: the vocabulary's mission names and probe shorthands.
 _COMMON_CRAFT = _rx(
-    r"\b(?:psp|parker|ace|omni|wind|dscovr|mms|stereo|solo|solar orbiter|themis|cluster"
-    r"|goes|voyager|juno|maven|helios|ulysses|geotail|imp-?8|messenger|bepi\w*)\b"
+    r"\b(?:"
+    + "|".join(
+        sorted(
+            (
+                re.escape(name).replace(r"\ ", r"\s+")
+                for m in load_vocabulary().missions.values()
+                for name in (*m.names, *(s for p in m.probes.values() for s in p))
+                if name not in m.exact and name.lower() not in ("wind speed",)
+            ),
+            key=len,
+            reverse=True,
+        )
+    )
+    + r")\b"
 )
 _SOLAR_WIND = _rx(r"\bsolar[- ]wind\b")
 

@@ -1,0 +1,234 @@
+"""The request-vs-data check, run on every turn of both modes before the answer is shown.
+
+`check_turn` reads the request with the offline parser (the one vocabulary) and compares
+what it names (spacecraft and probes, instruments, species, frames, the time window)
+with what the turn's `fetch_data` calls actually delivered. Every mismatch becomes one
+plain sentence; `run_turn` appends them under "Differs from the request:" and a planner
+record that said `completed` becomes `completed_with_warnings`. Arithmetic across frames
+(a difference of a GSM and a GSE series) is named too. The check never fetches anything.
+Imports `agents.offline`, `catalog` and `vocabulary`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from xhelio.agents.offline.intent import RequestIntent
+from xhelio.agents.offline.parse import Vocabulary, parse_request
+from xhelio.agents.offline.quantities import quantity
+from xhelio.agents.offline.resolve import probe_of_dataset, probe_wanted
+from xhelio.catalog.index import Catalog
+from xhelio.timerange import TimeRange
+from xhelio.vocabulary import load_vocabulary
+
+__all__ = ["HEADING", "Fetched", "check_turn", "fetched_in"]
+
+HEADING = "Differs from the request:"
+_FRAME_WORD = re.compile(r"(?<![A-Za-z])(GSE|GSM|RTN|SRF|SM|GEI|GEO|HCI|DSL|MGSE)(?![A-Za-z])")
+_VOCABS: dict[int, Vocabulary] = {}
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """One successful fetch of the turn: what was asked of the server."""
+
+    dataset: str
+    parameter: str
+    window: str
+    label: str
+
+
+def fetched_in(operations: list[dict[str, Any]]) -> list[Fetched]:
+    """The fetches of a turn that delivered data points."""
+    found: list[Fetched] = []
+    for op in operations:
+        result = op.get("result") or {}
+        if op.get("tool") != "fetch_data" or op.get("status") != "ok" or not result.get("points"):
+            continue
+        args = op.get("args") or {}
+        found.append(
+            Fetched(
+                str(args.get("dataset_id", "")),
+                str(args.get("parameter_id", "")),
+                str(args.get("time_range", "")),
+                str(result.get("label", "")),
+            )
+        )
+    return found
+
+
+def _vocab(catalog: Catalog) -> Vocabulary:
+    key = id(catalog)
+    known = _VOCABS.get(key)
+    if known is None or known.catalog is not catalog:
+        if len(_VOCABS) > 8:
+            _VOCABS.clear()  # workspaces come and go; a few live catalogs at most
+        known = _VOCABS[key] = Vocabulary.from_catalog(catalog)
+    return known
+
+
+def _window(text: str) -> TimeRange | None:
+    from xhelio.timerange import parse_time_range
+
+    try:
+        return parse_time_range(text)
+    except Exception:  # a window the server took but this grammar cannot read: no verdict
+        return None
+
+
+def _mission_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched]) -> list[str]:
+    notes: list[str] = []
+    asked = {m.mission_id for m in intent.missions}
+    defaults = {q for w in intent.quantities if (q := quantity(w.quantity).default_mission)}
+    for f in fetched:
+        mission = _mission_of(catalog, f.dataset)
+        if asked and mission not in asked and mission not in defaults:
+            names = ", ".join(m.text for m in intent.missions)
+            notes.append(f"{f.dataset} is {mission or 'another'} data, but {names} was asked.")
+    for ref in intent.missions:
+        probe = probe_wanted(ref.text)
+        mine = [f for f in fetched if _mission_of(catalog, f.dataset) == ref.mission_id]
+        if probe is not None:
+            for f in mine:
+                have = probe_of_dataset(f.dataset)
+                if have is not None and have != probe:
+                    notes.append(
+                        f"{f.dataset} is from spacecraft {have}, but {ref.text} was asked."
+                    )
+        if fetched and not mine and ref.mission_id not in defaults:
+            notes.append(f"No {ref.text} data was fetched.")
+    for name in intent.unknown_names:
+        if fetched:
+            notes.append(f"'{name}' is not a mission the catalog has; nothing of it is shown.")
+    return notes
+
+
+def _mission_of(catalog: Catalog, dataset: str) -> str | None:
+    try:
+        return catalog.dataset(dataset).mission_id
+    except Exception:  # a dataset id the catalog does not list: no mission to compare
+        return None
+
+
+def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched]) -> list[str]:
+    vocab = load_vocabulary()
+    notes: list[str] = []
+    for ref in intent.missions:
+        named = [i for i in vocab.instruments_of(ref.mission_id) if i.words.search(intent.text)]
+        mine = [f for f in fetched if _mission_of(catalog, f.dataset) == ref.mission_id]
+        for inst in named[-1:]:
+            for f in mine:
+                if not inst.datasets.search(f.dataset):
+                    notes.append(f"{f.dataset} is not from {inst.names[0]}, which was asked.")
+    for wish in intent.quantities:
+        for f in fetched:
+            text = _parameter_text(catalog, f)
+            if wish.species and wish.species not in ("ion",):
+                cue = vocab.species_cue(wish.species)
+                others = [
+                    s.key
+                    for s in vocab.species
+                    if s.key not in (wish.species, "ion") and s.cues.search(text)
+                ]
+                if cue is not None and not cue.search(text) and others:
+                    notes.append(
+                        f"{f.dataset}.{f.parameter} holds {others[0]} data, "
+                        f"but {wish.species}s were asked."
+                    )
+            if wish.frame:
+                frames = set(_FRAME_WORD.findall(text.upper()))
+                if frames and wish.frame not in frames:
+                    notes.append(
+                        f"{f.dataset}.{f.parameter} is in {'/'.join(sorted(frames))}, "
+                        f"not {wish.frame} as asked."
+                    )
+    return notes
+
+
+def _parameter_text(catalog: Catalog, f: Fetched) -> str:
+    try:
+        info = catalog.dataset(f.dataset)
+    except Exception:  # unknown to the catalog: judge by the names alone
+        return f"{f.dataset} {f.parameter}"
+    p = info.parameter(f.parameter)
+    described = f"{p.name} {p.description}" if p is not None else f.parameter
+    return f"{f.dataset} {info.title} {described}"
+
+
+def _time_notes(intent: RequestIntent, fetched: list[Fetched]) -> list[str]:
+    if intent.time_error and fetched:
+        return [f"The time asked is not valid ({intent.time_error}), yet data was fetched."]
+    if intent.time_range is None:
+        return []
+    asked = intent.time_range
+    # Relative phrases ("last week") are read again here, seconds or minutes after the
+    # fetch read them: edges within a small share of the span are the same request.
+    slack = max(timedelta(minutes=1), (asked.end - asked.start) / 200)
+    notes: list[str] = []
+    for f in fetched:
+        got = _window(f.window)
+        if got is not None and (
+            abs(got.start - asked.start) > slack or abs(got.end - asked.end) > slack
+        ):
+            notes.append(f"{f.dataset} was fetched for {got}, but {intent.time_range} was asked.")
+    return notes
+
+
+def check_turn(
+    request: str,
+    operations: list[dict[str, Any]],
+    catalog: Catalog,
+    *,
+    follow_up: bool = False,
+) -> list[str]:
+    """Sentences naming what the turn's data does not honour of the request (none: fine).
+
+    Args:
+        request: What the person typed.
+        operations: The turn's funnel records (tool, args, status, result).
+        catalog: The catalog, for dataset missions, titles and parameters.
+        follow_up: The request builds on earlier turns (missions and times may come
+            from the session, so only what it names itself is checked).
+    """
+    fetched = fetched_in(operations)
+    if not fetched:
+        return []
+    intent = parse_request(request, _vocab(catalog))
+    notes: list[str] = []
+    if not follow_up or intent.missions:
+        notes += _mission_notes(intent, catalog, fetched)
+    notes += _detail_notes(intent, catalog, fetched)
+    if not follow_up or intent.time_range is not None:
+        notes += _time_notes(intent, fetched)
+    notes += frame_arithmetic(operations, catalog)
+    return list(dict.fromkeys(notes))
+
+
+def frame_arithmetic(operations: list[dict[str, Any]], catalog: Catalog) -> list[str]:
+    """Notes on computations that combined series of different coordinate frames."""
+    frames_of: dict[str, set[str]] = {}
+    for f in fetched_in(operations):
+        frames_of[f.label] = set(_FRAME_WORD.findall(_parameter_text(catalog, f).upper()))
+    notes: list[str] = []
+    for op in operations:
+        if op.get("tool") != "custom_operation" or op.get("status") != "ok":
+            continue
+        sources = [str(s) for s in (op.get("args") or {}).get("source_labels") or []]
+        for label in list(frames_of):
+            for s in sources:
+                if s != label and s.startswith(label):
+                    frames_of.setdefault(s, frames_of[label])
+        result_label = str((op.get("result") or {}).get("label", ""))
+        sets = [frames_of.get(s, set()) for s in sources]
+        if len(sources) == 2 and all(sets) and not (sets[0] & sets[1]):
+            notes.append(
+                f"{result_label} combines {sources[0]} ({'/'.join(sorted(sets[0]))}) with "
+                f"{sources[1]} ({'/'.join(sorted(sets[1]))}): different coordinate frames, "
+                "so the result mixes frames and is not physically meaningful as it stands."
+            )
+        if result_label and len(sources) == 1:
+            frames_of[result_label] = frames_of.get(sources[0], set())
+    return notes

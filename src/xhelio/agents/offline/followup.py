@@ -1,0 +1,200 @@
+"""Follow-ups: a request read against the session's last request.
+
+"now smooth it", "add Wind", "same for Solar Orbiter", "shift to the next day", "zoom to
+06:00-12:00", "put the density underneath", "remove the Wind trace", "log scale",
+"export as PDF" and a request with no time range all complete the last request.
+
+`session_base` replays the session's earlier user requests (the REPL's memory, or the
+history a resumed `ask --session` loaded) into the intent that produced the current data;
+`merge` folds a new request into it. The result is a complete `RequestIntent`, so the
+usual plan runs again (fetches come from the cache) and the answer says what was kept.
+Imports only this package, `timerange` and `vocabulary`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import timedelta
+
+from xhelio.agents.offline.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
+from xhelio.agents.offline.wishes import find_durations, format_seconds
+from xhelio.timerange import TimeRange
+from xhelio.vocabulary import load_vocabulary
+
+__all__ = ["export_only", "is_follow_up", "merge"]
+
+_FOLLOW_WORDS = re.compile(
+    r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
+    r"|beneath|under|zoom\w*|shift\w*|move|extend\w*|remove|drop|delete|without|change"
+    r"|switch|what about|how about|again|then|next day|previous day)\b",
+    re.I,
+)
+_ADD = re.compile(r"\b(?:add|also|too|plus|as well|underneath|below|beneath|under|overlay)\b", re.I)
+_REMOVE = re.compile(r"\b(?:remove|drop|delete|without|take out|hide)\b", re.I)
+_BELOW = re.compile(r"\b(?:underneath|below|beneath|under(?! \d))\b", re.I)
+_SHIFT = re.compile(r"\b(?:shift|move|step|slide|go)\w*\b", re.I)
+_BACK = re.compile(r"\b(?:back\w*|earlier|previous|before|prior)\b", re.I)
+_EXTEND = re.compile(r"\b(?:extend\w*|widen\w*|lengthen\w*)\b", re.I)
+_DAY_WORD = re.compile(r"\b(?:next|previous|following|prior) (?P<u>day|week|hour)\b", re.I)
+_DAY_OF_MONTH = re.compile(r"\b(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
+_UNIT = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(days=7)}
+
+
+def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
+    """Whether a request builds on the last one rather than standing alone."""
+    if not has_base or intent.discovery is not None or intent.doubts:
+        return False
+    served = bool(intent.missions or intent.dataset_ids)
+    named = bool(intent.quantities) or served
+    if not named or intent.time_range is None:
+        return True  # something to show or a time is missing: the session supplies it
+    # Quantities (or a mission) and a time: a request of its own unless it says otherwise.
+    return bool(_FOLLOW_WORDS.search(intent.text)) and not (intent.compare and served)
+
+
+def _missions(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, ...]:
+    if not new.missions:
+        return base.missions
+    if _REMOVE.search(new.text):
+        gone = {m.mission_id for m in new.missions}
+        return tuple(m for m in base.missions if m.mission_id not in gone)
+    if _ADD.search(new.text) or new.text.strip().lower().startswith("and "):
+        known = {(m.mission_id, m.text.upper()) for m in base.missions}
+        extra = [m for m in new.missions if (m.mission_id, m.text.upper()) not in known]
+        return (*base.missions, *extra)
+    return new.missions
+
+
+def _operations(base: RequestIntent, new: RequestIntent) -> tuple[OperationWish, ...]:
+    kinds = {op.kind for op in new.operations}
+    return (*(op for op in base.operations if op.kind not in kinds), *new.operations)
+
+
+def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange | None:
+    text = new.text
+    durations = find_durations(text)
+    step: timedelta | None = timedelta(seconds=durations[0].seconds) if durations else None
+    word = _DAY_WORD.search(text)
+    if step is None and word is not None:
+        step = _UNIT[word["u"].lower()]
+    day = _DAY_OF_MONTH.search(text)
+    if day is not None:
+        try:
+            start = base.start.replace(day=int(day["d"]), hour=0, minute=0, second=0)
+        except ValueError:
+            return None
+        if base.start <= start < base.end:
+            notes.append(f"Zoomed to day {int(day['d'])} of the loaded time range.")
+            return TimeRange(start, min(start + timedelta(days=1), base.end))
+        return None
+    if _EXTEND.search(text):
+        step = step or base.duration
+        if _BACK.search(text):
+            notes.append(f"Extended the time range {format_seconds(step.total_seconds())} earlier.")
+            return TimeRange(base.start - step, base.end)
+        notes.append(f"Extended the time range by {format_seconds(step.total_seconds())}.")
+        return TimeRange(base.start, base.end + step)
+    if _SHIFT.search(text) or word is not None:
+        step = step or base.duration
+        sign = (
+            -1
+            if _BACK.search(text) or (word and word[0].lower().startswith(("prev", "prior")))
+            else 1
+        )
+        notes.append(
+            f"Shifted the time range {'back' if sign < 0 else 'forward'} by "
+            f"{format_seconds(step.total_seconds())}."
+        )
+        return TimeRange(base.start + sign * step, base.end + sign * step)
+    return None
+
+
+_SPECIES_KINDS = ("density", "temperature", "velocity", "particle_flux", "spectrogram")
+
+
+def _with_species(base: RequestIntent, new: RequestIntent) -> tuple[QuantityWish, ...]:
+    """The last quantities, for the species a bare follow-up names ("now the electrons")."""
+    named = load_vocabulary().species_named(new.text)
+    if not named:
+        return base.quantities
+    species = named[0][0]
+    return tuple(
+        replace(w, species=species) if w.quantity in _SPECIES_KINDS else w for w in base.quantities
+    )
+
+
+def export_only(intent: RequestIntent) -> bool:
+    """Whether a request only asks to export the current figure ("export it as PDF")."""
+    return bool(intent.plot.export_format) and not (
+        intent.missions
+        or intent.quantities
+        or intent.dataset_ids
+        or intent.time_range
+        or intent.operations
+        or intent.plot.log_y
+        or intent.plot.layout != "auto"
+        or _SHIFT.search(intent.text)
+        or _EXTEND.search(intent.text)
+    )
+
+
+def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[str]]:
+    """The new request completed from the last one, and notes saying what was kept."""
+    notes: list[str] = []
+    replaced = bool(new.quantities) and not _ADD.search(new.text)
+    if new.quantities and _REMOVE.search(new.text):
+        gone = {w.quantity for w in new.quantities}
+        quantities = tuple(w for w in base.quantities if w.quantity not in gone)
+    elif new.quantities and not replaced:
+        quantities = (*base.quantities, *new.quantities)
+    else:
+        quantities = new.quantities or _with_species(base, new)
+    time_range, time_text = new.time_range, new.time_text
+    if time_range is None and base.time_range is not None:
+        shifted = _shifted(base.time_range, new, notes)
+        time_range = shifted or base.time_range
+        time_text = str(time_range)
+        if shifted is None:
+            notes.append(
+                f"No time range was given, so I used the time range of the data already "
+                f"loaded ({base.time_range})."
+            )
+    layout = new.plot.layout
+    if layout == "auto":
+        layout = "separate" if _BELOW.search(new.text) else base.plot.layout
+    plot = replace(
+        base.plot,
+        log_y=base.plot.log_y or new.plot.log_y,
+        layout=layout,
+        title=new.plot.title or base.plot.title,
+        colours=new.plot.colours or base.plot.colours,
+        export_format=new.plot.export_format,
+        export_filename=new.plot.export_filename,
+        wanted=new.plot.wanted,
+    )
+    missions = _missions(base, new)
+    operations = new.operations if replaced else _operations(base, new)
+    resample = next((op for op in operations if op.kind == "resample"), None)
+    merged = replace(
+        new,
+        # The instruments, derived quantities and frames the last request named still hold.
+        text=f"{base.text}\n{new.text}",
+        missions=missions,
+        quantities=quantities,
+        time_range=time_range,
+        time_text=time_text,
+        operations=operations,
+        cadence_s=resample.window_s if resample else None,
+        cadence_text=resample.text if resample else None,
+        plot=plot,
+        compare=len(missions) > 1 or base.compare,
+        dataset_ids=new.dataset_ids or (base.dataset_ids if not new.missions else ()),
+        parameter_names=new.parameter_names or base.parameter_names,
+        hints=new.hints or base.hints,
+        unknown_names=new.unknown_names,
+    )
+    kept = [p for p in ("missions", "quantities") if getattr(new, p) == () and getattr(base, p)]
+    if kept:
+        notes.insert(0, f"Follow-up: kept the {' and '.join(kept)} of the previous request.")
+    return merged, notes

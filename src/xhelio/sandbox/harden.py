@@ -1,0 +1,160 @@
+"""In-process hardening of the libraries, applied once in the zygote before any fork.
+
+Every child inherits these changes; generated code never runs in the zygote, so it
+cannot undo them for later calls (each call runs in a fresh fork anyway):
+
+* file and network entry points of pandas/numpy/xarray/pywt are replaced by stubs that
+  refuse (also reached through method names given as strings);
+* the string expression evaluators (`pd.eval`, `DataFrame.eval/query`, xarray's
+  `eval/query`, pandas' internal `computation.eval.eval`) refuse, so no route, however
+  indirect (`df.agg("eval", ...)`), reaches an evaluator that resolves names itself;
+* pandas' string dispatch (`df.agg("name")`, `transform`, `apply`) refuses private and
+  dunder names and the evaluators;
+* classes of these libraries that answer attribute lookups from their data
+  (`__getattr__`: DataFrame columns, Series index labels, xarray attrs and coords,
+  scipy's OptimizeResult keys, ...) refuse dunder names, so a protocol lookup such as
+  `__array_interface__` or `__array_struct__` made by `np.asarray` can never be answered
+  by data the code chose (which would build an array over an arbitrary address).
+
+Imports nothing from xhelio.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Iterable
+from types import ModuleType
+from typing import Any, NoReturn, cast
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+__all__ = ["Refused", "harden_libraries"]
+
+_LIBRARIES = ("pandas", "numpy", "xarray", "scipy", "pywt", "pyarrow")
+
+_IO_METHODS = (
+    "to_csv", "to_parquet", "to_pickle", "to_hdf", "to_sql", "to_json", "to_excel",
+    "to_feather", "to_stata", "to_netcdf", "to_zarr", "to_clipboard", "to_html",
+    "to_latex", "to_markdown", "to_xml", "to_orc", "to_gbq", "to_iris",
+)  # fmt: skip
+_NUMPY_IO = (
+    "load", "save", "savez", "savez_compressed", "savetxt", "loadtxt", "genfromtxt",
+    "fromfile", "memmap", "fromregex", "DataSource",
+)  # fmt: skip
+_XARRAY_IO = (
+    "open_dataset", "open_dataarray", "open_mfdataset", "open_zarr", "open_datatree",
+    "open_groups", "load_dataset", "load_dataarray", "save_mfdataset",
+)  # fmt: skip
+_EVALUATORS = frozenset({"eval", "query"})
+
+
+class Refused(BaseException):
+    """A hardened entry point was called; BaseException so `except Exception` misses it."""
+
+
+def _refuse(what: str) -> Callable[..., NoReturn]:
+    def refused(*_args: object, **_kwargs: object) -> NoReturn:
+        raise Refused(f"{what} is disabled in the sandbox")
+
+    return refused
+
+
+def _disable(owner: object, names: Iterable[str], prefix: str) -> None:
+    for name in names:
+        if hasattr(owner, name):
+            setattr(owner, name, _refuse(f"{prefix}.{name}"))
+
+
+def _strip_io(pywt: Any) -> None:
+    """Swap the libraries' file and network entry points for refusing stubs."""
+    _disable(pd, [n for n in dir(pd) if n.startswith("read_")], "pd")
+    _disable(pd, ["ExcelWriter", "ExcelFile", "HDFStore", "to_pickle"], "pd")
+    for cls in (pd.DataFrame, pd.Series, pd.Index, xr.DataArray, xr.Dataset):
+        _disable(cls, _IO_METHODS, cls.__name__)
+    _disable(np, _NUMPY_IO, "np")
+    _disable(xr, _XARRAY_IO, "xr")
+    pywt_data = getattr(pywt, "data", None)
+    if pywt_data is not None:
+        _disable(pywt_data, [n for n in dir(pywt_data) if not n.startswith("_")], "pywt.data")
+
+
+def _disable_evaluators() -> None:
+    """Make every string expression evaluator refuse (pandas' and xarray's)."""
+    _disable(pd, ["eval"], "pd")
+    computation = sys.modules.get("pandas.core.computation.eval")
+    if computation is not None:
+        _disable(computation, ["eval"], "pandas.eval")
+    for cls in (pd.DataFrame, pd.Series, xr.Dataset, xr.DataArray):
+        _disable(cls, [n for n in _EVALUATORS if n in vars(cls)], cls.__name__)
+
+
+def _guard_string_dispatch() -> None:
+    """Pandas' `agg("name")` path: refuse private/dunder names and the evaluators."""
+    apply_module = sys.modules.get("pandas.core.apply")
+    apply_class = getattr(apply_module, "Apply", None)
+    original = getattr(apply_class, "_apply_str", None)
+    if apply_class is None or original is None:
+        return
+
+    @functools.wraps(original)
+    def checked(self: object, obj: object, func: str, *args: object, **kwargs: object) -> object:
+        if str(func).startswith("_") or func in _EVALUATORS:
+            raise Refused(f"the method name {str(func)[:80]!r} given as a string is refused")
+        return original(self, obj, func, *args, **kwargs)
+
+    apply_class._apply_str = checked
+
+
+def _no_dunder_getattr(original: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
+    @functools.wraps(original)
+    def __getattr__(self: Any, name: str) -> Any:  # it replaces this dunder
+        if name.startswith("__") and name.endswith("__"):
+            # Protocol lookups (__array_interface__, ...) are never answered by data.
+            raise AttributeError(name)
+        return original(self, name)
+
+    return __getattr__
+
+
+def _classes_with_getattr() -> list[type]:
+    seen: dict[int, type] = {}
+    modules = cast("dict[str, ModuleType | None]", sys.modules)
+    for name, module in list(modules.items()):
+        if module is None or name.split(".")[0] not in _LIBRARIES:
+            continue
+        try:
+            members = list(vars(module).values())
+        except TypeError:
+            continue
+        for member in members:
+            if isinstance(member, type) and member.__module__.split(".")[0] in _LIBRARIES:
+                for cls in member.__mro__:
+                    if "__getattr__" in vars(cls) and cls is not object:
+                        seen[id(cls)] = cls
+    return list(seen.values())
+
+
+def _harden_getattr() -> int:
+    """Wrap every library class's `__getattr__`; returns how many were wrapped."""
+    count = 0
+    for cls in _classes_with_getattr():
+        original = vars(cls)["__getattr__"]
+        if not callable(original):
+            continue
+        try:
+            cls.__getattr__ = _no_dunder_getattr(original)  # type: ignore[method-assign]
+        except (TypeError, AttributeError):
+            continue  # a C extension type: its lookups are not served from data
+        count += 1
+    return count
+
+
+def harden_libraries(pywt: Any) -> int:
+    """Apply every hardening step; returns the number of `__getattr__` methods wrapped."""
+    _strip_io(pywt)
+    _disable_evaluators()
+    _guard_string_dispatch()
+    return _harden_getattr()

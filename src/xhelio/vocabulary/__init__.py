@@ -1,0 +1,201 @@
+"""The one domain vocabulary, as data.
+
+Missions and probes, instruments, species, frames, derived quantities and named events.
+
+The facts live in `missions.toml` and `domain.toml` in this package (shipped in the
+wheel); `load_vocabulary()` reads them once and returns a frozen `DomainVocabulary`.
+The catalog's alias table, the offline parser and resolver, the request-vs-data check
+and the planner's time finder all read it, so adding a mission, a probe shorthand, an
+instrument or an event is one data edit plus a test. Imports nothing from xhelio.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+__all__ = [
+    "DerivedQuantity",
+    "DomainVocabulary",
+    "Event",
+    "Instrument",
+    "MissionEntry",
+    "Species",
+    "load_vocabulary",
+]
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class MissionEntry:
+    """A mission's common names and, for multi-spacecraft missions, its probes."""
+
+    mission_id: str
+    names: tuple[str, ...]
+    probes: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    probe_kind: str | None = None
+    probe_count: int | None = None
+    exact: frozenset[str] = frozenset()
+
+    def probe_of(self, typed: str) -> str | None:
+        """The probe a shorthand names ("C3" -> "3", "THE" -> "E"), or None."""
+        key = _squeeze(typed)
+        for probe, shorthands in self.probes.items():
+            if any(_squeeze(s) == key for s in shorthands):
+                return probe
+        return None
+
+
+@dataclass(frozen=True)
+class Instrument:
+    """An instrument of a mission: the names people type and its dataset ids."""
+
+    mission_id: str
+    names: tuple[str, ...]
+    datasets: re.Pattern[str]
+    words: re.Pattern[str]
+    quantity: str | None = None
+
+
+@dataclass(frozen=True)
+class Species:
+    """A particle species: how people name it and how catalog metadata writes it."""
+
+    key: str
+    words: re.Pattern[str]
+    cues: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class DerivedQuantity:
+    """A quantity computed from fetched ones, with its inputs, units and formula."""
+
+    key: str
+    label: str
+    words: re.Pattern[str]
+    needs: tuple[str, ...]
+    units: str
+    formula: str = ""
+
+
+@dataclass(frozen=True)
+class Event:
+    """A named event or storm and the time range it stands for."""
+
+    name: str
+    words: re.Pattern[str]
+    range: str
+
+
+@dataclass(frozen=True)
+class DomainVocabulary:
+    """Everything the data files say, ready to use."""
+
+    missions: dict[str, MissionEntry]
+    instruments: tuple[Instrument, ...]
+    species: tuple[Species, ...]
+    frames: dict[str, str]
+    derived: tuple[DerivedQuantity, ...]
+    events: tuple[Event, ...]
+    english_word_aliases: frozenset[str]
+    physics_phrases: tuple[str, ...]
+    solar_wind_missions: frozenset[str] = frozenset()
+
+    def instruments_of(self, mission_id: str) -> tuple[Instrument, ...]:
+        """The instruments known for a mission."""
+        return tuple(i for i in self.instruments if i.mission_id == mission_id)
+
+    def species_named(self, text: str) -> list[tuple[str, int]]:
+        """Species named in text, as (key, position), in text order."""
+        found: list[tuple[str, int]] = []
+        for s in self.species:
+            found.extend((s.key, m.start()) for m in s.words.finditer(text))
+        return sorted(found, key=lambda kp: kp[1])
+
+    def species_cue(self, key: str) -> re.Pattern[str] | None:
+        """How catalog metadata writes species `key`."""
+        return next((s.cues for s in self.species if s.key == key), None)
+
+    def exact_aliases(self) -> frozenset[str]:
+        """Shorthands that name a probe only when typed exactly so ("THE", "C1")."""
+        return frozenset(a for m in self.missions.values() for a in m.exact)
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"[\s\-_]", "", text.upper())
+
+
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    # Acronyms count as written in capitals ("STEP", not "step"); words in any case.
+    alternatives = [
+        re.escape(n).replace(r"\-", "[- ]?")
+        if not re.search("[a-z]", n)
+        else "(?i:" + re.escape(n).replace(r"\-", "[- ]?") + ")"
+        for n in sorted(names, key=len, reverse=True)
+    ]
+    return re.compile(rf"(?<![\w-])(?:{'|'.join(alternatives)})(?![\w-])")
+
+
+def _read(name: str) -> dict[str, Any]:
+    return tomllib.loads(resources.files("xhelio.vocabulary").joinpath(name).read_text("utf-8"))
+
+
+@cache
+def load_vocabulary() -> DomainVocabulary:
+    """Read the vocabulary data files once (later calls return the same object)."""
+    raw_missions = _read("missions.toml")
+    raw = _read("domain.toml")
+    missions = {
+        mission_id: MissionEntry(
+            mission_id,
+            tuple(entry.get("names", ())),
+            {str(k): tuple(v) for k, v in entry.get("probes", {}).items()},
+            entry.get("probe_kind"),
+            entry.get("probe_count"),
+            frozenset(entry.get("exact", ())),
+        )
+        for mission_id, entry in raw_missions.items()
+    }
+    instruments = tuple(
+        Instrument(
+            row["mission"],
+            tuple(row["names"]),
+            _rx(row["datasets"]),
+            _names_pattern(tuple(row["names"])),
+            row.get("quantity"),
+        )
+        for row in raw.get("instrument", [])
+    )
+    return DomainVocabulary(
+        missions=missions,
+        instruments=instruments,
+        species=tuple(
+            Species(row["key"], _rx(row["words"]), _rx(row["cues"]))
+            for row in raw.get("species", [])
+        ),
+        frames={k: v for k, v in raw.get("frames", {}).items() if k.isupper() and "_" not in k},
+        derived=tuple(
+            DerivedQuantity(
+                row["key"],
+                row["label"],
+                _rx(row["words"]),
+                tuple(row["needs"]),
+                row["units"],
+                row.get("formula", ""),
+            )
+            for row in raw.get("derived", [])
+        ),
+        events=tuple(
+            Event(row["name"], _rx(row["words"]), row["range"]) for row in raw.get("event", [])
+        ),
+        english_word_aliases=frozenset(raw.get("english_word_aliases", ())),
+        physics_phrases=tuple(raw.get("physics_phrases", ())),
+        solar_wind_missions=frozenset(raw.get("solar_wind_missions", ())),
+    )
