@@ -104,7 +104,7 @@ def xhelio_serve(
     proc = subprocess.Popen(_serve_command(port), env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a loaded machine starts slowly
         while True:
             try:
                 if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
