@@ -408,6 +408,7 @@ def test_a_server_with_a_token_asks_for_it_once(
     token = "web-test-token-" + "x" * 20
     with xhelio_serve(tmp_path, served.hapi, token=token) as url:
         context = browser.new_context(viewport=VIEWPORT)
+        context.set_default_timeout(SLOW)
         try:
             pg = context.new_page()
             pg.goto(url + "/")
