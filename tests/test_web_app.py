@@ -25,7 +25,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from agent_script import ACE_REQUEST, Script, ace_steps, ace_week
 from servers.catalog_hapi import CatalogHapiServer
+from servers.hapi_server import HapiTestServer
+from servers.openai_chat_server import OpenAIChatServer
+from xhelio.config import load_settings
+from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline, PipelineStep, PipelineVariable
+from xhelio.pipelines.store import PipelineStore
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 BROWSER_ARGS = [
@@ -37,7 +43,9 @@ BROWSER_ARGS = [
     "--no-first-run",
 ]
 VIEWPORT = {"width": 1280, "height": 800}
-SLOW = 60_000  # ms: generous waits for a loaded 2-core machine (never asserted on)
+# ms: generous waits (never asserted on). A fresh server's first offline request can take
+# well over a minute on a loaded 2-core machine (its first-use set-up), so 60 s was not enough.
+SLOW = 240_000
 
 sync_api = pytest.importorskip("playwright.sync_api")
 if not Path(CHROMIUM).exists():
@@ -73,7 +81,12 @@ def _serve_command(port: int) -> list[str]:
 
 
 @contextmanager
-def xhelio_serve(home: Path, hapi: CatalogHapiServer, token: str | None = None) -> Iterator[str]:
+def xhelio_serve(
+    home: Path,
+    hapi: CatalogHapiServer | HapiTestServer,
+    token: str | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[str]:
     """`xhelio serve` in a subprocess on a free port; yields its base URL."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
@@ -86,11 +99,12 @@ def xhelio_serve(home: Path, hapi: CatalogHapiServer, token: str | None = None) 
         env.pop(var, None)
     if token:
         env["XHELIO_API_TOKEN"] = token
+    env.update(extra_env or {})
     log = (home / "server.log").open("wb")
     proc = subprocess.Popen(_serve_command(port), env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a loaded machine starts slowly
         while True:
             try:
                 if httpx.get(f"{url}/api/health", timeout=2).status_code == 200:
@@ -318,9 +332,17 @@ def test_gallery_pipelines_and_settings_pages(page: sync_api.Page, served: Serve
     page.click("#nav a[data-page='gallery']")
     card = page.locator(".gallery-grid .card").first
     sync_api.expect(card).to_contain_text(ACE)
+    # The tab's session is the one shown (the picker lists every session).
+    picked = page.locator("#gallery-session option:checked")
+    sync_api.expect(picked).to_contain_text("(this tab)")
     card.get_by_role("button", name="Open").click()
     page.wait_for_selector(".viewer-plot .main-svg")
     sync_api.expect(page.locator(".citations")).to_contain_text("AC_H1_MFI")
+    # The steps that made it, traced from the figure's data back to the fetch.
+    made = page.locator(".made-by li")
+    sync_api.expect(made.first).to_contain_text("fetch_data")
+    sync_api.expect(made.first).to_contain_text("AC_H1_MFI.Magnitude")
+    sync_api.expect(made.last).to_contain_text("render_plotly_json")
     shot(page, "gallery")
     with page.expect_download() as download:
         page.locator(".viewer").get_by_role("button", name="HTML").click()
@@ -330,18 +352,16 @@ def test_gallery_pipelines_and_settings_pages(page: sync_api.Page, served: Serve
         page.locator(".gallery-grid .card").first.get_by_role("button", name="PDF").click()
     assert Path(download.value.path() or "").read_bytes().startswith(b"%PDF")
 
-    page.click("#nav a[data-page='pipelines']")
-    sync_api.expect(page.locator(".pipelines")).to_contain_text("not available yet")
-    sync_api.expect(page.locator("#operations")).to_contain_text("fetch_data")
-    shot(page, "pipelines")
-
     page.click("#nav a[data-page='settings']")
     page.fill("#limit-http_retries", "5")
+    page.fill("#limit-session_memory_mb", "512")
     page.click("#save-settings")
     sync_api.expect(page.locator(".save-message")).to_contain_text("Saved")
     shot(page, "settings")
     config = (served.home / "config.toml").read_text()
     assert re.search(r"http_retries\s*=\s*5", config)
+    assert re.search(r"session_memory_mb\s*=\s*512", config)
+    assert load_settings(home=served.home).session_memory_mb == 512
     sync_api.expect(page.locator(".keys")).to_contain_text("no key")
 
 
@@ -388,6 +408,7 @@ def test_a_server_with_a_token_asks_for_it_once(
     token = "web-test-token-" + "x" * 20
     with xhelio_serve(tmp_path, served.hapi, token=token) as url:
         context = browser.new_context(viewport=VIEWPORT)
+        context.set_default_timeout(SLOW)
         try:
             pg = context.new_page()
             pg.goto(url + "/")
@@ -489,3 +510,141 @@ def test_the_plan_panel_shows_tasks_and_retries_a_failed_one(page: sync_api.Page
     reply = wait_answer(page)
     assert reply.inner_text().strip()
     assert page.locator(".msg.user").count() == 2
+
+
+def _save_smoothing_pipeline(home: Path) -> str:
+    """A saved pipeline with three fetches, a computation and a plot (as the CLI saves)."""
+    steps = [
+        PipelineStep(
+            f"s00{i}",
+            "fetch_data",
+            {"dataset_id": ds, "parameter_id": p, "time_range": TIME_RANGE_VAR},
+            f"Fetch {ds}",
+            [f"{ds}.{p}"],
+        )
+        for i, (ds, p) in enumerate(
+            (("AC_H1_MFI", "Magnitude"), ("WI_H0_MFI", "BF1"), ("OMNI_HRO_1MIN", "flow_speed")), 1
+        )
+    ]
+    code = "result = df.rolling('1h').mean()"
+    steps.append(
+        PipelineStep(
+            "s004",
+            "custom_operation",
+            {
+                "source_labels": ["AC_H1_MFI.Magnitude"],
+                "code": code,
+                "output_label": "B_smooth",
+                "description": "1-hour running mean",
+            },
+            "1-hour running mean of ACE |B|",
+            ["B_smooth"],
+            ["s001"],
+        )
+    )
+    figure = {"data": [{"data_label": "B_smooth"}, {"data_label": "OMNI_HRO_1MIN.flow_speed"}]}
+    steps.append(
+        PipelineStep(
+            "s005",
+            "render_plotly_json",
+            {"figure": figure},
+            "Plot",
+            [],
+            ["s002", "s003", "s004"],
+            phase="presentation",
+        )
+    )
+    variables = {TIME_RANGE_VAR: PipelineVariable("time_range", "", "2024-01-15 to 2024-01-16")}
+    pipeline = Pipeline(
+        "pl_websmooth", "Solar wind smoothed", steps, "ACE, Wind and OMNI", variables
+    )
+    PipelineStore(load_settings(home=home)).save(pipeline, ["ace", "wind", "omni"])
+    return pipeline.id
+
+
+def test_pipelines_page_searches_draws_and_replays(page: sync_api.Page, served: Served):
+    page.goto(served.url + "/")
+    page.click("#new-session")
+    ask(page, ACE)
+    wait_answer(page)
+    ask(page, "save this as a pipeline called ACE overview")
+    sync_api.expect(wait_answer(page)).to_contain_text("Saved pipeline")
+    smooth = _save_smoothing_pipeline(served.home)
+
+    page.click("#nav a[data-page='pipelines']")
+    overview = page.locator(".pl-variant", has_text="ACE overview")
+    sync_api.expect(overview).to_have_count(1)
+    # Search covers indexed pipelines (3 fetches and a computation), grouped by family.
+    page.fill("#pipeline-search", "running mean")
+    page.keyboard.press("Enter")
+    sync_api.expect(page.locator(".pl-variant")).to_have_count(1)
+    page.locator(f".pl-variant[data-id='{smooth}']").click()
+    detail = page.locator("#pipeline-detail")
+    sync_api.expect(detail.locator(".dag .dag-node")).to_have_count(5)
+    assert detail.locator(".dag .dag-edge").count() == 4
+    sync_api.expect(detail.locator("#pipeline-steps tbody tr")).to_have_count(5)
+    sync_api.expect(detail.locator("figure.code")).to_contain_text("rolling('1h')")
+    shot(page, "pipelines")
+    with page.expect_download() as download:
+        detail.get_by_role("button", name="Python script").click()
+    assert "rolling" in Path(download.value.path() or "").read_text()
+
+    page.fill("#pipeline-search", "")
+    page.keyboard.press("Enter")
+    overview.click()
+    sync_api.expect(detail.locator(".dag .dag-node")).to_have_count(2)
+    sync_api.expect(detail.locator("#pipeline-steps")).to_contain_text("fetch_data")
+    # A time range the CLI would refuse is refused here, readably, before anything runs.
+    page.fill("#replay-range", "2024-13-45")
+    page.click("#replay")
+    sync_api.expect(detail.locator(".message.error")).to_contain_text("month must be in 1..12")
+    # Replay runs as a new session, followed live on the chat page.
+    page.fill("#replay-range", "2024-01-20")
+    page.click("#replay")
+    page.wait_for_url(re.compile(r"/chat/s[0-9a-f]{32}$"))
+    reply = wait_answer(page)
+    assert re.search(r"(\d+) of \1 steps completed", reply.inner_text())
+    sync_api.expect(page.locator(".activity-list")).to_contain_text("fetch_data")
+    sync_api.expect(page.locator(".activity-list")).to_contain_text("2024-01-20")
+    page.wait_for_selector("#figure .main-svg")
+    sync_api.expect(page.locator(".figure-title")).to_contain_text("2024-01-20")
+    sync_api.expect(page.locator(".session.current")).to_contain_text("pipeline ACE overview")
+    shot(page, "pipeline-replayed")
+
+
+def test_with_a_model_the_activity_shows_delegations_and_tokens_per_agent(
+    browser: sync_api.Browser, tmp_path: Path
+):
+    """`xhelio serve` with XHELIO_MODEL at a scripted OpenAI-compatible server on loopback."""
+    script = Script(ace_steps())
+    info, frame = ace_week()
+    with HapiTestServer() as hapi, OpenAIChatServer(script.http_reply) as chat:
+        hapi.add_dataset("AC_H2_MFI", info, frame)
+        env = {"XHELIO_MODEL": "openai-chat:scripted-llm", "OPENAI_BASE_URL": chat.base_url}
+        with xhelio_serve(tmp_path, hapi, extra_env=env) as url:
+            context = browser.new_context(viewport=VIEWPORT)
+            context.set_default_timeout(SLOW)
+            try:
+                pg = context.new_page()
+                pg.goto(url + "/")
+                sync_api.expect(pg.locator("#mode-badge")).to_have_text("LLM")
+                ask(pg, ACE_REQUEST)
+                reply = wait_answer(pg)
+                assert "ACE's magnetic field" in reply.inner_text()
+                activity = pg.locator(".activity-list")
+                sync_api.expect(activity.locator(".step.delegation").first).to_be_visible()
+                sync_api.expect(activity).to_contain_text("AC_H2_MFI")
+                pg.wait_for_selector("#figure .main-svg")
+                # Tokens per agent, as the model server reported them.
+                usage = pg.locator(".usage")
+                usage.locator("summary").click()
+                rows = usage.locator("tbody tr")
+                sync_api.expect(rows.first).to_be_visible()
+                agents = rows.locator("td:first-child").all_inner_texts()
+                assert any("orchestrator" in a for a in agents), agents
+                assert len(agents) >= 2, agents
+                assert re.search(r"[1-9][\d,]* tokens", usage.locator(".usage-total").inner_text())
+                shot(pg, "chat-llm")
+            finally:
+                context.close()
+    assert script.left() == {}

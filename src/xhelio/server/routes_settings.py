@@ -32,6 +32,7 @@ LIMIT_KEYS = (
     "cache_max_mb",
     "sandbox_timeout_s",
     "sandbox_memory_mb",
+    "session_memory_mb",
 )
 MODEL_KEYS = ("default", *TIERS)
 _SECRET_WORDS = ("key", "token", "secret", "password")
@@ -53,6 +54,7 @@ class Limits(BaseModel):
     cache_max_mb: int | None = Field(default=None, ge=0)
     sandbox_timeout_s: float | None = Field(default=None, gt=0, le=3600)
     sandbox_memory_mb: int | None = Field(default=None, ge=64)
+    session_memory_mb: int | None = Field(default=None, ge=16)
 
 
 class SettingsUpdate(BaseModel):

@@ -26,7 +26,16 @@ __all__ = ["PAGES", "STATIC_DIR", "mount_web_app", "plotly_js_path"]
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 # Client-side routes of the single-page app: each serves index.html.
-PAGES = ("/", "/chat", "/chat/{session_id}", "/data", "/pipelines", "/gallery", "/settings")
+PAGES = (
+    "/",
+    "/chat",
+    "/chat/{session_id}",
+    "/data",
+    "/pipelines",
+    "/pipelines/{pipeline_id}",
+    "/gallery",
+    "/settings",
+)
 
 # index.html must be re-read after an upgrade; the modules it loads are revalidated by ETag.
 _NO_CACHE = {"Cache-Control": "no-cache"}
@@ -85,9 +94,11 @@ def mount_web_app(app: FastAPI) -> None:
         app: The xhelio API application (routes under /api/v1 already added or added
             later: the page routes never shadow them).
     """
+    from xhelio.server.web_pipelines import router as pipelines_router
     from xhelio.server.web_routes import router
 
     app.include_router(router)
+    app.include_router(pipelines_router)
     for page in PAGES:
         app.add_api_route(page, _index, methods=["GET"], include_in_schema=False)
     # Added before the /assets mount, which would otherwise answer this path first.

@@ -27,6 +27,7 @@ from xhelio.agents.planning.assistant import PlanningAssistant
 from xhelio.agents.turn import AssistantReply, run_turn
 from xhelio.api.assistant import Assistant
 from xhelio.api.hub import SessionBusyError, SessionNotFoundError
+from xhelio.api.turns import save_gallery_figure
 from xhelio.errors import XhelioError
 from xhelio.render.export import shared_exporter, write_html
 from xhelio.server.deps import server_state
@@ -119,9 +120,9 @@ def retry_plan(request: Request, session_id: str) -> Response:
                 outcome["task"] = failed[0].description
                 outcome["after"] = max((e.id for e in workspace.session.events.events()), default=0)
                 started.set()
-                run_turn(
-                    workspace, _Retry(assistant), f"retry: {failed[0].description}", entry.cancel
-                )
+                question = f"retry: {failed[0].description}"
+                if run_turn(workspace, _Retry(assistant), question, entry.cancel).figures:
+                    save_gallery_figure(workspace, question)
         except (SessionBusyError, SessionNotFoundError) as exc:
             outcome["error"] = exc
             started.set()

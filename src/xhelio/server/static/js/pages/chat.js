@@ -73,7 +73,7 @@ class ChatPage {
   async load() {
     if (!this.sid) {
       this.welcome();
-      this.input.focus();
+      this.focusInput();
       return;
     }
     setChildren(this.conversation, loading("Loading session…"));
@@ -103,7 +103,21 @@ class ChatPage {
     if (detail.figure) this.showFigure(detail.figure);
     if (detail.plan) this.plan.show(detail.plan);
     this.scrollDown();
-    if (detail.busy) this.follow(detail.last_event_id);
+    // A run started elsewhere (a pipeline replay) names where its events begin, so the
+    // activity shows it from its first step; a reload follows from what the server has.
+    const param = new URLSearchParams(location.search).get("after");
+    const after = param === null ? NaN : Number(param);
+    if (location.search) history.replaceState(null, "", location.pathname);
+    if (detail.busy) this.follow(Number.isInteger(after) && after >= 0 && after <= detail.last_event_id ? after : detail.last_event_id);
+    this.focusInput();
+  }
+
+  /** Focus the composer after a load, unless the user is typing elsewhere (the token
+   * prompt, the sidebar's rename box): a late load must not steal their keystrokes. */
+  focusInput() {
+    const active = document.activeElement;
+    const typing = active && /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName);
+    if (typing && active !== this.input) return;
     this.input.focus();
   }
 
@@ -255,6 +269,8 @@ class ChatPage {
     }
     reply.classList.remove("pending");
     reply.querySelector(".typing")?.remove();
+    this.cancelRow?.remove();
+    this.cancelRow = null;
     if (response) this.finish(response);
     else if (finished && this.sid) await this.finishFromSession(streamError);
     else if (streamError) reply.append(errorBox(streamError, "The request failed"));
@@ -343,7 +359,8 @@ class ChatPage {
     try {
       const r = await api(`${sessionPath(this.sid)}/cancel`, { method: "POST" });
       if (!r.cancelled) toast("Nothing was running.");
-      else this.activity.add("failed", "■", "Cancelling…");
+      // Shown only until the run ends: its own "Cancelled" step then says what happened.
+      else if (this.busy) this.cancelRow = this.activity.add("failed", "■", "Cancelling…");
     } catch (err) {
       toastError(err, "Cancel failed: ");
       this.cancelButton.disabled = false;

@@ -58,9 +58,14 @@ export class ActivityPanel {
     this.connection.className = `connection ${state}`;
   }
 
+  /** Whether the list is scrolled to its end (then new steps keep it there). */
+  atBottom() {
+    return this.scroller.scrollTop + this.scroller.clientHeight >= this.scroller.scrollHeight - 8;
+  }
+
   add(kind, icon, ...content) {
     this.empty.hidden = true;
-    const stick = this.scroller.scrollTop + this.scroller.clientHeight >= this.scroller.scrollHeight - 8;
+    const stick = this.atBottom();
     const row = h(`li.step.${kind}`, h("span.step-icon", { "aria-hidden": "true" }, icon), h("div.step-body", ...content));
     this.list.append(row);
     if (stick) this.scroller.scrollTop = this.scroller.scrollHeight;
@@ -78,7 +83,14 @@ export class ActivityPanel {
         this.add("delegation", "↪", h("span.step-title", `${d.agent || "agent"} → ${d.to || "agent"}`), h("span.step-detail", d.summary || ""));
         return true;
       case "tool_call": {
-        const row = this.add(`tool cat-${category(d.tool)} running`, "⚙", h("span.step-title", h("code", d.tool || "tool"), h("span.agent", ` ${d.agent || ""}`)), h("span.step-detail", brief(d.args)), h("span.step-status", "running…"));
+        // A delegation is a tool call of the delegating agent: shown as who hands what to whom.
+        const tool = String(d.tool || "tool");
+        const to = tool.startsWith("delegate_to_") ? `${tool.slice(12)}${d.args?.mission_id ? ` ${d.args.mission_id}` : ""}` : null;
+        const title = to
+          ? h("span.step-title", `${d.agent || "agent"} → ${to}`)
+          : h("span.step-title", h("code", tool), h("span.agent", ` ${d.agent || ""}`));
+        const detail = to && d.args?.request ? String(d.args.request) : brief(d.args);
+        const row = this.add(`tool cat-${category(d.tool)} running${to ? " delegation" : ""}`, to ? "↪" : "⚙", title, h("span.step-detail", detail), h("span.step-status", "running…"));
         const key = `${d.agent}/${d.tool}`;
         if (!this.open.has(key)) this.open.set(key, []);
         this.open.get(key).push(row);
@@ -91,9 +103,12 @@ export class ActivityPanel {
         const failed = event.type === "tool_error" || d.status === "error";
         row.classList.remove("running");
         row.classList.add(failed ? "failed" : "ok");
+        // The row grows when its result is written: keep the newest step in view.
+        const stick = this.atBottom();
         const status = row.querySelector(".step-status") || row.querySelector(".step-body").appendChild(h("span.step-status"));
         const ms = d.duration_ms != null ? ` in ${fmtNumber(Math.round(d.duration_ms))} ms` : "";
         status.textContent = failed ? `failed${ms}: ${d.message || ""}` : `done${ms}${d.labels?.length ? ` → ${d.labels.join(", ")}` : ""}`;
+        if (stick) this.scroller.scrollTop = this.scroller.scrollHeight;
         return true;
       }
       case "progress": {
@@ -184,7 +199,11 @@ export class UsagePanel {
   }
 
   show(usage) {
-    const rows = Object.entries(usage || {}).map(([agent, u]) => ({ agent, requests: u.requests ?? 0, input: u.input_tokens ?? 0, output: u.output_tokens ?? 0 }));
+    // The server sends {agents: {name: counts}, total}; a bare {name: counts} is accepted too.
+    const perAgent = usage && typeof usage.agents === "object" && usage.agents !== null ? usage.agents : usage || {};
+    const rows = Object.entries(perAgent)
+      .filter(([, u]) => u && typeof u === "object")
+      .map(([agent, u]) => ({ agent, requests: u.requests ?? 0, input: u.input_tokens ?? 0, output: u.output_tokens ?? 0 }));
     const total = rows.reduce((sum, r) => sum + r.input + r.output, 0);
     this.el.querySelector(".usage-total").textContent = rows.length ? ` ${fmtNumber(total)} tokens` : " none";
     if (!rows.length) {

@@ -1,5 +1,7 @@
 // The Gallery page: every figure this tab's session produced, with the request that made
-// it and the citations of the data it shows; open one large, export PNG/PDF/HTML.
+// it, the steps that made it (its pipeline, traced back from the figure's data labels
+// through the operations log) and the citations of the data it shows; open one large,
+// export PNG/PDF/HTML.
 
 import { api, download, sessionPath } from "../api.js";
 import { drawFigure, purgeFigure, downloadPng } from "../plot.js";
@@ -22,20 +24,40 @@ class GalleryPage {
     this.grid = h("div.gallery-grid", { id: "gallery" });
     this.viewer = h("section.viewer", { hidden: true, "aria-label": "Figure" });
     this.root = root;
-    setChildren(root, h("div.gallery", h("div.page-head", h("h1", "Gallery"), h("span.muted", "Figures of this session, newest first.")), this.viewer, this.grid));
+    // Any session's figures can be browsed; the tab's own session is the default.
+    this.picker = h("select", { id: "gallery-session", "aria-label": "Session whose figures are shown", onchange: () => this.load(this.picker.value) });
+    setChildren(root, h("div.gallery", h("div.page-head", h("h1", "Gallery"), h("label.muted", { for: "gallery-session" }, "Figures of"), this.picker, h("span.muted", "newest first.")), this.viewer, this.grid));
   }
 
-  async load() {
+  async fillPicker(sid) {
+    try {
+      const { sessions } = await api("/sessions", { query: { limit: 100 } });
+      const options = sessions.map((s) => h("option", { value: s.id, selected: s.id === sid }, `${s.title || s.id.slice(0, 9)}${s.id === state.sessionId ? " (this tab)" : ""}`));
+      if (sid && !sessions.some((s) => s.id === sid)) options.unshift(h("option", { value: sid, selected: true }, "this tab's session"));
+      if (!sid) options.unshift(h("option", { value: "", selected: true }, "choose a session"));
+      setChildren(this.picker, options);
+    } catch {
+      setChildren(this.picker, h("option", { value: sid || "" }, sid ? "this tab's session" : "no session"));
+    }
+  }
+
+  async load(chosen) {
     this.close();
-    const sid = state.sessionId;
+    const sid = chosen || state.sessionId;
+    this.fillPicker(sid);
     if (!sid) {
-      setChildren(this.grid, h("p.muted", "This tab has no session. Open one in the sidebar or ask for a plot in Chat."));
+      setChildren(this.grid, h("p.muted", "This tab has no session. Choose one above, open one in the sidebar or ask for a plot in Chat."));
       return;
     }
     setChildren(this.grid, loading());
     try {
-      const [{ figures }, { entries }] = await Promise.all([api(`${sessionPath(sid)}/gallery`), api(`${sessionPath(sid)}/entries`).catch(() => ({ entries: [] }))]);
+      const [{ figures }, { entries }, { operations }] = await Promise.all([
+        api(`${sessionPath(sid)}/gallery`),
+        api(`${sessionPath(sid)}/entries`).catch(() => ({ entries: [] })),
+        api(`${sessionPath(sid)}/operations`).catch(() => ({ operations: [] })),
+      ]);
       this.entries = entries;
+      this.operations = operations;
       if (!figures.length) {
         setChildren(this.grid, h("p.muted", "No figures in this session yet. Ask for a plot in Chat."));
         return;
@@ -82,13 +104,21 @@ class GalleryPage {
       const item = await api(`${sessionPath(sid)}/gallery/${id}`);
       const plot = h("div.viewer-plot");
       const used = new Set((item.figure?.data || []).flatMap((t) => [t.name, t.data_label, t.meta?.label, t.meta?.data_label, t.legendgroup]).filter(Boolean));
-      const cited = (this.entries || []).filter((e) => used.has(e.label) || [...used].some((n) => String(n).includes(e.parameter || "\0")));
+      const steps = lineage(this.operations || [], used, item.created);
+      const made = new Set(steps.flatMap(produced));
+      const cited = (this.entries || []).filter((e) => made.has(e.label) || used.has(e.label) || [...used].some((n) => String(n).includes(e.parameter || "\0")));
       const datasets = [...new Map((cited.length ? cited : this.entries || []).map((e) => [e.dataset || e.label, e])).values()];
       setChildren(
         this.viewer,
         h("div.viewer-head", h("h2", `Figure ${item.id}`), h("span.spacer"), ...this.exportButtons(sid, item.id, plot), h("button.small", { onclick: () => this.close(), "aria-label": "Close figure" }, "Close")),
         h("p.card-request", item.request ? `Request: “${item.request}”` : ""),
         plot,
+        h("details.made-by", { open: true },
+          h("summary", "How it was made"),
+          steps.length
+            ? h("ol.made-steps", steps.map((op) => h("li", h("code", op.tool), " ", h("span.muted", stepText(op)))))
+            : h("p.muted", "The steps of this figure are not in the session's operations log."),
+          h("p.muted.small", "To replay it for another time range, say “save this as a pipeline called NAME” in Chat, then use the Pipelines page.")),
         // When the traces do not name their data, say the list is the session's data.
         h("details.citations", { open: true }, h("summary", cited.length ? "Data citations" : "Data citations (all data of this session)"), datasets.length ? h("ul", datasets.map((e) => h("li", citation(e)))) : h("p.muted", "No data entries recorded for this figure.")),
       );
@@ -105,4 +135,60 @@ class GalleryPage {
     this.viewer.hidden = true;
     this.viewer.replaceChildren();
   }
+}
+
+/** The data labels an operation made (fetch_data names its output DATASET.PARAMETER). */
+export function produced(op) {
+  const a = op.args || {};
+  if (op.tool === "fetch_data" && a.dataset_id && a.parameter_id) return [`${a.dataset_id}.${a.parameter_id}`];
+  if (a.output_label) return [String(a.output_label)];
+  if (op.tool === "store_dataframe" && a.label) return [String(a.label)];
+  return [];
+}
+
+function sources(op) {
+  const a = op.args || {};
+  return [...(Array.isArray(a.source_labels) ? a.source_labels : []), ...(a.source_label ? [a.source_label] : [])].map(String);
+}
+
+function when(value) {
+  if (typeof value === "number") return value < 1e12 ? value * 1000 : value;
+  const ms = Date.parse(value || "");
+  return Number.isNaN(ms) ? 0 : ms;
+}
+
+/**
+ * The successful operations that made a figure, in the order they ran: its last render,
+ * and for each data label it shows (from the render call's arguments), the latest operation before it that produced the
+ * label, then that operation's own sources, and so on back to the fetches.
+ */
+export function lineage(operations, labels, created) {
+  const limit = when(created) + 1000; // the record is written just after the render
+  const before = operations.filter((op) => op.status === "ok" && when(op.started) <= limit);
+  const newestFirst = [...before].reverse();
+  const chosen = new Set();
+  const render = newestFirst.find((op) => op.tool === "render_plotly_json" || op.tool === "manage_plot");
+  if (render) chosen.add(render);
+  // Rendered traces carry display names; the render call's own spec names the data.
+  const specLabels = (render?.args?.figure?.data || []).map((tr) => tr?.data_label).filter(Boolean);
+  const queue = [...specLabels, ...labels].map(String);
+  const seen = new Set();
+  while (queue.length) {
+    const label = queue.shift();
+    if (seen.has(label)) continue;
+    seen.add(label);
+    const maker = newestFirst.find((op) => op !== render && produced(op).includes(label));
+    if (!maker) continue;
+    chosen.add(maker);
+    queue.push(...sources(maker));
+  }
+  return before.filter((op) => chosen.has(op));
+}
+
+function stepText(op) {
+  const a = op.args || {};
+  if (op.tool === "fetch_data") return `${a.dataset_id}.${a.parameter_id} · ${a.time_range || ""}`;
+  if (a.output_label) return `${(sources(op) || []).join(", ")} → ${a.output_label}${a.description ? ` (${a.description})` : ""}`;
+  if (op.tool === "render_plotly_json") return `${(a.figure?.data || []).length} trace(s)`;
+  return "";
 }

@@ -23,6 +23,13 @@ const LIMITS = {
   cache_max_mb: ["Cache size limit", "MB", 16, 1048576, 1],
   sandbox_timeout_s: ["Code run timeout", "s", 1, 3600, 1],
   sandbox_memory_mb: ["Code run memory", "MB", 64, 65536, 1],
+  session_memory_mb: ["Data held per session", "MB", 16, 1048576, 1],
+};
+// Limits that are about memory are shown in the Memory card (they are saved as limits).
+const MEMORY_LIMITS = new Set(["session_memory_mb", "sandbox_memory_mb"]);
+const MEMORY_HINTS = {
+  session_memory_mb: "A fetch that would take a session over this is refused with a range that fits.",
+  sandbox_memory_mb: "Memory a computation may use.",
 };
 
 export function mount(root) {
@@ -53,12 +60,15 @@ function render(body, s) {
     return field(`model-${tier}`, TIERS[tier] || tier, input);
   });
   const limitInputs = {};
-  const limitFields = Object.entries(s.limits || {}).map(([key, value]) => {
+  const limitField = ([key, value]) => {
     const [label, unit, min, max, step] = LIMITS[key] || [key, "", undefined, undefined, "any"];
     const input = h("input", { type: "number", value: value ?? "", min, max, step });
     limitInputs[key] = input;
-    return field(`limit-${key}`, unit ? `${label} (${unit})` : label, input);
-  });
+    return field(`limit-${key}`, unit ? `${label} (${unit})` : label, input, MEMORY_HINTS[key]);
+  };
+  const limitEntries = Object.entries(s.limits || {});
+  const limitFields = limitEntries.filter(([key]) => !MEMORY_LIMITS.has(key)).map(limitField);
+  const memoryLimitFields = limitEntries.filter(([key]) => MEMORY_LIMITS.has(key)).map(limitField);
   const memoryInputs = {};
   const memoryFields = Object.entries(s.memory || {}).map(([key, value]) => {
     const input = typeof value === "boolean" ? h("input", { type: "checkbox", checked: value }) : h("input", { type: typeof value === "number" ? "number" : "text", value: value ?? "" });
@@ -103,7 +113,7 @@ function render(body, s) {
     h("section.card", h("h2", "Provider"), h("p", "Provider in use: ", h("strong", s.provider || "none (offline mode)")), h("p.muted", "The provider follows from the model strings below. Leave every model empty for offline mode."), h("h3", "API keys"), h("ul.keys", keys), h("p.muted", "Keys are read only from the server's environment or its config file; they are never shown or sent here.")),
     h("section.card", h("h2", "Model tiers"), h("div.fields", modelFields)),
     h("section.card", h("h2", "Limits"), h("div.fields.two", limitFields)),
-    h("section.card", h("h2", "Memory"), memoryFields.length ? h("div.fields.two", memoryFields) : h("p.muted", "This server has no memory options yet.")),
+    h("section.card", h("h2", "Memory"), memoryLimitFields.length || memoryFields.length ? h("div.fields.two", memoryLimitFields, memoryFields) : h("p.muted", "This server has no memory options.")),
     h("div.form-foot", save, h("span.muted", ` Config file: ${s.config_file}`), message),
   );
   setChildren(body, form);
