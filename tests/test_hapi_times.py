@@ -7,7 +7,7 @@ per-dimension bins, and the valid-range option.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from servers.hapi_server import HapiTestServer
 from xhelio.catalog.hapi_info import hapi_times_to_ns, parse_hapi_time
 from xhelio.cli.main import app
+from xhelio.errors import ServerError
 from xhelio.tools.workspace import open_workspace
 
 runner = CliRunner(env={"COLUMNS": "200"})
@@ -248,3 +249,31 @@ def test_valid_range_option_reports_for_hapi(hapi: HapiTestServer) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "no VALIDMIN/VALIDMAX, so no value was masked" in result.output.replace("\n", "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2020-01-01Z",
+        "2020-001T00:00Z",
+        "2016-12-31T23:59:60.500Z",
+        "1970-01-01Z",
+        "2020-060T1234",
+        "2001-01-01T00:00:00.123456789123Z",
+        " 2010-01-01T00:00:00Z\x00",
+        "2020-13-01",
+        "2019-02-29",
+        "2020-01-01 00:00",
+        "yesterday",
+    ],
+)
+def test_one_time_reads_as_the_vectorised_reader_does(text: str) -> None:
+    """Catalog loading parses single dates with a scalar path: it must agree exactly."""
+    try:
+        ns, _ = hapi_times_to_ns([text])
+    except ServerError:
+        with pytest.raises(ServerError):
+            parse_hapi_time(text)
+        return
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    assert parse_hapi_time(text) == epoch + timedelta(microseconds=int(ns[0]) // 1000)
