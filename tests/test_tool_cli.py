@@ -162,7 +162,9 @@ def test_writes_outside_the_export_folder_are_refused(
     code, saved = tool("save_data", {"label": "AC_H2_MFI.Magnitude", "format": "csv"})
     assert code == 0
     text = Path(saved["path"]).read_text().splitlines()
-    assert text[0].startswith("time,") and text[1].startswith("1997-09-02 00:00:00+00:00")
+    # Fetched data keeps its units in the header and ISO 8601 UTC times (data.outputs).
+    assert text[0] == "time,Magnitude [nT]" and text[1].startswith("1997-09-02T00:00:00")
+    assert Path(saved["path"] + ".meta.json").exists()
 
 
 def test_hostile_code_is_contained_and_session_continues(ace_server: HapiTestServer) -> None:

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from xhelio.catalog.model import BinsAxis, DatasetInfo, ParameterInfo
 from xhelio.errors import ServerError
@@ -43,6 +42,8 @@ def hapi_times_to_ns(values: npt.ArrayLike) -> tuple[npt.NDArray[np.int64], int]
 
     Raises ServerError naming an example when a string is not a HAPI time.
     """
+    import pandas as pd  # only for data responses: a catalog lookup need not load pandas
+
     text = pd.Series(np.asarray(values, dtype=object).ravel(), dtype="string")
     text = text.str.strip().str.strip("\x00").str.rstrip("Zz")
     parts = text.str.split("T", n=1, expand=True)
