@@ -153,3 +153,25 @@ def test_llm_context_names_steps_intents_and_phases(pl_workspace: Workspace) -> 
     assert "Appropriation phase" in text and "Presentation phase" in text
     assert "s003 custom_operation after s002 -> B_smooth" in text
     assert "$TIME_RANGE" in text
+
+
+def test_a_label_fetched_again_after_the_plot_keeps_the_fetch_the_plot_used() -> None:
+    def fetch(seq: int, time_range: str) -> dict[str, object]:
+        args = {"dataset_id": "AC_H2_MFI", "parameter_id": "Magnitude", "time_range": time_range}
+        result = {"label": "AC_H2_MFI.Magnitude"}
+        return {"seq": seq, "tool": "fetch_data", "status": "ok", "args": args, "result": result}
+
+    figure = {"data": [{"type": "scatter", "data_label": "AC_H2_MFI.Magnitude"}]}
+    render = {
+        "seq": 2,
+        "tool": "render_plotly_json",
+        "status": "ok",
+        "args": {"figure": figure},
+        "result": {},
+    }
+    # A later turn fetched the same label for another range (and its computation failed).
+    ops = [fetch(1, "2001-01-01 to 2001-01-03"), render, fetch(3, "2001-06-01 to 2001-06-09")]
+    pipeline = extract_pipeline(ops, "ace")
+    assert [s.tool for s in pipeline.steps] == ["fetch_data", "render_plotly_json"]
+    assert pipeline.steps[1].depends_on == [pipeline.steps[0].step_id]
+    assert pipeline.variables[TIME_RANGE_VAR].default.startswith("2001-01-01")

@@ -37,7 +37,11 @@ from xhelio.timerange import TimeRange, parse_time_range
 __all__ = ["extract_pipeline", "label_references", "new_pipeline_id", "produced_labels"]
 
 _STYLE_ACTIONS = frozenset({"zoom", "add_trace", "remove_trace", "export"})
-_NOT_LABELS = frozenset({"code", "description", "units", "time_range", "filename", "format"})
+# Argument keys whose text is never a label an operation reads (`output_label` is what
+# it writes: a label recomputed under its old name does not depend on its old self).
+_NOT_LABELS = frozenset(
+    {"code", "description", "units", "time_range", "filename", "format", "output_label"}
+)
 
 
 def new_pipeline_id() -> str:
@@ -181,22 +185,36 @@ def _choose(
             )
         return chosen
     presentation = _keep_presentation(usable)
-    producers: dict[str, dict[str, Any]] = {}
+    # Every producer of each label, in order: a label fetched again later (another
+    # range, a retry) must not stand in for the one an earlier step used.
+    producers: dict[str, list[dict[str, Any]]] = {}
     for op in usable:
         for label in produced_labels(op):
-            producers[label] = op
+            producers.setdefault(label, []).append(op)
     if not presentation:
-        needed_ops = list({id(op): op for op in producers.values()}.values())
+        latest = [ops[-1] for ops in producers.values()]
+        needed_ops = list({id(op): op for op in latest}.values())
         return sorted(needed_ops, key=lambda op: int(op["seq"]))
+
+    def producer_before(label: str, seq: int) -> dict[str, Any] | None:
+        earlier = [op for op in producers[label] if int(op["seq"]) < seq]
+        return earlier[-1] if earlier else None
+
     needed: dict[int, dict[str, Any]] = {}
-    queue = [label for op in presentation for label in label_references(op["args"], producers)]
+    queue = [
+        (label, int(op["seq"]))
+        for op in presentation
+        for label in label_references(op["args"], producers)
+    ]
     while queue:
-        label = queue.pop()
-        op = producers[label]
-        if id(op) in needed:
+        label, seq = queue.pop()
+        op = producer_before(label, seq)
+        if op is None or id(op) in needed:
             continue
         needed[id(op)] = op
-        queue += label_references(op.get("args") or {}, producers)
+        queue += [
+            (ref, int(op["seq"])) for ref in label_references(op.get("args") or {}, producers)
+        ]
     return sorted([*needed.values(), *presentation], key=lambda op: int(op["seq"]))
 
 
