@@ -91,3 +91,21 @@ def test_cap_evicts_least_used_then_oldest() -> None:
 def test_invalid_cap_is_refused() -> None:
     with pytest.raises(ValueError, match="max_entries"):
         OpsLibrary(load_settings(), max_entries=0)
+
+
+def test_a_server_keeps_proven_operations_within_each_session() -> None:
+    from xhelio.api.hub import SessionHub
+    from xhelio.api.policy import server_policy
+    from xhelio.services import Services
+
+    with Services() as services:
+        hub = SessionHub(services, policy=lambda folder: server_policy(folder, True))
+        first, second = hub.create(), hub.create()
+        mine = hub.view(first).context.ops_library
+        assert mine.record(_code(1), "Butterworth smooth", ["AC_H2_MFI.BGSEc"]) is not None
+        assert [e.description for e in mine.top()] == ["Butterworth smooth"]
+        assert hub.view(second).context.ops_library.top() == []  # another client's session
+        cli = SessionHub(services)  # no policy: the single user of a CLI or notebook
+        assert cli.view(first).context.library_user == "local"
+        hub.close()
+        cli.close()

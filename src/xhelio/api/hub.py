@@ -191,7 +191,10 @@ class SessionHub:
     def _open_workspace(self, session_id: str) -> Workspace:
         workspace = open_workspace(session_id, services=self.services)
         if self.policy is not None:
+            # A server (it sets a policy) has many clients and no notion of who they are:
+            # proven operations stay within the session that proved them.
             workspace.funnel.policy = self.policy(workspace.session.folder)
+            workspace.context.library_user = f"session:{session_id}"
         return workspace
 
     def view(self, session_id: str) -> Workspace:

@@ -16,7 +16,7 @@ from xhelio.data.fetch import DataFetcher
 from xhelio.data.store import DataStore
 from xhelio.render.plot_state import PlotState
 from xhelio.sandbox.executor import SandboxExecutor
-from xhelio.sandbox.ops_library import OpsLibrary
+from xhelio.sandbox.ops_library import DEFAULT_USER, OpsLibrary
 from xhelio.services import Services
 from xhelio.session.state import Session
 from xhelio.sources.registry import make_source
@@ -36,6 +36,9 @@ class ToolContext:
         self.services = services
         self._fetchers: dict[str, DataFetcher] = {}
         self._lock = threading.Lock()
+        self.library_user = DEFAULT_USER
+        """Whose proven operations this context reads and adds to ("local": the one user
+        of a CLI). A server sets one per session, so no client is shown another's code."""
 
     @property
     def store(self) -> DataStore:
@@ -80,7 +83,7 @@ class ToolContext:
     @cached_property
     def ops_library(self) -> OpsLibrary:
         """The library of proven custom operations."""
-        return OpsLibrary(self.settings)
+        return OpsLibrary(self.settings, user=self.library_user)
 
     @property
     def plot(self) -> PlotState:
