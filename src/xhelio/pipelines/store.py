@@ -27,6 +27,7 @@ from typing import Any
 from xhelio.config import Settings
 from xhelio.errors import UserError
 from xhelio.pipelines.model import Pipeline
+from xhelio.session.db import wal_connection
 
 __all__ = ["INDEX_VERSION", "FamilyHit", "PipelineRow", "PipelineStore"]
 
@@ -130,13 +131,9 @@ class PipelineStore:
 
     @contextmanager
     def _db(self) -> Generator[sqlite3.Connection, None, None]:
-        db = sqlite3.connect(self.db_path, timeout=30)
-        db.row_factory = sqlite3.Row
-        try:
-            with db:
-                yield db
-        finally:
-            db.close()
+        with wal_connection(self.db_path) as db:
+            db.row_factory = sqlite3.Row
+            yield db
 
     def _path(self, pipeline_id: str) -> Path:
         if not _ID.fullmatch(pipeline_id):
