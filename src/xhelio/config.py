@@ -71,6 +71,8 @@ class Settings:
     sandbox_timeout_s: float = 30.0
     sandbox_memory_mb: int = 2048
     sandbox_cpu_s: int = 60
+    sandbox_spares: int = 2
+    """Sandbox children kept forked, isolated and warm ahead of calls (~10 MB each)."""
     catalog_refresh_workers: int = 8
     plan_review: bool = False
     plan_review_iterations: int = 2
@@ -128,6 +130,7 @@ class _Validated(BaseModel):
     sandbox_timeout_s: _Seconds
     sandbox_memory_mb: _Positive
     sandbox_cpu_s: _Positive
+    sandbox_spares: Annotated[int, Field(ge=0, le=16)]
     catalog_refresh_workers: _Positive
     plan_review: bool
     plan_review_iterations: _Count

@@ -72,6 +72,7 @@ _CATEGORIES = frozenset(
     {"validation", "forbidden", "timeout", "memory", "output", "runtime", "crashed", "input"}
     | {"isolation"}
 )
+_RESENDS = 3  # a request whose child died before reading it goes to the next child
 _ZYGOTE_GRACE_S = 15.0  # past the child's timeout, the zygote itself is presumed stuck
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
 _BOOTSTRAP = (
@@ -144,6 +145,7 @@ class _Zygote:
             "control_fd": control_write,
             "memory_mb": settings.sandbox_memory_mb,
             "cpu_s": settings.sandbox_cpu_s,
+            "spares": settings.sandbox_spares,
             "timeout_s": settings.sandbox_timeout_s,
             **limits,
         }
@@ -166,7 +168,6 @@ class _Zygote:
         for fd in (self.request_fd, self.response_fd, self.control_fd):
             os.set_blocking(fd, False)
         self.status: IsolationStatus | None = None
-        self.pending_report = False
 
     @property
     def pid(self) -> int:
@@ -204,29 +205,23 @@ class _Zygote:
 
     def exchange(
         self, body: bytes, budget_s: float, max_bytes: int
-    ) -> tuple[bytes, dict[str, Any] | None]:
-        """Send one request; return the child's reply and, if it came first, the report.
+    ) -> tuple[bytes, dict[str, Any]]:
+        """Send one request; return the reply the zygote relayed and its report on the call.
 
-        The reply is returned as soon as it is complete, without waiting for the child
-        to exit (its teardown overlaps the caller's work); the zygote's report on that
-        child is then read, and anything more the child wrote discarded, before the
-        next request is sent.
+        The zygote relays at most one reply frame (its length checked against the cap)
+        and then writes its report, so once the report is in, every byte of the reply
+        is in the pipe. It does not wait for the child's exit: its teardown overlaps
+        the caller's work and the next call.
 
         Raises:
-            wire.FrameTimeout: nothing conclusive arrived within `budget_s` (counted
-                after the previous child's end, so a slow predecessor cannot use it up).
-            wire.FrameTooLarge: the child wrote more than `max_bytes`.
+            wire.FrameTimeout: nothing conclusive arrived within `budget_s`.
+            wire.FrameTooLarge: more than `max_bytes` arrived (the zygote checks first).
             wire.FrameError: the zygote died or its report was malformed.
         """
-        self._settle(time.monotonic() + budget_s)
         deadline = time.monotonic() + budget_s
         wire.write_frame(self.request_fd, body, deadline)
         reply = bytearray()
         while True:
-            size = wire.complete_frame_size(reply)
-            if size is not None:
-                self.pending_report = True
-                return bytes(reply[:size]), None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise wire.FrameTimeout
@@ -235,9 +230,6 @@ class _Zygote:
                 self._read_available(reply, max_bytes)
             if self.control_fd in readable:
                 report = self._report(deadline)
-                if report.get("status") == "idle-exit":
-                    continue  # died before taking the request: the next child takes it
-                # The child has exited: whatever it wrote is in the pipe now.
                 self._read_available(reply, max_bytes)
                 return bytes(reply), report
 
@@ -256,14 +248,6 @@ class _Zygote:
     def _report(self, deadline: float) -> dict[str, Any]:
         header, _ = wire.unpack_message(wire.read_frame(self.control_fd, deadline, 1 << 20))
         return header
-
-    def _settle(self, deadline: float) -> None:
-        """Wait for the previous child's end and drop anything it wrote after its reply."""
-        while self.pending_report:
-            if self._report(deadline).get("status") != "idle-exit":
-                self.pending_report = False
-        junk = bytearray()
-        self._read_available(junk, 1 << 62)
 
     def exit_description(self) -> str:
         """How the zygote ended, waiting briefly for it to finish dying."""
@@ -458,22 +442,20 @@ class SandboxExecutor:
             require_isolation(zygote.status, self.allow_no_os_layers)
             started = time.perf_counter()
             timeout_s = self.settings.sandbox_timeout_s
+            budget_s = timeout_s + _ZYGOTE_GRACE_S
+            max_reply = self.max_result_bytes + wire.MAX_HEADER_BYTES
             try:
-                raw, report = zygote.exchange(
-                    body,
-                    timeout_s + _ZYGOTE_GRACE_S,
-                    self.max_result_bytes + wire.MAX_HEADER_BYTES,
-                )
+                raw, report = zygote.exchange(body, budget_s, max_reply)
+                for _ in range(_RESENDS):  # its child died before reading it: send again
+                    if not report.get("never_ran"):
+                        break
+                    raw, report = zygote.exchange(body, budget_s, max_reply)
             except wire.FrameTimeout as exc:
                 self._discard()
                 raise self._timeout_error() from exc
             except wire.FrameTooLarge as exc:
                 self._discard()
-                raise SandboxError(
-                    f"The result is larger than {self.max_result_bytes} bytes, the sandbox "
-                    "cap. Return less data (resample, select columns or a time range).",
-                    "output",
-                ) from exc
+                raise self._too_large_error() from exc
             except wire.FrameError as exc:
                 raise SandboxError(
                     "The sandbox zygote died while running the code "
@@ -481,13 +463,19 @@ class SandboxExecutor:
                     "crashed",
                 ) from exc
             elapsed = time.perf_counter() - started
-        if report is None:
-            header, blobs = _unpack_reply(raw, {}, self._death_error)
-            return _to_result(header, blobs, elapsed, self.max_result_bytes, self.max_stdout_chars)
+        if report.get("too_large"):
+            raise self._too_large_error()
         if report.get("timed_out"):
             raise self._timeout_error()
         header, blobs = _unpack_reply(raw, report, self._death_error)
         return _to_result(header, blobs, elapsed, self.max_result_bytes, self.max_stdout_chars)
+
+    def _too_large_error(self) -> SandboxError:
+        return SandboxError(
+            f"The result is larger than {self.max_result_bytes} bytes, the sandbox "
+            "cap. Return less data (resample, select columns or a time range).",
+            "output",
+        )
 
     def _timeout_error(self) -> SandboxError:
         return SandboxError(
@@ -554,8 +542,8 @@ def _encode_request(code: str, sources: dict[str, pd.DataFrame | xr.DataArray]) 
 def _unpack_reply(
     raw: bytes, report: dict[str, Any], death: Callable[[dict[str, Any]], SandboxError]
 ) -> tuple[dict[str, Any], list[bytes]]:
-    """The child's one reply frame; its death explains a missing one."""
-    if not raw:
+    """The child's one reply frame; without a whole one, its death explains why."""
+    if report.get("status") != "replied":
         raise death(report)
     try:
         body, rest = wire.split_frame(raw)
@@ -563,8 +551,6 @@ def _unpack_reply(
             raise wire.FrameError("unexpected bytes after the reply")
         return wire.unpack_message(body)
     except wire.FrameError as exc:
-        if report.get("signal") is not None:
-            raise death(report) from exc
         raise SandboxError(
             f"The sandboxed code sent an unreadable reply ({exc}); try again.", "crashed"
         ) from exc

@@ -131,6 +131,7 @@ class WorkerConfig:
     stdout_hard_cap: int
     max_result_bytes: int
     python_guards: bool = True
+    spares: int = 2
 
 
 class _OutputTooLarge(BaseException):
