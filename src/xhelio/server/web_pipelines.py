@@ -26,27 +26,24 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from xhelio.agents.turn import AssistantReply, run_turn
+from xhelio.agents.turn import AssistantReply
 from xhelio.api.assistant import Assistant
-from xhelio.api.hub import SessionBusyError, SessionNotFoundError
-from xhelio.api.turns import save_gallery_figure
 from xhelio.catalog.index import open_catalog
 from xhelio.errors import UserError, XhelioError
 from xhelio.pipelines.export import dataset_citations, export_text
 from xhelio.pipelines.model import TIME_RANGE_VAR, TRANSFORM_TOOLS, Pipeline
 from xhelio.pipelines.replay import replay_pipeline
 from xhelio.pipelines.store import PipelineRow, PipelineStore
+from xhelio.server.background import start_turn
 from xhelio.server.deps import server_state
+from xhelio.server.errors import error_response as _error
 from xhelio.timerange import parse_time_range
 from xhelio.tools.funnel import ToolFunnel
+from xhelio.tools.workspace import Workspace
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1")
-
-
-def _error(status: int, type_: str, message: str) -> JSONResponse:
-    return JSONResponse({"status": "error", "type": type_, "message": message}, status)
 
 
 def _assistant(request: Request) -> Assistant:
@@ -195,37 +192,21 @@ def run_pipeline(request: Request, ref: str, body: RunBody) -> Response:
         sid = xh.hub.create(title=f"pipeline {pipeline.name}: {shown}"[:120])
     elif not xh.hub.exists(sid):
         return _error(404, "NotFound", f"No session '{sid}'.")
-    started = threading.Event()
-    outcome: dict[str, Any] = {}
 
-    def work() -> None:
-        try:
-            with xh.hub.checkout(sid, wait=False) as entry:
-                workspace = entry.workspace
-                assert workspace is not None
-                outcome["after"] = max((e.id for e in workspace.session.events.events()), default=0)
-                started.set()
-                replay = _Replay(pipeline, workspace.funnel, overrides)
-                question = f"run pipeline {pipeline.name} for {shown}"
-                if run_turn(workspace, replay, question, entry.cancel).figures:
-                    save_gallery_figure(workspace, question)
-        except (SessionBusyError, SessionNotFoundError, XhelioError) as exc:
-            outcome["error"] = exc
-            started.set()
+    def prepare(workspace: Workspace) -> tuple[_Replay, str]:
+        replay = _Replay(pipeline, workspace.funnel, overrides)
+        return replay, f"run pipeline {pipeline.name} for {shown}"
 
-    threading.Thread(target=work, name=f"xhelio-replay-{sid[:8]}", daemon=True).start()
-    started.wait(30)
-    error = outcome.get("error")
-    if isinstance(error, SessionBusyError):
-        return _error(409, "SessionBusy", error.message)
-    if isinstance(error, XhelioError):
-        return _error(400, type(error).__name__, error.message)
+    started = start_turn(xh.hub, sid, prepare, "replay")
+    failure = started.error_response()
+    if failure is not None:
+        return failure
     return JSONResponse(
         {
             "started": True,
             "session_id": sid,
             "pipeline_id": pipeline.id,
             "time_range": shown,
-            "after_event_id": outcome.get("after", 0),
+            "after_event_id": started.after_event_id,
         }
     )

@@ -24,23 +24,21 @@ from fastapi.responses import JSONResponse, Response
 
 from xhelio.agents import factory
 from xhelio.agents.planning.assistant import PlanningAssistant
-from xhelio.agents.turn import AssistantReply, run_turn
+from xhelio.agents.turn import AssistantReply
 from xhelio.api.assistant import Assistant
-from xhelio.api.hub import SessionBusyError, SessionNotFoundError
-from xhelio.api.turns import save_gallery_figure
+from xhelio.api.hub import SessionBusyError
 from xhelio.errors import XhelioError
 from xhelio.render.export import shared_exporter, write_html
+from xhelio.server.background import start_turn
 from xhelio.server.deps import server_state
+from xhelio.server.errors import error_response as _error
+from xhelio.tools.workspace import Workspace
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1")
 
 _MEDIA = {"png": "image/png", "pdf": "application/pdf", "html": "text/html; charset=utf-8"}
-
-
-def _error(status: int, type_: str, message: str) -> JSONResponse:
-    return JSONResponse({"status": "error", "type": type_, "message": message}, status)
 
 
 def _assistant(request: Request) -> Assistant:
@@ -102,46 +100,25 @@ def retry_plan(request: Request, session_id: str) -> Response:
     xh = _assistant(request)
     if not xh.hub.exists(session_id):
         return _error(404, "NotFound", f"No session '{session_id}'.")
-    started = threading.Event()
-    outcome: dict[str, Any] = {}
+    tasks: list[str] = []
 
-    def work() -> None:
-        try:
-            with xh.hub.checkout(session_id, wait=False) as entry:
-                workspace = entry.workspace
-                assert workspace is not None
-                assistant, _ = factory.make_assistant(workspace, xh.model, None, xh.build_model)
-                plan = assistant.latest_plan() if isinstance(assistant, PlanningAssistant) else None
-                failed = plan.failed() if plan is not None else []
-                if not isinstance(assistant, PlanningAssistant) or not failed:
-                    outcome["message"] = "Nothing to retry: the latest plan has no failed task."
-                    started.set()
-                    return
-                outcome["task"] = failed[0].description
-                outcome["after"] = max((e.id for e in workspace.session.events.events()), default=0)
-                started.set()
-                question = f"retry: {failed[0].description}"
-                if run_turn(workspace, _Retry(assistant), question, entry.cancel).figures:
-                    save_gallery_figure(workspace, question)
-        except (SessionBusyError, SessionNotFoundError) as exc:
-            outcome["error"] = exc
-            started.set()
-        except XhelioError as exc:
-            outcome["error"] = exc
-            started.set()
+    def prepare(workspace: Workspace) -> tuple[_Retry, str] | str:
+        assistant, _ = factory.make_assistant(workspace, xh.model, None, xh.build_model)
+        plan = assistant.latest_plan() if isinstance(assistant, PlanningAssistant) else None
+        failed = plan.failed() if plan is not None else []
+        if not isinstance(assistant, PlanningAssistant) or not failed:
+            return "Nothing to retry: the latest plan has no failed task."
+        tasks.append(failed[0].description)
+        return _Retry(assistant), f"retry: {failed[0].description}"
 
-    threading.Thread(target=work, name=f"xhelio-retry-{session_id[:8]}", daemon=True).start()
-    started.wait(30)
-    error = outcome.get("error")
-    if isinstance(error, SessionBusyError):
-        return _error(409, "SessionBusy", error.message)
-    if isinstance(error, XhelioError):
-        return _error(400, type(error).__name__, error.message)
-    if "task" not in outcome:
-        return JSONResponse({"started": False, "message": outcome.get("message", "")})
-    return JSONResponse(
-        {"started": True, "task": outcome["task"], "after_event_id": outcome["after"]}
-    )
+    started = start_turn(xh.hub, session_id, prepare, "retry")
+    failure = started.error_response()
+    if failure is not None:
+        return failure
+    if not started.running:
+        return JSONResponse({"started": False, "message": started.message})
+    reply = {"started": True, "task": tasks[0], "after_event_id": started.after_event_id}
+    return JSONResponse(reply)
 
 
 @router.post("/sessions/{session_id}/plan/cancel")
