@@ -31,6 +31,7 @@ from xhelio.errors import (
     RequestDeadlineError,
     ServerError,
 )
+from xhelio.services import Services
 from xhelio.sources.cache import CachedSource, FragmentCache
 from xhelio.sources.cdaweb import CdawebSource
 from xhelio.sources.hapi import HapiSource
@@ -247,6 +248,29 @@ def test_fetch_to_a_file_streams_in_pieces_equal_to_one_fetch(
     # and validity can be compared; the times must match exactly: no row lost or doubled.)
     assert streamed.shape == expected.shape and list(streamed.columns) == list(expected.columns)
     assert bool(np.isfinite(streamed.to_numpy()).all())
+
+
+def test_a_streamed_fetch_masks_valid_range_and_is_noted_in_the_session(
+    omni: CatalogHapiServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XHELIO_FETCH_PIECE_MB", "1")
+    window = "2001-01-01 to 2001-03-31"
+    out = tmp_path / "streamed.csv"
+    args = ["fetch", "OMNI_HRO_1MIN", "BZ_GSM", "-t", window, "-o", out]
+    result = runner.invoke(app, [*args, "--valid-range", "--session", "big"])
+    assert result.exit_code == 0, result.output
+    assert "pieces)" in result.stderr
+    assert "Too large to load into session big" in " ".join(result.stderr.split())
+    with Services() as services:
+        session = services.sessions.load("big")
+        noted = [e for e in services.sessions.events("big") if e.get("type") == "data_written"]
+    assert len(noted) == 1
+    assert "OMNI_HRO_1MIN.BZ_GSM" in noted[0]["summary"]
+    assert str(out.resolve()) in noted[0]["summary"]
+    assert len(session.store) == 0  # the data itself was not loaded
+    # The pieces were fetched with the valid-range check asked for (HAPI gives no
+    # VALIDMIN/VALIDMAX, and the note says so instead of passing over the option).
+    assert "no VALIDMIN/VALIDMAX" in " ".join(result.output.split())
 
 
 def test_failed_fetch_leaves_the_previous_out_file_intact(

@@ -104,9 +104,13 @@ def fetch(
             pieces = _stream_pieces(services.catalog, dataset, parameters, time, settings)
             if len(pieces) > 1:
                 # Too big for one piece: fetch, cache and append piece by piece.
-                reports = _stream(services.catalog, chosen, dataset, parameters, pieces, out)
+                reports = _stream(
+                    services.catalog, chosen, dataset, parameters, pieces, out, valid_range
+                )
                 _print_reports(reports)
                 console.print(f"Wrote {out} ({len(pieces)} pieces)", highlight=False)
+                if session is not None:
+                    _record_stream(services, session, out, reports)
                 return
         # Loaded whole (no file, or netCDF): through the session funnel like every caller,
         # so the fetch is in the session's operations log and events.
@@ -154,6 +158,7 @@ def _stream(
     parameters: list[str],
     pieces: list[TimeRange],
     out: Path,
+    valid_range: bool = False,
 ) -> list[FetchReport]:
     """Fetch `pieces` in order into `out` (atomically); return one report per parameter."""
     summaries: dict[str, PieceSummary] = {}
@@ -163,7 +168,8 @@ def _stream(
     def fetch_piece(piece: TimeRange) -> pd.DataFrame | None:
         store = DataStore()
         try:
-            reports = DataFetcher(catalog, source, store).fetch(dataset, parameters, piece)
+            fetcher = DataFetcher(catalog, source, store)
+            reports = fetcher.fetch(dataset, parameters, piece, valid_range=valid_range)
         except DataUnavailableError as exc:
             if type(exc) in (NoDataError, DataUnavailableError):
                 return None  # a gap in the data: the other pieces still count
@@ -220,6 +226,28 @@ def _stream(
 
 
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def _record_stream(services: Services, session: str, out: Path, reports: list[FetchReport]) -> None:
+    """Note a fetch streamed to a file in the session's event log (its data stays out)."""
+    workspace = open_workspace(session, services=services)
+    try:
+        for report in reports:
+            workspace.session.events.publish(
+                "data_written",
+                tool="fetch",
+                summary=(
+                    f"{report.dataset}.{report.parameter} {report.requested}: "
+                    f"{report.points} points streamed to {out.resolve()}"
+                ),
+            )
+    finally:
+        workspace.close()
+    console.print(
+        f"Too large to load into session {session}: the data is in {out} only; "
+        "the fetch is noted in the session's log.",
+        highlight=False,
+    )
 
 
 def _fetch_through_funnel(
