@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -29,6 +30,10 @@ from xhelio.agents.turn import AssistantReply
 from xhelio.pipelines.phrases import pipeline_reply
 from xhelio.tools.result import no_usable_data
 from xhelio.tools.workspace import Workspace
+
+_SAME_TURN_S = 10.0  # an interpretation is reused within a turn, never across turns
+# A request read against the session: its intent, its plan, whether it follows up.
+Interpretation = tuple[RequestIntent, OfflinePlan, bool]
 
 __all__ = ["OfflineAssistant", "StepRun"]
 
@@ -87,6 +92,9 @@ class OfflineAssistant:
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self._vocab: Vocabulary | None = None
+        # The last interpretation, keyed by request and history length: a turn reads its
+        # request twice (the planner asks whether it is multi-step, then it is answered).
+        self._last: tuple[tuple[str, int, float], Interpretation] | None = None
 
     @property
     def vocab(self) -> Vocabulary:
@@ -129,14 +137,16 @@ class OfflineAssistant:
             self._summary(intent, plan, run), error=_failure(plan, run), follow_up=follow
         )
 
-    def interpret(
-        self, request: str, intent: RequestIntent | None = None
-    ) -> tuple[RequestIntent, OfflinePlan, bool]:
+    def interpret(self, request: str, intent: RequestIntent | None = None) -> Interpretation:
         """The request read against the session, its plan, and whether it follows up.
 
         A follow-up is completed from the last request. The offline planner uses this
-        too, so planned and direct answers read a request the same way.
+        too, so planned and direct answers read a request the same way. `intent`, when
+        given, is `request` parsed.
         """
+        key = (request, len(self.workspace.session.history), time.monotonic() // _SAME_TURN_S)
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]  # the same turn: the same reading ("last week" included)
         intent = intent or parse_request(request, self.vocab)
         base = self.session_base()
         follow = base is not None and is_follow_up(intent, True)
@@ -144,7 +154,9 @@ class OfflineAssistant:
         if base is not None and follow:
             intent, kept = merge(base, intent)
         plan = build_plan(self.vocab, intent)
-        return intent, replace(plan, notes=(*kept, *plan.notes)), follow
+        interpretation = (intent, replace(plan, notes=(*kept, *plan.notes)), follow)
+        self._last = (key, interpretation)
+        return interpretation
 
     def _export(self, intent: RequestIntent) -> AssistantReply:
         """Export the figure on screen as it is (nothing fetched or drawn again)."""
