@@ -582,6 +582,16 @@ def test_pipelines_page_searches_draws_and_replays(page: sync_api.Page, served: 
     detail = page.locator("#pipeline-detail")
     sync_api.expect(detail.locator(".dag .dag-node")).to_have_count(5)
     assert detail.locator(".dag .dag-edge").count() == 4
+    # Every node label fits inside its box (long tool names are shortened, not cut off).
+    overflow = page.evaluate(
+        """() => [...document.querySelectorAll('.dag-node')].flatMap((g) => {
+          const box = g.querySelector('rect').getBBox();
+          return [...g.querySelectorAll('text')]
+            .filter((t) => t.getBBox().x + t.getBBox().width > box.x + box.width)
+            .map((t) => t.textContent);
+        })"""
+    )
+    assert overflow == []
     sync_api.expect(detail.locator("#pipeline-steps tbody tr")).to_have_count(5)
     sync_api.expect(detail.locator("figure.code")).to_contain_text("rolling('1h')")
     shot(page, "pipelines")

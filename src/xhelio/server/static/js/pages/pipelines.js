@@ -142,6 +142,7 @@ async function showDetail(page, id) {
       h("figcaption", h("code", c.step_id), ` ${c.tool}`),
       h("pre", h("code", c.code))))] : null,
   );
+  fitDagLabels(page.detail);
 }
 
 async function runReplay(p, range, message, button) {
@@ -177,6 +178,19 @@ function stepTable(steps) {
 }
 
 /** Layers by longest path from a root; edges as curves; nodes coloured by phase. */
+// Shorten node labels that overflow their box, measured once the DAG is on the page
+// (a detached SVG has no text metrics; fonts differ from machine to machine).
+function fitDagLabels(root) {
+  for (const t of root.querySelectorAll(".dag text[data-room]")) {
+    const room = Number(t.dataset.room);
+    let text = t.textContent;
+    while (text.length > 2 && t.getComputedTextLength() > room) {
+      text = text.replace(/…$/, "").slice(0, -1);
+      t.textContent = `${text}…`;
+    }
+  }
+}
+
 function dagSvg(steps, edges) {
   const depth = new Map();
   const parents = new Map(steps.map((s) => [s.step_id, []]));
@@ -245,6 +259,7 @@ function dagSvg(steps, edges) {
       t.setAttribute("y", String(y + dy));
       t.setAttribute("class", cls);
       t.textContent = text.length > max ? `${text.slice(0, max - 1)}…` : text;
+      t.dataset.room = String(W - 16); // fitDagLabels shortens what still overflows the box
       g.append(t);
     };
     label(`${s.step_id} · ${s.tool}`, 18, "dag-tool", 25);
