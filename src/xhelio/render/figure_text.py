@@ -1,0 +1,130 @@
+"""The words on a figure: quantity names, axis titles, units, default title, citations.
+
+What a y axis or colour bar calls a quantity (`quantity_title`), which unit an entry's
+column carries (`unit_of`), the default figure title naming spacecraft, instrument and
+dataset (`default_title`), and the data citation placed under the figure
+(`citations`, `add_citation`).
+
+Imports only `data.entry` and `data.meaning` from xhelio.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import xarray as xr
+
+from xhelio.data.entry import DataEntry
+from xhelio.data.meaning import citation_text
+
+__all__ = [
+    "add_citation",
+    "citations",
+    "default_title",
+    "quantity",
+    "quantity_title",
+    "unit_of",
+]
+
+# A y title up to this long is used as is; descriptions up to the longer bound are wrapped.
+_SHORT_TITLE = 40
+_LONG_TITLE = 60
+
+
+def quantity(entry: DataEntry) -> str:
+    """Short name of what an entry measures: the parameter, not the dataset prefix."""
+    dataset = entry.source_dataset
+    if dataset and entry.label.startswith(dataset + "."):
+        return entry.label[len(dataset) + 1 :]
+    # Labels are conventionally DATASET.PARAMETER: the last part names the quantity.
+    return entry.source_parameter or entry.label.rsplit(".", 1)[-1]
+
+
+def quantity_title(entry: DataEntry) -> str:
+    """What a y axis says: the parameter's description when short, else its name.
+
+    Indices stored multiplied (OMNI's Kp*10) say so, so nobody reads Kp 30 as 30.
+    """
+    name = quantity(entry)
+    description = " ".join(entry.description.split())
+    if len(description) > _SHORT_TITLE:
+        # "Magnetic field in RTN coordinates (1 minute cadence)": the cadence aside goes.
+        description = re.sub(r"\s*\([^()]*\)$", "", description)
+    axis = str(entry.meta.get("label_axis") or entry.meta.get("field_name") or "").strip()
+    if description and len(description) <= _LONG_TITLE:
+        text = description  # long ones are wrapped by the layout
+    else:
+        text = axis if axis and len(axis) <= _SHORT_TITLE else name
+    scale = entry.meta.get("scale")
+    if isinstance(scale, int | float) and scale != 1:
+        text = f"{name} x{scale:g}" if text == name else f"{text} ({name} x{scale:g})"
+    return text
+
+
+def default_title(entries: Sequence[DataEntry]) -> str:
+    """Spacecraft, instrument and dataset of the plotted data, for a figure without title."""
+    parts: list[str] = []
+    for entry in entries:
+        dataset = entry.source_dataset
+        if not dataset:
+            continue
+        who = " ".join(
+            str(entry.meta[k]).upper() if k == "mission" else str(entry.meta[k])
+            for k in ("mission", "instrument")
+            if entry.meta.get(k)
+        )
+        text = f"{who} — {dataset}" if who else dataset
+        if text not in parts:
+            parts.append(text)
+    title = "; ".join(parts[:3]) + ("; ..." if len(parts) > 3 else "")
+    return title if len(title) <= 110 else title[:107] + "..."
+
+
+def citations(entries: Sequence[DataEntry]) -> str:
+    """The distinct citations of the plotted entries (at most three), one per line."""
+    lines = list(dict.fromkeys(citation_text(e.citation) for e in entries if e.citation))
+    return "<br>".join(line for line in lines[:3] if line)
+
+
+def unit_of(entry: DataEntry, column: str) -> str:
+    """The unit of one column: its own, the entry's, the only one there is, or none."""
+    units = entry.units
+    for key in (column, entry.label, entry.source_parameter or ""):
+        if units.get(key):
+            return units[key]
+    distinct = {u for u in units.values() if u}
+    if len(distinct) == 1:
+        return distinct.pop()
+    if isinstance(entry.data, xr.DataArray):
+        return str(entry.data.attrs.get("units", ""))
+    return ""
+
+
+def add_citation(layout: dict[str, Any], text: str) -> None:
+    """Put the data citation under the figure, where exports keep it."""
+    if not text:
+        return
+    annotations = list(layout.get("annotations") or [])
+    annotations.append(
+        {
+            "text": text,
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0,
+            "y": 0,
+            "xanchor": "left",
+            "yanchor": "top",
+            # Below the time axis title (about 50 px under the axis), not on top of it.
+            "yshift": -60,
+            "showarrow": False,
+            "align": "left",
+            "font": {"size": 9, "color": "#555555"},
+            "name": "xhelio-citation",
+        }
+    )
+    layout["annotations"] = annotations
+    margin = layout.get("margin")
+    if isinstance(margin, dict):
+        margin["b"] = max(int(margin.get("b", 80)), 84 + 12 * text.count("<br>"))
