@@ -56,7 +56,7 @@ def _utc(index: pd.DatetimeIndex) -> pd.DatetimeIndex:
 def _array_index(array: xr.DataArray) -> pd.Index:
     """The first dimension of `array` as an index: UTC times, its coordinate, or positions."""
     dim = str(array.dims[0])
-    coord = array.coords[dim] if dim in array.coords else None
+    coord = array.coords.get(dim, None)
     if coord is not None and np.issubdtype(coord.dtype, np.datetime64):
         return _utc(pd.DatetimeIndex(coord.to_numpy()))
     if coord is not None:
@@ -82,12 +82,17 @@ def flat_frame(entry: DataEntry) -> pd.DataFrame:
         if f"{dim}_label" in array.coords:
             parts.append([f"{dim}={v}" for v in array.coords[f"{dim}_label"].values])
         elif dim in array.coords and array.coords[dim].ndim == 1:
-            parts.append([f"{dim}={float(v):g}" for v in array.coords[dim].values])
+            parts.append([f"{dim}={_bin(v)}" for v in array.coords[dim].values])
         else:
             parts.append([f"{dim}={i}" for i in range(array.sizes[dim])])
     columns = [name + "[" + ",".join(combo) + "]" for combo in _product(parts)]
     values = array.to_numpy().reshape(array.shape[0], -1)
     return pd.DataFrame(values, index=index, columns=columns)
+
+
+def _bin(value: Any) -> str:
+    """A bin value as a column name part: numbers short (0.0591608), anything else as is."""
+    return f"{float(value):g}" if isinstance(value, int | float | np.number) else str(value)
 
 
 def _product(parts: list[list[str]]) -> list[tuple[str, ...]]:

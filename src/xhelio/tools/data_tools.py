@@ -40,7 +40,11 @@ def frame_of(entry: DataEntry) -> pd.DataFrame:
     )
     if entry.is_timeseries:
         index = pd.DatetimeIndex(index).tz_localize("UTC")
-    columns = [f"{array.name or 'value'}[{b:g}]" for b in bins]
+    name = array.name or "value"
+    # bins may be labels ('x', 'y', 'z') as well as numbers
+    columns = [
+        f"{name}[{b:g}]" if isinstance(b, int | float | np.number) else f"{name}[{b}]" for b in bins
+    ]
     return pd.DataFrame(array.values.reshape(array.shape[0], -1), index=index, columns=columns)
 
 
