@@ -8,20 +8,17 @@ wind overview instead), and an instrument whose moments share a dataset with a s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from servers.catalog_hapi import CatalogHapiServer
+from check_support import catalog_workspace, fetch_record  # noqa: F401  (fixture)
 from xhelio.agents.check import check_turn
 from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import build_plan
 from xhelio.catalog.index import Catalog, build_index
-from xhelio.config import load_settings
-from xhelio.tools.workspace import Workspace, open_workspace
+from xhelio.tools.workspace import Workspace
 
 NOW = datetime(2026, 11, 24, 12, tzinfo=UTC)
 
@@ -31,24 +28,6 @@ def vocab(tmp_path_factory: pytest.TempPathFactory) -> Vocabulary:
     path: Path = tmp_path_factory.mktemp("catalog") / "catalog.sqlite"
     build_index(path)
     return Vocabulary.from_catalog(Catalog(path))
-
-
-@pytest.fixture
-def workspace(monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
-    with CatalogHapiServer(max_rows=500) as server:
-        monkeypatch.setenv("XHELIO_HAPI_URL", server.url)
-        ws = open_workspace(settings=load_settings())
-        yield ws
-        ws.close()
-
-
-def _fetch(dataset: str, parameter: str, window: str) -> dict[str, Any]:
-    return {
-        "tool": "fetch_data",
-        "status": "ok",
-        "args": {"dataset_id": dataset, "parameter_id": parameter, "time_range": window},
-        "result": {"points": 10, "label": f"{dataset}.{parameter}"},
-    }
 
 
 @pytest.mark.parametrize(
@@ -66,7 +45,7 @@ def test_a_clock_the_range_did_not_use_is_kept_and_stated(
     assert unread in intent.time_unread
     notes = check_turn(
         text,
-        [_fetch("WI_H0_MFI", "BF1", "2015-03-17T00:00:00Z to 2015-03-18T00:00:00Z")],
+        [fetch_record("WI_H0_MFI", "BF1", "2015-03-17T00:00:00Z to 2015-03-18T00:00:00Z")],
         workspace.context.catalog,
     )
     assert any("could not read" in n and unread in n for n in notes), notes
@@ -149,7 +128,11 @@ def test_shared_dataset_keeps_the_instrument_typed(vocab: Vocabulary, workspace:
     # The check names a sibling instrument's parameter fetched instead.
     notes = check_turn(
         text,
-        [_fetch("C1_PP_CIS", "N_p__C1_PP_CIS", "2003-10-29T00:00:00Z to 2003-10-30T00:00:00Z")],
+        [
+            fetch_record(
+                "C1_PP_CIS", "N_p__C1_PP_CIS", "2003-10-29T00:00:00Z to 2003-10-30T00:00:00Z"
+            )
+        ],
         workspace.context.catalog,
     )
     assert any("CODIF" in n and "HIA" in n for n in notes), notes
@@ -172,7 +155,7 @@ def test_bulk_plasma_is_no_stand_in_for_alphas(vocab: Vocabulary, workspace: Wor
     # The check says so when a mode fetched it anyway.
     notes = check_turn(
         text,
-        [_fetch("AC_H0_SWE", "Vp", "2015-03-18T00:00:00Z to 2015-03-19T00:00:00Z")],
+        [fetch_record("AC_H0_SWE", "Vp", "2015-03-18T00:00:00Z to 2015-03-19T00:00:00Z")],
         workspace.context.catalog,
     )
     assert any("alpha" in n for n in notes), notes

@@ -8,37 +8,16 @@ funnel records directly.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from agent_script import Script, scripted_config
-from servers.catalog_hapi import CatalogHapiServer
+from check_support import catalog_workspace, fetch_record  # noqa: F401  (fixture)
 from xhelio.agents.check import HEADING, check_turn
 from xhelio.agents.orchestrator import AgentAssistant
 from xhelio.agents.turn import run_turn
-from xhelio.config import load_settings
-from xhelio.tools.workspace import Workspace, open_workspace
-
-
-@pytest.fixture
-def workspace(monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
-    with CatalogHapiServer(max_rows=500) as server:
-        monkeypatch.setenv("XHELIO_HAPI_URL", server.url)
-        ws = open_workspace(settings=load_settings())
-        yield ws
-        ws.close()
-
-
-def _fetch(dataset: str, parameter: str, window: str) -> dict[str, Any]:
-    return {
-        "tool": "fetch_data",
-        "status": "ok",
-        "args": {"dataset_id": dataset, "parameter_id": parameter, "time_range": window},
-        "result": {"points": 10, "label": f"{dataset}.{parameter}"},
-    }
-
+from xhelio.tools.workspace import Workspace
 
 HALLOWEEN = "2003-10-28T00:00:00Z to 2003-11-02T00:00:00Z"
 
@@ -49,24 +28,27 @@ def test_check_names_another_mission_probe_species_frame_and_window(
     catalog = workspace.context.catalog
     say = lambda text, *ops: " ".join(check_turn(text, list(ops), catalog))  # noqa: E731
     assert "AC_H1_MFI" in say(
-        "Wind magnetic field 2003-10-29", _fetch("AC_H1_MFI", "BGSEc", "2003-10-29")
+        "Wind magnetic field 2003-10-29", fetch_record("AC_H1_MFI", "BGSEc", "2003-10-29")
     )
     assert "spacecraft 1" in say(
         "C3 magnetic field 2003-10-29",
-        _fetch("C1_CP_FGM_SPIN", "B_vec_xyz_gse__C1_CP_FGM_SPIN", "2003-10-29"),
+        fetch_record("C1_CP_FGM_SPIN", "B_vec_xyz_gse__C1_CP_FGM_SPIN", "2003-10-29"),
     )
     assert "was asked" in say(
         "ACE magnetic field during the Halloween storm",
-        _fetch("AC_H1_MFI", "BGSEc", "2003-01-01 to 2004-01-01"),
+        fetch_record("AC_H1_MFI", "BGSEc", "2003-01-01 to 2004-01-01"),
     )
     assert "electron" in say(
-        "Wind proton density 2019-06-01", _fetch("WI_K0_3DP", "elect_density", "2019-06-01")
+        "Wind proton density 2019-06-01", fetch_record("WI_K0_3DP", "elect_density", "2019-06-01")
     )
-    assert "GSE" in say("ACE Bz in GSM 2015-03-17", _fetch("AC_H0_MFI", "BGSEc", "2015-03-17"))
+    assert "GSE" in say(
+        "ACE Bz in GSM 2015-03-17", fetch_record("AC_H0_MFI", "BGSEc", "2015-03-17")
+    )
     # What the request asks, fetched as asked: nothing to say.
     assert (
         say(
-            "ACE magnetic field during the Halloween storm", _fetch("AC_H1_MFI", "BGSEc", HALLOWEEN)
+            "ACE magnetic field during the Halloween storm",
+            fetch_record("AC_H1_MFI", "BGSEc", HALLOWEEN),
         )
         == ""
     )

@@ -219,6 +219,14 @@ def test_one_element_of_every_dimension_is_a_line(tmp_path: Path) -> None:
     assert "cm<sup>-2</sup>" in result.figure["layout"]["yaxis"]["title"]["text"]
 
 
+def _axis_type(html: Path, axis: str) -> object:
+    """The type of `axis` in the layout Plotly draws from the written HTML."""
+    text = html.read_text()
+    start = text.index(f'"{axis}":{{', text.rindex("Plotly.newPlot("))  # after plotly.js
+    decoded, _ = json.JSONDecoder().raw_decode(text, start + len(axis) + 3)
+    return decoded.get("type")
+
+
 def test_cli_plot_fetch_support_variable_and_outputs(cdas: CdasTestServer, tmp_path: Path) -> None:
     html = tmp_path / "flux.html"
     args = ["plot", f"{DATASET}.Ion_Flux", "--source", "cdf", "-t", "2020-01-01", "-o", str(html)]
@@ -226,6 +234,14 @@ def test_cli_plot_fetch_support_variable_and_outputs(cdas: CdasTestServer, tmp_p
     assert result.exit_code == 0, result.output
     assert "mean over Look_Label" in result.output
     assert "heatmap" in html.read_text()
+    # The renderer alone decides a 2-D label is a heatmap: no line keys to drop.
+    assert "Ignored" not in result.output
+    # --log-y: the line panel's axis and the heatmap's bins; --reduce reaches the heatmap.
+    lines = [*args[:2], f"{DATASET}.Longitude", *args[2:], "--log-y", "--reduce", "max"]
+    logged = runner.invoke(app, lines)
+    assert logged.exit_code == 0, logged.output
+    assert "max over Look_Label" in logged.output and "Ignored" not in logged.output
+    assert [_axis_type(html, y) for y in ("yaxis", "yaxis2")] == ["log", "log"]
     # --select applies to the data that has that dimension, not to every panel.
     both = [*args[:2], f"{DATASET}.Electron_Counts", *args[2:], "--select", "Look_Label=Sun"]
     result = runner.invoke(app, both)

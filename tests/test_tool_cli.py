@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
+import xarray as xr
 from typer.testing import CliRunner
 
 from servers.hapi_server import HapiTestServer
@@ -184,3 +186,86 @@ def test_hostile_code_is_contained_and_session_continues(ace_server: HapiTestSer
         {"source_labels": ["AC_H2_MFI.BGSEc"], "code": "result = df * 2", "output_label": "double"},
     )
     assert code == 0 and fine["points"] == 24
+
+
+def _saved(label: str, fmt: str) -> Path:
+    code, saved = tool("save_data", {"label": label, "format": fmt})
+    assert code == 0, saved
+    return Path(saved["path"])
+
+
+def _computed(code: str, label: str, units: dict[str, str] | str) -> dict[str, Any]:
+    args = {"source_labels": ["AC_H2_MFI.BGSEc"], "code": code, "output_label": label}
+    done, result = tool("custom_operation", {**args, "description": label, "units": units})
+    assert done == 0, result
+    return result
+
+
+def test_a_computed_timeseries_keeps_its_units_in_every_format(
+    ace_server: HapiTestServer,
+) -> None:
+    args = {"dataset_id": "AC_H2_MFI", "parameter_id": "BGSEc", "time_range": "1997-09-02"}
+    assert tool("fetch_data", args)[0] == 0
+    # Components keep the source's nT; the ratio's unit is unknown: units are partial.
+    _computed("result = df.assign(ratio=df['BGSEc_0'] / df['BGSEc_1'])", "B_ratio", {})
+    csv = _saved("B_ratio", "csv")
+    header = csv.read_text().splitlines()[0]
+    assert header == "time,BGSEc_0 [nT],BGSEc_1 [nT],BGSEc_2 [nT],ratio"
+    table = pd.read_csv(csv, index_col="time", parse_dates=True)
+    assert len(table) == 24 and isinstance(table.index, pd.DatetimeIndex)
+    assert str(table.index.tz) == "UTC"
+    assert table["ratio"].to_numpy() == pytest.approx(
+        (table["BGSEc_0 [nT]"] / table["BGSEc_1 [nT]"]).to_numpy()
+    )
+    sidecar = json.loads(Path(f"{csv}.meta.json").read_text())
+    meaning = sidecar["parameters"]["B_ratio"]
+    assert meaning["column_units"]["BGSEc_0"] == "nT" and meaning["column_units"]["ratio"] == ""
+    assert "citations" not in sidecar  # computed in the sandbox: nothing to cite
+
+    parquet = _saved("B_ratio", "parquet")
+    schema = pq.read_schema(parquet)
+    assert schema.field("BGSEc_2").metadata == {b"units": b"nT"}
+    assert not schema.field("ratio").metadata
+    back = pd.read_parquet(parquet)
+    assert isinstance(back.index, pd.DatetimeIndex) and back.index.name == "time"
+    assert str(back.index.tz) == "UTC"
+    assert back["ratio"].to_numpy() == pytest.approx(table["ratio"].to_numpy())
+
+    with xr.open_dataset(_saved("B_ratio", "netcdf")) as opened:
+        assert opened["BGSEc_1"].attrs["units"] == "nT" and opened["ratio"].attrs["units"] == ""
+        assert opened["ratio"].dims == ("time",) and opened.sizes["time"] == 24
+        assert pd.Timestamp(opened["time"].values[0]) == pd.Timestamp("1997-09-02T00:00:00")
+        assert "doi" not in opened.attrs
+
+
+def test_a_frequency_spectrum_and_a_data_array_round_trip(ace_server: HapiTestServer) -> None:
+    args = {"dataset_id": "AC_H2_MFI", "parameter_id": "BGSEc", "time_range": "1997-09-02"}
+    assert tool("fetch_data", args)[0] == 0
+    spectrum = (
+        "x = df['BGSEc_0'].fillna(0).to_numpy()\n"
+        "result = pd.DataFrame({'PSD': np.abs(np.fft.rfft(x)) ** 2},"
+        " index=pd.Index(np.fft.rfftfreq(len(x), 3600.0), name='frequency'))"
+    )
+    assert _computed(spectrum, "B_psd", {"PSD": "nT^2/Hz"})["is_timeseries"] is False
+    csv = _saved("B_psd", "csv")
+    assert csv.read_text().splitlines()[0] == "frequency,PSD [nT^2/Hz]"
+    table = pd.read_csv(csv, index_col="frequency")
+    assert table.index.to_numpy() == pytest.approx(np.fft.rfftfreq(24, 3600.0))
+    back = pd.read_parquet(_saved("B_psd", "parquet"))
+    assert back.index.name == "frequency"
+    assert back["PSD"].to_numpy() == pytest.approx(table["PSD [nT^2/Hz]"].to_numpy())
+    with xr.open_dataset(_saved("B_psd", "netcdf")) as opened:
+        assert opened["PSD"].dims == ("frequency",) and opened["PSD"].attrs["units"] == "nT^2/Hz"
+        assert opened["PSD"].to_numpy() == pytest.approx(back["PSD"].to_numpy())
+
+    array = (
+        "result = xr.DataArray(df.to_numpy(), dims=('time', 'component'), name='B',"
+        " coords={'time': df.index.tz_localize(None), 'component': ['x', 'y', 'z']})"
+    )
+    assert _computed(array, "B_array", "nT")["kind"] == "array"
+    with xr.open_dataset(_saved("B_array", "netcdf")) as opened:
+        assert opened["B"].dims == ("time", "component") and opened["B"].attrs["units"] == "nT"
+        assert list(opened["component"].values) == ["x", "y", "z"]
+        assert opened["B"].shape == (24, 3) and opened.attrs == {}
+    header = _saved("B_array", "csv").read_text().splitlines()[0]
+    assert header == "time,B[component=x] [nT],B[component=y] [nT],B[component=z] [nT]"

@@ -77,35 +77,22 @@ def read_tool(workspace: Workspace, name: str, args: dict[str, Any]) -> dict[str
 
 
 def build_figure(
-    labels: list[str],
-    overlay: bool = False,
-    log_y: bool = False,
-    title: str | None = None,
-    spectrograms: set[str] | None = None,
-    heatmap_options: dict[str, Any] | None = None,
+    labels: list[str], overlay: bool = False, log_y: bool = False, title: str | None = None
 ) -> dict[str, Any]:
     """A figure spec: one panel per label (shared time axis), or all in one panel.
 
-    Labels in `spectrograms` (2-D and higher data) become heatmaps: no line properties,
-    and their y scale follows their bins (log when they span a decade).
+    Traces name only their data: the renderer draws 1-D data as lines and 2-D+ data as
+    heatmaps. `log_y` asks each trace for a log y axis (a heatmap's bins rows included).
     """
     traces: list[dict[str, Any]] = []
-    layout: dict[str, Any] = {}
     for i, label in enumerate(labels):
-        trace: dict[str, Any] = {"type": "scatter", "mode": "lines", "data_label": label}
-        if spectrograms and label in spectrograms:
-            trace = {"type": "heatmap", "data_label": label, **(heatmap_options or {})}
-            if not overlay and i:
-                trace["yaxis"] = f"y{i + 1}"
-            traces.append(trace)
-            continue
+        trace: dict[str, Any] = {"data_label": label}
         if not overlay and i:
             trace["yaxis"] = f"y{i + 1}"
-        traces.append(trace)
         if log_y:
-            layout["yaxis" if (overlay or not i) else f"yaxis{i + 1}"] = {"type": "log"}
-    if title:
-        layout["title"] = {"text": title}
+            trace["log_y"] = True
+        traces.append(trace)
+    layout: dict[str, Any] = {"title": {"text": title}} if title else {}
     return {"data": traces, "layout": layout}
 
 

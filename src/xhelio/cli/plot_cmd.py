@@ -72,15 +72,8 @@ def plot(
             labels.extend(report.labels)
             for note in report.payload.get("notes") or []:
                 console.print(f"[yellow]{note}[/]", highlight=False)
-        store = workspace.session.store
-        spectrograms = {
-            label
-            for label in labels
-            if isinstance(store.get(label).data, xr.DataArray) and store.get(label).data.ndim >= 2
-        }
-        options = _heatmap_options(select, reduce)
-        spec = build_figure(labels, overlay, log_y, title, spectrograms, options)
-        _select_per_label(spec, options.get("select") or {}, store)
+        spec = build_figure(labels, overlay, log_y, title)
+        _apply_options(spec, _heatmap_options(select, reduce), workspace.session.store)
         checked_call(workspace, "render_plotly_json", {"figure": spec}, caller="cli")
         result = workspace.session.plot.current
         assert result is not None
@@ -96,18 +89,22 @@ def plot(
     console.print(f"Wrote {out} ({len(result.traces)} traces, {result.points_sent} points)")
 
 
-def _select_per_label(spec: dict[str, Any], chosen: dict[str, Any], store: DataStore) -> None:
-    """Give each heatmap trace only the --select dimensions its own data has."""
-    if not chosen:
-        return
+def _apply_options(spec: dict[str, Any], options: dict[str, Any], store: DataStore) -> None:
+    """Give each trace --reduce, and only the --select dimensions its own data has.
+
+    Which traces become heatmaps is the renderer's call; a line ignores `reduce`.
+    """
+    chosen: dict[str, Any] = options.get("select") or {}
     matched = False
     for trace in spec["data"]:
-        if "select" not in trace:
-            continue
-        dims = {str(d) for d in store.get(str(trace["data_label"])).data.dims}
-        trace["select"] = {d: v for d, v in chosen.items() if d in dims}
-        matched = matched or bool(trace["select"])
-    if not matched:
+        if "reduce" in options:
+            trace["reduce"] = options["reduce"]
+        data = store.get(str(trace["data_label"])).data
+        dims = {str(d) for d in data.dims} if isinstance(data, xr.DataArray) else set[str]()
+        if mine := {d: v for d, v in chosen.items() if d in dims}:
+            trace["select"] = mine
+            matched = True
+    if chosen and not matched:
         raise UserError(
             f"--select names {', '.join(chosen)}, a dimension of none of the plotted data."
         )

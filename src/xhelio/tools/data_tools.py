@@ -8,11 +8,11 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import xarray as xr
 
 from xhelio.data.entry import DataEntry
 from xhelio.data.outputs import flat_frame, write_output
-from xhelio.data.streamout import atomic_output
 from xhelio.errors import UserError
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import tool
@@ -40,7 +40,11 @@ def frame_of(entry: DataEntry) -> pd.DataFrame:
     )
     if entry.is_timeseries:
         index = pd.DatetimeIndex(index).tz_localize("UTC")
-    columns = [f"{array.name or 'value'}[{b:g}]" for b in bins]
+    name = array.name or "value"
+    # bins may be labels ('x', 'y', 'z') as well as numbers
+    columns = [
+        f"{name}[{b:g}]" if isinstance(b, int | float | np.number) else f"{name}[{b}]" for b in bins
+    ]
     return pd.DataFrame(array.values.reshape(array.shape[0], -1), index=index, columns=columns)
 
 
@@ -186,7 +190,15 @@ _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def write_entry(entry: DataEntry, folder: Path, fmt: str, filename: str | None = None) -> Path:
-    """Write `entry` as csv/parquet/nc into `folder`; refuse names escaping it."""
+    """Write `entry` as csv/parquet/nc into `folder`; refuse names escaping it.
+
+    The file itself is written by `xhelio.data.outputs.write_output`, the one writer of
+    data files: units in the CSV header, a ``.meta.json`` sidecar, parquet field
+    metadata, netCDF attributes, atomic writes.
+
+    Raises:
+        UserError: unknown format, a name outside `folder`, or data the format cannot hold.
+    """
     suffix = {"csv": ".csv", "parquet": ".parquet", "netcdf": ".nc", "nc": ".nc"}.get(fmt)
     if suffix is None:
         raise UserError(f"Unknown format '{fmt}'. Use csv, parquet or netcdf.")
@@ -200,40 +212,12 @@ def write_entry(entry: DataEntry, folder: Path, fmt: str, filename: str | None =
         )
     if target.suffix != suffix:
         target = target.with_suffix(suffix)
-    frame = frame_of(entry)
-    if entry.is_timeseries and entry.source_dataset:
-        # Fetched data: units, bins and citation go into the file (data.outputs), atomically.
+    try:
         write_output([entry], target)
-        return target
-    # Written beside the target and renamed when complete: never a half-written file.
-    with atomic_output(target) as temp:
-        if suffix == ".csv":
-            out = frame.copy()
-            out.index.name = "time" if entry.is_timeseries else (out.index.name or "index")
-            out.to_csv(temp)
-        elif suffix == ".parquet":
-            frame.to_parquet(temp)
-        else:
-            data = (
-                entry.data
-                if isinstance(entry.data, xr.DataArray)
-                else _frame_to_dataset(frame, entry)
-            )
-            data.to_netcdf(temp)
+    except (ValueError, TypeError, pa.ArrowException) as exc:
+        # e.g. a column mixing numbers and text, which parquet and netCDF cannot type
+        raise UserError(f"Could not save {entry.label} as {fmt}: {exc}") from exc
     return target
-
-
-def _frame_to_dataset(frame: pd.DataFrame, entry: DataEntry) -> xr.Dataset:
-    plain = frame.copy()
-    if isinstance(plain.index, pd.DatetimeIndex):
-        plain.index = plain.index.tz_convert("UTC").tz_localize(None)
-        plain.index.name = "time"
-    dataset = xr.Dataset.from_dataframe(plain)
-    for column in dataset.data_vars:
-        dataset[column].attrs["units"] = entry.units.get(str(column), "")
-    dataset.attrs["label"] = entry.label
-    dataset.attrs["description"] = entry.description
-    return dataset
 
 
 @tool("data_ops_compute")
@@ -247,7 +231,7 @@ def save_data(
 
     Args:
         label: Label of the entry.
-        format: csv (time column first), parquet or netcdf.
+        format: csv (index column first: time, UTC, for timeseries), parquet or netcdf.
         filename: Optional plain file name inside the export folder.
     """
     path = write_entry(ctx.store.get(label), ctx.export_dir, format, filename)
