@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Iterator
@@ -248,6 +249,12 @@ def test_fetch_to_a_file_streams_in_pieces_equal_to_one_fetch(
     # and validity can be compared; the times must match exactly: no row lost or doubled.)
     assert streamed.shape == expected.shape and list(streamed.columns) == list(expected.columns)
     assert bool(np.isfinite(streamed.to_numpy()).all())
+    # The file keeps the data's meaning as a file written whole does: units, citation.
+    whole_schema, streamed_schema = pq.read_schema(whole), pq.read_schema(out)
+    for name in expected.columns:
+        units = whole_schema.field(name).metadata
+        assert units and streamed_schema.field(name).metadata == units
+    assert streamed_schema.metadata[b"xhelio"] == whole_schema.metadata[b"xhelio"]
 
 
 def test_a_streamed_fetch_masks_valid_range_and_is_noted_in_the_session(
@@ -268,6 +275,12 @@ def test_a_streamed_fetch_masks_valid_range_and_is_noted_in_the_session(
     assert "OMNI_HRO_1MIN.BZ_GSM" in noted[0]["summary"]
     assert str(out.resolve()) in noted[0]["summary"]
     assert len(session.store) == 0  # the data itself was not loaded
+    # Units in the header and the meaning beside it, as for a CSV written whole.
+    header = out.read_text().splitlines()[0]
+    assert header.startswith("time,") and "BZ_GSM [nT]" in header
+    sidecar = json.loads((tmp_path / "streamed.csv.meta.json").read_text())
+    assert sidecar["parameters"]["OMNI_HRO_1MIN.BZ_GSM"]["units"] == "nT"
+    assert sidecar["citations"][0]["dataset"] == "OMNI_HRO_1MIN"
     # The pieces were fetched with the valid-range check asked for (HAPI gives no
     # VALIDMIN/VALIDMAX, and the note says so instead of passing over the option).
     assert "no VALIDMIN/VALIDMAX" in " ".join(result.output.split())

@@ -18,7 +18,7 @@ from xhelio.cli.errors import handle_errors
 from xhelio.config import Settings
 from xhelio.data.fetch import DataFetcher, FetchReport, clamp_to_availability
 from xhelio.data.meaning import display_units
-from xhelio.data.outputs import combined_frame, write_output
+from xhelio.data.outputs import combined_frame, output_metadata, write_output, write_sidecar
 from xhelio.data.store import DataStore
 from xhelio.data.streamout import (
     PieceSummary,
@@ -179,7 +179,10 @@ def _stream(
             first.setdefault(report.label, report)
             summaries.setdefault(report.label, PieceSummary()).add(frame_of(entry))
             notes.extend(n for n in report.notes if n not in notes and "coverage" not in n)
-        return combined_frame(entries)[0]
+        frame, units = combined_frame(entries)
+        if writer.metadata is None:  # units and citation as in a file written whole
+            writer.describe(units, output_metadata(entries))
+        return frame
 
     with (
         atomic_output(out) as temp,
@@ -204,6 +207,8 @@ def _stream(
             )
         finally:
             writer.close()
+    if out.suffix.lower() == ".csv" and writer.metadata is not None:
+        write_sidecar(out, writer.metadata)
     span = TimeRange(pieces[0].start, pieces[-1].end)
     reports: list[FetchReport] = []
     for label, summary in summaries.items():

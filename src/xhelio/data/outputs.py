@@ -34,7 +34,13 @@ import xarray as xr
 from xhelio.data.entry import DataEntry
 from xhelio.data.streamout import atomic_output
 
-__all__ = ["combined_frame", "flat_frame", "output_metadata", "write_output"]
+__all__ = [
+    "combined_frame",
+    "flat_frame",
+    "output_metadata",
+    "write_output",
+    "write_sidecar",
+]
 
 
 def _name(entry: DataEntry) -> str:
@@ -292,7 +298,10 @@ def write_output(entries: list[DataEntry], out: Path) -> None:
     with atomic_output(out) as temp:
         writer(entries, temp)
     if suffix == ".csv":
-        # A CSV header holds only names and units; the rest of the meaning goes beside it.
-        sidecar = out.with_name(out.name + ".meta.json")
-        with atomic_output(sidecar) as temp:
-            temp.write_text(json.dumps(output_metadata(entries), indent=1, default=str))
+        write_sidecar(out, output_metadata(entries))
+
+
+def write_sidecar(out: Path, metadata: dict[str, Any]) -> None:
+    """Write ``<name>.meta.json`` beside a CSV: the meaning its header cannot hold."""
+    with atomic_output(out.with_name(out.name + ".meta.json")) as temp:
+        temp.write_text(json.dumps(metadata, indent=1, default=str))

@@ -14,6 +14,7 @@ used by every output writer. Imports data, sources and errors only.
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Callable, Generator, Sequence
@@ -90,7 +91,12 @@ class PieceSummary:
 
 
 class StreamingWriter:
-    """Appends DataFrames (time-indexed, same columns) to a CSV or parquet file."""
+    """Appends DataFrames (time-indexed, same columns) to a CSV or parquet file.
+
+    Like `outputs.write_output`, the file keeps the data's meaning once `describe` has
+    been called (before the first piece): units in CSV header names (``Bz [nT]``),
+    parquet field metadata and an ``xhelio`` schema entry.
+    """
 
     def __init__(self, path: Path, suffix: str) -> None:
         if suffix not in (".csv", ".parquet"):
@@ -100,7 +106,14 @@ class StreamingWriter:
         self._parquet: Any = None
         self._schema: Any = None
         self._columns: list[str] | None = None
+        self.units: dict[str, str] = {}
+        self.metadata: dict[str, Any] | None = None
         self.rows = 0
+
+    def describe(self, units: dict[str, str], metadata: dict[str, Any]) -> None:
+        """Each column's units and the JSON-able meaning of the data written."""
+        self.units = {str(k): v for k, v in units.items() if v}
+        self.metadata = metadata
 
     def write(self, frame: pd.DataFrame) -> None:
         """Append one piece (its columns must match the first piece's)."""
@@ -109,7 +122,8 @@ class StreamingWriter:
         elif [str(c) for c in frame.columns] != self._columns:
             frame = frame.reindex(columns=self._columns)
         if self.suffix == ".csv":
-            frame.to_csv(
+            named = frame.rename(columns=lambda c: _with_unit(str(c), self.units))
+            named.to_csv(
                 self.path,
                 mode="a" if self.rows else "w",
                 header=self.rows == 0,
@@ -118,12 +132,24 @@ class StreamingWriter:
         else:
             table = pa.Table.from_pandas(frame, preserve_index=True)
             if self._parquet is None:
-                self._schema = table.schema
+                self._schema = self._described(table.schema)
+                table = table.cast(self._schema)
                 self._parquet = pq.ParquetWriter(self.path, self._schema, compression="snappy")
             else:
                 table = table.cast(self._schema)
             self._parquet.write_table(table)
         self.rows += len(frame)
+
+    def _described(self, schema: Any) -> Any:
+        """`schema` (a pyarrow Schema, untyped in its stubs) with units and meaning."""
+        fields = [
+            f.with_metadata({"units": self.units[f.name]}) if f.name in self.units else f
+            for f in schema
+        ]
+        meta = dict(schema.metadata or {})
+        if self.metadata is not None:
+            meta[b"xhelio"] = json.dumps(self.metadata, default=str).encode()
+        return pa.schema(fields, metadata=meta)
 
     def close(self) -> None:
         """Finish the file (parquet writes its footer here)."""
@@ -132,6 +158,11 @@ class StreamingWriter:
             self._parquet = None
         elif self.rows == 0 and self.suffix == ".csv":
             self.path.write_text("time\n")
+
+
+def _with_unit(name: str, units: dict[str, str]) -> str:
+    unit = units.get(name)
+    return f"{name} [{unit}]" if unit else name
 
 
 def plan_stream(
