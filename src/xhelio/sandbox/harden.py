@@ -10,6 +10,11 @@ cannot undo them for later calls (each call runs in a fresh fork anyway):
   indirect (`df.agg("eval", ...)`), reaches an evaluator that resolves names itself;
 * pandas' string dispatch (`df.agg("name")`, `transform`, `apply`) refuses private and
   dunder names and the evaluators;
+* `importlib.import_module`, wherever a loaded module holds it (library helpers such as
+  xarray's `attempt_import(name)` import by a name the code chooses, and importing an
+  already-loaded module raises no audit event), refuses the interpreter and operating
+  system modules of the standard library (`builtins`, `sys`, `os`, `ctypes`, ...):
+  only third-party packages and a few pure computing modules can be named;
 * classes of these libraries that answer attribute lookups from their data
   (`__getattr__`: DataFrame columns, Series index labels, xarray attrs and coords,
   scipy's OptimizeResult keys, ...) refuse dunder names, so a protocol lookup such as
@@ -22,6 +27,8 @@ Imports nothing from xhelio.
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.util
 import sys
 from collections.abc import Callable, Iterable
 from types import ModuleType
@@ -108,6 +115,54 @@ def _guard_string_dispatch() -> None:
     apply_class._apply_str = checked
 
 
+# Standard-library modules a library may import by name at run time: pure computation.
+# Every other standard-library module (builtins, sys, os, ctypes, importlib, io, gc,
+# subprocess, ...) hands out the interpreter or the operating system.
+_STDLIB_BY_NAME = frozenset(
+    {
+        "math", "cmath", "datetime", "decimal", "fractions", "numbers", "statistics", "re",
+        "string", "textwrap", "itertools", "collections", "bisect", "heapq", "zoneinfo",
+        "calendar", "json", "struct", "array", "difflib", "unicodedata",
+    }
+)  # fmt: skip
+
+
+def _importable_by_name(name: str) -> bool:
+    root = name.partition(".")[0]
+    return root not in sys.stdlib_module_names or root in _STDLIB_BY_NAME
+
+
+def _guard_import_by_name() -> int:
+    """Replace `importlib.import_module` in every loaded module that holds it.
+
+    Returns how many references were replaced.
+    """
+    original = importlib.import_module
+
+    @functools.wraps(original)
+    def import_module(name: str, package: str | None = None) -> ModuleType:
+        try:
+            absolute = importlib.util.resolve_name(name, package)
+        except (ImportError, ValueError, TypeError, AttributeError):
+            absolute = ""
+        if not absolute or not _importable_by_name(absolute):
+            raise ImportError(f"importing {str(name)[:80]!r} by name is refused in the sandbox")
+        return original(name, package)
+
+    count = 0
+    modules = cast("dict[str, ModuleType | None]", sys.modules)
+    for module in list(modules.values()):
+        try:
+            namespace = vars(module)
+        except TypeError:
+            continue
+        for key, value in list(namespace.items()):
+            if value is original:
+                namespace[key] = import_module
+                count += 1
+    return count
+
+
 def _no_dunder_getattr(original: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
     @functools.wraps(original)
     def __getattr__(self: Any, name: str) -> Any:  # it replaces this dunder
@@ -157,4 +212,5 @@ def harden_libraries(pywt: Any) -> int:
     _strip_io(pywt)
     _disable_evaluators()
     _guard_string_dispatch()
+    _guard_import_by_name()
     return _harden_getattr()

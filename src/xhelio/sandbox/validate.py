@@ -118,6 +118,18 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
     }
 )  # fmt: skip
 _FORBIDDEN_ATTRIBUTE_PREFIXES = ("read_", "open_", "load_", "save_", "register_")
+# Library helpers that import a module by a name the code chooses (xarray's
+# `attempt_import`, pandas' `import_optional_dependency`, `import_module`, ...) hand out
+# `builtins`, `sys` or `os`: any attribute naming an import is refused.
+_FORBIDDEN_ATTRIBUTE_PARTS = ("import",)
+# Builtins refused as names are refused as attributes too: a module object obtained
+# some other way (`somemodule.builtins`-like re-exports) must not give them back.
+_FORBIDDEN_BUILTIN_ATTRIBUTES = frozenset(
+    {
+        "exec", "compile", "getattr", "setattr", "delattr", "hasattr", "globals", "locals",
+        "vars", "memoryview", "breakpoint", "super", "classmethod", "staticmethod",
+    }
+)  # fmt: skip
 
 # Sub-modules refused only right after a module name (elsewhere the word is ordinary).
 _FORBIDDEN_MODULE_MEMBERS: dict[str, frozenset[str]] = {
@@ -286,7 +298,12 @@ class _Checker(ast.NodeVisitor):
         attr = node.attr
         if attr.startswith("_"):
             raise _fail(node, f"attribute '.{attr}': names starting with '_' are private")
-        if attr in _FORBIDDEN_ATTRIBUTES or attr.startswith(_FORBIDDEN_ATTRIBUTE_PREFIXES):
+        if (
+            attr in _FORBIDDEN_ATTRIBUTES
+            or attr in _FORBIDDEN_BUILTIN_ATTRIBUTES
+            or attr.startswith(_FORBIDDEN_ATTRIBUTE_PREFIXES)
+            or any(part in attr.lower() for part in _FORBIDDEN_ATTRIBUTE_PARTS)
+        ):
             raise _fail(
                 node,
                 f"attribute '.{attr}' is forbidden: it reaches files, the network, "
