@@ -8,8 +8,9 @@ cannot undo them for later calls (each call runs in a fresh fork anyway):
 * the string expression evaluators (`pd.eval`, `DataFrame.eval/query`, xarray's
   `eval/query`, pandas' internal `computation.eval.eval`) refuse, so no route, however
   indirect (`df.agg("eval", ...)`), reaches an evaluator that resolves names itself;
-* pandas' string dispatch (`df.agg("name")`, `transform`, `apply`) refuses private and
-  dunder names and the evaluators;
+* pandas' string dispatch (`df.agg("name")`, `transform`, `apply`) resolves only
+  reduction and transformation names (the AST layer's list and pandas' own kernels),
+  never another method or accessor (`style`, `plot`, writers, the evaluators);
 * `importlib.import_module`, wherever a loaded module holds it (library helpers such as
   xarray's `attempt_import(name)` import by a name the code chooses, and importing an
   already-loaded module raises no audit event), refuses the interpreter and operating
@@ -21,7 +22,7 @@ cannot undo them for later calls (each call runs in a fresh fork anyway):
   `__array_interface__` or `__array_struct__` made by `np.asarray` can never be answered
   by data the code chose (which would build an array over an arbitrary address).
 
-Imports nothing from xhelio.
+Imports from xhelio only `sandbox.validate` (the reduction names it allows).
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from typing import Any, NoReturn, cast
 import numpy as np
 import pandas as pd
 import xarray as xr
+
+from xhelio.sandbox.validate import SAFE_STRING_FUNCTIONS
 
 __all__ = ["Refused", "harden_libraries"]
 
@@ -98,21 +101,88 @@ def _disable_evaluators() -> None:
         _disable(cls, [n for n in _EVALUATORS if n in vars(cls)], cls.__name__)
 
 
+def _dispatchable_names() -> frozenset[str]:
+    """Method names pandas' string dispatch may resolve: reductions and transforms only."""
+    names = set(SAFE_STRING_FUNCTIONS)
+    kernels = sys.modules.get("pandas.core.groupby.base")
+    for table in ("reduction_kernels", "transformation_kernels"):
+        names.update(cast("frozenset[str]", getattr(kernels, table, frozenset[str]())))
+    return frozenset(names) - _EVALUATORS
+
+
 def _guard_string_dispatch() -> None:
-    """Pandas' `agg("name")` path: refuse private/dunder names and the evaluators."""
+    """Pandas' `agg("name")` path: only reductions and transforms are resolved by name.
+
+    `getattr(obj, name)` on a DataFrame reaches every method and accessor (`style`,
+    `plot`, writers), and the AST layer cannot see a name that arrives through
+    `pipe(pd.DataFrame.agg, name)` with the AST layer off, so the dispatcher itself
+    resolves only the reduction and transformation kernels pandas lists.
+    """
+    allowed = _dispatchable_names()
     apply_module = sys.modules.get("pandas.core.apply")
-    apply_class = getattr(apply_module, "Apply", None)
-    original = getattr(apply_class, "_apply_str", None)
-    if apply_class is None or original is None:
+    if apply_module is None:
         return
 
-    @functools.wraps(original)
-    def checked(self: object, obj: object, func: str, *args: object, **kwargs: object) -> object:
-        if str(func).startswith("_") or func in _EVALUATORS:
+    def refuse_unless_allowed(func: object) -> None:
+        if not isinstance(func, str) or func not in allowed:
             raise Refused(f"the method name {str(func)[:80]!r} given as a string is refused")
-        return original(self, obj, func, *args, **kwargs)
 
-    apply_class._apply_str = checked
+    def wrap_apply_str(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        # `apply_str` reads the attribute (a property such as `style` runs) before
+        # `_apply_str` is reached: check the name first.
+        @functools.wraps(original)
+        def apply_str(self: Any) -> Any:
+            refuse_unless_allowed(self.func)
+            return original(self)
+
+        return apply_str
+
+    def wrap_private(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def checked(self: object, obj: object, func: str, *args: object, **kwargs: object) -> Any:
+            refuse_unless_allowed(func)
+            return original(self, obj, func, *args, **kwargs)
+
+        return checked
+
+    for member in list(vars(apply_module).values()):
+        if not isinstance(member, type) or member.__module__ != apply_module.__name__:
+            continue
+        namespace = vars(member)
+        if "apply_str" in namespace:
+            member.apply_str = wrap_apply_str(namespace["apply_str"])  # type: ignore[attr-defined]
+        if "_apply_str" in namespace:
+            member._apply_str = wrap_private(namespace["_apply_str"])  # type: ignore[attr-defined]
+    _guard_groupby_dispatch(refuse_unless_allowed)
+
+
+def _guard_groupby_dispatch(refuse_unless_allowed: Callable[[object], None]) -> None:
+    """GroupBy's own `agg`/`apply`/`transform` resolve a string with `getattr(self, name)`."""
+    groupby = sys.modules.get("pandas.core.groupby.groupby")
+    generic = sys.modules.get("pandas.core.groupby.generic")
+    classes = [
+        getattr(groupby, "GroupBy", None),
+        getattr(generic, "SeriesGroupBy", None),
+        getattr(generic, "DataFrameGroupBy", None),
+    ]
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def checked(self: object, *args: object, **kwargs: object) -> Any:
+            func = args[0] if args else kwargs.get("func")
+            if isinstance(func, str):
+                refuse_unless_allowed(func)
+            return original(self, *args, **kwargs)
+
+        return checked
+
+    for cls in classes:
+        if not isinstance(cls, type):
+            continue
+        for name in ("aggregate", "agg", "apply", "transform"):
+            method = vars(cls).get(name)
+            if callable(method):
+                setattr(cls, name, wrap(method))
 
 
 # Standard-library modules a library may import by name at run time: pure computation.

@@ -274,6 +274,8 @@ class _Checker(ast.NodeVisitor):
         self.data_names = data_names
         # Attribute nodes used as the class argument of isinstance()/issubclass().
         self.class_checks: set[int] = set()
+        # Attribute nodes that are the function of a call (`df.agg(...)`).
+        self.called: set[int] = set()
 
     def generic_visit(self, node: ast.AST) -> None:
         if not isinstance(node, _ALLOWED_NODES):
@@ -311,6 +313,14 @@ class _Checker(ast.NodeVisitor):
             )
         if attr == "format":
             self._check_format_receiver(node)
+        if attr in _STRING_DISPATCH_METHODS and id(node) not in self.called:
+            # Passed on (`df.pipe(pd.DataFrame.agg, name)`) or aliased, the dispatcher
+            # would receive its method name where no check sees it.
+            raise _fail(
+                node,
+                f"'.{attr}' may only be called directly (`df.{attr}(function)`), not passed "
+                "on or stored",
+            )
         root = _module_root(node.value)
         module_members = _FORBIDDEN_MODULE_MEMBERS.get(root or "", frozenset[str]())
         if isinstance(node.value, ast.Name) and attr in module_members:
@@ -353,6 +363,7 @@ class _Checker(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        self.called.add(id(func))
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) != 1:
             raise _fail(node, "`type()` takes exactly one argument here")
         if isinstance(func, ast.Call):
