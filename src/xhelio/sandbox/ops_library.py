@@ -12,7 +12,8 @@ carry an injected payload from one conversation (or one user) to another:
   compatibility folding, also on literals joined with `+`, `str.join` or f-strings),
   no characters built from numbers (`chr`), short numbers, and identifiers (names,
   functions, arguments, keywords, attributes) that are not sentences in disguise
-  (`ignore_previous_instructions_and_...`); the description must be one short line. Code that fails the review still ran; it is just not kept;
+  (`ignore_previous_instructions_and_...`); the description must be one short line.
+  Code that fails the review still ran; it is just not kept;
 * a database of the older, shared and unreviewed format is set aside (table
   `ops_unreviewed_legacy`), never served.
 
@@ -38,6 +39,7 @@ from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import cast
 
 from xhelio.config import Settings
 from xhelio.errors import SandboxError
@@ -120,7 +122,7 @@ class Review:
 
 def _text_problem(text: str) -> str | None:
     """Why a piece of text a later model will read is not kept, or None."""
-    folded = unicodedata.normalize("NFKC", text)  # fullwidth '：／／' reads as '://'
+    folded = unicodedata.normalize("NFKC", text)  # fullwidth colon and slashes read as '://'
     if len(folded) > MAX_LITERAL_CHARS:
         return f"a {len(folded)}-character string literal"
     if _LOCATOR.search(folded):
@@ -189,14 +191,10 @@ def _literal_problems(tree: ast.AST) -> list[str]:
             problem = _text_problem(text) if text is not None else None
             if problem:
                 problems.append(problem)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int | float | complex):
-            if len(repr(node.value)) > MAX_NUMBER_CHARS:
-                problems.append("a number too long to be a parameter")
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "chr"
-        ):
+        number = isinstance(node, ast.Constant) and isinstance(node.value, int | float | complex)
+        if number and len(repr(cast(ast.Constant, node).value)) > MAX_NUMBER_CHARS:
+            problems.append("a number too long to be a parameter")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "chr":
             problems.append("characters built from numbers (chr)")
         limit = MAX_ATTRIBUTE_WORDS if isinstance(node, ast.Attribute) else MAX_IDENTIFIER_WORDS
         for name in _identifiers(node):
