@@ -280,6 +280,8 @@ RESULTS = {
         "result = pd.DataFrame({'a': [1.0, 2.0]}, index=pd.RangeIndex(0, 2**62, 2**61))"
     ),
     "int_dim_name": "result = xr.DataArray([1.0], dims=(0,))",
+    "series_named_with_surrogate": "result = pd.Series([1.0], name=chr(0xD800))",
+    "deeply_nested_list_cell": "l = []\nfor i in range(50):\n    l = [l]\nresult = pd.DataFrame({'a': [l]})",
 }
 
 
