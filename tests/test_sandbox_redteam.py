@@ -88,6 +88,7 @@ STATIC_CASES = {
         "n = 'style'\nresult = str(df.groupby('a').pipe(pd.DataFrame.aggregate, n))"
     ),
     "dispatcher_in_list": "fs = [pd.DataFrame.agg]\nresult = str(fs[0](df, 'sum'))",
+    "object_through_numerictypes": "O = np.matrixlib.defmatrix.N.numerictypes.object\nresult = 1",
 }
 
 
@@ -114,6 +115,68 @@ def test_other_routes_fail_harmlessly(code: str, executor: SandboxExecutor) -> N
     with pytest.raises(SandboxError) as caught:
         executor.run(code, {"x": FRAME})
     assert caught.value.category in {"validation", "runtime", "forbidden"}
+
+
+SPARSE = {
+    # index arrays out of range when built, or written later: the compiled kernels
+    # would read (a value from outside the buffer came back) and write out of bounds
+    "csr_built_out_of_range": (
+        "m = scipy.sparse.csr_matrix((np.array([1.0]), np.array([10**9]), np.array([0, 1])),"
+        " shape=(1, 2))\nresult = float(m.toarray().sum())"
+    ),
+    "csr_built_negative": (
+        "m = scipy.sparse.csr_matrix((np.array([1.0]), np.array([-10**6]), np.array([0, 1])),"
+        " shape=(1, 2))\nresult = float((m @ np.ones(2)).sum())"
+    ),
+    "csr_indices_written": (
+        "m = scipy.sparse.csr_array(np.eye(2))\nm.indices[0] = 10**9\n"
+        "result = float((m @ np.ones(2)).sum())"
+    ),
+    "csc_indices_replaced": (
+        "m = scipy.sparse.csc_array(np.eye(2))\n"
+        "m.indices = np.array([10**9, 0], dtype=np.int32)\nresult = float(m.toarray().sum())"
+    ),
+    "csr_indptr_written": (
+        "m = scipy.sparse.csr_array(np.eye(2))\nm.indptr[1] = 10**6\nresult = float(m.sum())"
+    ),
+    "coo_row_written": (
+        "m = scipy.sparse.coo_array(np.eye(2))\nm.row[0] = 10**9\nresult = float(m.toarray().sum())"
+    ),
+    "bsr_indices_written": (
+        "m = scipy.sparse.bsr_array(np.eye(4), blocksize=(2, 2))\nm.indices[0] = 10**6\n"
+        "result = float(m.toarray().sum())"
+    ),
+    "csgraph_on_written": (
+        "m = scipy.sparse.csr_array(np.eye(3))\nm.indices[0] = 10**6\n"
+        "result = float(scipy.sparse.csgraph.shortest_path(m).sum())"
+    ),
+    "spsolve_on_written": (
+        "m = scipy.sparse.csr_array(np.eye(3) * 2)\nm.indices[0] = 10**6\n"
+        "result = float(scipy.sparse.linalg.spsolve(m, np.ones(3)).sum())"
+    ),
+}
+
+
+@pytest.mark.parametrize("code", list(SPARSE.values()), ids=list(SPARSE))
+def test_sparse_indices_out_of_range_never_reach_compiled_kernels(
+    code: str, executor: SandboxExecutor
+) -> None:
+    with pytest.raises(SandboxError) as caught:
+        executor.run(code, {"x": FRAME})
+    assert caught.value.category == "runtime", caught.value.message
+    assert "ValueError" in caught.value.message
+
+
+def test_sparse_matrices_still_work(executor: SandboxExecutor) -> None:
+    code = (
+        "m = scipy.sparse.csr_array(np.eye(3) * 2)\n"
+        "x = scipy.sparse.linalg.spsolve(m.tocsc(), np.ones(3))\n"
+        "c = scipy.sparse.coo_array(m)\n"
+        "result = float(x.sum() + (m @ np.ones(3)).sum() + m.T.toarray().sum() + c.sum())"
+    )
+    outcome = executor.run(code, {"x": FRAME})
+    assert isinstance(outcome.value, float)
+    assert outcome.value == pytest.approx(1.5 + 6.0 + 6.0 + 6.0)
 
 
 # --- AST layer off, Python guards on: closed again at run time ----------------------
@@ -281,7 +344,9 @@ RESULTS = {
     ),
     "int_dim_name": "result = xr.DataArray([1.0], dims=(0,))",
     "series_named_with_surrogate": "result = pd.Series([1.0], name=chr(0xD800))",
-    "deeply_nested_list_cell": "l = []\nfor i in range(50):\n    l = [l]\nresult = pd.DataFrame({'a': [l]})",
+    "deeply_nested_list_cell": (
+        "l = []\nfor i in range(50):\n    l = [l]\nresult = pd.DataFrame({'a': [l]})"
+    ),
 }
 
 

@@ -16,6 +16,9 @@ cannot undo them for later calls (each call runs in a fresh fork anyway):
   already-loaded module raises no audit event), refuses the interpreter and operating
   system modules of the standard library (`builtins`, `sys`, `os`, `ctypes`, ...):
   only third-party packages and a few pure computing modules can be named;
+* scipy.sparse matrices check their index arrays in full before any method uses
+  them (out-of-range indices, set when built or written later, made the compiled
+  kernels read and write outside their buffers);
 * classes of these libraries that answer attribute lookups from their data
   (`__getattr__`: DataFrame columns, Series index labels, xarray attrs and coords,
   scipy's OptimizeResult keys, ...) refuse dunder names, so a protocol lookup such as
@@ -31,6 +34,8 @@ import functools
 import importlib
 import importlib.util
 import sys
+import threading
+import types
 from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any, NoReturn, cast
@@ -233,6 +238,79 @@ def _guard_import_by_name() -> int:
     return count
 
 
+# Methods of the sparse classes that run without a check: construction (the object is
+# not complete yet), the checks themselves, and attribute plumbing.
+_SPARSE_UNCHECKED = frozenset(
+    {
+        "__init__", "check_format", "_check", "__getattr__", "__getattribute__",
+        "__setattr__", "__delattr__", "__del__", "__repr__", "__str__", "__len__",
+    }
+)  # fmt: skip
+
+
+def _sparse_classes() -> list[type]:
+    base = getattr(sys.modules.get("scipy.sparse._base"), "_spbase", None)
+    if not isinstance(base, type):
+        return []
+    found: dict[int, type] = {}
+    modules = cast("dict[str, ModuleType | None]", sys.modules)
+    for name, module in list(modules.items()):
+        if module is None or not name.startswith("scipy.sparse._"):
+            continue
+        for member in list(vars(module).values()):
+            if isinstance(member, type) and issubclass(member, base):
+                for cls in member.__mro__:
+                    if cls.__module__.startswith("scipy.sparse."):
+                        found[id(cls)] = cls
+    return list(found.values())
+
+
+def _guard_sparse_indices() -> int:
+    """scipy.sparse: index arrays are checked in full before any method uses them.
+
+    A compressed (CSR/CSC/BSR) or COO matrix keeps its index arrays as plain, writable
+    attributes, checked only partly when built: `csr_matrix((data, [10**9], [0, 1]))`,
+    or `m.indices[0] = 10**9` later, makes the compiled kernels read and write outside
+    their buffers (raw memory, like the NumPy constructors the AST layer refuses). Every
+    method now first runs scipy's own full check (`check_format(full_check=True)`, COO's
+    `_check`), once per outermost call. Returns how many methods were wrapped.
+    """
+    state = threading.local()
+
+    def check(obj: object) -> None:
+        fields = getattr(obj, "__dict__", {})
+        if "indptr" in fields and "indices" in fields:
+            cast(Any, obj).check_format(full_check=True)
+        elif "coords" in fields or "row" in fields:
+            cast(Any, obj)._check()
+
+    def wrap(original: Callable[..., Any], constructing: bool) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def checked(self: object, *args: object, **kwargs: object) -> Any:
+            if getattr(state, "busy", False):
+                return original(self, *args, **kwargs)
+            state.busy = True
+            try:
+                if not constructing:
+                    check(self)
+                return original(self, *args, **kwargs)
+            finally:
+                state.busy = False
+
+        return checked
+
+    count = 0
+    for cls in _sparse_classes():
+        for name, value in list(vars(cls).items()):
+            if not isinstance(value, types.FunctionType):
+                continue
+            if name in _SPARSE_UNCHECKED and name != "__init__":
+                continue
+            setattr(cls, name, wrap(value, constructing=name == "__init__"))
+            count += 1
+    return count
+
+
 def _no_dunder_getattr(original: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
     @functools.wraps(original)
     def __getattr__(self: Any, name: str) -> Any:  # it replaces this dunder
@@ -283,4 +361,5 @@ def harden_libraries(pywt: Any) -> int:
     _disable_evaluators()
     _guard_string_dispatch()
     _guard_import_by_name()
+    _guard_sparse_indices()
     return _harden_getattr()

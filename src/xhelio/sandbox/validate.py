@@ -127,7 +127,7 @@ _FORBIDDEN_ATTRIBUTE_PARTS = ("import",)
 _FORBIDDEN_BUILTIN_ATTRIBUTES = frozenset(
     {
         "exec", "compile", "getattr", "setattr", "delattr", "hasattr", "globals", "locals",
-        "vars", "memoryview", "breakpoint", "super", "classmethod", "staticmethod",
+        "vars", "memoryview", "breakpoint", "super", "classmethod", "staticmethod", "object",
     }
 )  # fmt: skip
 
