@@ -154,17 +154,49 @@ SPARSE = {
         "m = scipy.sparse.csr_array(np.eye(3) * 2)\nm.indices[0] = 10**6\n"
         "result = float(scipy.sparse.linalg.spsolve(m, np.ones(3)).sum())"
     ),
+    # BSpline knots, coefficients and degree: plain attributes the evaluator trusts
+    "bspline_construct_fast": (
+        "b = scipy.interpolate.BSpline.construct_fast(np.array([0.0, 1.0]), np.array([1.0]),"
+        " 40)\nresult = float(b(0.5))"
+    ),
+    "bspline_coefficients_written": (
+        "b = scipy.interpolate.BSpline(np.arange(10.0), np.ones(6), 3)\nb.c = np.ones(1)\n"
+        "result = float(b(4.5))"
+    ),
+    "bspline_degree_written": (
+        "b = scipy.interpolate.BSpline(np.arange(10.0), np.ones(6), 3)\nb.k = 10**6\n"
+        "result = float(b(4.5))"
+    ),
+    "bspline_knots_written": (
+        "b = scipy.interpolate.BSpline(np.arange(10.0), np.ones(6), 3)\n"
+        "b.t = np.arange(3.0)\nresult = float(b(1.5))"
+    ),
+    "bspline_derivative_after_write": (
+        "b = scipy.interpolate.make_interp_spline(np.arange(10.0), np.arange(10.0))\n"
+        "b.c = np.ones(1)\nresult = float(b.derivative()(4.5))"
+    ),
 }
 
 
 @pytest.mark.parametrize("code", list(SPARSE.values()), ids=list(SPARSE))
-def test_sparse_indices_out_of_range_never_reach_compiled_kernels(
+def test_inconsistent_arrays_never_reach_compiled_kernels(
     code: str, executor: SandboxExecutor
 ) -> None:
     with pytest.raises(SandboxError) as caught:
         executor.run(code, {"x": FRAME})
     assert caught.value.category == "runtime", caught.value.message
     assert "ValueError" in caught.value.message
+
+
+def test_splines_still_work(executor: SandboxExecutor) -> None:
+    code = (
+        "x = np.arange(10.0)\nb = scipy.interpolate.make_interp_spline(x, x ** 2)\n"
+        "d = b.derivative()\ns = scipy.interpolate.CubicSpline(x, x)\n"
+        "result = float(b(2.5) + d(2.0) + b.integrate(0, 1) + s(3.5))"
+    )
+    outcome = executor.run(code, {"x": FRAME})
+    assert isinstance(outcome.value, float)
+    assert outcome.value == pytest.approx(6.25 + 4.0 + 1 / 3 + 3.5)
 
 
 def test_sparse_matrices_still_work(executor: SandboxExecutor) -> None:

@@ -16,9 +16,10 @@ cannot undo them for later calls (each call runs in a fresh fork anyway):
   already-loaded module raises no audit event), refuses the interpreter and operating
   system modules of the standard library (`builtins`, `sys`, `os`, `ctypes`, ...):
   only third-party packages and a few pure computing modules can be named;
-* scipy.sparse matrices check their index arrays in full before any method uses
-  them (out-of-range indices, set when built or written later, made the compiled
-  kernels read and write outside their buffers);
+* scipy.sparse matrices check their index arrays in full, and BSplines their knots,
+  coefficients and degree, before any method uses them (out of range or
+  inconsistent, set when built or written later, they made the compiled kernels
+  read and write outside their buffers);
 * classes of these libraries that answer attribute lookups from their data
   (`__getattr__`: DataFrame columns, Series index labels, xarray attrs and coords,
   scipy's OptimizeResult keys, ...) refuse dunder names, so a protocol lookup such as
@@ -238,9 +239,9 @@ def _guard_import_by_name() -> int:
     return count
 
 
-# Methods of the sparse classes that run without a check: construction (the object is
-# not complete yet), the checks themselves, and attribute plumbing.
-_SPARSE_UNCHECKED = frozenset(
+# Methods of checked classes (sparse matrices, splines) that run without a check:
+# construction (the object is not complete yet), the checks, attribute plumbing.
+_UNCHECKED_METHODS = frozenset(
     {
         "__init__", "check_format", "_check", "__getattr__", "__getattribute__",
         "__setattr__", "__delattr__", "__del__", "__repr__", "__str__", "__len__",
@@ -275,7 +276,6 @@ def _guard_sparse_indices() -> int:
     method now first runs scipy's own full check (`check_format(full_check=True)`, COO's
     `_check`), once per outermost call. Returns how many methods were wrapped.
     """
-    state = threading.local()
 
     def check(obj: object) -> None:
         fields = getattr(obj, "__dict__", {})
@@ -283,6 +283,38 @@ def _guard_sparse_indices() -> int:
             cast(Any, obj).check_format(full_check=True)
         elif "coords" in fields or "row" in fields:
             cast(Any, obj)._check()
+
+    return _check_before_methods(_sparse_classes(), check)
+
+
+def _check_spline(spline: Any) -> None:
+    """Re-run the BSpline constructor's checks on the knots, coefficients and degree held."""
+    fields = getattr(spline, "__dict__", {})
+    if "k" in fields:  # complete (`t` and `c` may be properties over private fields)
+        type(spline)(spline.t, spline.c, spline.k, extrapolate=spline.extrapolate, axis=0)
+
+
+def _guard_splines() -> int:
+    """scipy.interpolate.BSpline: knots, coefficients and degree checked before each use.
+
+    `t`, `c` and `k` are plain attributes checked only by the constructor (and not at
+    all by `construct_fast`, whose result is checked at its first use); written later,
+    the compiled evaluator reads outside its buffers (a value from elsewhere in memory came back; a large `k` crashed).
+    """
+    module = sys.modules.get("scipy.interpolate._bsplines")
+    spline = getattr(module, "BSpline", None)
+    if not isinstance(spline, type):
+        return 0
+    return _check_before_methods([spline], _check_spline)
+
+
+def _check_before_methods(classes: list[type], check: Callable[[object], None]) -> int:
+    """Run `check(self)` before every method of `classes`, once per outermost call.
+
+    Construction runs unchecked (the object is not complete yet), and so does what the
+    check itself calls. Returns how many methods were wrapped.
+    """
+    state = threading.local()
 
     def wrap(original: Callable[..., Any], constructing: bool) -> Callable[..., Any]:
         @functools.wraps(original)
@@ -300,11 +332,11 @@ def _guard_sparse_indices() -> int:
         return checked
 
     count = 0
-    for cls in _sparse_classes():
+    for cls in classes:
         for name, value in list(vars(cls).items()):
             if not isinstance(value, types.FunctionType):
                 continue
-            if name in _SPARSE_UNCHECKED and name != "__init__":
+            if name in _UNCHECKED_METHODS and name != "__init__":
                 continue
             setattr(cls, name, wrap(value, constructing=name == "__init__"))
             count += 1
@@ -362,4 +394,5 @@ def harden_libraries(pywt: Any) -> int:
     _guard_string_dispatch()
     _guard_import_by_name()
     _guard_sparse_indices()
+    _guard_splines()
     return _harden_getattr()
