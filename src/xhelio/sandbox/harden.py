@@ -299,7 +299,8 @@ def _guard_splines() -> int:
 
     `t`, `c` and `k` are plain attributes checked only by the constructor (and not at
     all by `construct_fast`, whose result is checked at its first use); written later,
-    the compiled evaluator reads outside its buffers (a value from elsewhere in memory came back; a large `k` crashed).
+    the compiled evaluator reads outside its buffers (a value from elsewhere in memory
+    came back; a large `k` crashed).
     """
     module = sys.modules.get("scipy.interpolate._bsplines")
     spline = getattr(module, "BSpline", None)
