@@ -117,7 +117,7 @@ def test_other_routes_fail_harmlessly(code: str, executor: SandboxExecutor) -> N
     assert caught.value.category in {"validation", "runtime", "forbidden"}
 
 
-SPARSE = {
+UNCHECKED_ARRAYS = {
     # index arrays out of range when built, or written later: the compiled kernels
     # would read (a value from outside the buffer came back) and write out of bounds
     "csr_built_out_of_range": (
@@ -175,10 +175,20 @@ SPARSE = {
         "b = scipy.interpolate.make_interp_spline(np.arange(10.0), np.arange(10.0))\n"
         "b.c = np.ones(1)\nresult = float(b.derivative()(4.5))"
     ),
+    # FITPACK's (t, c, k) tuples: a degree the knots cannot carry crashed `splev`
+    "splev_tuple": "result = float(scipy.interpolate.splev(0.5, (np.arange(3.0), np.ones(1), 40)))",
+    "splev_tuple_keyword": (
+        "result = float(scipy.interpolate.splev(0.5, tck=(np.arange(3.0), np.ones(1), 40)))"
+    ),
+    "splint_tuple": "result = scipy.interpolate.splint(0, 1, (np.arange(3.0), np.ones(1), 40))",
+    "splder_tuple": "result = str(scipy.interpolate.splder((np.arange(3.0), np.ones(1), 40)))",
+    "sproot_tuple": "result = str(scipy.interpolate.sproot((np.arange(8.0), np.ones(1), 3)))",
+    "spalde_tuple": "result = str(scipy.interpolate.spalde(0.5, (np.arange(3.0), np.ones(1), 40)))",
+    "insert_tuple": "result = str(scipy.interpolate.insert(0.5, (np.arange(3.0), np.ones(1), 40)))",
 }
 
 
-@pytest.mark.parametrize("code", list(SPARSE.values()), ids=list(SPARSE))
+@pytest.mark.parametrize("code", list(UNCHECKED_ARRAYS.values()), ids=list(UNCHECKED_ARRAYS))
 def test_inconsistent_arrays_never_reach_compiled_kernels(
     code: str, executor: SandboxExecutor
 ) -> None:
@@ -197,6 +207,18 @@ def test_splines_still_work(executor: SandboxExecutor) -> None:
     outcome = executor.run(code, {"x": FRAME})
     assert isinstance(outcome.value, float)
     assert outcome.value == pytest.approx(6.25 + 4.0 + 1 / 3 + 3.5)
+
+
+def test_fitpack_tuples_still_work(executor: SandboxExecutor) -> None:
+    code = (
+        "x = np.arange(10.0)\ntck = scipy.interpolate.splrep(x, x ** 2)\n"
+        "d = scipy.interpolate.splder(tck)\nt2, u = scipy.interpolate.splprep([x, x ** 2])\n"
+        "result = float(scipy.interpolate.splev(2.5, tck) + scipy.interpolate.splint(0, 1, tck)"
+        " + scipy.interpolate.splev(2.0, d) + len(scipy.interpolate.splev(0.5, t2)))"
+    )
+    outcome = executor.run(code, {"x": FRAME})
+    assert isinstance(outcome.value, float)
+    assert outcome.value == pytest.approx(6.25 + 1 / 3 + 4.0 + 2)
 
 
 def test_sparse_matrices_still_work(executor: SandboxExecutor) -> None:

@@ -19,7 +19,8 @@ cannot undo them for later calls (each call runs in a fresh fork anyway):
 * scipy.sparse matrices check their index arrays in full, and BSplines their knots,
   coefficients and degree, before any method uses them (out of range or
   inconsistent, set when built or written later, they made the compiled kernels
-  read and write outside their buffers);
+  read and write outside their buffers); so do FITPACK's functions given a
+  `(t, c, k)` tuple (`splev`, `splder`, `splint`, ...);
 * classes of these libraries that answer attribute lookups from their data
   (`__getattr__`: DataFrame columns, Series index labels, xarray attrs and coords,
   scipy's OptimizeResult keys, ...) refuse dunder names, so a protocol lookup such as
@@ -309,6 +310,66 @@ def _guard_splines() -> int:
     return _check_before_methods([spline], _check_spline)
 
 
+# FITPACK functions that take a (t, c, k) tuple, and where the tuple is in the arguments.
+_TCK_FUNCTIONS = {
+    "splev": 1, "splder": 0, "splantider": 0, "splint": 2, "sproot": 0, "spalde": 1,
+    "insert": 1,
+}  # fmt: skip
+
+
+def _check_tck(tck: object) -> None:
+    """A (t, c, k) tuple must pass BSpline's checks (each coefficient array, if several)."""
+    if not isinstance(tck, tuple | list) or len(tck) != 3:
+        return  # a BSpline object: its own methods are checked (`_guard_splines`)
+    spline = getattr(sys.modules.get("scipy.interpolate._bsplines"), "BSpline", None)
+    if spline is None:
+        return
+    knots, coefficients, degree = cast("tuple[Any, Any, Any]", tuple(tck))
+    parts = coefficients if isinstance(coefficients, list | tuple) else [coefficients]
+    for part in list(parts):
+        spline(np.asarray(knots, dtype=float), np.asarray(part), degree, axis=0)
+
+
+def _guard_tck_functions() -> int:
+    """FITPACK's tuple form: `splev(x, (t, c, k))` trusts the tuple (a bad `k` crashed).
+
+    Each function is replaced wherever a loaded module holds it. Returns how many
+    references were replaced.
+    """
+    module = sys.modules.get("scipy.interpolate._fitpack_py")
+    if module is None:
+        return 0
+    replacements: dict[int, Callable[..., Any]] = {}
+    for name, position in _TCK_FUNCTIONS.items():
+        original = getattr(module, name, None)
+        if not callable(original):
+            continue
+
+        def checked(
+            *args: object,
+            _original: Callable[..., Any] = original,
+            _position: int = position,
+            **kwargs: object,
+        ) -> Any:
+            _check_tck(args[_position] if len(args) > _position else kwargs.get("tck"))
+            return _original(*args, **kwargs)
+
+        replacements[id(original)] = functools.wraps(original)(checked)
+    count = 0
+    modules = cast("dict[str, ModuleType | None]", sys.modules)
+    for loaded in list(modules.values()):
+        try:
+            namespace = vars(loaded)
+        except TypeError:
+            continue
+        for key, value in list(namespace.items()):
+            replacement = replacements.get(id(value))
+            if replacement is not None:
+                namespace[key] = replacement
+                count += 1
+    return count
+
+
 def _check_before_methods(classes: list[type], check: Callable[[object], None]) -> int:
     """Run `check(self)` before every method of `classes`, once per outermost call.
 
@@ -396,4 +457,5 @@ def harden_libraries(pywt: Any) -> int:
     _guard_import_by_name()
     _guard_sparse_indices()
     _guard_splines()
+    _guard_tck_functions()
     return _harden_getattr()
