@@ -89,6 +89,15 @@ STATIC_CASES = {
     ),
     "dispatcher_in_list": "fs = [pd.DataFrame.agg]\nresult = str(fs[0](df, 'sum'))",
     "object_through_numerictypes": "O = np.matrixlib.defmatrix.N.numerictypes.object\nresult = 1",
+    # raw BLAS/LAPACK wrappers trust sizes and pivots (dlaswp with a pivot of 10**6 crashed,
+    # dgetrs read memory outside the matrix)
+    "lapack_dlaswp": (
+        "r = scipy.linalg.lapack.dlaswp(np.zeros((2, 2)), np.array([10**6], dtype=np.int32))\n"
+        "result = 1"
+    ),
+    "lapack_by_name": "f = scipy.linalg.get_lapack_funcs(('laswp',), (np.zeros(2),))\nresult = 1",
+    "blas_module": "r = scipy.linalg.blas.dcopy(np.ones(2), np.ones(2), incx=10**6)\nresult = 1",
+    "cython_special": "result = float(scipy.special.cython_special.gamma(3.0))",
 }
 
 
@@ -185,6 +194,15 @@ UNCHECKED_ARRAYS = {
     "sproot_tuple": "result = str(scipy.interpolate.sproot((np.arange(8.0), np.ones(1), 3)))",
     "spalde_tuple": "result = str(scipy.interpolate.spalde(0.5, (np.arange(3.0), np.ones(1), 40)))",
     "insert_tuple": "result = str(scipy.interpolate.insert(0.5, (np.arange(3.0), np.ones(1), 40)))",
+    # pivots handed to LAPACK's getrs as row numbers
+    "lu_solve_pivot_given": (
+        "x = scipy.linalg.lu_solve((np.eye(2), np.array([10**6, 1], dtype=np.int32)), np.ones(2))"
+        "\nresult = float(x.sum())"
+    ),
+    "lu_solve_pivot_written": (
+        "lu, piv = scipy.linalg.lu_factor(np.eye(2))\npiv[0] = 10**6\n"
+        "result = float(scipy.linalg.lu_solve((lu, piv), np.ones(2)).sum())"
+    ),
 }
 
 
@@ -219,6 +237,16 @@ def test_fitpack_tuples_still_work(executor: SandboxExecutor) -> None:
     outcome = executor.run(code, {"x": FRAME})
     assert isinstance(outcome.value, float)
     assert outcome.value == pytest.approx(6.25 + 1 / 3 + 4.0 + 2)
+
+
+def test_lu_solve_still_works(executor: SandboxExecutor) -> None:
+    code = (
+        "lu = scipy.linalg.lu_factor(np.array([[2.0, 1.0], [1.0, 3.0]]))\n"
+        "result = float(scipy.linalg.lu_solve(lu, np.ones(2)).sum())"
+    )
+    outcome = executor.run(code, {"x": FRAME})
+    assert isinstance(outcome.value, float)
+    assert outcome.value == pytest.approx(0.6)
 
 
 def test_sparse_matrices_still_work(executor: SandboxExecutor) -> None:

@@ -20,7 +20,7 @@ cannot undo them for later calls (each call runs in a fresh fork anyway):
   coefficients and degree, before any method uses them (out of range or
   inconsistent, set when built or written later, they made the compiled kernels
   read and write outside their buffers); so do FITPACK's functions given a
-  `(t, c, k)` tuple (`splev`, `splder`, `splint`, ...);
+  `(t, c, k)` tuple (`splev`, `splder`, `splint`, ...), and `lu_solve` its pivots;
 * classes of these libraries that answer attribute lookups from their data
   (`__getattr__`: DataFrame columns, Series index labels, xarray attrs and coords,
   scipy's OptimizeResult keys, ...) refuse dunder names, so a protocol lookup such as
@@ -226,6 +226,14 @@ def _guard_import_by_name() -> int:
             raise ImportError(f"importing {str(name)[:80]!r} by name is refused in the sandbox")
         return original(name, package)
 
+    return _replace_everywhere({id(original): import_module})
+
+
+def _replace_everywhere(replacements: dict[int, Callable[..., Any]]) -> int:
+    """Swap functions (by identity) in every loaded module that holds a reference.
+
+    Returns how many references were replaced.
+    """
     count = 0
     modules = cast("dict[str, ModuleType | None]", sys.modules)
     for module in list(modules.values()):
@@ -234,8 +242,9 @@ def _guard_import_by_name() -> int:
         except TypeError:
             continue
         for key, value in list(namespace.items()):
-            if value is original:
-                namespace[key] = import_module
+            replacement = replacements.get(id(value))
+            if replacement is not None:
+                namespace[key] = replacement
                 count += 1
     return count
 
@@ -355,19 +364,35 @@ def _guard_tck_functions() -> int:
             return _original(*args, **kwargs)
 
         replacements[id(original)] = functools.wraps(original)(checked)
-    count = 0
-    modules = cast("dict[str, ModuleType | None]", sys.modules)
-    for loaded in list(modules.values()):
-        try:
-            namespace = vars(loaded)
-        except TypeError:
-            continue
-        for key, value in list(namespace.items()):
-            replacement = replacements.get(id(value))
-            if replacement is not None:
-                namespace[key] = replacement
-                count += 1
-    return count
+    return _replace_everywhere(replacements)
+
+
+def _guard_lu_pivots() -> int:
+    """`scipy.linalg.lu_solve((lu, piv), b)` hands `piv` to LAPACK as row numbers.
+
+    Pivots out of range (given, or written into `lu_factor`'s output) made `getrs`
+    read and write outside the matrix. Returns how many references were replaced.
+    """
+    module = sys.modules.get("scipy.linalg._decomp_lu")
+    original = getattr(module, "lu_solve", None)
+    if not callable(original):
+        return 0
+
+    @functools.wraps(original)
+    def lu_solve(lu_and_piv: Any, *args: Any, **kwargs: Any) -> Any:
+        lu, piv = lu_and_piv
+        rows = np.shape(lu)[0] if np.ndim(lu) == 2 else -1
+        pivots = np.asarray(piv)
+        if (
+            pivots.ndim != 1
+            or pivots.dtype.kind not in "iu"
+            or len(pivots) != rows
+            or (rows > 0 and (pivots.min() < 0 or pivots.max() >= rows))
+        ):
+            raise ValueError("lu_solve: the pivots must be the row numbers lu_factor returned")
+        return original(lu_and_piv, *args, **kwargs)
+
+    return _replace_everywhere({id(original): lu_solve})
 
 
 def _check_before_methods(classes: list[type], check: Callable[[object], None]) -> int:
@@ -458,4 +483,5 @@ def harden_libraries(pywt: Any) -> int:
     _guard_sparse_indices()
     _guard_splines()
     _guard_tck_functions()
+    _guard_lu_pivots()
     return _harden_getattr()

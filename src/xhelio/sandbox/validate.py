@@ -91,6 +91,9 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
         # library sub-packages that hold I/O, downloads, internals or global registration
         "io", "lib", "core", "api", "compat", "testing", "tutorial", "datasets", "misc",
         "backends", "LowLevelCallable", "extensions", "plotting", "plot", "conventions",
+        # raw BLAS/LAPACK and Cython kernels: sizes, pivots and strides unchecked
+        "lapack", "blas", "get_lapack_funcs", "get_blas_funcs", "cython_blas",
+        "cython_lapack", "cython_special", "find_best_blas_type",
         # file and network I/O functions
         "load", "loads", "save", "savez", "savez_compressed", "savetxt", "loadtxt",
         "genfromtxt", "fromfile", "tofile", "memmap", "fromregex", "DataSource", "dump",
