@@ -98,6 +98,10 @@ STATIC_CASES = {
     "lapack_by_name": "f = scipy.linalg.get_lapack_funcs(('laswp',), (np.zeros(2),))\nresult = 1",
     "blas_module": "r = scipy.linalg.blas.dcopy(np.ones(2), np.ones(2), incx=10**6)\nresult = 1",
     "cython_special": "result = float(scipy.special.cython_special.gamma(3.0))",
+    "numpy_internals_by_alias": (
+        "M = np.matrixlib.defmatrix.N.multiarray\n"
+        "v = M.scalar(np.dtype('V8'), (4096).to_bytes(8, 'little'))\nresult = str(v)"
+    ),
 }
 
 

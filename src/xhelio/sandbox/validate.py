@@ -94,6 +94,9 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
         # raw BLAS/LAPACK and Cython kernels: sizes, pivots and strides unchecked
         "lapack", "blas", "get_lapack_funcs", "get_blas_funcs", "cython_blas",
         "cython_lapack", "cython_special", "find_best_blas_type",
+        # NumPy's compiled internals, also where a module re-exports them under an
+        # alias (`np.matrixlib.defmatrix.N.multiarray.scalar` unpickles raw bytes)
+        "multiarray", "umath", "overrides",
         # file and network I/O functions
         "load", "loads", "save", "savez", "savez_compressed", "savetxt", "loadtxt",
         "genfromtxt", "fromfile", "tofile", "memmap", "fromregex", "DataSource", "dump",
