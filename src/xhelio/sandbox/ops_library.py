@@ -8,8 +8,12 @@ carry an injected payload from one conversation (or one user) to another:
 * code is stored only after a separate review (`review_operation`), stricter than the
   sandbox's validation: it must pass the AST allowlist again, is stored in canonical
   form (`ast.unparse`, so comments, where instructions could hide, are gone), and may
-  hold only short string literals without URLs, paths or prose; the description must
-  be one short line. Code that fails the review still ran; it is just not kept;
+  hold only short string literals without URLs, paths or prose (checked after Unicode
+  compatibility folding, also on literals joined with `+`, `str.join` or f-strings),
+  no characters built from numbers (`chr`), short numbers, and identifiers (names,
+  functions, arguments, keywords, attributes) that are not sentences in disguise
+  (`ignore_previous_instructions_and_...`); the description must be one short line.
+  Code that fails the review still ran; it is just not kept;
 * a database of the older, shared and unreviewed format is set aside (table
   `ops_unreviewed_legacy`), never served.
 
@@ -29,11 +33,13 @@ import json
 import re
 import sqlite3
 import threading
+import unicodedata
 import uuid
 from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import cast
 
 from xhelio.config import Settings
 from xhelio.errors import SandboxError
@@ -57,6 +63,11 @@ MAX_CODE_CHARS = 4_000
 MAX_CODE_LINES = 60
 MAX_DESCRIPTION_CHARS = 200
 MAX_LITERAL_CHARS = 48
+MAX_IDENTIFIER_WORDS = 4  # `cumulative_trapezoid`, `min_periods`: a sentence has more
+MAX_IDENTIFIER_CHARS = 40
+MAX_NUMBER_CHARS = 24  # a longer numeral is an encoded payload, not a parameter
+MAX_ATTRIBUTE_WORDS = 6  # library API names run longer (`CloughTocher2DInterpolator`)
+_IDENTIFIER_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _PROSE = re.compile(r"(\S+\s+){4,}\S")  # five words or more: prose, not a column name
 _LOCATOR = re.compile(r"://|^[/~\\]|\\|\.\.|@")
 _DESCRIPTION_LOCATOR = re.compile(r"://|\bwww\.|@|\\|~/")  # "nT/s" stays fine
@@ -109,17 +120,87 @@ class Review:
     reasons: tuple[str, ...]
 
 
+def _text_problem(text: str) -> str | None:
+    """Why a piece of text a later model will read is not kept, or None."""
+    folded = unicodedata.normalize("NFKC", text)  # fullwidth colon and slashes read as '://'
+    if len(folded) > MAX_LITERAL_CHARS:
+        return f"a {len(folded)}-character string literal"
+    if _LOCATOR.search(folded):
+        return f"a string naming a URL, path or address ({folded[:30]!r})"
+    if _PROSE.search(folded):
+        return f"a string of prose ({folded[:30]!r})"
+    return None
+
+
+def _joined_text(node: ast.expr) -> str | None:
+    """The text of a string built only from literals (`'a' + 'b'`, f-strings), or None."""
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, bytes):
+            return node.value.decode("latin-1")
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_joined_text(value) for value in node.values]
+        return " ".join(part for part in parts if part)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mod):
+        left, right = _joined_text(node.left), _joined_text(node.right)
+        if left is not None and right is not None:
+            return left + right
+        return left if right is None else right
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "join"
+        and node.args
+        and isinstance(node.args[0], ast.List | ast.Tuple)
+    ):
+        separator = _joined_text(node.func.value) or ""
+        parts = [_joined_text(item) or "" for item in node.args[0].elts]
+        return separator.join(parts)
+    return None
+
+
+def _identifier_problem(name: str, max_words: int = MAX_IDENTIFIER_WORDS) -> str | None:
+    words = _IDENTIFIER_WORD.findall(name)
+    if len(name) > MAX_IDENTIFIER_CHARS or len(words) > max_words:
+        return f"an identifier that reads as prose ({name[:30]!r})"
+    return None
+
+
+def _identifiers(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.FunctionDef):
+        return [node.name]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, ast.keyword) and node.arg:
+        return [node.arg]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return [node.name]
+    return []
+
+
 def _literal_problems(tree: ast.AST) -> list[str]:
+    """Literals, numbers and identifiers that could carry a payload to a later model."""
     problems: list[str] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
-            text = node.value if isinstance(node.value, str) else node.value.decode("latin-1")
-            if len(text) > MAX_LITERAL_CHARS:
-                problems.append(f"a {len(text)}-character string literal")
-            elif _LOCATOR.search(text):
-                problems.append(f"a string naming a URL, path or address ({text[:30]!r})")
-            elif _PROSE.search(text):
-                problems.append(f"a string of prose ({text[:30]!r})")
+        if isinstance(node, ast.expr) and not isinstance(node, ast.Name | ast.Attribute):
+            text = _joined_text(node)
+            problem = _text_problem(text) if text is not None else None
+            if problem:
+                problems.append(problem)
+        number = isinstance(node, ast.Constant) and isinstance(node.value, int | float | complex)
+        if number and len(repr(cast(ast.Constant, node).value)) > MAX_NUMBER_CHARS:
+            problems.append("a number too long to be a parameter")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "chr":
+            problems.append("characters built from numbers (chr)")
+        limit = MAX_ATTRIBUTE_WORDS if isinstance(node, ast.Attribute) else MAX_IDENTIFIER_WORDS
+        for name in _identifiers(node):
+            problem = _identifier_problem(name, limit)
+            if problem:
+                problems.append(problem)
     return problems
 
 

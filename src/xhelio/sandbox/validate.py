@@ -91,6 +91,12 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
         # library sub-packages that hold I/O, downloads, internals or global registration
         "io", "lib", "core", "api", "compat", "testing", "tutorial", "datasets", "misc",
         "backends", "LowLevelCallable", "extensions", "plotting", "plot", "conventions",
+        # raw BLAS/LAPACK and Cython kernels: sizes, pivots and strides unchecked
+        "lapack", "blas", "get_lapack_funcs", "get_blas_funcs", "cython_blas",
+        "cython_lapack", "cython_special", "find_best_blas_type",
+        # NumPy's compiled internals, also where a module re-exports them under an
+        # alias (`np.matrixlib.defmatrix.N.multiarray.scalar` unpickles raw bytes)
+        "multiarray", "umath", "overrides",
         # file and network I/O functions
         "load", "loads", "save", "savez", "savez_compressed", "savetxt", "loadtxt",
         "genfromtxt", "fromfile", "tofile", "memmap", "fromregex", "DataSource", "dump",
@@ -118,6 +124,18 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
     }
 )  # fmt: skip
 _FORBIDDEN_ATTRIBUTE_PREFIXES = ("read_", "open_", "load_", "save_", "register_")
+# Library helpers that import a module by a name the code chooses (xarray's
+# `attempt_import`, pandas' `import_optional_dependency`, `import_module`, ...) hand out
+# `builtins`, `sys` or `os`: any attribute naming an import is refused.
+_FORBIDDEN_ATTRIBUTE_PARTS = ("import",)
+# Builtins refused as names are refused as attributes too: a module object obtained
+# some other way (`somemodule.builtins`-like re-exports) must not give them back.
+_FORBIDDEN_BUILTIN_ATTRIBUTES = frozenset(
+    {
+        "exec", "compile", "getattr", "setattr", "delattr", "hasattr", "globals", "locals",
+        "vars", "memoryview", "breakpoint", "super", "classmethod", "staticmethod", "object",
+    }
+)  # fmt: skip
 
 # Sub-modules refused only right after a module name (elsewhere the word is ordinary).
 _FORBIDDEN_MODULE_MEMBERS: dict[str, frozenset[str]] = {
@@ -262,6 +280,8 @@ class _Checker(ast.NodeVisitor):
         self.data_names = data_names
         # Attribute nodes used as the class argument of isinstance()/issubclass().
         self.class_checks: set[int] = set()
+        # Attribute nodes that are the function of a call (`df.agg(...)`).
+        self.called: set[int] = set()
 
     def generic_visit(self, node: ast.AST) -> None:
         if not isinstance(node, _ALLOWED_NODES):
@@ -286,7 +306,12 @@ class _Checker(ast.NodeVisitor):
         attr = node.attr
         if attr.startswith("_"):
             raise _fail(node, f"attribute '.{attr}': names starting with '_' are private")
-        if attr in _FORBIDDEN_ATTRIBUTES or attr.startswith(_FORBIDDEN_ATTRIBUTE_PREFIXES):
+        if (
+            attr in _FORBIDDEN_ATTRIBUTES
+            or attr in _FORBIDDEN_BUILTIN_ATTRIBUTES
+            or attr.startswith(_FORBIDDEN_ATTRIBUTE_PREFIXES)
+            or any(part in attr.lower() for part in _FORBIDDEN_ATTRIBUTE_PARTS)
+        ):
             raise _fail(
                 node,
                 f"attribute '.{attr}' is forbidden: it reaches files, the network, "
@@ -294,6 +319,14 @@ class _Checker(ast.NodeVisitor):
             )
         if attr == "format":
             self._check_format_receiver(node)
+        if attr in _STRING_DISPATCH_METHODS and id(node) not in self.called:
+            # Passed on (`df.pipe(pd.DataFrame.agg, name)`) or aliased, the dispatcher
+            # would receive its method name where no check sees it.
+            raise _fail(
+                node,
+                f"'.{attr}' may only be called directly (`df.{attr}(function)`), not passed "
+                "on or stored",
+            )
         root = _module_root(node.value)
         module_members = _FORBIDDEN_MODULE_MEMBERS.get(root or "", frozenset[str]())
         if isinstance(node.value, ast.Name) and attr in module_members:
@@ -336,6 +369,7 @@ class _Checker(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        self.called.add(id(func))
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) != 1:
             raise _fail(node, "`type()` takes exactly one argument here")
         if isinstance(func, ast.Call):

@@ -347,7 +347,10 @@ def _encode_result(value: object, max_bytes: int) -> tuple[dict[str, Any], list[
     """Turn `result` into a response header and Arrow blobs, enforcing the size cap."""
     kind = "dataframe"
     if isinstance(value, pd.Series):
-        value = value.to_frame(name=value.name if value.name is not None else "value")
+        try:
+            value = value.to_frame(name=value.name if value.name is not None else "value")
+        except Exception as exc:  # a name pandas cannot turn into a label (a surrogate)
+            raise _ResultError(f"`result` cannot be returned: {_exception_text(exc)}") from exc
         kind = "series"
     if isinstance(value, xr.Dataset):
         raise _ResultError("`result` is an xarray Dataset; assign one DataArray from it")
