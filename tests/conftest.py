@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,3 +37,14 @@ def real_data() -> Path:
     if not REAL_DATA.is_dir():
         pytest.skip("../shared/data/real is not present")
     return REAL_DATA
+
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[socket.socket]:
+    """A loopback socket that no sandboxed code may ever connect to."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.setblocking(False)
+    yield server
+    server.close()

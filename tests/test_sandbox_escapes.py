@@ -32,17 +32,6 @@ SECRET = "sk-test-secret-never-in-the-sandbox-1234"
 
 
 @pytest.fixture(scope="module")
-def listener() -> Iterator[socket.socket]:
-    """A loopback socket that no sandboxed code may ever connect to."""
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    server.setblocking(False)
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
 def executor() -> Iterator[SandboxExecutor]:
     """One executor for the module: escapes must not break it for later tests."""
     with pytest.MonkeyPatch.context() as patch:

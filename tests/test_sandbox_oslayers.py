@@ -70,16 +70,6 @@ def bare() -> Iterator[SandboxExecutor]:
     sandbox.close()
 
 
-@pytest.fixture(scope="module")
-def listener() -> Iterator[socket.socket]:
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
-    server.setblocking(False)
-    yield server
-    server.close()
-
-
 @pytest.fixture
 def scene(listener: socket.socket) -> Iterator[Scene]:
     # Under /tmp with open permissions: the uid drop alone would not protect them.

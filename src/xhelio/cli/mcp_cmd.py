@@ -9,12 +9,12 @@ to stderr: stdout is the protocol.
 from __future__ import annotations
 
 import logging
-import os
 from typing import Annotated
 
 import typer
 
 from xhelio.cli.errors import handle_errors
+from xhelio.cli.serve_cmd import AllowUnsandboxedCode, opt_in_unsandboxed_code
 
 __all__ = ["mcp", "register"]
 
@@ -24,13 +24,7 @@ def mcp(
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP, not stdio.")] = False,
     host: Annotated[str, typer.Option("--host", help="With --http: address.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="With --http: port.")] = 8766,
-    allow_unsandboxed_code: Annotated[
-        bool,
-        typer.Option(
-            "--allow-unsandboxed-code",
-            help="Run model-written code even without the OS-level sandbox (at your risk).",
-        ),
-    ] = False,
+    allow_unsandboxed_code: AllowUnsandboxedCode = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log to stderr.")] = False,
 ) -> None:
     """Serve xhelio over MCP for Claude Desktop, Claude Code, Cursor and other clients."""
@@ -42,8 +36,7 @@ def mcp(
     if http:
         check_bind(config)  # before anything starts: loopback, or a token
     if allow_unsandboxed_code:
-        # The sandbox's own opt-in (the executor refuses code without OS layers otherwise).
-        os.environ["XHELIO_SANDBOX_ALLOW_NO_OS"] = "1"
+        opt_in_unsandboxed_code()
     server, state = build_server(allow_unsandboxed_code=allow_unsandboxed_code)
     try:
         if http:

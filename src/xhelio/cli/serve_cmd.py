@@ -15,9 +15,28 @@ from rich.console import Console
 
 from xhelio.cli.errors import handle_errors
 
-__all__ = ["register", "serve"]
+__all__ = ["AllowUnsandboxedCode", "opt_in_unsandboxed_code", "register", "serve"]
 
 MB = 1024 * 1024
+
+
+# `serve` and `mcp`: run model-written code even where the kernel offers no OS layer.
+AllowUnsandboxedCode = Annotated[
+    bool,
+    typer.Option(
+        "--allow-unsandboxed-code",
+        help="Run model-written code even without the OS-level sandbox (at your risk).",
+    ),
+]
+
+
+def opt_in_unsandboxed_code() -> None:
+    """Set the sandbox's own opt-in (`executor.ALLOW_NO_OS_ENV`) for this process.
+
+    The environment variable is named here rather than imported: the executor module
+    loads pandas, and the CLI starts without it.
+    """
+    os.environ["XHELIO_SANDBOX_ALLOW_NO_OS"] = "1"
 
 
 @handle_errors
@@ -37,13 +56,7 @@ def serve(
     max_stream_events: Annotated[
         int, typer.Option("--max-stream-events", help="Events per SSE stream.")
     ] = 100_000,
-    allow_unsandboxed_code: Annotated[
-        bool,
-        typer.Option(
-            "--allow-unsandboxed-code",
-            help="Run model-written code even without the OS-level sandbox (at your risk).",
-        ),
-    ] = False,
+    allow_unsandboxed_code: AllowUnsandboxedCode = False,
 ) -> None:
     """Serve the assistant over HTTP: REST, SSE streaming and OpenAPI docs."""
     import uvicorn
@@ -51,8 +64,7 @@ def serve(
     from xhelio.server import ServerConfig, create_app
 
     if allow_unsandboxed_code:
-        # The sandbox's own opt-in (the executor refuses code without OS layers otherwise).
-        os.environ["XHELIO_SANDBOX_ALLOW_NO_OS"] = "1"
+        opt_in_unsandboxed_code()
     config = ServerConfig.from_env(
         host=host,
         port=port,

@@ -36,6 +36,7 @@ from xhelio.sandbox import arrow_check
 from xhelio.sandbox.results import MAX_ROWS, ResultRejected, check_result
 
 __all__ = [
+    "FRAME_PREFIX",
     "MAX_HEADER_BYTES",
     "FrameError",
     "FrameTimeout",
@@ -47,15 +48,17 @@ __all__ = [
     "decode_value",
     "encode_value",
     "pack_message",
+    "read_exact",
     "read_frame",
     "read_frame_blocking",
     "split_frame",
     "unpack_message",
+    "write_all",
     "write_frame",
     "write_frame_blocking",
 ]
 
-_LENGTH = struct.Struct("!Q")
+FRAME_PREFIX = struct.Struct("!Q")  # a frame: its body length, then the body
 _CHUNK = 1 << 20
 MAX_HEADER_BYTES = 4 * 1024 * 1024  # a reply's JSON header: stdout, warnings, attrs
 DEFAULT_MAX_DECODED_BYTES = 1 << 30
@@ -86,7 +89,7 @@ def _wait(fd: int, deadline: float, for_write: bool) -> None:
 
 def write_frame(fd: int, data: bytes, deadline: float) -> None:
     """Write one frame to a non-blocking pipe, giving up at `deadline` (monotonic)."""
-    view = memoryview(_LENGTH.pack(len(data)) + data)
+    view = memoryview(FRAME_PREFIX.pack(len(data)) + data)
     while view:
         _wait(fd, deadline, for_write=True)
         try:
@@ -98,7 +101,13 @@ def write_frame(fd: int, data: bytes, deadline: float) -> None:
         view = view[sent:]
 
 
-def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
+def read_exact(fd: int, size: int, deadline: float | None = None) -> bytes:
+    """`size` bytes from a pipe (non-blocking with a `deadline`, else blocking).
+
+    Raises:
+        FrameError: the pipe closed first.
+        FrameTimeout: the deadline passed first.
+    """
     buffer = bytearray()
     while len(buffer) < size:
         if deadline is not None:
@@ -117,61 +126,66 @@ def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
 
 def read_frame(fd: int, deadline: float, max_bytes: int) -> bytes:
     """Read one frame from a non-blocking pipe, refusing bodies over `max_bytes`."""
-    (size,) = _LENGTH.unpack(_read_exact(fd, _LENGTH.size, deadline))
+    (size,) = FRAME_PREFIX.unpack(read_exact(fd, FRAME_PREFIX.size, deadline))
     if size > max_bytes:
         raise FrameTooLarge(f"a {size}-byte message is over the {max_bytes}-byte cap")
-    return _read_exact(fd, size, deadline)
+    return read_exact(fd, size, deadline)
 
 
 def write_frame_blocking(fd: int, data: bytes) -> None:
     """Write one frame to a blocking pipe (worker side)."""
-    view = memoryview(_LENGTH.pack(len(data)) + data)
+    write_all(fd, FRAME_PREFIX.pack(len(data)) + data)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` to a blocking pipe (OSError, e.g. BrokenPipeError, passes)."""
+    view = memoryview(data)
     while view:
         view = view[os.write(fd, view[:_CHUNK]) :]
 
 
 def split_frame(data: bytes) -> tuple[bytes, bytes]:
     """Split one whole frame off the front of `data`: (its body, the bytes after it)."""
-    if len(data) < _LENGTH.size:
+    if len(data) < FRAME_PREFIX.size:
         raise FrameError("reply shorter than its length prefix")
-    (size,) = _LENGTH.unpack_from(data)
-    end = _LENGTH.size + size
+    (size,) = FRAME_PREFIX.unpack_from(data)
+    end = FRAME_PREFIX.size + size
     if end > len(data):
-        raise FrameError(f"reply cut short: {len(data) - _LENGTH.size} of {size} bytes")
-    return data[_LENGTH.size : end], data[end:]
+        raise FrameError(f"reply cut short: {len(data) - FRAME_PREFIX.size} of {size} bytes")
+    return data[FRAME_PREFIX.size : end], data[end:]
 
 
 def complete_frame_size(data: bytearray) -> int | None:
     """Bytes taken by the first frame of `data` (prefix included), None while incomplete."""
-    if len(data) < _LENGTH.size:
+    if len(data) < FRAME_PREFIX.size:
         return None
-    (size,) = _LENGTH.unpack_from(data)
-    total = _LENGTH.size + size
+    (size,) = FRAME_PREFIX.unpack_from(data)
+    total = FRAME_PREFIX.size + size
     return total if len(data) >= total else None
 
 
 def read_frame_blocking(fd: int, max_bytes: int) -> bytes:
     """Read one frame from a blocking pipe (worker side)."""
-    (size,) = _LENGTH.unpack(_read_exact(fd, _LENGTH.size, None))
+    (size,) = FRAME_PREFIX.unpack(read_exact(fd, FRAME_PREFIX.size, None))
     if size > max_bytes:
         raise FrameError(f"a {size}-byte message is over the {max_bytes}-byte cap")
-    return _read_exact(fd, size, None)
+    return read_exact(fd, size, None)
 
 
 def pack_message(header: dict[str, Any], blobs: list[bytes]) -> bytes:
     """Join a JSON header and binary blobs into one frame body."""
     head = json.dumps({**header, "blob_sizes": [len(b) for b in blobs]}).encode()
-    return b"".join([_LENGTH.pack(len(head)), head, *blobs])
+    return b"".join([FRAME_PREFIX.pack(len(head)), head, *blobs])
 
 
 def unpack_message(body: bytes) -> tuple[dict[str, Any], list[bytes]]:
     """Split a frame body into its JSON header and blobs, checking every length."""
-    if len(body) < _LENGTH.size:
+    if len(body) < FRAME_PREFIX.size:
         raise FrameError("message shorter than its header length")
-    (head_size,) = _LENGTH.unpack_from(body)
-    end = _LENGTH.size + head_size
+    (head_size,) = FRAME_PREFIX.unpack_from(body)
+    end = FRAME_PREFIX.size + head_size
     try:
-        header = json.loads(body[_LENGTH.size : end])
+        header = json.loads(body[FRAME_PREFIX.size : end])
     except (ValueError, UnicodeDecodeError) as exc:
         raise FrameError(f"message header is not JSON: {exc}") from exc
     sizes = header.get("blob_sizes") if isinstance(header, dict) else None

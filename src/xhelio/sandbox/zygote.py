@@ -74,7 +74,6 @@ _MAX_FD = 1 << 16
 _MAX_REQUEST_BYTES = 1 << 40
 _MAX_IDLE_DEATHS = 3
 _REFILL_AFTER_S = 0.02  # after a call, how long a spare waits to be refilled
-_LENGTH = struct.Struct("!Q")
 _CHUNK = 1 << 20
 _SPLICE = hasattr(os, "splice")  # Linux: pipe to pipe without a copy through user space
 _TRIAL_CODE = "result = float(np.sqrt(df['a'] ** 2).sum()) if df is not None else 1.0"
@@ -243,23 +242,6 @@ class _Pool:
         self.ended.clear()
 
 
-def _read_exact(fd: int, size: int) -> bytes:
-    """`size` bytes from a blocking fd; fewer only at end of file."""
-    data = bytearray()
-    while len(data) < size:
-        chunk = os.read(fd, size - len(data))
-        if not chunk:
-            break
-        data += chunk
-    return bytes(data)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 class _TargetGone(Exception):
     """The reader of a pipe went away; `consumed` bytes were taken from the source."""
 
@@ -279,7 +261,7 @@ def _move(source: int, target: int, size: int) -> int:
         if _SPLICE:
             return os.splice(source, target, size)
         chunk = os.read(source, min(size, _CHUNK))
-        _write_all(target, chunk)
+        wire.write_all(target, chunk)
         return len(chunk)
     except BrokenPipeError as exc:
         raise _TargetGone(len(chunk)) from exc
@@ -296,7 +278,7 @@ def _relay_request(prefix: bytes, size: int, target: int) -> bool:
     """
     remaining = size
     try:
-        _write_all(target, prefix)
+        wire.write_all(target, prefix)
         while remaining:
             moved = _move(REQUEST_FD, target, min(remaining, _CHUNK))
             if moved == 0:
@@ -333,17 +315,17 @@ def _relay_reply(child: _Spare, timeout_s: float, max_reply: int) -> dict[str, A
             ended = {"timed_out": True}
             break
         if remaining is None:
-            chunk = os.read(child.reply_fd, _LENGTH.size - len(prefix))
+            chunk = os.read(child.reply_fd, wire.FRAME_PREFIX.size - len(prefix))
             if not chunk:
                 break  # end of file: the child exited without a reply
             prefix += chunk
-            if len(prefix) < _LENGTH.size:
+            if len(prefix) < wire.FRAME_PREFIX.size:
                 continue
-            (announced,) = _LENGTH.unpack(prefix)
+            (announced,) = wire.FRAME_PREFIX.unpack(prefix)
             if announced > max_reply:
                 ended = {"too_large": True, "reply_bytes": announced}
                 break
-            _write_all(RESPONSE_FD, prefix)
+            wire.write_all(RESPONSE_FD, prefix)
             remaining = int(announced)
         else:
             moved = _move(child.reply_fd, RESPONSE_FD, min(remaining, _CHUNK))
@@ -380,10 +362,11 @@ def _unread(fd: int) -> int:
 
 def _serve_call(pool: _Pool, config: WorkerConfig) -> dict[str, Any] | None:
     """Relay one request to a spare and its reply back; None when the executor has gone."""
-    prefix = _read_exact(REQUEST_FD, _LENGTH.size)
-    if len(prefix) < _LENGTH.size:
+    try:
+        prefix = wire.read_exact(REQUEST_FD, wire.FRAME_PREFIX.size)
+    except wire.FrameError:
         return None
-    (size,) = _LENGTH.unpack(prefix)
+    (size,) = wire.FRAME_PREFIX.unpack(prefix)
     child = pool.take()
     try:
         delivered = _relay_request(prefix, size, child.request_fd)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 
 from xhelio.server.deps import ServerState, server_state
-from xhelio.tools.discovery import dataset_summary, parameter_summary
+from xhelio.tools.discovery import dataset_summary, parameter_summary, search_results
 from xhelio.tools.funnel import sanitize
 
 __all__ = ["router"]
@@ -24,18 +24,7 @@ def search(
     limit: Annotated[int, Query(ge=1, le=50)] = 10,
 ) -> dict[str, Any]:
     """Datasets matching words (mission, instrument, quantity, units)."""
-    hits = state.catalog.search(q, limit=limit, mission=mission)
-    return {
-        "results": [
-            {
-                "dataset_id": h.dataset_id,
-                "title": h.title,
-                "mission": h.mission_id,
-                "parameters": list(h.parameters),
-            }
-            for h in hits
-        ]
-    }
+    return search_results(state.catalog.search(q, limit=limit, mission=mission))
 
 
 @router.get("/missions")

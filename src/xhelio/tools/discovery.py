@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.timerange import format_time
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import tool
 
-__all__ = ["DISCOVERY_TOOLS", "dataset_summary", "parameter_summary"]
+if TYPE_CHECKING:
+    from xhelio.catalog.index import SearchHit
+
+__all__ = ["DISCOVERY_TOOLS", "dataset_summary", "parameter_summary", "search_results"]
 
 
 def parameter_summary(p: ParameterInfo) -> dict[str, Any]:
@@ -48,6 +52,11 @@ def search_datasets(
         limit: Maximum results (1-50).
     """
     hits = ctx.catalog.search(query, limit=max(1, min(limit, 50)), mission=mission)
+    return search_results(hits)
+
+
+def search_results(hits: Sequence[SearchHit]) -> dict[str, Any]:
+    """Search hits as the tool and the REST route return them."""
     return {
         "results": [
             {
