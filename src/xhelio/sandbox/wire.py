@@ -44,7 +44,6 @@ __all__ = [
     "ResultRejected",
     "check_blobs",
     "check_result",
-    "complete_frame_size",
     "decode_value",
     "encode_value",
     "pack_message",
@@ -153,15 +152,6 @@ def split_frame(data: bytes) -> tuple[bytes, bytes]:
     if end > len(data):
         raise FrameError(f"reply cut short: {len(data) - FRAME_PREFIX.size} of {size} bytes")
     return data[FRAME_PREFIX.size : end], data[end:]
-
-
-def complete_frame_size(data: bytearray) -> int | None:
-    """Bytes taken by the first frame of `data` (prefix included), None while incomplete."""
-    if len(data) < FRAME_PREFIX.size:
-        return None
-    (size,) = FRAME_PREFIX.unpack_from(data)
-    total = FRAME_PREFIX.size + size
-    return total if len(data) >= total else None
 
 
 def read_frame_blocking(fd: int, max_bytes: int) -> bytes:
