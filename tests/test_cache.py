@@ -16,7 +16,6 @@ from servers.hapi_server import HapiTestServer, make_info, synthetic_frame
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.config import load_settings
 from xhelio.errors import NoDataError, ServerError, UnknownParameterError
-from xhelio.sources import cache as cache_module
 from xhelio.sources.base import ParameterData, ProgressCallback
 from xhelio.sources.cache import (
     CachedSource,
@@ -25,6 +24,7 @@ from xhelio.sources.cache import (
     SeriesKey,
     adaptive_fragment_hours,
 )
+from xhelio.sources.cache import store as cache_store
 from xhelio.sources.hapi import HapiSource
 from xhelio.timerange import TimeRange
 
@@ -498,7 +498,7 @@ def test_a_full_disk_costs_the_cache_not_the_answer(
     def disk_full(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cache_module.pq, "write_table", disk_full)
+    monkeypatch.setattr(cache_store.pq, "write_table", disk_full)
     got = cached.fetch("DS", ["B"], span(1, 3))
     assert_same(got, CountingSource().fetch("DS", ["B"], span(1, 3)))
     assert "Could not cache DS/B" in caplog.text
