@@ -27,7 +27,8 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Generator, Sequence
+import zlib
+from collections.abc import Generator, Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,7 +249,7 @@ class FragmentCache:
         path = self.folder / stored.path
         try:
             raw = path.read_bytes()
-            if stored.checksum is not None and _checksum(raw) != stored.checksum:
+            if stored.checksum is not None and _checksum(raw, stored.checksum) != stored.checksum:
                 raise ValueError("checksum mismatch")
             with pq.ParquetFile(pa.BufferReader(raw)) as parquet:
                 # Fragments are small: a thread pool per file costs more than it saves.
@@ -386,7 +387,7 @@ class FragmentCache:
             return None
         path = self.folder / str(row[0])
         try:
-            intact = _file_checksum(path) == str(row[1])
+            intact = _file_checksum(path, str(row[1])) == str(row[1])
         except OSError:
             intact = False
         if not intact:
@@ -484,17 +485,35 @@ class FragmentCache:
         return removed
 
 
-def _checksum(data: bytes) -> str:
-    """A content checksum of a cached file (detects any flipped bit)."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+_CRC = "crc32:"
 
 
-def _file_checksum(path: Path) -> str:
+def _checksum(data: bytes, like: str | None = None) -> str:
+    """A content checksum of a cached file, in the form of `like` (default CRC-32).
+
+    CRC-32 catches every flipped bit and every burst of up to 32 bits, at several GB/s:
+    the blake2b used before cost half of every warm read (30 ms of a year of 1-minute
+    data). Checksums recorded as blake2b by earlier versions are still verified as such.
+    This guards against damage on disk, not against someone forging files.
+    """
+    return _digest([data], like)
+
+
+def _file_checksum(path: Path, like: str | None = None) -> str:
     """`_checksum` of a file, read in blocks (downloads can be large)."""
-    digest = hashlib.blake2b(digest_size=16)
     with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
+        return _digest(iter(lambda: fh.read(1 << 20), b""), like)
+
+
+def _digest(blocks: Iterable[bytes], like: str | None) -> str:
+    if like is None or like.startswith(_CRC):
+        crc = 0
+        for block in blocks:
+            crc = zlib.crc32(block, crc)
+        return f"{_CRC}{crc:08x}"
+    digest = hashlib.blake2b(digest_size=16)
+    for block in blocks:
+        digest.update(block)
     return digest.hexdigest()
 
 
