@@ -454,10 +454,12 @@ class _PlanAction:
 def _interrupt_cancels(cancel: threading.Event) -> Generator[list[int]]:
     """While the block runs, Ctrl-C (SIGINT) sets `cancel` instead of raising.
 
-    Yields a one-item list counting the presses. A KeyboardInterrupt could land anywhere in
-    the main thread (inside a finalizer it is even swallowed), so a press would sometimes
-    not cancel; a handler that only sets the event always does. Off the main thread (no
-    Ctrl-C reaches it) the handler cannot be set and nothing changes.
+    Yields a one-item list counting the presses. Relying on Python's KeyboardInterrupt
+    failed in two ways: a process started in the background inherits SIGINT ignored (the
+    press did nothing and the turn ran on), and the exception can land anywhere in the main
+    thread (inside a finalizer it is swallowed). A handler of our own that only sets the
+    event always cancels. Off the main thread (no Ctrl-C reaches it) the handler cannot be
+    set and nothing changes.
     """
     presses = [0]
     if threading.current_thread() is not threading.main_thread():
