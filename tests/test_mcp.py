@@ -22,7 +22,9 @@ from mcp_types import CallToolResult, ImageContent, TextContent
 
 from servers.catalog_hapi import CatalogHapiServer
 from servers.xhelio_api import LiveServer
-from xhelio.errors import ConfigError
+from xhelio.agents import factory
+from xhelio.agents.models import ModelConfig
+from xhelio.errors import ConfigError, UserError
 from xhelio.mcp_server import build_server, http_app
 from xhelio.server.config import ServerConfig
 
@@ -153,7 +155,7 @@ def test_streamable_http_needs_the_token_and_serves_the_tools(
         headers = {"Authorization": f"Bearer {token}"}
         async with (
             httpx2.AsyncClient(headers=headers, timeout=120) as http,
-            Client(streamable_http_client(url, http_client=http)) as client,
+            Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
         ):
             assert {t.name for t in (await client.list_tools()).tools} >= EXPECTED_TOOLS
             args = {"dataset_id": "OMNI_HRO2_1MIN", "parameter_id": "flow_speed"}
@@ -174,5 +176,130 @@ def test_http_on_a_public_address_needs_a_token() -> None:
     try:
         with pytest.raises(ConfigError, match="XHELIO_API_TOKEN"):
             http_app(server, ServerConfig(host="0.0.0.0"))
+    finally:
+        state.assistant.close()
+
+
+def _json(result: CallToolResult) -> dict[str, object]:
+    body = json.loads(_texts(result)[-1])
+    assert isinstance(body, dict)
+    return body  # type: ignore[return-value]
+
+
+def test_each_mcp_session_over_http_has_its_own_xhelio_session(
+    hapi: CatalogHapiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XHELIO_HAPI_URL", hapi.url)
+    server, state = build_server()
+    app = http_app(server, ServerConfig())
+    omni = {"dataset_id": "OMNI_HRO2_1MIN", "parameter_id": "flow_speed"}
+    label = "OMNI_HRO2_1MIN.flow_speed"
+
+    async def with_mcp_sessions(url: str) -> None:
+        async with (
+            httpx2.AsyncClient(timeout=120) as http_a,
+            httpx2.AsyncClient(timeout=120) as http_b,
+            Client(streamable_http_client(url, http_client=http_a), mode="legacy") as alice,
+            Client(streamable_http_client(url, http_client=http_b), mode="legacy") as bob,
+        ):
+            fetched = await alice.call_tool("fetch_data", {**omni, "time_range": "2024-01-15"})
+            assert not fetched.is_error, _texts(fetched)
+            a_status = _json(await alice.call_tool("get_status", {}))
+            b_status = _json(await bob.call_tool("get_status", {}))
+            assert a_status["session_id"] != b_status["session_id"]
+            assert a_status["data"] == [label] and b_status["data"] == []
+
+            await bob.call_tool("reset_session", {})
+            after = _json(await alice.call_tool("get_status", {}))
+            assert after["session_id"] == a_status["session_id"] and after["data"] == [label]
+
+            # While alice's session runs something else, her call is refused as on REST.
+            with state.assistant.hub.checkout(str(a_status["session_id"])):
+                busy = await alice.call_tool("describe_data", {"label": label})
+                free = await bob.call_tool("get_status", {})
+            assert busy.is_error and _json(busy)["type"] == "SessionBusy"
+            assert not free.is_error
+
+    async def without_mcp_sessions(url: str) -> None:
+        # The sessionless protocol carries no MCP session: the xhelio session is named.
+        async with (
+            httpx2.AsyncClient(timeout=120) as http,
+            Client(streamable_http_client(url, http_client=http)) as carol,
+        ):
+            sid = _json(await carol.call_tool("get_status", {}))["session_id"]
+            fetched = await carol.call_tool(
+                "fetch_data", {**omni, "time_range": "2024-01-16", "session_id": sid}
+            )
+            assert _json(fetched)["session_id"] == sid
+            status = _json(await carol.call_tool("get_status", {"session_id": sid}))
+            assert status["data"] == [label]
+            other = _json(await carol.call_tool("get_status", {}))
+            assert other["session_id"] != sid and other["data"] == []
+            unknown = await carol.call_tool("get_status", {"session_id": "s" + "0" * 32})
+            assert unknown.is_error
+
+    try:
+        with LiveServer(app) as live:
+            anyio.run(with_mcp_sessions, f"{live.url}/mcp")
+            anyio.run(without_mcp_sessions, f"{live.url}/mcp")
+    finally:
+        state.assistant.close()
+
+
+def test_mcp_errors_are_typed_and_arguments_described(
+    hapi: CatalogHapiServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XHELIO_HAPI_URL", hapi.url)
+    server, state = build_server()
+    app = http_app(server, ServerConfig())
+
+    async def main(url: str) -> None:
+        async with (
+            httpx2.AsyncClient(timeout=120) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            for tool in tools.values():
+                for name, prop in tool.input_schema.get("properties", {}).items():
+                    assert prop.get("description"), f"{tool.name}.{name} has no description"
+            pipeline = tools["run_pipeline"].input_schema["properties"]
+            assert set(pipeline) == {
+                "pipeline",
+                "time_range",
+                "variable_overrides",
+                "modifications",
+                "session_id",
+            }
+
+            empty = await client.call_tool("chat", {"message": "   "})
+            assert empty.is_error
+            error = _json(empty)
+            assert error["type"] == "ValidationError" and "message is empty" in str(
+                error["message"]
+            )
+
+            failed = await client.call_tool("chat", {"message": "fetch FAKE_DS for 2024-01-01"})
+            assert failed.is_error
+            error = _json(failed)
+            assert error["type"] == "UserError" and "FAKE_DS" in str(error["message"])
+
+            missing = await client.call_tool("run_pipeline", {"pipeline": "pl_nothere"})
+            assert missing.is_error and _json(missing)["status"] == "error"
+
+    class Failing:
+        name = "failing"
+
+        def respond(self, request: str, cancel: object) -> object:
+            raise UserError("No dataset FAKE_DS: check the id with `catalog search`.")
+
+    def make(
+        workspace: object, model: object = None, usage: object = None
+    ) -> tuple[object, object]:
+        return Failing(), ModelConfig()
+
+    monkeypatch.setattr(factory, "make_assistant", make)
+    try:
+        with LiveServer(app) as live:
+            anyio.run(main, f"{live.url}/mcp")
     finally:
         state.assistant.close()

@@ -9,10 +9,15 @@ HTTP with `--http`. Tools:
   `fetch_data` (summary + preview), `describe_data`, `custom_operation`, `plot` (PNG image
   + figure JSON), and `run_pipeline` when the tool registry has pipelines.
 
-One MCP server process holds one current session (chat, fetch and plot share its data);
-`reset_session` starts a new one. Every call goes through the session's funnel under the
-server policy: model-written code runs only with the OS-level sandbox or
-`--allow-unsandboxed-code`.
+Each MCP session (one stdio connection, or one `Mcp-Session-Id` over HTTP) has its own
+xhelio session, as each REST client has: chat, fetch and plot share its data, and
+`reset_session` replaces it without touching any other client's. Every call goes through
+the session's funnel under the server policy: model-written code runs only with the
+OS-level sandbox or `--allow-unsandboxed-code`.
+
+A failure comes back as a tool error (`isError`) whose text is the JSON error body of the
+REST API, `{"status": "error", "type", "message"}`, with the same types (`SessionBusy` when
+the session is running another call, `ValidationError` for an unusable argument).
 
 Over HTTP (`http_app`) the REST server's rules hold: loopback unless `XHELIO_API_TOKEN` is
 set, then every request needs `Authorization: Bearer <token>`; Host/Origin checks against
@@ -23,20 +28,23 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.utilities.types import Image
-from mcp_types import TextContent
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+from mcp_types import CallToolResult, ContentBlock, TextContent
+from pydantic import Field
 
 import xhelio
 from xhelio.agents.models import resolve_models
 from xhelio.api.assistant import Assistant
 from xhelio.api.direct import build_figure, checked_call, read_tool
+from xhelio.api.error_types import error_type
 from xhelio.api.events import figure_json
 from xhelio.api.policy import code_policy, os_isolation_available
 from xhelio.api.turns import save_gallery_figure
@@ -50,8 +58,23 @@ from xhelio.tools.workspace import Workspace
 __all__ = ["XhelioMcp", "build_server", "http_app"]
 
 T = TypeVar("T")
-Content = TextContent | Image
 _PREVIEW_ROWS = 5
+
+Label = Annotated[
+    str, Field(description="A stored data label, e.g. AC_H1_MFI.Magnitude (from fetch_data).")
+]
+DatasetId = Annotated[str, Field(description="CDAWeb dataset id, e.g. AC_H1_MFI.")]
+TimeRange = Annotated[
+    str, Field(description="A time range, e.g. '2024-01-15 to 2024-01-20' or '2024-01-15'.")
+]
+SessionId = Annotated[
+    str | None,
+    Field(
+        description="The xhelio session to work in (from get_status); only for clients without "
+        "MCP sessions: otherwise the MCP session's own.",
+        max_length=64,
+    ),
+]
 
 
 def _text(value: Any) -> TextContent:
@@ -59,37 +82,74 @@ def _text(value: Any) -> TextContent:
     return TextContent(type="text", text=body)
 
 
+def _failure(kind: str, message: str) -> CallToolResult:
+    body = {"status": "error", "type": kind, "message": message}
+    return CallToolResult(content=[_text(body)], is_error=True)
+
+
+@dataclass(frozen=True)
+class Client:
+    """Who calls: the MCP session (None for a sessionless request) and a named session."""
+
+    mcp_session: str | None
+    session_id: str | None = None
+
+    @classmethod
+    def of(cls, ctx: Context, session_id: str | None = None) -> Client:
+        """The caller of the tool call `ctx` (stdio is one MCP session per process)."""
+        headers = ctx.headers
+        if headers is None:
+            return cls("stdio", session_id)
+        return cls(headers.get(MCP_SESSION_ID_HEADER), session_id)
+
+
 class XhelioMcp:
-    """The state behind the MCP tools: an `Assistant` and the current session id."""
+    """The state behind the MCP tools: an `Assistant` and each MCP session's xhelio session.
+
+    An MCP session is the stdio connection, or one `Mcp-Session-Id` over HTTP (the SDK
+    refuses ids it did not issue). A request of the sessionless protocol (2026-07-28) has
+    none: it names its xhelio session with the tools' `session_id` argument, as a REST
+    client does, and without one it works in a new session whose id the answer gives.
+    """
 
     def __init__(self, assistant: Assistant) -> None:
         """Serve `assistant`'s sessions."""
         self.assistant = assistant
-        self.session_id: str | None = None
+        self._sessions: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def current(self) -> str:
-        """The current session, created on first use."""
+    def current(self, client: Client) -> str:
+        """The xhelio session of `client`, created on its first use."""
+        if client.session_id is not None:
+            self.assistant.hub.require(client.session_id)
+            return client.session_id
+        if client.mcp_session is None:
+            return self.assistant.new_session("MCP session")
         with self._lock:
-            if self.session_id is None:
-                self.session_id = self.assistant.new_session("MCP session")
-            return self.session_id
+            sid = self._sessions.get(client.mcp_session)
+            if sid is None:
+                sid = self.assistant.new_session("MCP session")
+                self._sessions[client.mcp_session] = sid
+            return sid
 
-    def reset(self) -> str:
-        """Start a new session and make it current."""
-        with self._lock:
-            self.session_id = self.assistant.new_session("MCP session")
-            return self.session_id
+    def reset(self, client: Client) -> str:
+        """Give `client`'s MCP session a new, empty xhelio session."""
+        sid = self.assistant.new_session("MCP session")
+        if client.mcp_session is not None:
+            with self._lock:
+                self._sessions[client.mcp_session] = sid
+        return sid
 
-    def in_session(self, work: Callable[[Workspace], T]) -> T:
-        """Run `work` holding the current session (waits for a running request)."""
-        with self.assistant.hub.checkout(self.current()) as entry:
+    def in_session(self, client: Client, work: Callable[[Workspace], T]) -> T:
+        """Run `work` holding `client`'s session.
+
+        Raises:
+            SessionNotFoundError: `client.session_id` names no session.
+            SessionBusyError: The session is running another call (as REST answers 409).
+        """
+        with self.assistant.hub.checkout(self.current(client), wait=False) as entry:
             assert entry.workspace is not None
-            try:
-                return work(entry.workspace)
-            except XhelioError as exc:
-                kind = getattr(exc, "kind", type(exc).__name__)
-                raise ToolError(f"{kind}: {exc.message}") from exc
+            return work(entry.workspace)
 
     def png(self, workspace: Workspace) -> Image | None:
         """The current figure as a PNG image, or None (no figure, or no browser to draw it)."""
@@ -102,52 +162,82 @@ class XhelioMcp:
         return Image(data=Path(path).read_bytes(), format="png")
 
 
-async def _blocking(fn: Callable[[], T]) -> T:
-    return await anyio.to_thread.run_sync(fn)
+async def _answer(work: Callable[[], Sequence[ContentBlock]]) -> CallToolResult:
+    """Run `work` off the event loop; an `XhelioError` becomes a typed tool error."""
+    try:
+        content = await anyio.to_thread.run_sync(work)
+    except XhelioError as exc:
+        return _failure(error_type(exc), exc.message)
+    return CallToolResult(content=list(content))
 
 
 def _register_chat(server: MCPServer, state: XhelioMcp) -> None:
     @server.tool()
-    async def chat(message: str) -> list[Content]:
+    async def chat(
+        message: Annotated[
+            str,
+            Field(
+                description="The request in plain language, e.g. "
+                "'ACE magnetic field for 2024-01-15 to 2024-01-17'."
+            ),
+        ],
+        ctx: Context,
+        session_id: SessionId = None,
+    ) -> CallToolResult:
         """Ask xhelio anything about heliophysics data in plain language.
 
         It finds datasets, fetches data, computes and plots; the answer comes back as text,
         with the figure as a PNG image when one was made. The session keeps data and the
         figure between calls; use reset_session to start over.
-
-        Args:
-            message: The request, e.g. 'ACE magnetic field for 2024-01-15 to 2024-01-17'.
         """
+        if not message.strip():
+            return _failure(
+                "ValidationError",
+                "message is empty: say what you want, e.g. 'list missions' or "
+                "'ACE magnetic field for 2024-01-15'.",
+            )
+        client = Client.of(ctx, session_id)
 
-        def run() -> list[Content]:
-            response = state.assistant.run(message, session_id=state.current())
-            out: list[Content] = [_text(response.answer or "(no answer)")]
-            if response.error is not None:
-                out.append(_text(f"Error ({response.error.type}): {response.error.message}"))
+        def run() -> CallToolResult:
+            sid = state.current(client)
+            response = state.assistant.run(message, session_id=sid, wait=False)
+            client_of_turn = Client(client.mcp_session, sid)
+            content: list[ContentBlock] = [_text(response.answer or "(no answer)")]
             if response.figure is not None:
-                image = state.in_session(state.png)
+                image = state.in_session(client_of_turn, state.png)
                 if image is not None:
-                    out.append(image)
-            return out
+                    content.append(image.to_image_content())
+            if response.error is not None:
+                error = response.error
+                content.append(
+                    _text({"status": "error", "type": error.type, "message": error.message})
+                )
+            return CallToolResult(content=content, is_error=response.error is not None)
 
-        return await _blocking(run)
+        try:
+            return await anyio.to_thread.run_sync(run)
+        except XhelioError as exc:
+            return _failure(error_type(exc), exc.message)
 
     @server.tool()
-    async def reset_session() -> str:
+    async def reset_session(ctx: Context) -> str:
         """Start a new, empty session (data and figure of the old one are kept on disk)."""
-        sid = await _blocking(state.reset)
+        client = Client.of(ctx)
+        sid = await anyio.to_thread.run_sync(lambda: state.reset(client))
         return f"New session {sid}."
 
     @server.tool()
-    async def get_status() -> dict[str, Any]:
+    async def get_status(ctx: Context, session_id: SessionId = None) -> dict[str, Any]:
         """The current session (data labels, figure), the models in use and the sandbox."""
+        client = Client.of(ctx, session_id)
 
         def status() -> dict[str, Any]:
-            workspace = state.assistant.hub.view(state.current())
+            sid = state.current(client)
+            workspace = state.assistant.hub.view(sid)
             models = resolve_models(state.assistant.settings)
             return {
                 "version": xhelio.__version__,
-                "session_id": state.current(),
+                "session_id": sid,
                 "data": [e.label for e in workspace.session.store],
                 "has_figure": workspace.session.plot.current is not None,
                 "offline": models.offline,
@@ -155,84 +245,109 @@ def _register_chat(server: MCPServer, state: XhelioMcp) -> None:
                 "os_sandbox": os_isolation_available(state.assistant.services),
             }
 
-        return await _blocking(status)
+        return await anyio.to_thread.run_sync(status)
+
+
+def _tool_call(
+    state: XhelioMcp, client: Client, name: str, args: dict[str, Any]
+) -> Callable[[], Sequence[ContentBlock]]:
+    """Work that runs tool `name` in the caller's session and returns its result as JSON."""
+    given = {k: v for k, v in args.items() if v is not None}
+
+    def work() -> list[ContentBlock]:
+        def call(workspace: Workspace) -> list[ContentBlock]:
+            result = checked_call(workspace, name, given, "mcp").to_dict()
+            return [_text({**result, "session_id": workspace.session.id})]
+
+        return state.in_session(client, call)
+
+    return work
 
 
 def _register_data(server: MCPServer, state: XhelioMcp) -> None:
     @server.tool()
-    async def search_datasets(query: str, mission: str | None = None, limit: int = 10) -> str:
-        """Search NASA CDAWeb datasets by words (mission, instrument, quantity, units).
-
-        Args:
-            query: Words such as 'ACE magnetic field' or 'solar wind speed OMNI'.
-            mission: Restrict to one mission (name or alias).
-            limit: Maximum results (1-50).
-        """
+    async def search_datasets(
+        query: Annotated[
+            str,
+            Field(description="Words such as 'ACE magnetic field' or 'solar wind speed OMNI'."),
+        ],
+        ctx: Context,
+        mission: Annotated[
+            str | None, Field(description="Restrict to one mission (name or alias).")
+        ] = None,
+        limit: Annotated[int, Field(description="Maximum results.", ge=1, le=50)] = 10,
+        session_id: SessionId = None,
+    ) -> CallToolResult:
+        """Search NASA CDAWeb datasets by words (mission, instrument, quantity, units)."""
         args = {"query": query, "mission": mission, "limit": limit}
-        return (
-            await _blocking(lambda: state.in_session(lambda ws: _call(ws, "search_datasets", args)))
-        ).text
+        client = Client.of(ctx, session_id)
+        return await _answer(_tool_call(state, client, "search_datasets", args))
 
     @server.tool()
-    async def list_parameters(dataset_id: str) -> str:
-        """A dataset's parameters with type, units, size, plus its coverage and cadence.
-
-        Args:
-            dataset_id: CDAWeb dataset id, e.g. AC_H1_MFI.
-        """
-        args = {"dataset_id": dataset_id}
-        return (
-            await _blocking(lambda: state.in_session(lambda ws: _call(ws, "list_parameters", args)))
-        ).text
+    async def list_parameters(
+        dataset_id: DatasetId, ctx: Context, session_id: SessionId = None
+    ) -> CallToolResult:
+        """A dataset's parameters with type, units, size, plus its coverage and cadence."""
+        return await _answer(
+            _tool_call(
+                state, Client.of(ctx, session_id), "list_parameters", {"dataset_id": dataset_id}
+            )
+        )
 
     @server.tool()
-    async def fetch_data(dataset_id: str, parameter_id: str, time_range: str) -> str:
-        """Fetch one parameter into the session; returns a summary and a preview.
-
-        Args:
-            dataset_id: CDAWeb dataset id, e.g. AC_H1_MFI.
-            parameter_id: Parameter name, e.g. Magnitude.
-            time_range: e.g. '2024-01-15 to 2024-01-20' or '2024-01-15'.
-        """
+    async def fetch_data(
+        dataset_id: DatasetId,
+        parameter_id: Annotated[str, Field(description="Parameter name, e.g. Magnitude.")],
+        time_range: TimeRange,
+        ctx: Context,
+        session_id: SessionId = None,
+    ) -> CallToolResult:
+        """Fetch one parameter into the session; returns a summary and a preview."""
         args = {"dataset_id": dataset_id, "parameter_id": parameter_id, "time_range": time_range}
+        client = Client.of(ctx, session_id)
 
-        def work(ws: Workspace) -> TextContent:
+        def work(ws: Workspace) -> list[ContentBlock]:
             result = checked_call(ws, "fetch_data", args, caller="mcp")
             label = result.labels[0] if result.labels else str(result.payload.get("label"))
             preview = read_tool(ws, "preview_data", {"label": label, "n": _PREVIEW_ROWS})
-            return _text({"summary": result.to_dict(), "preview": preview})
+            body = {"summary": result.to_dict(), "preview": preview}
+            return [_text({**body, "session_id": ws.session.id})]
 
-        return (await _blocking(lambda: state.in_session(work))).text
+        return await _answer(lambda: state.in_session(client, work))
 
     @server.tool()
-    async def describe_data(label: str) -> str:
-        """Statistics of a stored label: min, max, mean, percentiles, NaN share, cadence.
+    async def describe_data(
+        label: Label, ctx: Context, session_id: SessionId = None
+    ) -> CallToolResult:
+        """Statistics of a stored label: min, max, mean, percentiles, NaN share, cadence."""
+        client = Client.of(ctx, session_id)
 
-        Args:
-            label: A label from fetch_data or custom_operation, e.g. AC_H1_MFI.Magnitude.
-        """
-        return (
-            await _blocking(
-                lambda: state.in_session(
-                    lambda ws: _text(read_tool(ws, "describe_data", {"label": label}))
-                )
-            )
-        ).text
+        def work(ws: Workspace) -> list[ContentBlock]:
+            return [_text(read_tool(ws, "describe_data", {"label": label}))]
+
+        return await _answer(lambda: state.in_session(client, work))
 
     @server.tool()
     async def custom_operation(
-        source_labels: list[str], code: str, output_label: str, description: str = ""
-    ) -> str:
+        source_labels: Annotated[
+            list[str], Field(description="Labels of the inputs; the first is `df`.")
+        ],
+        code: Annotated[
+            str,
+            Field(
+                description="Python that assigns `result`, e.g. "
+                "\"result = df.pow(2).sum(axis=1).pow(0.5).to_frame('Bmag')\"."
+            ),
+        ],
+        output_label: Annotated[str, Field(description="Label for the result.")],
+        ctx: Context,
+        description: Annotated[str, Field(description="What the code computes.")] = "",
+        session_id: SessionId = None,
+    ) -> CallToolResult:
         """Run pandas/numpy/scipy code on stored labels in the sandbox; stores `result`.
 
         The code sees `df` (first source), `sources` (label -> data), `pd`, `np`, `xr`,
         `scipy`, `pywt`, and must assign `result`.
-
-        Args:
-            source_labels: Labels of the inputs; the first is `df`.
-            code: e.g. "result = df.pow(2).sum(axis=1).pow(0.5).to_frame('Bmag')".
-            output_label: Label for the result.
-            description: What it computes.
         """
         args = {
             "source_labels": source_labels,
@@ -240,45 +355,34 @@ def _register_data(server: MCPServer, state: XhelioMcp) -> None:
             "output_label": output_label,
             "description": description,
         }
-        return (
-            await _blocking(
-                lambda: state.in_session(lambda ws: _call(ws, "custom_operation", args))
-            )
-        ).text
+        return await _answer(
+            _tool_call(state, Client.of(ctx, session_id), "custom_operation", args)
+        )
 
     @server.tool()
     async def plot(
-        labels: list[str], title: str | None = None, overlay: bool = False
-    ) -> list[Content]:
-        """Plot stored labels (one panel each, or overlaid): a PNG image and the figure JSON.
+        labels: Annotated[list[str], Field(description="Labels to plot, one panel each.")],
+        ctx: Context,
+        title: Annotated[str | None, Field(description="Figure title.")] = None,
+        overlay: Annotated[bool, Field(description="All series in one panel.")] = False,
+        session_id: SessionId = None,
+    ) -> CallToolResult:
+        """Plot stored labels (one panel each, or overlaid): a PNG image and the figure JSON."""
+        client = Client.of(ctx, session_id)
 
-        Args:
-            labels: Labels to plot, e.g. ['AC_H1_MFI.Magnitude'].
-            title: Figure title.
-            overlay: All series in one panel.
-        """
-
-        def work(ws: Workspace) -> list[Content]:
+        def work(ws: Workspace) -> list[ContentBlock]:
             spec = build_figure(labels, overlay, False, title)
             checked_call(ws, "render_plotly_json", {"figure": spec}, caller="mcp")
             save_gallery_figure(ws, f"plot {' '.join(labels)}")
-            out: list[Content] = []
             image = state.png(ws)
-            if image is not None:
-                out.append(image)
-            else:
-                out.append(
-                    _text("(No PNG: no Chrome/Chromium to draw it; the figure JSON follows.)")
-                )
-            out.append(_text({"figure": figure_json(ws)}))
-            return out
+            first = (
+                image.to_image_content()
+                if image is not None
+                else _text("(No PNG: no Chrome/Chromium to draw it; the figure JSON follows.)")
+            )
+            return [first, _text({"figure": figure_json(ws)})]
 
-        return await _blocking(lambda: state.in_session(work))
-
-
-def _call(workspace: Workspace, name: str, args: dict[str, Any]) -> TextContent:
-    result = checked_call(workspace, name, {k: v for k, v in args.items() if v is not None}, "mcp")
-    return _text(result.to_dict())
+        return await _answer(lambda: state.in_session(client, work))
 
 
 def _register_pipelines(server: MCPServer, state: XhelioMcp, registry_names: list[str]) -> None:
@@ -286,17 +390,30 @@ def _register_pipelines(server: MCPServer, state: XhelioMcp, registry_names: lis
         return
 
     @server.tool()
-    async def run_pipeline(arguments: dict[str, Any]) -> str:
-        """Run a saved pipeline in the current session (see the run_pipeline tool's arguments).
-
-        Args:
-            arguments: The run_pipeline tool's arguments as a JSON object.
-        """
-        return (
-            await _blocking(
-                lambda: state.in_session(lambda ws: _call(ws, "run_pipeline", arguments))
-            )
-        ).text
+    async def run_pipeline(
+        pipeline: Annotated[str, Field(description="Saved pipeline id (pl_...) or name.")],
+        ctx: Context,
+        time_range: Annotated[
+            str | None, Field(description="New time range, e.g. 'March 2001'.")
+        ] = None,
+        variable_overrides: Annotated[
+            dict[str, str] | None,
+            Field(description='Other variables, e.g. {"$TIME_RANGE": "2001-03-01 to 2001-03-05"}.'),
+        ] = None,
+        modifications: Annotated[
+            str | None, Field(description="What to change relative to the saved pipeline.")
+        ] = None,
+        session_id: SessionId = None,
+    ) -> CallToolResult:
+        """Replay a saved pipeline for a new time range in the session, without any model."""
+        args = {
+            "pipeline": pipeline,
+            "time_range": time_range,
+            "variable_overrides": variable_overrides,
+            "modifications": modifications,
+        }
+        client = Client.of(ctx, session_id)
+        return await _answer(_tool_call(state, client, "run_pipeline", args))
 
 
 def build_server(

@@ -1,7 +1,7 @@
 """One user turn, whatever answers it: the `Assistant` protocol and `run_turn`.
 
 Both the offline interpreter and the LLM orchestrator implement `Assistant`. `run_turn`
-is the one place that wraps a turn for every interface (REPL, `xhelio ask`, web, MCP):
+wraps a turn for every interface (its one caller is `api.turns.run_request`):
 it records the request in the chat history, runs the assistant, works out which
 DataStore labels the turn touched (from the funnel's operations log), writes a fresh
 figure as HTML into the session folder, saves the session, and never lets an exception

@@ -84,17 +84,20 @@ class Assistant:
         """Create an empty session and return its (unguessable) id."""
         return self.hub.create(title)
 
-    def run(self, request: AskRequest | str, **fields: Any) -> AskResponse:
+    def run(self, request: AskRequest | str, *, wait: bool = True, **fields: Any) -> AskResponse:
         """Answer one request and return the response (a failure is `response.error`).
 
         Args:
             request: An `AskRequest`, or the question text.
+            wait: Wait while the session runs another request (else `SessionBusyError`).
             **fields: Other `AskRequest` fields, e.g. `session_id=...`, `trace=True`.
 
         Raises:
             SessionNotFoundError: The request names a session that does not exist.
+            SessionBusyError: The session is busy and `wait` is False.
         """
-        return execute(self.hub, self._request(request, fields), build_model=self.build_model)
+        req = self._request(request, fields)
+        return execute(self.hub, req, wait=wait, build_model=self.build_model)
 
     async def arun(
         self, request: AskRequest | str, *, wait: bool = True, **fields: Any

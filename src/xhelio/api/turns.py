@@ -1,13 +1,17 @@
-"""Run one `AskRequest` in a hub session and build the `AskResponse`: the one turn path.
+"""The one turn path: run an `AskRequest` in a session and build the `AskResponse`.
 
-`execute` is synchronous and never raises for a failed turn: the failure is the response's
-`error`. It raises only for what is not a turn at all (unknown session, busy session), so a
-server can answer those with 404/409. Python, REST, MCP and `xhelio ask --json` all come here.
+`run_request` runs one turn of an assistant in a workspace the caller holds; every turn of
+every interface goes through it: `execute` (a hub session: the Python API, REST and MCP),
+`xhelio ask`, the chat REPL and the web app's background turns (replays, plan retries).
+Neither raises for a failed turn: the failure is the response's `error`. `execute` raises
+only for what is not a turn at all (unknown session, busy session), so a server can answer
+those with 404/409.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -17,10 +21,12 @@ from typing import Any
 from pydantic_ai.models import Model
 
 from xhelio.agents import factory
+from xhelio.agents.models import ModelConfig
 from xhelio.agents.planning.assistant import PlanningAssistant
 from xhelio.agents.planning.routing import AgentPreferences
-from xhelio.agents.turn import TurnResult, run_turn
+from xhelio.agents.turn import Assistant, TurnResult, run_turn
 from xhelio.agents.usage import UsageTracker
+from xhelio.api.error_types import error_type
 from xhelio.api.events import figure_json, trace_event
 from xhelio.api.hub import SessionHub
 from xhelio.api.models import (
@@ -37,7 +43,16 @@ from xhelio.tools.data_tools import frame_of
 from xhelio.tools.funnel import sanitize
 from xhelio.tools.workspace import Workspace
 
-__all__ = ["build_response", "execute", "gallery_dir", "save_gallery_figure", "suggestions"]
+__all__ = [
+    "build_response",
+    "execute",
+    "failed_before_turn",
+    "gallery_dir",
+    "make_assistant",
+    "run_request",
+    "save_gallery_figure",
+    "suggestions",
+]
 
 Listener = Callable[[Event, Workspace], None]
 ModelBuilder = Callable[[str], Model]
@@ -204,6 +219,72 @@ def build_response(
     )
 
 
+def make_assistant(
+    workspace: Workspace,
+    model: str | None = None,
+    usage: UsageTracker | None = None,
+    preferences: AgentPreferences | None = None,
+    build_model: ModelBuilder | None = None,
+) -> tuple[Assistant, ModelConfig]:
+    """The assistant that answers in `workspace` (with the agent preferences applied).
+
+    Raises:
+        XhelioError: The model string or an agent preference is not usable.
+    """
+    extra = {"build_model": build_model} if build_model is not None else {}
+    assistant, config = factory.make_assistant(workspace, model, usage, **extra)
+    if preferences is not None and isinstance(assistant, PlanningAssistant):
+        assistant.set_preferences(preferences)
+    return assistant, config
+
+
+def run_request(
+    workspace: Workspace,
+    assistant: Assistant,
+    request: AskRequest,
+    cancel: threading.Event,
+    *,
+    offline: bool = False,
+    usage: UsageTracker | None = None,
+) -> AskResponse:
+    """Run `request` as one turn of `assistant` in `workspace` and build its response.
+
+    The one place a turn runs (`execute`, `xhelio ask`, the chat REPL and the web app's
+    background turns all call it): the turn is recorded and saved, a figure goes into the
+    gallery, and a failure is the response's `error`; it never raises for a failed turn.
+
+    Args:
+        workspace: The session, held by the caller for the whole turn.
+        assistant: What answers (an agent, the offline interpreter, a plan action).
+        request: What was asked.
+        cancel: Set to stop the turn at its next step.
+        offline: The assistant is the offline one (it gets the bare question).
+        usage: The tracker the assistant counts tokens in, when the reply carries none.
+    """
+    bus = workspace.session.events
+    last_id = max((e.id for e in bus.events()), default=0)
+    first_op = len(workspace.session.operations)
+    started = time.time()
+    workspace.funnel.max_requests = request.max_turns
+    try:
+        result = run_turn(workspace, assistant, _question(request, offline), cancel)
+    finally:
+        workspace.funnel.max_requests = None
+    if not result.usage and usage is not None and usage.per_agent():
+        result.usage = usage.to_dict()
+    result.elapsed_s = time.time() - started
+    if result.figures:
+        save_gallery_figure(workspace, request.question)
+    events = bus.events(since_id=last_id)
+    return build_response(request, workspace, result, events, first_op, assistant.name)
+
+
+def failed_before_turn(exc: XhelioError, session_id: str | None) -> AskResponse:
+    """The response for a request that could not start a turn (bad model, bad session)."""
+    error = ErrorInfo(type=error_type(exc), message=exc.message)
+    return AskResponse(answer="", session_id=session_id, error=error)
+
+
 def execute(
     hub: SessionHub,
     request: AskRequest,
@@ -235,39 +316,18 @@ def execute(
             on_session(sid)
         bus = workspace.session.events
         unsubscribe = bus.subscribe(lambda e: listener(e, workspace)) if listener else None
-        last_id = max((e.id for e in bus.events()), default=0)
-        first_op = len(workspace.session.operations)
-        answered_by = "assistant"
         try:
             usage = UsageTracker()
             try:
                 prefs = AgentPreferences.of(request.prefer_agents, request.disable_agents)
-                extra = {"build_model": build_model} if build_model is not None else {}
-                assistant, config = factory.make_assistant(workspace, request.model, usage, **extra)
+                assistant, config = make_assistant(
+                    workspace, request.model, usage, prefs, build_model
+                )
             except XhelioError as exc:
-                return AskResponse(
-                    answer="",
-                    session_id=sid,
-                    error=ErrorInfo(type=type(exc).__name__, message=exc.message),
-                )
-            answered_by = assistant.name
-            if isinstance(assistant, PlanningAssistant):
-                assistant.set_preferences(prefs)
-            started = time.time()
-            workspace.funnel.max_requests = request.max_turns
-            try:
-                result = run_turn(
-                    workspace, assistant, _question(request, config.offline), entry.cancel
-                )
-            finally:
-                workspace.funnel.max_requests = None
-            if not result.usage and usage.per_agent():
-                result.usage = usage.to_dict()
-            result.elapsed_s = time.time() - started
-            if result.figures:
-                save_gallery_figure(workspace, request.question)
+                return failed_before_turn(exc, sid)
+            return run_request(
+                workspace, assistant, request, entry.cancel, offline=config.offline, usage=usage
+            )
         finally:
             if unsubscribe is not None:
                 unsubscribe()
-        events = bus.events(since_id=last_id)
-        return build_response(request, workspace, result, events, first_op, answered_by)

@@ -1,4 +1,4 @@
-"""`xhelio ask REQUEST`: one request through `run_turn`, then exit (scripts and pipelines).
+"""`xhelio ask REQUEST`: one request through `api.turns`, then exit (scripts and pipelines).
 
 With `--json`, stdout carries exactly one JSON object: the `AskResponse` of the Python API
 and the REST server (`answer`, `session_id`, `data`, `table`, `figure`, `figure_files`,
@@ -6,7 +6,7 @@ and the REST server (`answer`, `session_id`, `data`, `table`, `figure`, `figure_
 `elapsed_s`); even a failure before the turn (a bad `--model`, an invalid session id) is
 reported in that object. The exit code is 1 whenever `error` is not null. Without `--json`,
 the answer prints as markdown with a short data table, figure paths and live progress.
-Imports the agents layer only through `run_turn` and the factory.
+Runs its turn with `api.turns.run_request`, the turn path of every interface.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import webbrowser
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -21,13 +22,10 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from xhelio.agents import factory
-from xhelio.agents.planning.assistant import PlanningAssistant
 from xhelio.agents.planning.routing import AgentPreferences
-from xhelio.agents.turn import DataTouched, TurnResult, run_turn
 from xhelio.agents.usage import UsageTracker
-from xhelio.api.models import AskRequest, AskResponse, ErrorInfo
-from xhelio.api.turns import build_response
+from xhelio.api import turns
+from xhelio.api.models import AskRequest, AskResponse
 from xhelio.cli.errors import handle_errors
 from xhelio.cli.progress import TurnProgress, print_turn_result
 from xhelio.errors import UserError, XhelioError
@@ -70,29 +68,26 @@ def ask_once(
             raise UserError("Invalid request: check --session, --prefer and --disable.")
         workspace = open_workspace(session_id)
         usage = UsageTracker()
-        assistant, config = factory.make_assistant(workspace, model, usage)
-        if isinstance(assistant, PlanningAssistant):
-            assistant.set_preferences(preferences)
+        assistant, config = turns.make_assistant(workspace, model, usage, preferences)
         if config.offline and console is not None:
             console.print(f"[yellow]Note:[/] {config.reason}.", highlight=False)
         cancel = threading.Event()
-        bus = workspace.session.events
-        last_id = max((e.id for e in bus.events()), default=0)
-        first_op = len(workspace.session.operations)
-        if console is None:
-            result = run_turn(workspace, assistant, request, cancel)
-        else:
-            operations = workspace.session.operations
-            with TurnProgress(console, bus, verbose=verbose, operations=operations):
-                result = run_turn(workspace, assistant, request, cancel)
-        if not result.usage and usage.per_agent():
-            result.usage = usage.to_dict()
-        events = bus.events(since_id=last_id)
-        return build_response(asked, workspace, result, events, first_op, assistant.name)
+        progress = (
+            TurnProgress(
+                console,
+                workspace.session.events,
+                verbose=verbose,
+                operations=workspace.session.operations,
+            )
+            if console is not None
+            else nullcontext()
+        )
+        with progress:
+            return turns.run_request(
+                workspace, assistant, asked, cancel, offline=config.offline, usage=usage
+            )
     except XhelioError as exc:
-        sid = workspace.session.id if workspace is not None else None
-        error = ErrorInfo(type=type(exc).__name__, message=exc.message)
-        return AskResponse(answer="", session_id=sid, error=error)
+        return turns.failed_before_turn(exc, workspace.session.id if workspace else None)
     finally:
         if workspace is not None:
             workspace.close()
@@ -151,27 +146,13 @@ def ask(
         typer.echo(_json_line(result))
     else:
         console = Console()
-        print_turn_result(console, _as_turn_result(result))
+        print_turn_result(console, result)
         if result.session_id:
             Console(stderr=True).print(f"session: {result.session_id}", highlight=False)
     if open_figures and result.figure_files:
         webbrowser.open(Path(result.figure_files[-1]).resolve().as_uri())
     if result.error is not None:
         raise typer.Exit(1)
-
-
-def _as_turn_result(response: AskResponse) -> TurnResult:
-    """The response in the form the markdown printer takes."""
-    return TurnResult(
-        answer=response.answer,
-        session_id=response.session_id or "",
-        data=[DataTouched(**d.model_dump()) for d in response.data],
-        figures=response.figure_files,
-        plan=response.plan,
-        usage=response.usage,
-        error=response.error.message if response.error else None,
-        elapsed_s=response.elapsed_s,
-    )
 
 
 def register(app: typer.Typer) -> None:

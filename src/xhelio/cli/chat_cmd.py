@@ -4,18 +4,20 @@
 terminal, plain `input` on a pipe, a scripted list in tests; EOFError ends the session)
 and prints to any rich `Console`. A line that is one of the commands (quit, reset, status,
 retry, cancel, errors, sessions, open, capabilities, help) runs it; anything else is a
-request, run with `run_turn` in a worker thread so Ctrl-C cancels the request (its cancel
-event is set, the turn finishes its current step and returns) instead of the session.
-Every turn is saved by `run_turn`; `--continue` and `--session` resume saved sessions.
-Imports the agents layer only through `run_turn` and the assistant factory.
+request, run with `api.turns.run_request` (the turn path of every interface) in a worker
+thread. While it runs, Ctrl-C (SIGINT) only sets the turn's cancel event: the turn finishes
+its current step and returns, and the session goes on. Every turn is saved;
+`--continue` and `--session` resume saved sessions.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,15 +27,17 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from xhelio.agents import factory
 from xhelio.agents.models import ModelConfig
 from xhelio.agents.planning.assistant import PlanningAssistant
-from xhelio.agents.turn import Assistant, AssistantReply, TurnResult, run_turn
+from xhelio.agents.turn import Assistant, AssistantReply
 from xhelio.agents.usage import UsageTracker
+from xhelio.api import turns
+from xhelio.api.models import AskRequest, AskResponse, ErrorInfo
 from xhelio.cli.errors import handle_errors
 from xhelio.cli.plan_cmd import plan_table
 from xhelio.cli.progress import TurnProgress, format_duration, print_turn_result
@@ -50,7 +54,7 @@ ReadLine = Callable[[str], str]
 Opener = Callable[[str], bool]
 
 PROMPT = "xhelio> "
-_WAIT_POLL_S = 0.2
+_WAIT_POLL_S = 0.2  # how soon a Ctrl-C press is acknowledged on screen
 _RECENT_ERRORS = 10
 
 _COMMANDS: tuple[tuple[str, str], ...] = (
@@ -104,7 +108,7 @@ class ChatRepl:
         self.opener = opener
         self.usage = UsageTracker()
         self.last_failed: str | None = None
-        self.last_result: TurnResult | None = None
+        self.last_result: AskResponse | None = None
         self.figures: list[str] = []
         self._workspace: Workspace | None = None
         self._assistant: Assistant | None = None
@@ -173,7 +177,7 @@ class ChatRepl:
     def _open(self, session_id: str | None, resume_latest: bool) -> None:
         workspace = open_workspace(session_id, self.settings, resume_latest=resume_latest)
         try:
-            assistant, config = factory.make_assistant(workspace, self.options.model, self.usage)
+            assistant, config = turns.make_assistant(workspace, self.options.model, self.usage)
         except BaseException:
             workspace.close()
             raise
@@ -218,16 +222,23 @@ class ChatRepl:
         self.request(text)
         return True
 
-    def request(self, text: str, assistant: Assistant | None = None) -> TurnResult:
+    def request(self, text: str, assistant: Assistant | None = None) -> AskResponse:
         """Run one request in a worker thread; Ctrl-C cancels it; print its result."""
         workspace, assistant = self.workspace, assistant or self._assistant
-        assert assistant is not None
+        assert assistant is not None and self._config is not None
+        try:
+            asked = AskRequest(question=text)
+        except ValidationError:
+            result = _refused(workspace, "The request is too long: say it in fewer words.")
+            print_turn_result(self.console, result)
+            return result
+        offline = self._config.offline
         cancel, done = threading.Event(), threading.Event()
-        box: list[TurnResult] = []
+        box: list[AskResponse] = []
 
         def work() -> None:
             try:
-                box.append(run_turn(workspace, assistant, text, cancel))
+                box.append(turns.run_request(workspace, assistant, asked, cancel, offline=offline))
             finally:
                 done.set()
 
@@ -238,37 +249,35 @@ class ChatRepl:
             verbose=self.options.verbose,
             operations=workspace.session.operations,
         )
-        with progress:
-            try:
-                worker.start()
-                _wait_for(done)
-            except KeyboardInterrupt:
-                cancel.set()
-                self.console.print("[yellow]Cancelling: waiting for the current step to end…[/]")
-                self._wait_after_cancel(done)
-        result = box[0] if box else _lost_turn(workspace, text)
+        with progress, _interrupt_cancels(cancel) as presses:
+            worker.start()
+            told = 0
+            while not done.wait(_WAIT_POLL_S):
+                told = self._tell_cancelling(presses, told)
+            self._tell_cancelling(presses, told)
+        result = box[0] if box else _refused(workspace, _lost(text))
         self._after_turn(text, result, progress.tool_calls)
         return result
 
-    def _wait_after_cancel(self, done: threading.Event) -> None:
-        # The turn owns the session until it returns; leaving earlier would let a second
-        # request race it, so further Ctrl-C presses only say what is happening.
-        while not done.is_set():
-            try:
-                _wait_for(done)
-            except KeyboardInterrupt:
+    def _tell_cancelling(self, presses: list[int], told: int) -> int:
+        """Say once per Ctrl-C press what it does; returns how many presses were told."""
+        for press in range(told, presses[0]):
+            if press == 0:
+                self.console.print("[yellow]Cancelling: waiting for the current step to end…[/]")
+            else:
                 self.console.print("[yellow]Still stopping: the running tool call ends first.[/]")
+        return presses[0]
 
-    def _after_turn(self, text: str, result: TurnResult, tool_calls: int) -> None:
+    def _after_turn(self, text: str, result: AskResponse, tool_calls: int) -> None:
         self.last_result = result
         self.last_failed = text if result.error else None
         print_turn_result(self.console, result)
-        self.figures.extend(result.figures)
-        if result.error and result.error != "Cancelled.":
+        self.figures.extend(result.figure_files)
+        if result.error and result.error.message != "Cancelled.":
             self.console.print("[dim]Type retry to run the request again, errors for details.[/]")
-        if result.figures and self.options.open_figures:
-            self._open_path(result.figures[-1])
-        elif result.figures:
+        if result.figure_files and self.options.open_figures:
+            self._open_path(result.figure_files[-1])
+        elif result.figure_files:
             self.console.print("[dim]Type open to view the figure in a browser.[/]")
         self.console.print(
             f"[dim]{format_duration(result.elapsed_s)}, {tool_calls} tool call(s)[/]"
@@ -441,21 +450,40 @@ class _PlanAction:
         return reply or AssistantReply("Nothing to do: the plan has no failed task.")
 
 
-def _wait_for(done: threading.Event) -> None:
-    # A timed wait wakes regularly, so a Ctrl-C reaches the main thread promptly. Not
-    # Thread.join: a KeyboardInterrupt landing inside join() on Python 3.11 can mark a
-    # still-running thread as stopped (bpo-45274's fix releases the thread's own lock),
-    # and the turn's result would be read before it exists.
-    while not done.wait(_WAIT_POLL_S):
-        pass
+@contextmanager
+def _interrupt_cancels(cancel: threading.Event) -> Generator[list[int]]:
+    """While the block runs, Ctrl-C (SIGINT) sets `cancel` instead of raising.
+
+    Yields a one-item list counting the presses. Relying on Python's KeyboardInterrupt
+    failed in two ways: a process started in the background inherits SIGINT ignored (the
+    press did nothing and the turn ran on), and the exception can land anywhere in the main
+    thread (inside a finalizer it is swallowed). A handler of our own that only sets the
+    event always cancels. Off the main thread (no Ctrl-C reaches it) the handler cannot be
+    set and nothing changes.
+    """
+    presses = [0]
+    if threading.current_thread() is not threading.main_thread():
+        yield presses
+        return
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        presses[0] += 1
+        cancel.set()
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield presses
+    finally:
+        signal.signal(signal.SIGINT, previous or signal.default_int_handler)
 
 
-def _lost_turn(workspace: Workspace, request: str) -> TurnResult:
-    return TurnResult(
-        answer="",
-        session_id=workspace.session.id,
-        error=f"The request {request[:80]!r} stopped without a result; see errors.",
-    )
+def _lost(request: str) -> str:
+    return f"The request {request[:80]!r} stopped without a result; see errors."
+
+
+def _refused(workspace: Workspace, message: str) -> AskResponse:
+    error = ErrorInfo(type="UserError", message=message)
+    return AskResponse(answer="", session_id=workspace.session.id, error=error)
 
 
 def _session_errors(workspace: Workspace) -> list[dict[str, Any]]:

@@ -5,9 +5,9 @@ terminal it shows a spinner line (agent, running tool, elapsed time) that disapp
 the turn ends; on any console it prints one line per finished tool call with its latency,
 and errors in red. With `verbose`, it also prints each call's arguments and result.
 Events arrive on the worker thread that runs the turn; rich's console is thread-safe.
-`print_turn_result` shows a finished `TurnResult`: the answer as markdown, a short table of
-the data it touched, the figures it wrote and the error, if any. Used by `xhelio chat` and
-`xhelio ask`. Imports only the session events and the turn result from xhelio.
+`print_turn_result` shows a finished turn's `AskResponse`: the answer as markdown, a short
+table of the data it touched, the figures it wrote and the error, if any. Used by `xhelio
+chat` and `xhelio ask`. Imports only the session events and the response model from xhelio.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from xhelio.agents.turn import TurnResult
+from xhelio.api.models import AskResponse
 from xhelio.session.events import Event, EventBus
 
 __all__ = ["TurnProgress", "format_duration", "print_turn_result", "touched_table"]
@@ -35,7 +35,7 @@ __all__ = ["TurnProgress", "format_duration", "print_turn_result", "touched_tabl
 # Events every turn publishes that carry nothing a progress line should show.
 _QUIET_TYPES = frozenset({"user_request", "turn_done"})
 _SHOWN_CHARS = 400
-_CANCELLED = "Cancelled."  # run_turn's error text for a turn stopped by its cancel event
+_CANCELLED = "Cancelled."  # the error of a turn stopped by its cancel event
 
 
 def format_duration(seconds: float) -> str:
@@ -193,12 +193,12 @@ class TurnProgress:
         return grid
 
 
-def touched_table(result: TurnResult) -> Table:
+def touched_table(response: AskResponse) -> Table:
     """A short table of the data a turn created or updated."""
     table = Table(title="Data", title_justify="left", show_edge=False)
     for column in ("label", "dataset", "parameter", "points", "start", "stop"):
         table.add_column(column, justify="right" if column == "points" else "left")
-    for touched in result.data:
+    for touched in response.data:
         table.add_row(
             escape(touched.label),
             escape(touched.dataset or "derived"),
@@ -210,17 +210,18 @@ def touched_table(result: TurnResult) -> Table:
     return table
 
 
-def print_turn_result(console: Console, result: TurnResult) -> None:
+def print_turn_result(console: Console, response: AskResponse) -> None:
     """Print a finished turn: answer, data touched, figures written and any error."""
-    # run_turn words a failure without a reply as an answer quoting the error: print it once.
-    answer_repeats_error = bool(result.error) and (result.error or "") in result.answer
-    if result.answer.strip() and not answer_repeats_error:
-        console.print(Markdown(result.answer))
-    if result.data:
-        console.print(touched_table(result))
-    for path in result.figures:
+    error = response.error
+    # A failure without a reply is worded as an answer quoting the error: print it once.
+    answer_repeats_error = error is not None and error.message in response.answer
+    if response.answer.strip() and not answer_repeats_error:
+        console.print(Markdown(response.answer))
+    if response.data:
+        console.print(touched_table(response))
+    for path in response.figure_files:
         console.print(f"Figure saved: {escape(path)}", highlight=False)
-    if result.error == _CANCELLED:
+    if error is not None and error.message == _CANCELLED:
         console.print("[yellow]Request cancelled; the session is intact.[/]")
-    elif result.error:
-        console.print(f"[bold red]Error:[/] {escape(result.error)}", highlight=False)
+    elif error is not None:
+        console.print(f"[bold red]Error:[/] {escape(error.message)}", highlight=False)

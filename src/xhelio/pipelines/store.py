@@ -26,6 +26,7 @@ from typing import Any
 
 from xhelio.config import Settings
 from xhelio.errors import UserError
+from xhelio.migrations import Migration, migrate, sql
 from xhelio.pipelines.model import Pipeline
 from xhelio.session.db import wal_connection
 
@@ -43,6 +44,7 @@ CREATE TABLE IF NOT EXISTS pipelines (
 );
 CREATE INDEX IF NOT EXISTS pipelines_by_family ON pipelines (family_id, created);
 """
+_MIGRATIONS = (Migration(1, "meta and pipelines tables", sql(_SCHEMA)),)
 
 
 @dataclass(frozen=True)
@@ -123,8 +125,7 @@ class PipelineStore:
         self.db_path = self.root / "index.sqlite"
         self._lock = threading.Lock()
         with self._db() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
+            migrate(db, _MIGRATIONS, str(self.db_path))
             found = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         if found is None or int(found["value"]) != INDEX_VERSION:
             self.reindex()

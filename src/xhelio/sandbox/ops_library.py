@@ -43,6 +43,7 @@ from typing import cast
 
 from xhelio.config import Settings
 from xhelio.errors import SandboxError
+from xhelio.migrations import Migration, columns, migrate, sql
 from xhelio.sandbox.validate import validate_code
 
 __all__ = [
@@ -89,6 +90,20 @@ CREATE TABLE IF NOT EXISTS ops (
 )
 """
 _REVIEW_VERSION = "review-1"
+
+
+def _set_aside_shared_table(db: sqlite3.Connection) -> None:
+    """The older format was shared and unreviewed: kept aside, never served."""
+    found = columns(db, "ops")
+    if found and "user" not in found:
+        db.execute("DROP TABLE IF EXISTS ops_unreviewed_legacy")
+        db.execute("ALTER TABLE ops RENAME TO ops_unreviewed_legacy")
+
+
+_MIGRATIONS = (
+    Migration(1, "an older shared, unreviewed ops table set aside", _set_aside_shared_table),
+    Migration(2, "ops table (per user, reviewed)", sql(_SCHEMA)),
+)
 
 
 @dataclass(frozen=True)
@@ -273,12 +288,7 @@ class OpsLibrary:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
-            columns = {row["name"] for row in db.execute("PRAGMA table_info(ops)")}
-            if columns and "user" not in columns:
-                # The older format was shared and unreviewed: set aside, never served.
-                db.execute("DROP TABLE IF EXISTS ops_unreviewed_legacy")
-                db.execute("ALTER TABLE ops RENAME TO ops_unreviewed_legacy")
-            db.execute(_SCHEMA)
+            migrate(db, _MIGRATIONS, str(self.path))
 
     @contextmanager
     def _connect(self) -> Generator[sqlite3.Connection, None, None]:

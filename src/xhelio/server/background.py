@@ -1,7 +1,8 @@
 """Turns the web app starts and then follows on the events stream (replays, plan retries).
 
 `start_turn` checks a session out, lets the route decide what to run in it, and runs
-that as one recorded turn on a thread, returning as soon as the turn has started (or
+that as one recorded turn (`api.turns.run_request`, the turn path of every interface) on a
+thread, returning as soon as the turn has started (or
 could not start). The reply names the last event id before the turn, so the browser
 follows exactly the turn's events.
 """
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 
 from fastapi.responses import JSONResponse
 
-from xhelio.agents.turn import Assistant, run_turn
+from xhelio.agents.turn import Assistant
 from xhelio.api.hub import SessionBusyError, SessionHub, SessionNotFoundError
-from xhelio.api.turns import save_gallery_figure
+from xhelio.api.models import AskRequest
+from xhelio.api.turns import run_request
 from xhelio.errors import XhelioError
 from xhelio.server.errors import error_response
 from xhelio.tools.workspace import Workspace
@@ -70,8 +72,7 @@ def start_turn(hub: SessionHub, session_id: str, prepare: Prepare, name: str) ->
                 events = workspace.session.events.events()
                 outcome.after_event_id = max((e.id for e in events), default=0)
                 started.set()
-                if run_turn(workspace, responder, question, entry.cancel).figures:
-                    save_gallery_figure(workspace, question)
+                run_request(workspace, responder, AskRequest(question=question), entry.cancel)
         except (SessionBusyError, SessionNotFoundError, XhelioError) as exc:
             outcome.error = exc
         finally:

@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from xhelio import errors as xerrors
 from xhelio.api.direct import ToolCallError
+from xhelio.api.error_types import error_type
 from xhelio.api.hub import SessionBusyError, SessionNotFoundError
 from xhelio.errors import (
     DataUnavailableError,
@@ -77,9 +78,6 @@ _KIND_STATUS = {
 }
 
 
-_KIND_NAMES: dict[type, str] = {SessionNotFoundError: "NotFound", SessionBusyError: "SessionBusy"}
-
-
 def status_for_kind(kind: str) -> int:
     """HTTP status of a tool failure by its type name (an `xhelio.errors` class or other)."""
     if kind in _KIND_STATUS:
@@ -106,10 +104,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def xhelio_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, XhelioError)
-        kind = _KIND_NAMES.get(type(exc), type(exc).__name__)
-        if isinstance(exc, ToolCallError):
-            kind = exc.kind
-        return error_response(status_for(exc), kind, exc.message)
+        return error_response(status_for(exc), error_type(exc), exc.message)
 
     async def api_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)

@@ -55,13 +55,13 @@ from xhelio.data.persist import (
 )
 from xhelio.data.store import DataStore
 from xhelio.errors import DataUnavailableError, UserError
+from xhelio.migrations import Migration, migrate, sql
 from xhelio.session.events import EventBus
 from xhelio.session.state import Session, new_session_id
 
 __all__ = ["SessionStore", "SessionStoreError", "SessionSummary"]
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-_SCHEMA_VERSION = 2
 _ORPHAN_GRACE_S = 3600.0
 """A data file no record names is deleted only after this long: a reader may hold it."""
 
@@ -145,7 +145,7 @@ class SessionStore:
             ) from exc
         self.db_path = self.root / "sessions.sqlite"
         with self._db(write=True) as db:
-            _migrate(db)
+            migrate(db, _MIGRATIONS, str(self.db_path))
 
     @contextmanager
     def _db(self, write: bool = False) -> Generator[sqlite3.Connection, None, None]:
@@ -427,15 +427,8 @@ def _saved_of(session: Session) -> _Saved:
     return fresh
 
 
-def _migrate(db: sqlite3.Connection) -> None:
-    """Create the schema; copy rows of the position-keyed tables of schema 1 once."""
-    version = int(db.execute("PRAGMA user_version").fetchone()[0])
-    if version >= _SCHEMA_VERSION:
-        return
-    # One statement at a time: executescript would commit the surrounding transaction.
-    for statement in _SCHEMA.split(";"):
-        if statement.strip():
-            db.execute(statement)
+def _copy_schema_1_rows(db: sqlite3.Connection) -> None:
+    """Copy the rows of schema 1's position-keyed tables into the new ones, once."""
     tables = {str(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     for old, new, column, order in _LEGACY_TABLES:
         if old in tables:
@@ -450,7 +443,12 @@ def _migrate(db: sqlite3.Connection) -> None:
             "SELECT session_id, record FROM events ORDER BY session_id, id"
         )
         db.execute("DROP TABLE events")
-    db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+
+
+_MIGRATIONS = (
+    Migration(1, "sessions, turns, oplog, eventlog and entries tables", sql(_SCHEMA)),
+    Migration(2, "rows of schema 1's history/operations/events tables copied", _copy_schema_1_rows),
+)
 
 
 def _check_id(session_id: str) -> str:

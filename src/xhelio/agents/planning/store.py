@@ -16,6 +16,7 @@ from pathlib import Path
 from xhelio.agents.planning.tasks import PlanStatus, TaskPlan, utc_stamp
 from xhelio.config import Settings
 from xhelio.errors import UserError
+from xhelio.migrations import Migration, migrate, sql
 from xhelio.session.db import wal_connection
 
 __all__ = ["TaskStore"]
@@ -34,6 +35,7 @@ CREATE TABLE IF NOT EXISTS tasks (
 );
 """
 
+_MIGRATIONS = (Migration(1, "plans and tasks tables", sql(_SCHEMA)),)
 _OPEN = tuple(s.value for s in PlanStatus if not s.final)
 
 
@@ -48,7 +50,7 @@ class TaskStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         with self._db() as db:
-            db.executescript(_SCHEMA)
+            migrate(db, _MIGRATIONS, str(path))
 
     def _db(self) -> AbstractContextManager[sqlite3.Connection]:
         return wal_connection(self.path)

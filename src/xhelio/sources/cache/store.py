@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 
 from xhelio.config import Settings, load_settings
 from xhelio.errors import DataUnavailableError, XhelioError
+from xhelio.migrations import Migration, columns, migrate, sql
 from xhelio.sources.cache.encoding import ArrowTable, dictionary_columns, fragment_meta
 from xhelio.sources.cache.fragments import fragment_start
 
@@ -84,6 +85,18 @@ CREATE TABLE IF NOT EXISTS files (
     last_access REAL NOT NULL
 );
 """
+
+
+def _add_checksums(db: sqlite3.Connection) -> None:
+    """An index written before checksums existed gets the column (empty: not verified)."""
+    if "checksum" not in columns(db, "fragments"):
+        db.execute("ALTER TABLE fragments ADD COLUMN checksum TEXT")
+
+
+_MIGRATIONS = (
+    Migration(1, "fragments, layouts and files tables", sql(_SCHEMA)),
+    Migration(2, "fragments.checksum column", _add_checksums),
+)
 
 
 @dataclass(frozen=True)
@@ -179,10 +192,7 @@ class FragmentCache:
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
-            columns = {str(r[1]) for r in db.execute("PRAGMA table_info(fragments)")}
-            if "checksum" not in columns:  # an index written before checksums existed
-                db.execute("ALTER TABLE fragments ADD COLUMN checksum TEXT")
+            migrate(db, _MIGRATIONS, str(path))
         except sqlite3.Error:
             db.close()
             raise
