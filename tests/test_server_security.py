@@ -6,7 +6,11 @@ file policy, code policy and JSON errors without stack traces.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -137,6 +141,50 @@ def test_uploads_land_in_the_session_folder_within_limits(open_api: Api) -> None
     assert not (open_api.home / "config.toml").exists()
     nobody = open_api.client.put("/sessions/snobody/uploads/a.txt", content=b"x")
     assert nobody.status_code == 404
+
+
+def _open_files_under(folder: Path) -> int:
+    """How many file descriptors of this process (the server runs in a thread) are in `folder`."""
+    count = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):
+            count += os.readlink(fd).startswith(str(folder))
+    return count
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+def test_parallel_uploads_of_one_name_all_succeed_and_never_mix(open_api: Api) -> None:
+    sid = open_api.client.post("/sessions", json={}).json()["id"]
+    folder = open_api.home / "sessions" / sid / "uploads"
+    clients = 6
+    first_chunks_sent = threading.Barrier(clients, timeout=60)
+    bodies = [bytes([65 + i]) * 3000 for i in range(clients)]
+
+    def chunks(i: int) -> Iterator[bytes]:
+        yield bodies[i][:1000]
+        first_chunks_sent.wait()
+        # Let the server start writing every upload before any of them ends (bounded wait:
+        # a server that writes nothing before the end simply goes on).
+        deadline = time.monotonic() + 10
+        while _open_files_under(folder) < clients and time.monotonic() < deadline:
+            time.sleep(0.01)
+        yield bodies[i][1000:2000]
+        yield bodies[i][2000:]
+
+    answers: list[httpx.Response] = []
+
+    def upload(i: int) -> None:
+        answers.append(open_api.client.put(f"/sessions/{sid}/uploads/same.csv", content=chunks(i)))
+
+    threads = [threading.Thread(target=upload, args=(i,)) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [a.status_code for a in answers] == [200] * clients, [a.text for a in answers]
+    assert all(a.json() == {"name": "same.csv", "bytes": 3000} for a in answers)
+    assert (folder / "same.csv").read_bytes() in bodies
+    assert [p.name for p in folder.iterdir()] == ["same.csv"]
 
 
 def test_session_ids_are_unguessable() -> None:
