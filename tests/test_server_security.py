@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import socket
 import threading
 import time
@@ -16,16 +17,19 @@ from pathlib import Path
 
 import httpx
 import pytest
+import uvicorn
+from typer.testing import CliRunner
 
 from server_fixtures import ACE, Api, hapi, live_api  # noqa: F401  (fixture)
 from servers.catalog_hapi import CatalogHapiServer
 from xhelio.api import policy as policy_module
 from xhelio.api.hub import new_secret_id
 from xhelio.api.policy import server_policy
+from xhelio.cli.main import app as cli_app
 from xhelio.errors import ConfigError
 from xhelio.server import ServerConfig, create_app
 
-TOKEN = "t0k3n-" + "x" * 30
+TOKEN = "Vb7-qK2mZx9LwR4tYp1sNd8hGc6FjE3u"
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +58,56 @@ def test_non_loopback_bind_starts_with_a_token_and_short_tokens_are_refused() ->
     assert create_app(ServerConfig(host="0.0.0.0", token=TOKEN)) is not None
     with pytest.raises(ConfigError, match="too short"):
         create_app(ServerConfig(host="0.0.0.0", token="abc"))
+
+
+WEAK_TOKENS = [
+    "",
+    " " * 16,
+    " " * 40,
+    "\t" * 20,
+    "a" * 16,
+    "x" * 64,
+    "abababababababab",
+    "0123456789abcdef",
+    "abcdefghijklmnopqrstuvwxyz",
+    "t0k3n-" + "x" * 30,
+    " " + TOKEN,
+    TOKEN + "\n",
+    "Vb7-qK2m Zx9LwR4t",
+    "Vb7-qK2m\x00Zx9LwR4t",
+    "short",
+]
+
+
+@pytest.mark.parametrize("token", WEAK_TOKENS)
+def test_weak_or_blank_tokens_are_refused_with_a_clear_message(token: str) -> None:
+    with pytest.raises(
+        ConfigError, match=r"XHELIO_API_TOKEN (is|contains) .*secrets\.token_urlsafe"
+    ):
+        ServerConfig(token=token)
+    with pytest.raises(ConfigError, match="XHELIO_API_TOKEN"):
+        create_app(ServerConfig.from_env(host="0.0.0.0", token=token or " "))
+
+
+@pytest.mark.parametrize("token", [t for t in WEAK_TOKENS if t and "\x00" not in t])
+def test_serve_refuses_a_weak_token_from_the_environment(
+    token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never_serve(*_: object, **__: object) -> None:
+        raise AssertionError("the server started with a weak token")
+
+    monkeypatch.setattr(uvicorn, "run", never_serve)
+    monkeypatch.setenv("XHELIO_API_TOKEN", token)
+    result = CliRunner().invoke(cli_app, ["serve", "--port", "1"])
+    assert result.exit_code != 0
+    assert "XHELIO_API_TOKEN" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_tokens_are_accepted(seed: int) -> None:
+    for size in (12, 16, 32):
+        assert ServerConfig(token=secrets.token_urlsafe(size)).token
+    assert ServerConfig(token=secrets.token_hex(8 + seed % 8)).token
 
 
 def test_token_env_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
