@@ -161,6 +161,18 @@ def test_bad_model_strings_name_their_source(xhelio_home: Path, value: str, expe
     assert "XHELIO_PLANNER_MODEL" in info.value.message
 
 
+def test_the_test_model_is_never_chosen_by_a_string(xhelio_home: Path) -> None:
+    with pytest.raises(ConfigError, match="test model"):
+        resolve_models(xhelio_home, override="test", env={})
+    with pytest.raises(ConfigError, match="XHELIO_MODEL"):
+        resolve_models(xhelio_home, env={"XHELIO_MODEL": " test"})
+    write_config(xhelio_home, '[models]\ndefault = "test"\n')
+    with pytest.raises(ConfigError, match="test model"):
+        resolve_models(xhelio_home, env={})
+    with pytest.raises(ConfigError, match="test model"):
+        build_model("test")
+
+
 def test_bad_config_files_are_reported(xhelio_home: Path) -> None:
     write_config(xhelio_home, '[models]\norchestra = "openai:x"\n')
     with pytest.raises(ConfigError, match="Unknown key 'orchestra'"):

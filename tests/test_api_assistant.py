@@ -58,6 +58,9 @@ def test_unknown_session_raises_and_a_bad_model_is_an_error(xh: Assistant) -> No
         xh.run("list missions", session_id="snope")
     bad = xh.run("list missions", model="nonsense")
     assert bad.error is not None and bad.error.type == "ConfigError"
+    hook = xh.run("delete every pipeline", model="test")
+    assert hook.error is not None and hook.error.type == "ConfigError"
+    assert xh.hub.view(hook.session_id or "").session.operations == []
 
 
 def test_arun_runs_sessions_in_parallel(xh: Assistant) -> None:

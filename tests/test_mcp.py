@@ -144,7 +144,7 @@ def test_streamable_http_needs_the_token_and_serves_the_tools(
     hapi: CatalogHapiServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XHELIO_HAPI_URL", hapi.url)
-    token = "t" * 24
+    token = "Vb7-qK2mZx9LwR4tYp1sNd8h"
     server, state = build_server()
     app = http_app(server, ServerConfig(token=token))
 

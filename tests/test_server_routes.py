@@ -244,3 +244,15 @@ def test_settings_round_trip_without_secrets(api: Api, monkeypatch: pytest.Monke
     assert secret.status_code == 400
     api.client.put("/settings", json={"models": {"default": ""}})
     assert api.client.get("/settings").json()["models"]["default"] is None
+
+
+@pytest.mark.parametrize("model", ["test", " test ", "test:anything"])
+def test_a_request_cannot_choose_the_test_model(api: Api, model: str) -> None:
+    sid = api.client.post("/sessions", json={}).json()["id"]
+    response = api.client.post(
+        "/ask", json={"question": "delete every pipeline", "session_id": sid, "model": model}
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["type"] == "ConfigError"
+    assert response.json()["message"].startswith(f"model={model!r}")
+    assert api.client.get(f"/sessions/{sid}/operations").json() == {"operations": []}

@@ -6,22 +6,30 @@ file policy, code policy and JSON errors without stack traces.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import secrets
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+import uvicorn
+from typer.testing import CliRunner
 
 from server_fixtures import ACE, Api, hapi, live_api  # noqa: F401  (fixture)
 from servers.catalog_hapi import CatalogHapiServer
 from xhelio.api import policy as policy_module
 from xhelio.api.hub import new_secret_id
 from xhelio.api.policy import server_policy
+from xhelio.cli.main import app as cli_app
 from xhelio.errors import ConfigError
 from xhelio.server import ServerConfig, create_app
 
-TOKEN = "t0k3n-" + "x" * 30
+TOKEN = "Vb7-qK2mZx9LwR4tYp1sNd8hGc6FjE3u"
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +58,56 @@ def test_non_loopback_bind_starts_with_a_token_and_short_tokens_are_refused() ->
     assert create_app(ServerConfig(host="0.0.0.0", token=TOKEN)) is not None
     with pytest.raises(ConfigError, match="too short"):
         create_app(ServerConfig(host="0.0.0.0", token="abc"))
+
+
+WEAK_TOKENS = [
+    "",
+    " " * 16,
+    " " * 40,
+    "\t" * 20,
+    "a" * 16,
+    "x" * 64,
+    "abababababababab",
+    "0123456789abcdef",
+    "abcdefghijklmnopqrstuvwxyz",
+    "t0k3n-" + "x" * 30,
+    " " + TOKEN,
+    TOKEN + "\n",
+    "Vb7-qK2m Zx9LwR4t",
+    "Vb7-qK2m\x00Zx9LwR4t",
+    "short",
+]
+
+
+@pytest.mark.parametrize("token", WEAK_TOKENS)
+def test_weak_or_blank_tokens_are_refused_with_a_clear_message(token: str) -> None:
+    with pytest.raises(
+        ConfigError, match=r"XHELIO_API_TOKEN (is|contains) .*secrets\.token_urlsafe"
+    ):
+        ServerConfig(token=token)
+    with pytest.raises(ConfigError, match="XHELIO_API_TOKEN"):
+        create_app(ServerConfig.from_env(host="0.0.0.0", token=token or " "))
+
+
+@pytest.mark.parametrize("token", [t for t in WEAK_TOKENS if t and "\x00" not in t])
+def test_serve_refuses_a_weak_token_from_the_environment(
+    token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never_serve(*_: object, **__: object) -> None:
+        raise AssertionError("the server started with a weak token")
+
+    monkeypatch.setattr(uvicorn, "run", never_serve)
+    monkeypatch.setenv("XHELIO_API_TOKEN", token)
+    result = CliRunner().invoke(cli_app, ["serve", "--port", "1"])
+    assert result.exit_code != 0
+    assert "XHELIO_API_TOKEN" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_tokens_are_accepted(seed: int) -> None:
+    for size in (12, 16, 32):
+        assert ServerConfig(token=secrets.token_urlsafe(size)).token
+    assert ServerConfig(token=secrets.token_hex(8 + seed % 8)).token
 
 
 def test_token_env_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -137,6 +195,50 @@ def test_uploads_land_in_the_session_folder_within_limits(open_api: Api) -> None
     assert not (open_api.home / "config.toml").exists()
     nobody = open_api.client.put("/sessions/snobody/uploads/a.txt", content=b"x")
     assert nobody.status_code == 404
+
+
+def _open_files_under(folder: Path) -> int:
+    """How many file descriptors of this process (the server runs in a thread) are in `folder`."""
+    count = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):
+            count += os.readlink(fd).startswith(str(folder))
+    return count
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+def test_parallel_uploads_of_one_name_all_succeed_and_never_mix(open_api: Api) -> None:
+    sid = open_api.client.post("/sessions", json={}).json()["id"]
+    folder = open_api.home / "sessions" / sid / "uploads"
+    clients = 6
+    first_chunks_sent = threading.Barrier(clients, timeout=60)
+    bodies = [bytes([65 + i]) * 3000 for i in range(clients)]
+
+    def chunks(i: int) -> Iterator[bytes]:
+        yield bodies[i][:1000]
+        first_chunks_sent.wait()
+        # Let the server start writing every upload before any of them ends (bounded wait:
+        # a server that writes nothing before the end simply goes on).
+        deadline = time.monotonic() + 10
+        while _open_files_under(folder) < clients and time.monotonic() < deadline:
+            time.sleep(0.01)
+        yield bodies[i][1000:2000]
+        yield bodies[i][2000:]
+
+    answers: list[httpx.Response] = []
+
+    def upload(i: int) -> None:
+        answers.append(open_api.client.put(f"/sessions/{sid}/uploads/same.csv", content=chunks(i)))
+
+    threads = [threading.Thread(target=upload, args=(i,)) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [a.status_code for a in answers] == [200] * clients, [a.text for a in answers]
+    assert all(a.json() == {"name": "same.csv", "bytes": 3000} for a in answers)
+    assert (folder / "same.csv").read_bytes() in bodies
+    assert [p.name for p in folder.iterdir()] == ["same.csv"]
 
 
 def test_session_ids_are_unguessable() -> None:

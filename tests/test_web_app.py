@@ -405,7 +405,7 @@ def test_a_dropped_stream_resumes_from_the_last_event(page: sync_api.Page, serve
 def test_a_server_with_a_token_asks_for_it_once(
     browser: sync_api.Browser, served: Served, tmp_path: Path
 ):
-    token = "web-test-token-" + "x" * 20
+    token = "web-Vb7-qK2mZx9LwR4tYp1sNd8h"
     with xhelio_serve(tmp_path, served.hapi, token=token) as url:
         context = browser.new_context(viewport=VIEWPORT)
         context.set_default_timeout(SLOW)

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from xhelio.server import ServerConfig, create_app
 from xhelio.server.web import PAGES, STATIC_DIR, plotly_js_path
 
-TOKEN = "t" * 32
+TOKEN = "Vb7-qK2mZx9LwR4tYp1sNd8hGc6FjE3u"
 BASE = "http://127.0.0.1"
 
 

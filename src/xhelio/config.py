@@ -21,17 +21,27 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import platformdirs
+import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from xhelio.errors import ConfigError
 
-__all__ = ["MODEL_KEYS", "Settings", "home_dir", "load_settings", "read_config_file"]
+__all__ = [
+    "MODEL_KEYS",
+    "Settings",
+    "check_config_values",
+    "home_dir",
+    "load_settings",
+    "read_config_file",
+    "write_config_file",
+]
 
 MODEL_KEYS = ("default", "orchestrator", "sub_agent", "planner", "insight", "inline", "fallback")
 """Valid keys of the ``[models]`` table: a default and one per agent tier."""
@@ -203,34 +213,92 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
             "(it is created when missing)."
         )
     defaults = Settings(home=base_home)
-    known = {f.name for f in dataclasses.fields(Settings)} - {"home", "models"}
     values: dict[str, object] = {}
     origin: dict[str, str] = {}
     config_file = defaults.config_file
     file_values = read_config_file(config_file)
     for key, raw in file_values.items():
-        if key in known and not isinstance(raw, dict):
+        if key in _KNOWN and not isinstance(raw, dict):
             values[key], origin[key] = raw, f"in {config_file}"
-    for key in sorted(known):
+    for key in sorted(_KNOWN):
         env = os.environ.get(f"XHELIO_{key.upper()}")
         if env is not None:
             values[key], origin[key] = env.strip(), f"from XHELIO_{key.upper()}"
     for key, raw in overrides.items():
-        if key not in known:
+        if key not in _KNOWN:
             raise ConfigError(f"Unknown setting '{key}'.")
         if raw is not None:
             values[key], origin[key] = raw, "given"
-    merged = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(Settings)}
-    merged.update(values)
-    merged["models"] = _models_table(file_values.get("models"), config_file)
-    try:
-        checked = _Validated.model_validate(merged)
-    except ValidationError as exc:
-        raise _config_error(exc, merged, origin) from None
+    models = _models_table(file_values.get("models"), config_file)
+    checked = _validated(defaults, values, origin, models)
     settings = Settings(**checked.model_dump())
     for url_key in ("hapi_url", "cdas_url"):
         object.__setattr__(settings, url_key, getattr(settings, url_key).strip().rstrip("/"))
     return settings
+
+
+_KNOWN = frozenset(f.name for f in dataclasses.fields(Settings)) - {"home", "models"}
+
+
+def _validated(
+    defaults: Settings,
+    values: dict[str, object],
+    origin: dict[str, str],
+    models: tuple[tuple[str, str], ...],
+) -> _Validated:
+    """`defaults` with `values` laid over them, validated (`ConfigError` naming the key)."""
+    merged = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(Settings)}
+    merged.update(values)
+    merged["models"] = models
+    try:
+        return _Validated.model_validate(merged)
+    except ValidationError as exc:
+        raise _config_error(exc, merged, origin) from None
+
+
+def check_config_values(data: dict[str, Any], path: Path) -> None:
+    """Check what a config file would hold, as `load_settings` will read it.
+
+    Raises:
+        ConfigError: A setting with an invalid value or an invalid ``[models]`` table.
+    """
+    values = {k: v for k, v in data.items() if k in _KNOWN and not isinstance(v, dict)}
+    origin = dict.fromkeys(values, f"in {path}")
+    _validated(Settings(home=path.parent), values, origin, _models_table(data.get("models"), path))
+
+
+def write_config_file(path: Path, data: dict[str, Any]) -> None:
+    """Replace `path` by the TOML of `data`, atomically, after checking it reads back the same.
+
+    Keys and strings are quoted by the TOML library, so no key or value can add a table or
+    break the file; the file is swapped in whole, so a reader sees the old or the new one.
+
+    Raises:
+        ConfigError: `data` holds invalid settings, cannot be written as TOML, or the folder
+            cannot be written.
+    """
+    check_config_values(data, path)
+    try:
+        text = tomli_w.dumps(data)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"These settings cannot be written to a config file: {exc}.") from exc
+    if tomllib.loads(text) != data:  # pragma: no cover - a TOML library fault, never expected
+        raise ConfigError("These settings do not read back unchanged; nothing was written.")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".config.", suffix=".toml")
+    except OSError as exc:
+        raise ConfigError(f"Config file {path} cannot be written ({exc.strerror or exc}).") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temp, path)
+    except OSError as exc:
+        raise ConfigError(f"Config file {path} cannot be written ({exc.strerror or exc}).") from exc
+    finally:
+        Path(temp).unlink(missing_ok=True)
 
 
 def _config_error(

@@ -160,7 +160,13 @@ def normalize_model_string(model: str, source: str = "model") -> str:
     """Validate `provider:model` and rewrite legacy prefixes; raise ConfigError naming `source`."""
     text = model.strip()
     if text == "test":
-        return text
+        # pydantic-ai's TestModel calls every tool with made-up arguments: a test hook, never
+        # something a request, the config or the environment may choose. Tests pass models
+        # as objects (the `build_model` seam), never as this string.
+        raise ConfigError(
+            f"{source}={model!r} is pydantic-ai's test model, which is not available here; "
+            f"use 'provider:model', e.g. {_EXAMPLES}."
+        )
     provider, sep, name = text.partition(":")
     if not sep or not provider or not name:
         raise ConfigError(

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 
+from xhelio.agents.models import normalize_model_string
 from xhelio.api.hub import SessionBusyError
 from xhelio.api.models import AskRequest, AskResponse
 from xhelio.server.deps import ServerState, server_state
@@ -19,7 +20,9 @@ State = Annotated[ServerState, Depends(server_state)]
 
 
 def _precheck(state: ServerState, request: AskRequest) -> None:
-    """404 for an unknown session, 409 for a busy one, before any turn starts."""
+    """400 for an unusable model, 404 for an unknown session, 409 for a busy one."""
+    if request.model is not None and request.model.strip():
+        normalize_model_string(request.model, "model")
     if request.session_id is None:
         return
     state.assistant.hub.require(request.session_id)

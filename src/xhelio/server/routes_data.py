@@ -7,6 +7,8 @@ funnel, so they appear in its operations log and events.
 from __future__ import annotations
 
 import asyncio
+import os
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -215,16 +217,22 @@ def compute(session_id: str, body: ComputeBody, state: State) -> dict[str, Any]:
 
 @router.put("/uploads/{filename}")
 async def upload(session_id: str, filename: str, request: Request, state: State) -> dict[str, Any]:
-    """Store the raw request body as a file in the session's own upload folder."""
+    """Store the raw request body as a file in the session's own upload folder.
+
+    Each upload streams into its own temporary file, renamed over the target only when
+    complete: parallel uploads of one name all succeed and the last one to finish wins,
+    whole.
+    """
     name = safe_upload_name(filename)
     state.assistant.hub.require(session_id)
     workspace = state.assistant.hub.view(session_id)
     target = uploads_dir(workspace) / name
-    partial = target.with_name(f".{name}.part")
+    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{name}.", suffix=".part")
+    partial = Path(temp)
     limit = state.config.max_upload_bytes
     size = 0
     try:
-        with partial.open("wb") as fh:
+        with os.fdopen(fd, "wb") as fh:
             async for chunk in request.stream():
                 size += len(chunk)
                 if size > limit:

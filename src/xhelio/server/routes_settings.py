@@ -6,17 +6,16 @@ and are reported as present or absent, never as values.
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
-import tomllib
+import threading
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from xhelio.agents.models import TIERS, normalize_model_string
+from xhelio.config import read_config_file, write_config_file
 from xhelio.errors import ConfigError
 from xhelio.server.deps import ServerState, server_state
 
@@ -41,6 +40,14 @@ _KEY_VARS = {
     "openai": ("OPENAI_API_KEY",),
     "anthropic": ("ANTHROPIC_API_KEY",),
 }
+# One read-merge-write at a time, so two PUTs never lose each other's keys.
+_WRITE_LOCK = threading.Lock()
+
+MemoryKey = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+MemoryText = Annotated[str, StringConstraints(max_length=1000)]
+MemoryNumber = Annotated[float, Field(allow_inf_nan=False)]
+_INT_RANGE = (-(2**63), 2**63 - 1)  # what a TOML integer holds
+ModelText = Annotated[str, StringConstraints(max_length=200)]
 
 
 class Limits(BaseModel):
@@ -51,65 +58,68 @@ class Limits(BaseModel):
     http_timeout_s: float | None = Field(default=None, gt=0, le=3600)
     http_retries: int | None = Field(default=None, ge=0, le=20)
     download_workers: int | None = Field(default=None, ge=1, le=64)
-    cache_max_mb: int | None = Field(default=None, ge=0)
+    cache_max_mb: int | None = Field(default=None, ge=0, le=2**40)
     sandbox_timeout_s: float | None = Field(default=None, gt=0, le=3600)
-    sandbox_memory_mb: int | None = Field(default=None, ge=64)
-    session_memory_mb: int | None = Field(default=None, ge=16)
+    sandbox_memory_mb: int | None = Field(default=None, ge=64, le=2**30)
+    session_memory_mb: int | None = Field(default=None, ge=16, le=2**30)
 
 
 class SettingsUpdate(BaseModel):
-    """Body of `PUT /settings`: only the keys given change; "" clears a model."""
+    """Body of `PUT /settings`: only the keys given change; "" clears a model.
 
-    model_config = ConfigDict(extra="forbid")
+    Memory keys are plain lower-case names (``[a-z][a-z0-9_]*``, at most 64 characters)
+    and values are true/false, numbers or text of at most 1000 characters.
+    """
 
-    models: dict[str, str] | None = None
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    models: dict[str, ModelText] | None = Field(default=None, max_length=len(MODEL_KEYS))
     limits: Limits | None = None
-    memory: dict[str, bool | int | float | str] | None = None
+    memory: dict[MemoryKey, bool | int | MemoryNumber | MemoryText] | None = Field(
+        default=None, max_length=100
+    )
+
+    @field_validator("memory", mode="before")
+    @classmethod
+    def _toml_integers(cls, value: object) -> object:
+        """Refuse integers TOML cannot hold (they would otherwise pass as floats)."""
+        if isinstance(value, dict):
+            for item in value.values():  # pyright: ignore[reportUnknownVariableType]
+                if type(item) is int and not _INT_RANGE[0] <= item <= _INT_RANGE[1]:
+                    raise ValueError("integers must fit in 64 bits")
+        return value  # pyright: ignore[reportUnknownVariableType]
 
 
-def _read(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(
-            f"Config file {path} is not valid TOML: {exc}. Fix or remove it."
-        ) from exc
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    raise ConfigError(f"Cannot write {value!r} to the config file.")
-
-
-def _dump(data: dict[str, Any]) -> str:
-    """TOML for top-level scalars and tables of scalars (what the config file holds)."""
-    lines = [f"{k} = {_toml_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
-    for name, table in data.items():
-        if isinstance(table, dict):
-            lines.append(f"\n[{name}]")
-            lines.extend(f"{k} = {_toml_value(v)}" for k, v in table.items())  # type: ignore[union-attr]
-    return "\n".join(lines) + "\n"
-
-
-def _write(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(_dump(data))
-    os.replace(tmp, path)
+def _merged(data: dict[str, Any], body: SettingsUpdate) -> dict[str, Any]:
+    """The config file's `data` with the update applied (a new dict; `data` is untouched)."""
+    out = dict(data)
+    if body.models is not None:
+        unknown = [k for k in body.models if k not in MODEL_KEYS]
+        if unknown:
+            raise ConfigError(f"Unknown model tier {unknown[0]!r}; valid: {', '.join(MODEL_KEYS)}.")
+        old = data.get("models")
+        table: dict[str, Any] = dict(old) if isinstance(old, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
+        for key, value in body.models.items():
+            if value.strip():
+                table[key] = normalize_model_string(value, f"models.{key}")
+            else:
+                table.pop(key, None)
+        out["models"] = table
+    if body.limits is not None:
+        out.update(body.limits.model_dump(exclude_none=True))
+    if body.memory is not None:
+        secret = [k for k in body.memory if any(w in k for w in _SECRET_WORDS)]
+        if secret:
+            raise ConfigError(f"Settings never hold secrets; refused keys: {', '.join(secret)}.")
+        old = data.get("memory")
+        memory: dict[str, Any] = dict(old) if isinstance(old, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
+        out["memory"] = {**memory, **body.memory}
+    return out
 
 
 def _view(state: ServerState) -> dict[str, Any]:
     path = state.assistant.settings.config_file
-    data = _read(path)
+    data = read_config_file(path)
     table = data.get("models") if isinstance(data.get("models"), dict) else {}
     models = {k: table.get(k) for k in MODEL_KEYS}  # type: ignore[union-attr]
     chosen = next((m for m in (models["orchestrator"], models["default"]) if m), None)
@@ -133,25 +143,12 @@ def get_settings(state: State) -> dict[str, Any]:
 
 @router.put("/settings")
 def put_settings(body: SettingsUpdate, state: State) -> dict[str, Any]:
-    """Write the given keys to the config file and return the settings after the write."""
-    path = state.assistant.settings.config_file
-    data = _read(path)
-    if body.models is not None:
-        table: dict[str, Any] = dict(data.get("models") or {})
-        for key, value in body.models.items():
-            if key not in MODEL_KEYS:
-                raise ConfigError(f"Unknown model tier {key!r}; valid: {', '.join(MODEL_KEYS)}.")
-            if value.strip():
-                table[key] = normalize_model_string(value, f"models.{key}")
-            else:
-                table.pop(key, None)
-        data["models"] = table
-    if body.limits is not None:
-        data.update(body.limits.model_dump(exclude_none=True))
-    if body.memory is not None:
-        secret = [k for k in body.memory if any(w in k.lower() for w in _SECRET_WORDS)]
-        if secret:
-            raise ConfigError(f"Settings never hold secrets; refused keys: {', '.join(secret)}.")
-        data["memory"] = {**dict(data.get("memory") or {}), **body.memory}
-    _write(path, data)
+    """Write the given keys to the config file and return the settings after the write.
+
+    Everything is checked before the file is touched, and the file is replaced whole: a
+    refused request changes nothing.
+    """
+    path: Path = state.assistant.settings.config_file
+    with _WRITE_LOCK:
+        write_config_file(path, _merged(read_config_file(path), body))
     return _view(state)
