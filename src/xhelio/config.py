@@ -8,7 +8,9 @@ folder, and the config file read is always the one of that home.
 
 The config file also holds the agents' model choices, ``[models]`` with keys ``default``
 and one per agent tier; they are read here (there is no second TOML reader) and exposed
-as `Settings.models`.
+as `Settings.models`. ``[hapi_servers]`` (``name = "https://..."``, or the environment
+variable ``XHELIO_HAPI_SERVERS="name=https://...,other=https://..."``) names HAPI servers
+that become data sources under those names (`Settings.hapi_servers`).
 
 Every value is validated by one pydantic model (types and ranges: timeouts finite and
 positive, sizes not negative, ...); an invalid value, an unknown override or an
@@ -21,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +34,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from xhelio.errors import ConfigError
 
-__all__ = ["MODEL_KEYS", "Settings", "home_dir", "load_settings", "read_config_file"]
+__all__ = [
+    "MODEL_KEYS",
+    "SOURCE_NAME_PATTERN",
+    "Settings",
+    "home_dir",
+    "load_settings",
+    "read_config_file",
+]
+
+SOURCE_NAME_PATTERN = r"^[a-z][a-z0-9_-]{0,39}$"
+"""What a data source's name looks like (lower case; registered names are checked later)."""
 
 MODEL_KEYS = ("default", "orchestrator", "sub_agent", "planner", "insight", "inline", "fallback")
 """Valid keys of the ``[models]`` table: a default and one per agent tier."""
@@ -78,6 +91,8 @@ class Settings:
     plan_review_iterations: int = 2
     models: tuple[tuple[str, str], ...] = ()
     """The ``[models]`` table of the config file as (key, 'provider:model') pairs."""
+    hapi_servers: tuple[tuple[str, str], ...] = ()
+    """HAPI servers registered as data sources, as (name, url) pairs."""
 
     @property
     def config_file(self) -> Path:
@@ -117,7 +132,7 @@ class _Validated(BaseModel):
     home: Path
     hapi_url: str
     cdas_url: str
-    default_source: Annotated[str, Field(pattern=r"^(hapi|cdf)$")]
+    default_source: Annotated[str, Field(pattern=SOURCE_NAME_PATTERN)]
     http_timeout_s: _Seconds
     http_deadline_s: _Seconds
     http_retries: _Count
@@ -135,6 +150,7 @@ class _Validated(BaseModel):
     plan_review: bool
     plan_review_iterations: _Count
     models: tuple[tuple[str, str], ...]
+    hapi_servers: tuple[tuple[str, str], ...]
 
 
 _EXPECTED = {
@@ -145,7 +161,7 @@ _EXPECTED = {
     "finite_number": "a finite number",
     "greater_than": "a number greater than {gt:g}",
     "greater_than_equal": "a number of at least {ge:g}",
-    "string_pattern_mismatch": "one of hapi, cdf",
+    "string_pattern_mismatch": "a data source name such as hapi or cdf (see `xhelio sources`)",
 }
 
 
@@ -185,6 +201,30 @@ def _models_table(raw: object, path: Path) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def _hapi_servers(raw: object, where: str) -> tuple[tuple[str, str], ...]:
+    """Validate HAPI servers given as a table or as ``name=url,name=url`` text."""
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        pairs = [p.partition("=")[::2] for p in raw.split(",") if p.strip()]
+    elif isinstance(raw, dict):
+        pairs = [(str(k), v) for k, v in raw.items()]  # pyright: ignore[reportUnknownVariableType]
+    else:
+        raise ConfigError(f"hapi_servers {where} must be a table of name = 'https://...'.")
+    servers: list[tuple[str, str]] = []
+    for name, url in pairs:
+        name = name.strip()
+        if not re.match(SOURCE_NAME_PATTERN, name):
+            raise ConfigError(
+                f"HAPI server name {name!r} {where} must be lower-case letters, digits, - or _ "
+                "(it becomes the source's name)."
+            )
+        if not isinstance(url, str) or not re.match(r"^https?://\S+$", url.strip()):
+            raise ConfigError(f"HAPI server '{name}' {where} needs an http(s):// address.")
+        servers.append((name, url.strip().rstrip("/")))
+    return tuple(servers)
+
+
 def load_settings(home: Path | str | None = None, **overrides: object) -> Settings:
     """Build the settings: defaults < `<home>/config.toml` < environment < `overrides`.
 
@@ -203,7 +243,7 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
             "(it is created when missing)."
         )
     defaults = Settings(home=base_home)
-    known = {f.name for f in dataclasses.fields(Settings)} - {"home", "models"}
+    known = {f.name for f in dataclasses.fields(Settings)} - {"home", "models", "hapi_servers"}
     values: dict[str, object] = {}
     origin: dict[str, str] = {}
     config_file = defaults.config_file
@@ -223,6 +263,12 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
     merged = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(Settings)}
     merged.update(values)
     merged["models"] = _models_table(file_values.get("models"), config_file)
+    env_servers = os.environ.get("XHELIO_HAPI_SERVERS")
+    merged["hapi_servers"] = (
+        _hapi_servers(env_servers, "from XHELIO_HAPI_SERVERS")
+        if env_servers is not None
+        else _hapi_servers(file_values.get("hapi_servers"), f"in {config_file}")
+    )
     try:
         checked = _Validated.model_validate(merged)
     except ValidationError as exc:
