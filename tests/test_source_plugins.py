@@ -28,7 +28,8 @@ from xhelio.pipelines.model import TIME_RANGE_VAR
 from xhelio.pipelines.replay import replay_pipeline
 from xhelio.pipelines.store import PipelineStore
 from xhelio.services import Services
-from xhelio.sources.registry import SourceBehindCache, make_source, registrations, source_names
+from xhelio.sources.cache_front import SourceBehindCache
+from xhelio.sources.registry import make_source, registrations, source_names
 from xhelio.tools.workspace import Workspace, open_workspace
 
 PLUGINS = Path(__file__).parent / "plugins"

@@ -34,7 +34,7 @@ from xhelio.session.persist import SessionStore
 from xhelio.sources.base import DataSource
 from xhelio.sources.cache import FragmentCache
 from xhelio.sources.registry import make_source, source_names
-from xhelio.sources.search import SearchResults, search_sources
+from xhelio.sources.search import SearchResults, search_registered
 
 __all__ = ["Services"]
 
@@ -109,18 +109,8 @@ class Services:
         is left out with a note, like one whose server is down.
         """
         names = source_names(self.settings)
-        default = self.settings.default_source
-        ordered = sorted(names, key=lambda n: n != default)
-        sources: list[DataSource] = []
-        notes: list[str] = []
-        for name in ordered:
-            try:
-                sources.append(self.source(name))
-            except XhelioError as exc:
-                notes.append(f"Source '{name}' was left out of this search: {exc.message}")
-        found = search_sources(sources, query, limit, mission)
-        found.notes[:0] = notes
-        return found
+        first = self.settings.default_source
+        return search_registered(names, self.source, query, limit, mission, first)
 
     @property
     def closed(self) -> bool:

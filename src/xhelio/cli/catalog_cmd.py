@@ -2,8 +2,8 @@
 
 Tables are drawn with rich on stdout; `--json` prints plain JSON for scripts instead.
 Every command goes through `handle_errors`, so a user mistake prints one line and exits 1.
-Imports the catalog layer, config and the CLI error funnel; `search` also `Services`
-(it ranks every registered source's catalog), imported when it runs.
+Imports the catalog layer, config, the CLI error funnel and the sources registry (`search`
+ranks every registered source's catalog, without loading their fetch machinery).
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from xhelio.catalog.refresh import refresh_catalog
 from xhelio.cli.errors import handle_errors
 from xhelio.config import load_settings
 from xhelio.errors import UserError
-from xhelio.sources.base import DatasetHit
+from xhelio.sources.base import DatasetHit, DataSource
+from xhelio.sources.registry import make_source, source_names
+from xhelio.sources.search import search_registered
 
 app = typer.Typer(
     help="Find missions, datasets and parameters in the CDAWeb catalog.", no_args_is_help=True
@@ -108,11 +110,22 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Rank the datasets of every data source by how well they match the words."""
-    from xhelio.services import Services
-
     text = " ".join(query)
-    with Services() as services:
-        found = services.search(text, limit=limit, mission=mission)
+    settings = load_settings()
+    opened: list[DataSource] = []
+
+    def open_source(name: str) -> DataSource:
+        opened.append(make_source(name, settings, cached=False, catalog=lambda: catalog))
+        return opened[-1]
+
+    with open_catalog(settings) as catalog:
+        try:
+            names = source_names(settings)
+            first = settings.default_source
+            found = search_registered(names, open_source, text, limit, mission, first)
+        finally:
+            for source in opened:
+                source.close()
     hits = found.hits
     for note in found.notes:
         Console(stderr=True).print(note, style="yellow", highlight=False)

@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Protocol
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Protocol
 
 from xhelio.catalog.model import DatasetInfo
 from xhelio.timerange import TimeRange
+
+if TYPE_CHECKING:  # pandas and numpy load when data is handled, not to search a catalog
+    import numpy as np
+    import pandas as pd
 
 __all__ = [
     "Citation",
@@ -176,6 +177,9 @@ def drop_duplicate_times(data: ParameterData, what: str) -> ParameterData:
     with DIFFERENT values keep the first and add a note; the data is then not proven
     complete from the first contradiction on, so a cache does not keep it for good.
     """
+    import numpy as np
+    import pandas as pd
+
     frame = data.frame
     if frame.empty:
         return data

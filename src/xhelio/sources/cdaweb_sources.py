@@ -1,12 +1,14 @@
 """The two CDAWeb sources: its HAPI server ("hapi") and its CDF file archive ("cdf").
 
-Both serve the datasets of the local catalog index (the offline CDAWeb snapshot, refreshed
-by `xhelio catalog refresh`): `search` is the index's ranked search, `info` its
-description (the server's for a dataset the index does not list), and `cite` names CDAWeb (or, when ``XHELIO_HAPI_URL`` points at another
-HAPI server, that server) with the dataset's DOI and PI. They differ only in how they
-fetch: `HapiSource` over ``hapi_url``, `CdawebSource` (CDAS REST + CDF files) over
-``cdas_url``. An ongoing dataset's catalog stop (snapshots lag the archive) is reported
-as unknown, so the fragment cache asks the server rather than trusting a stale end.
+Both serve the datasets of the local catalog index (the offline CDAWeb snapshot,
+refreshed by `xhelio catalog refresh`): `search` is the index's ranked search, `info` its
+description (the server's for a dataset the index does not list), and `cite` names
+CDAWeb, or the server ``XHELIO_HAPI_URL`` / ``XHELIO_CDAS_URL`` points at instead, with
+the dataset's DOI and PI. They differ only in how they fetch: `HapiSource` over
+``hapi_url``, `CdawebSource` (CDAS REST + CDF files) over ``cdas_url``, each built on the
+first fetch (searching loads neither, nor pandas). An ongoing dataset's catalog stop
+(snapshots lag the archive) is reported as unknown, so the fragment cache asks the server
+rather than trusting a stale end.
 
 Imports config, errors, catalog and sources modules.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from xhelio.catalog.index import Catalog, open_catalog
@@ -28,11 +31,13 @@ from xhelio.sources.base import (
     ProgressCallback,
     SourceStatus,
 )
-from xhelio.sources.cdaweb import CdawebSource
-from xhelio.sources.hapi import HapiSource
 from xhelio.sources.http import probe
 from xhelio.sources.registry import SourceSetup
 from xhelio.timerange import TimeRange
+
+if TYPE_CHECKING:  # the fetch machinery (pandas, cdflib) loads on the first fetch
+    from xhelio.sources.cdaweb import CdawebSource
+    from xhelio.sources.hapi import HapiSource
 
 __all__ = ["CDAWEB_ACKNOWLEDGEMENT", "CdawebCdfSource", "CdawebHapiSource", "provider_name"]
 
@@ -137,11 +142,19 @@ class CdawebHapiSource(_CdawebCatalogSource):
 
     def __init__(self, setup: SourceSetup) -> None:
         super().__init__(setup)
-        self.hapi = HapiSource(setup.settings)
-        """The HAPI client it fetches through."""
-        self.server_url = self.hapi.server_url
+        self._hapi: HapiSource | None = None
+        self.server_url = setup.settings.hapi_url.rstrip("/")
         """Keys the fragment cache, so data of different servers never mixes."""
         self._service_url = self.server_url
+
+    @property
+    def hapi(self) -> HapiSource:
+        """The HAPI client it fetches through (made on first use)."""
+        if self._hapi is None:
+            from xhelio.sources.hapi import HapiSource
+
+            self._hapi = HapiSource(self.settings, self.server_url)
+        return self._hapi
 
     def _describe(self, dataset_id: str) -> DatasetInfo:
         return self.hapi.info(dataset_id)
@@ -158,7 +171,8 @@ class CdawebHapiSource(_CdawebCatalogSource):
 
     def close(self) -> None:
         """Close the HTTP client and any catalog this source opened."""
-        self.hapi.close()
+        if self._hapi is not None:
+            self._hapi.close()
         super().close()
 
 
@@ -167,9 +181,18 @@ class CdawebCdfSource(_CdawebCatalogSource):
 
     def __init__(self, setup: SourceSetup) -> None:
         super().__init__(setup)
-        self.files = CdawebSource(setup.settings, cache=setup.cache)
-        """The CDAS file listing and CDF reader it fetches through."""
+        self._shared_cache = setup.cache
+        self._files: CdawebSource | None = None
         self._service_url = setup.settings.cdas_url
+
+    @property
+    def files(self) -> CdawebSource:
+        """The CDAS file listing and CDF reader it fetches through (made on first use)."""
+        if self._files is None:
+            from xhelio.sources.cdaweb import CdawebSource
+
+            self._files = CdawebSource(self.settings, cache=self._shared_cache)
+        return self._files
 
     def _describe(self, dataset_id: str) -> DatasetInfo:
         return self.files.info(dataset_id)
@@ -186,5 +209,6 @@ class CdawebCdfSource(_CdawebCatalogSource):
 
     def close(self) -> None:
         """Close the HTTP client and any catalog this source opened."""
-        self.files.close()
+        if self._files is not None:
+            self._files.close()
         super().close()

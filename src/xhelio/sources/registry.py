@@ -16,7 +16,8 @@ stops the others. `make_source` builds a source by name, behind the fragment cac
 default; an unknown name is a `UserError` listing the registered ones. `SourceName` is the
 type of a tool's source argument: its JSON schema lists the registered names.
 
-Imports config, errors, catalog.index and sources modules.
+Imports config, errors and `sources.base`; the fragment cache (`sources.cache_front`)
+only when a cached source is made, so searching catalogs never loads pandas.
 """
 
 from __future__ import annotations
@@ -25,17 +26,19 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from xhelio.catalog.index import Catalog
 from xhelio.config import Settings, load_settings
 from xhelio.errors import ConfigError, UserError
-from xhelio.sources.base import Citation, DatasetHit, DataSource, SourceStatus
-from xhelio.sources.cache import CachedSource, FragmentCache
+from xhelio.sources.base import DataSource
+
+if TYPE_CHECKING:  # the cache (pandas, pyarrow) loads only when a source is cached
+    from xhelio.catalog.index import Catalog
+    from xhelio.sources.cache import FragmentCache
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -197,30 +200,10 @@ def make_source(
     source = factory(SourceSetup(name, settings, cache, catalog))
     if not cached:
         return source
+    from xhelio.sources.cache import FragmentCache
+    from xhelio.sources.cache_front import SourceBehindCache
+
     return SourceBehindCache(source, cache or FragmentCache(settings))
-
-
-class SourceBehindCache(CachedSource):
-    """A registered source with the fragment cache in front of `info` and `fetch`.
-
-    Search, citations, status and closing go straight to the source.
-    """
-
-    def search(self, query: str, limit: int = 10, mission: str | None = None) -> list[DatasetHit]:
-        """The source's own search."""
-        return self.inner.search(query, limit, mission)
-
-    def cite(self, dataset_id: str) -> Citation:
-        """The source's own citation."""
-        return self.inner.cite(dataset_id)
-
-    def status(self) -> SourceStatus:
-        """The source's own status."""
-        return self.inner.status()
-
-    def close(self) -> None:
-        """Close the source (the shared cache stays open)."""
-        self.inner.close()
 
 
 class _ListsRegisteredSources:

@@ -9,9 +9,12 @@ catalog) appears once, under the first, the others in `DatasetHit.also_from`. A 
 that fails (a server down) is left out with a note; a `UserError` (a mission unknown to
 that source) is raised only when no source found anything.
 
-`rank_datasets` is the search of a source whose catalog is a list of `DatasetInfo`
-(a configured HAPI server's /catalog, a plugin's few datasets): datasets holding more of
-the query's words first, words in the id and title counting most.
+`search_registered` opens the named sources itself (the default one first) and leaves
+out, with a note, any that cannot be opened.
+
+`rank_datasets` is the search of a source whose catalog is a list of `DatasetInfo` (a
+configured HAPI server's /catalog, a plugin's few datasets): datasets holding more of the
+query's words first, words in the id and title counting most.
 
 Imports `catalog.model`, `errors` and `sources.base` only.
 """
@@ -19,14 +22,20 @@ Imports `catalog.model`, `errors` and `sources.base` only.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from xhelio.catalog.model import DatasetInfo
 from xhelio.errors import UserError, XhelioError
 from xhelio.sources.base import DatasetHit, DataSource
 
-__all__ = ["SearchResults", "query_words", "rank_datasets", "search_sources"]
+__all__ = [
+    "SearchResults",
+    "query_words",
+    "rank_datasets",
+    "search_registered",
+    "search_sources",
+]
 
 _WORD = re.compile(r"[a-z0-9]+")
 _IGNORED = frozenset({"a", "an", "and", "the", "of", "for", "in", "on", "to", "with", "data"})
@@ -80,6 +89,28 @@ def search_sources(
         raise refused
     words = query_words(query)
     return SearchResults(_merge(lists, words, limit), notes)
+
+
+def search_registered(
+    names: Sequence[str],
+    open_source: Callable[[str], DataSource],
+    query: str,
+    limit: int = 10,
+    mission: str | None = None,
+    first: str = "",
+) -> SearchResults:
+    """Search the sources called `names` (`first` ahead of the others) in one ranking."""
+    sources: list[DataSource] = []
+    notes: list[str] = []
+    for name in sorted(names, key=lambda n: n != first):
+        try:
+            sources.append(open_source(name))
+        except Exception as exc:  # a plugin may fail in any way; the others still answer
+            reason = exc.message if isinstance(exc, XhelioError) else f"{type(exc).__name__}: {exc}"
+            notes.append(f"Source '{name}' was left out of this search: {reason}")
+    found = search_sources(sources, query, limit, mission)
+    found.notes[:0] = notes
+    return found
 
 
 def _merge(

@@ -24,7 +24,7 @@ import time
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -33,12 +33,14 @@ from xhelio.config import Settings
 from xhelio.errors import XhelioError
 from xhelio.sources.base import Citation, DatasetHit, ParameterData, ProgressCallback, SourceStatus
 from xhelio.sources.cdaweb_sources import provider_name
-from xhelio.sources.hapi import HapiSource
 from xhelio.sources.http import probe
 from xhelio.sources.netguard import request_guard
 from xhelio.sources.registry import SourceFactory, SourceFamily, SourceSetup
 from xhelio.sources.search import rank_datasets
 from xhelio.timerange import TimeRange
+
+if TYPE_CHECKING:  # the HAPI client (pandas) loads on first use, not to search
+    from xhelio.sources.hapi import HapiSource
 
 __all__ = ["CONFIGURED_SERVERS", "HapiServerSource"]
 
@@ -52,11 +54,21 @@ class HapiServerSource:
     def __init__(self, setup: SourceSetup, url: str) -> None:
         self.name = setup.name
         self.settings = setup.settings
-        self._hapi = HapiSource(setup.settings, server_url=url)
-        self.server_url = self._hapi.server_url
+        self.server_url = url.rstrip("/")
+        """Keys the fragment cache, so data of different servers never mixes."""
+        self._client: HapiSource | None = None
         self._datasets: list[DatasetInfo] | None = None
         self._about: dict[str, Any] | None = None
         self._lock = threading.Lock()
+
+    @property
+    def _hapi(self) -> HapiSource:
+        """The HAPI client (made on first use)."""
+        if self._client is None:
+            from xhelio.sources.hapi import HapiSource
+
+            self._client = HapiSource(self.settings, server_url=self.server_url)
+        return self._client
 
     @property
     def _kept(self) -> Path:
@@ -145,7 +157,8 @@ class HapiServerSource:
 
     def close(self) -> None:
         """Close the HTTP client."""
-        self._hapi.close()
+        if self._client is not None:
+            self._client.close()
 
 
 def _read_kept(path: Path, url: str) -> tuple[float, list[DatasetInfo]] | None:
