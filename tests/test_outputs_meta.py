@@ -15,7 +15,13 @@ from servers.cdas_server import CdasTestServer
 from xhelio.catalog.model import DatasetInfo
 from xhelio.cli.main import app
 from xhelio.data.arrays import entry_from_parameter
-from xhelio.data.meaning import citation_for, display_units, prefers_log_colour, scale_factor
+from xhelio.data.meaning import (
+    citation_for,
+    citation_text,
+    display_units,
+    prefers_log_colour,
+    scale_factor,
+)
 from xhelio.data.store import DataStore
 from xhelio.render.figure import render_plotly_json
 from xhelio.sources.base import ParameterData
@@ -54,11 +60,15 @@ def test_scaled_index_and_log_colour_rules() -> None:
     assert not prefers_log_colour("PitchAngle", "deg")
 
 
-def test_citation_carries_doi_pi_and_acknowledgement() -> None:
-    cited = citation_for("AC_H2_ULE", "10.48322/agmq-ex61", "G. Mason")
+def test_citation_carries_doi_pi_provider_and_acknowledgement() -> None:
+    cited = citation_for(
+        "AC_H2_ULE", "10.48322/agmq-ex61", "G. Mason", provider="P", acknowledgement="Thank P."
+    )
     assert cited["doi"] == "10.48322/agmq-ex61" and cited["pi"] == "G. Mason"
     assert cited["doi_url"] == "https://doi.org/10.48322/agmq-ex61"
-    assert "CDAWeb" in cited["acknowledgement"]
+    assert (cited["provider"], cited["acknowledgement"]) == ("P", "Thank P.")
+    assert citation_text(cited) == "Data: AC_H2_ULE; PI G. Mason; doi:10.48322/agmq-ex61; via P"
+    assert "via" not in citation_text(citation_for("X"))  # no provider known: none invented
     assert citation_for("X", "doi:10.1/abc")["doi"] == "10.1/abc"
 
 

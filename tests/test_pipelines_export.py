@@ -16,7 +16,6 @@ from pipeline_support import (
     open_fresh,
 )
 from servers.catalog_hapi import CatalogHapiServer
-from xhelio.catalog.index import open_catalog
 from xhelio.config import load_settings
 from xhelio.pipelines.export import dataset_citations, export_notebook, export_script
 from xhelio.pipelines.extract import extract_pipeline
@@ -65,8 +64,7 @@ def test_exported_script_reproduces_the_replay(
     pl_workspace: Workspace, pl_hapi_env: CatalogHapiServer, tmp_path: Path
 ) -> None:
     pipeline = _pipeline(pl_workspace)
-    with open_catalog(load_settings()) as catalog:
-        citations = dataset_citations(pipeline, catalog, pl_hapi_env.url)
+    citations = dataset_citations(pipeline, load_settings())
     script = export_script(pipeline, citations)
     assert "import xhelio.agents" not in script and "Assistant" not in script
     head = script.split('"""')[1]

@@ -13,7 +13,7 @@ from servers.hapi_server import HapiTestServer, make_info, synthetic_frame
 from xhelio.config import load_settings
 from xhelio.services import Services, ServicesClosedError
 from xhelio.sources.cache import CachedSource
-from xhelio.sources.hapi import HapiSource
+from xhelio.sources.cdaweb_sources import CdawebHapiSource
 from xhelio.timerange import TimeRange
 
 
@@ -56,8 +56,8 @@ def test_close_releases_everything_and_later_use_is_a_clear_error(xhelio_home: P
         source = services.source("hapi")
         window = TimeRange(datetime(2024, 1, 1, tzinfo=UTC), datetime(2024, 1, 1, 6, tzinfo=UTC))
         assert len(source.fetch("SYN", ["n"], window)["n"].frame) == 360
-        assert isinstance(source, CachedSource) and isinstance(source.inner, HapiSource)
-        client = source.inner.client
+        assert isinstance(source, CachedSource) and isinstance(source.inner, CdawebHapiSource)
+        client = source.inner.hapi.client
         catalog, cache = services.catalog, services.cache
         services.close()
         services.close()  # twice is harmless

@@ -274,7 +274,8 @@ def test_cli_plot_fetch_support_variable_and_outputs(cdas: CdasTestServer, tmp_p
     flux = stored["parameters"][f"{DATASET}.Ion_Flux"]
     assert flux["units"] == "cm^-2 s^-1 sr^-1 MeV^-1"
     assert [d["name"] for d in flux["dims"]] == ["Look_Label", "Ion_Bins_Low_Energy"]
-    assert stored["citations"][0]["acknowledgement"].startswith("Data accessed through NASA")
+    # The files came from the loopback CDAS server, not CDAWeb: the citation says so.
+    assert stored["citations"][0]["provider"].startswith("the server at 127.0.0.1")
     netcdf = tmp_path / "flux.nc"
     result = runner.invoke(
         app,

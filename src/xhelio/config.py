@@ -8,7 +8,9 @@ folder, and the config file read is always the one of that home.
 
 The config file also holds the agents' model choices, ``[models]`` with keys ``default``
 and one per agent tier; they are read here (there is no second TOML reader) and exposed
-as `Settings.models`.
+as `Settings.models`. ``[hapi_servers]`` (``name = "https://..."``, or the environment
+variable ``XHELIO_HAPI_SERVERS="name=https://...,other=https://..."``) names HAPI servers
+that become data sources under those names (`Settings.hapi_servers`).
 
 Every value is validated by one pydantic model (types and ranges: timeouts finite and
 positive, sizes not negative, ...); an invalid value, an unknown override or an
@@ -21,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import tempfile
 import tomllib
 from dataclasses import dataclass, field
@@ -35,6 +38,7 @@ from xhelio.errors import ConfigError
 
 __all__ = [
     "MODEL_KEYS",
+    "SOURCE_NAME_PATTERN",
     "Settings",
     "check_config_values",
     "home_dir",
@@ -42,6 +46,9 @@ __all__ = [
     "read_config_file",
     "write_config_file",
 ]
+
+SOURCE_NAME_PATTERN = r"^[a-z][a-z0-9_-]{0,39}$"
+"""What a data source's name looks like (lower case; registered names are checked later)."""
 
 MODEL_KEYS = ("default", "orchestrator", "sub_agent", "planner", "insight", "inline", "fallback")
 """Valid keys of the ``[models]`` table: a default and one per agent tier."""
@@ -88,6 +95,8 @@ class Settings:
     plan_review_iterations: int = 2
     models: tuple[tuple[str, str], ...] = ()
     """The ``[models]`` table of the config file as (key, 'provider:model') pairs."""
+    hapi_servers: tuple[tuple[str, str], ...] = ()
+    """HAPI servers registered as data sources, as (name, url) pairs."""
 
     @property
     def config_file(self) -> Path:
@@ -127,7 +136,7 @@ class _Validated(BaseModel):
     home: Path
     hapi_url: str
     cdas_url: str
-    default_source: Annotated[str, Field(pattern=r"^(hapi|cdf)$")]
+    default_source: Annotated[str, Field(pattern=SOURCE_NAME_PATTERN)]
     http_timeout_s: _Seconds
     http_deadline_s: _Seconds
     http_retries: _Count
@@ -145,6 +154,7 @@ class _Validated(BaseModel):
     plan_review: bool
     plan_review_iterations: _Count
     models: tuple[tuple[str, str], ...]
+    hapi_servers: tuple[tuple[str, str], ...]
 
 
 _EXPECTED = {
@@ -155,7 +165,7 @@ _EXPECTED = {
     "finite_number": "a finite number",
     "greater_than": "a number greater than {gt:g}",
     "greater_than_equal": "a number of at least {ge:g}",
-    "string_pattern_mismatch": "one of hapi, cdf",
+    "string_pattern_mismatch": "a data source name such as hapi or cdf (see `xhelio sources`)",
 }
 
 
@@ -195,6 +205,30 @@ def _models_table(raw: object, path: Path) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def _hapi_servers(raw: object, where: str) -> tuple[tuple[str, str], ...]:
+    """Validate HAPI servers given as a table or as ``name=url,name=url`` text."""
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        pairs = [p.partition("=")[::2] for p in raw.split(",") if p.strip()]
+    elif isinstance(raw, dict):
+        pairs = [(str(k), v) for k, v in raw.items()]  # pyright: ignore[reportUnknownVariableType]
+    else:
+        raise ConfigError(f"hapi_servers {where} must be a table of name = 'https://...'.")
+    servers: list[tuple[str, str]] = []
+    for name, url in pairs:
+        name = name.strip()
+        if not re.match(SOURCE_NAME_PATTERN, name):
+            raise ConfigError(
+                f"HAPI server name {name!r} {where} must be lower-case letters, digits, - or _ "
+                "(it becomes the source's name)."
+            )
+        if not isinstance(url, str) or not re.match(r"^https?://\S+$", url.strip()):
+            raise ConfigError(f"HAPI server '{name}' {where} needs an http(s):// address.")
+        servers.append((name, url.strip().rstrip("/")))
+    return tuple(servers)
+
+
 def load_settings(home: Path | str | None = None, **overrides: object) -> Settings:
     """Build the settings: defaults < `<home>/config.toml` < environment < `overrides`.
 
@@ -230,14 +264,24 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
         if raw is not None:
             values[key], origin[key] = raw, "given"
     models = _models_table(file_values.get("models"), config_file)
-    checked = _validated(defaults, values, origin, models)
+    env_servers = os.environ.get("XHELIO_HAPI_SERVERS")
+    servers = (
+        _hapi_servers(env_servers, "from XHELIO_HAPI_SERVERS")
+        if env_servers is not None
+        else _hapi_servers(file_values.get("hapi_servers"), f"in {config_file}")
+    )
+    checked = _validated(defaults, values, origin, models, servers)
     settings = Settings(**checked.model_dump())
     for url_key in ("hapi_url", "cdas_url"):
         object.__setattr__(settings, url_key, getattr(settings, url_key).strip().rstrip("/"))
     return settings
 
 
-_KNOWN = frozenset(f.name for f in dataclasses.fields(Settings)) - {"home", "models"}
+_KNOWN = frozenset(f.name for f in dataclasses.fields(Settings)) - {
+    "home",
+    "models",
+    "hapi_servers",
+}
 
 
 def _validated(
@@ -245,11 +289,13 @@ def _validated(
     values: dict[str, object],
     origin: dict[str, str],
     models: tuple[tuple[str, str], ...],
+    hapi_servers: tuple[tuple[str, str], ...] = (),
 ) -> _Validated:
     """`defaults` with `values` laid over them, validated (`ConfigError` naming the key)."""
     merged = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(Settings)}
     merged.update(values)
     merged["models"] = models
+    merged["hapi_servers"] = hapi_servers
     try:
         return _Validated.model_validate(merged)
     except ValidationError as exc:
@@ -264,7 +310,9 @@ def check_config_values(data: dict[str, Any], path: Path) -> None:
     """
     values = {k: v for k, v in data.items() if k in _KNOWN and not isinstance(v, dict)}
     origin = dict.fromkeys(values, f"in {path}")
-    _validated(Settings(home=path.parent), values, origin, _models_table(data.get("models"), path))
+    models = _models_table(data.get("models"), path)
+    servers = _hapi_servers(data.get("hapi_servers"), f"in {path}")
+    _validated(Settings(home=path.parent), values, origin, models, servers)
 
 
 def write_config_file(path: Path, data: dict[str, Any]) -> None:

@@ -9,10 +9,12 @@ and hands it to every session it serves::
     # catalog connection, HTTP clients, cache index and sandbox worker are closed here
 
 It owns the settings, the catalog connection, the disk cache (one index, one size limit
-for fragments and CDF files), one data source per name (each with its HTTP client, all
-behind the shared cache), the session store and the sandbox executor. Each is built on
-first use, under a lock, so listing tools costs nothing and threads share one instance.
-Every attribute is safe to use from several threads. After `close()` any use raises.
+for fragments and CDF files), one data source per registered name (each with its HTTP
+client, all behind the shared cache; `search` ranks every source's catalog at once), the
+session store and the sandbox executor. Each is built on first use, under a lock, so
+listing tools costs nothing and threads share one instance. Every attribute is safe to
+use from several threads. After `close()` any use raises, and every source it opened has
+been closed.
 
 Imports config, catalog, sources, session and sandbox; nothing imports it but
 interfaces (cli, tools.workspace and the servers).
@@ -30,8 +32,9 @@ from xhelio.errors import XhelioError
 from xhelio.sandbox.executor import SandboxExecutor
 from xhelio.session.persist import SessionStore
 from xhelio.sources.base import DataSource
-from xhelio.sources.cache import CachedSource, FragmentCache
-from xhelio.sources.registry import make_source
+from xhelio.sources.cache import FragmentCache
+from xhelio.sources.registry import make_source, source_names
+from xhelio.sources.search import SearchResults, search_registered
 
 __all__ = ["Services"]
 
@@ -51,7 +54,6 @@ class Services:
         self._lock = threading.RLock()
         self._made: dict[str, Any] = {}
         self._sources: dict[str, DataSource] = {}
-        self._inner: list[DataSource] = []
         self._closed = False
 
     def _once(self, name: str, build: Callable[[], T]) -> T:
@@ -84,17 +86,31 @@ class Services:
         return self._once("sandbox", lambda: SandboxExecutor(self.settings))
 
     def source(self, name: str | None = None) -> DataSource:
-        """The data source `name` ('hapi' or 'cdf'; default from settings), behind the cache."""
+        """The registered source `name` (default from settings), behind the shared cache.
+
+        Raises:
+            UserError: no usable source has that name (the message lists those that do).
+        """
         key = name or self.settings.default_source
         with self._lock:
             if self._closed:
                 raise ServicesClosedError(f"xhelio services are closed; cannot open {key}.")
             found = self._sources.get(key)
             if found is None:
-                inner = make_source(key, self.settings, cached=False, cache=self.cache)
-                self._inner.append(inner)
-                found = self._sources[key] = CachedSource(inner, self.cache)
+                found = self._sources[key] = make_source(
+                    key, self.settings, cache=self.cache, catalog=lambda: self.catalog
+                )
             return found
+
+    def search(self, query: str, limit: int = 10, mission: str | None = None) -> SearchResults:
+        """Datasets of every registered source matching `query`, in one ranking.
+
+        The default source is asked first (it wins ties); a source that cannot be built
+        is left out with a note, like one whose server is down.
+        """
+        names = source_names(self.settings)
+        first = self.settings.default_source
+        return search_registered(names, self.source, query, limit, mission, first)
 
     @property
     def closed(self) -> bool:
@@ -111,13 +127,8 @@ class Services:
                 return
             self._closed = True
             made, self._made = self._made, {}
-            inner, self._inner = self._inner, []
-            self._sources.clear()
-        closers: list[Callable[[], object]] = []
-        for source in inner:
-            close = getattr(source, "close", None)
-            if callable(close):
-                closers.append(close)
+            sources, self._sources = list(self._sources.values()), {}
+        closers: list[Callable[[], object]] = [source.close for source in sources]
         for name in ("sandbox", "catalog", "cache"):
             resource = made.get(name)
             if resource is not None:
@@ -125,7 +136,7 @@ class Services:
         for close in closers:
             try:
                 close()
-            except (OSError, XhelioError, RuntimeError):
+            except Exception:  # a plugin's close may fail in any way; the rest still close
                 continue
 
     def __enter__(self) -> Services:

@@ -6,9 +6,13 @@ These are the shapes every layer above the catalog speaks. Imports nothing from 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
-__all__ = ["BinsAxis", "DatasetInfo", "Mission", "ParameterInfo"]
+__all__ = ["ONGOING_WINDOW", "BinsAxis", "DatasetInfo", "Mission", "ParameterInfo"]
+
+ONGOING_WINDOW = timedelta(days=400)
+"""Catalog snapshots lag the archive: a dataset whose listed stop is this recent is treated
+as still producing data, and its end is left for the server to decide."""
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Tables are drawn with rich on stdout; `--json` prints plain JSON for scripts instead.
 Every command goes through `handle_errors`, so a user mistake prints one line and exits 1.
-Imports the catalog layer, config and the CLI error funnel only.
+Imports the catalog layer, config, the CLI error funnel and the sources registry (`search`
+ranks every registered source's catalog, without loading their fetch machinery).
 """
 
 from __future__ import annotations
@@ -16,12 +17,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from xhelio.catalog.index import SearchHit, open_catalog
+from xhelio.catalog.index import open_catalog
 from xhelio.catalog.model import DatasetInfo, Mission, ParameterInfo
 from xhelio.catalog.refresh import refresh_catalog
 from xhelio.cli.errors import handle_errors
 from xhelio.config import load_settings
 from xhelio.errors import UserError
+from xhelio.sources.base import DatasetHit, DataSource
+from xhelio.sources.registry import make_source, source_names
+from xhelio.sources.search import search_registered
 
 app = typer.Typer(
     help="Find missions, datasets and parameters in the CDAWeb catalog.", no_args_is_help=True
@@ -72,13 +76,15 @@ def _dataset_dict(info: DatasetInfo, with_parameters: bool = True) -> dict[str, 
     return payload
 
 
-def _hit_dict(hit: SearchHit) -> dict[str, Any]:
+def _hit_dict(hit: DatasetHit) -> dict[str, Any]:
     return {
         "dataset_id": hit.dataset_id,
         "title": hit.title,
         "mission_id": hit.mission_id,
         "score": hit.score,
-        "matched_parameters": list(hit.matched_parameters),
+        "matched_parameters": list(hit.parameters),
+        "source": hit.source,
+        "also_from": list(hit.also_from),
     }
 
 
@@ -103,10 +109,26 @@ def search(
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Rank datasets by how well they match the words (ids, titles, parameters, units)."""
+    """Rank the datasets of every data source by how well they match the words."""
     text = " ".join(query)
-    with open_catalog() as catalog:
-        hits = catalog.search(text, limit=limit, mission=mission)
+    settings = load_settings()
+    opened: list[DataSource] = []
+
+    def open_source(name: str) -> DataSource:
+        opened.append(make_source(name, settings, cached=False, catalog=lambda: catalog))
+        return opened[-1]
+
+    with open_catalog(settings) as catalog:
+        try:
+            names = source_names(settings)
+            first = settings.default_source
+            found = search_registered(names, open_source, text, limit, mission, first)
+        finally:
+            for source in opened:
+                source.close()
+    hits = found.hits
+    for note in found.notes:
+        Console(stderr=True).print(note, style="yellow", highlight=False)
     if as_json:
         _print_json([_hit_dict(h) for h in hits])
         return
@@ -121,11 +143,13 @@ def search(
     table.add_column("mission")
     table.add_column("title")
     table.add_column("matching parameters", style="green")
+    table.add_column("source")
     for rank, hit in enumerate(hits, start=1):
-        shown = ", ".join(hit.matched_parameters[:4])
-        if len(hit.matched_parameters) > 4:
+        shown = ", ".join(hit.parameters[:4])
+        if len(hit.parameters) > 4:
             shown += ", ..."
-        table.add_row(str(rank), hit.dataset_id, hit.mission_id or "", hit.title, shown)
+        sources = ", ".join((hit.source, *hit.also_from))
+        table.add_row(str(rank), hit.dataset_id, hit.mission_id or "", hit.title, shown, sources)
     console.print(table)
 
 

@@ -29,6 +29,7 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "sessions": ("session_cmd", True),
     "plan": ("plan_cmd", True),
     "doctor": ("doctor_cmd", False),
+    "sources": ("sources_cmd", False),
     "serve": ("serve_cmd", False),
     "mcp": ("mcp_cmd", False),
     "pipeline": ("pipeline_cmd", True),

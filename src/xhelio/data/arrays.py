@@ -22,14 +22,23 @@ import xarray as xr
 from xhelio.catalog.model import DatasetInfo
 from xhelio.data.entry import DataEntry
 from xhelio.data.meaning import citation_for, display_units, scale_factor
-from xhelio.sources.base import ParameterData
+from xhelio.sources.base import Citation, ParameterData
 from xhelio.sources.dims import per_record, split_support_columns
 
 __all__ = ["entry_from_parameter", "entry_meta"]
 
 
-def entry_meta(dataset_id: str, data: ParameterData, info: DatasetInfo | None) -> dict[str, Any]:
-    """The JSON-able meaning of one fetched parameter (see `DataEntry.meta`)."""
+def entry_meta(
+    dataset_id: str,
+    data: ParameterData,
+    info: DatasetInfo | None,
+    citation: Citation | None = None,
+) -> dict[str, Any]:
+    """The JSON-able meaning of one fetched parameter (see `DataEntry.meta`).
+
+    `citation` is the source's (`DataSource.cite`): it names the provider that served
+    the data; without it the dataset's DOI and PI are recorded alone.
+    """
     meta: dict[str, Any] = {key: value for key, value in data.meta.items() if key not in {"dims"}}
     meta["units"] = data.units
     meta["display_units"] = display_units(data.units)
@@ -55,17 +64,31 @@ def entry_meta(dataset_id: str, data: ParameterData, info: DatasetInfo | None) -
     scale = scale_factor(data.name, data.description, data.units)
     if scale is not None:
         meta["scale"] = scale
+    meta["citation"] = _citation(dataset_id, info, citation)
     if info is not None:
-        meta["citation"] = citation_for(dataset_id, info.doi, info.pi_name, info.title)
         if info.title:
             meta["dataset_title"] = info.title
         if info.mission_id:
             meta["mission"] = info.mission_id
         if info.instrument:
             meta["instrument"] = info.instrument
-    else:
-        meta["citation"] = citation_for(dataset_id)
     return meta
+
+
+def _citation(
+    dataset_id: str, info: DatasetInfo | None, citation: Citation | None
+) -> dict[str, str]:
+    """The source's citation, completed by what the catalog says of the dataset."""
+    cited = citation or Citation(provider="", url="", dataset=dataset_id)
+    return citation_for(
+        dataset_id,
+        cited.doi or (info.doi if info else None),
+        cited.pi or (info.pi_name if info else None),
+        cited.title or (info.title if info else ""),
+        provider=cited.provider,
+        provider_url=cited.url,
+        acknowledgement=cited.acknowledgement,
+    )
 
 
 def _dims_of(data: ParameterData) -> list[dict[str, Any]]:
@@ -131,12 +154,15 @@ def _is_array_shaped(data: ParameterData) -> bool:
 
 
 def entry_from_parameter(
-    dataset_id: str, data: ParameterData, info: DatasetInfo | None = None
+    dataset_id: str,
+    data: ParameterData,
+    info: DatasetInfo | None = None,
+    citation: Citation | None = None,
 ) -> DataEntry:
     """Wrap fetched `ParameterData` as a DataStore entry labelled `DATASET.PARAM`."""
     label = f"{dataset_id}.{data.name}"
     values, support = split_support_columns(data.frame)
-    meta = entry_meta(dataset_id, data, info)
+    meta = entry_meta(dataset_id, data, info, citation)
     payload: pd.DataFrame | xr.DataArray = values
     units = dict.fromkeys((str(c) for c in values.columns), data.units)
     if _is_array_shaped(data):

@@ -5,7 +5,9 @@ data enters a session, used by the CLI, the tools and (later) the agents. It che
 against the catalog, parses and clamps the time range to the dataset's availability,
 skips parameters already in memory for that range, fetches through the chosen source
 (wrapped in the fragment cache), stores `DATASET.PARAM` entries and returns a
-`FetchReport` per parameter. Imports catalog, sources and data modules only.
+`FetchReport` per parameter. The dataset's description comes from the source (`info`),
+its citation from the source's `cite`, so any registered source works the same way.
+Imports catalog, sources and data modules only.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pandas as pd
 import xarray as xr
 
 from xhelio.catalog.index import Catalog
-from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.catalog.model import ONGOING_WINDOW, DatasetInfo, ParameterInfo
 from xhelio.data.arrays import entry_from_parameter
 from xhelio.data.cleaning import apply_valid_range
 from xhelio.data.entry import DataEntry
@@ -42,10 +44,6 @@ __all__ = [
     "clamp_to_availability",
     "entry_from_parameter",
 ]
-
-# Catalog snapshots lag the archive: a dataset whose listed stop is this recent is treated
-# as still producing data, and its end is left for the server to decide.
-ONGOING_WINDOW = timedelta(days=400)
 
 
 @dataclass
@@ -108,7 +106,7 @@ def clamp_to_availability(
     lo = time_range.start if start is None else max(time_range.start, start)
     hi = time_range.end if (stop is None or ongoing) else min(time_range.end, stop)
     if hi <= lo:
-        span = f"{_fmt(start)} to {_fmt(stop) if not ongoing else 'present'}"
+        span = f"{_fmt(start)} to {'present' if ongoing or stop is None else _fmt(stop)}"
         raise DataUnavailableError(
             f"{info.id} has no data in {time_range}: it covers {span}. "
             "Pick a time range inside that window."
@@ -290,7 +288,7 @@ class DataFetcher:
         masked too and each report says how many; by default they are kept (valid
         ranges mask real data often enough that doing it silently is wrong).
         """
-        info = self.catalog.dataset(dataset_id)
+        info = self.source.info(dataset_id)
         names = self._resolve_parameters(info, parameters)
         requested = (
             time_range if isinstance(time_range, TimeRange) else parse_time_range(time_range)
@@ -309,12 +307,13 @@ class DataFetcher:
                 check_memory_budget(self.catalog, info, wanted, clamped, self.memory_budget_bytes)
             fetched = self.source.fetch(info.id, wanted, clamped, progress)
             self._remember_variables(info, [fetched[name] for name in wanted])
+            citation = self.source.cite(info.id)
             for name in wanted:
                 data = drop_duplicate_times(fetched[name], f"{info.id}.{name}")
                 cleaning_note = None
                 if valid_range:
                     data, _, cleaning_note = apply_valid_range(data)
-                entry = entry_from_parameter(info.id, data, info)
+                entry = entry_from_parameter(info.id, data, info, citation)
                 entry.fetched_range = _key(clamped)
                 if cleaning_note:
                     entry.meta.setdefault("notes", []).append(cleaning_note)
@@ -351,7 +350,8 @@ class DataFetcher:
             for d in new
         )
         try:
-            self.catalog.upsert([replace(info, parameters=(*info.parameters, *added))])
+            listed = self.catalog.dataset(info.id)  # as the catalog has it, not as the source says
+            self.catalog.upsert([replace(listed, parameters=(*listed.parameters, *added))])
         except Exception:
             return
 

@@ -4,8 +4,9 @@
   codes like ``cm!E-2!N``) into one readable form (``km/s``, ``cm^-3``, ``cm^-2``); the
   raw string is always kept beside it in the entry's metadata.
 - `scale_factor` finds indices stored multiplied (OMNI's ``Kp*10``) so axes say so.
-- `citation_for` builds the citation every fetched entry records: dataset, DOI, PI and
-  the acknowledgement CDAWeb asks its users to give.
+- `citation_for` builds the citation every fetched entry records: dataset, DOI, PI, the
+  provider that served it (named by the source's `cite`) and the provider's
+  acknowledgement.
 - `prefers_log_colour` decides from units and name whether values span decades
   (fluxes, counts, spectral densities), which a linear colour scale would flatten.
 
@@ -18,7 +19,6 @@ import re
 from typing import Any
 
 __all__ = [
-    "CDAWEB_ACKNOWLEDGEMENT",
     "citation_for",
     "citation_text",
     "display_units",
@@ -26,14 +26,6 @@ __all__ = [
     "prefers_log_colour",
     "scale_factor",
 ]
-
-CDAWEB_ACKNOWLEDGEMENT = (
-    "Data accessed through NASA's Coordinated Data Analysis Web (CDAWeb, "
-    "https://cdaweb.gsfc.nasa.gov) of the Space Physics Data Facility at NASA Goddard "
-    "Space Flight Center. Please acknowledge the dataset's principal investigator(s) and "
-    "cite its DOI where one is given."
-)
-"""CDAWeb's request to its users, in our words: name the service, the PI and the DOI."""
 
 # IDL/ISTP text codes: !E or !U superscript, !D or !I subscript, !N back to normal.
 _IDL_SUPER = re.compile(r"!(?:E|U|e|u)(.*?)(?:!(?:N|n)|$)")
@@ -116,9 +108,19 @@ def citation_for(
     pi: str | None = None,
     title: str = "",
     resource_url: str | None = None,
+    *,
+    provider: str = "",
+    provider_url: str = "",
+    acknowledgement: str = "",
 ) -> dict[str, str]:
-    """The citation recorded with fetched data: dataset, DOI, PI, acknowledgement."""
-    citation = {"dataset": dataset_id, "acknowledgement": CDAWEB_ACKNOWLEDGEMENT}
+    """The citation recorded with fetched data: dataset, DOI, PI, provider, acknowledgement."""
+    citation = {"dataset": dataset_id}
+    if provider:
+        citation["provider"] = provider
+    if provider_url:
+        citation["provider_url"] = provider_url
+    if acknowledgement:
+        citation["acknowledgement"] = acknowledgement
     if doi:
         clean = doi.strip()
         clean = re.sub(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", "", clean, flags=re.I)
@@ -145,7 +147,8 @@ def citation_text(citation: dict[str, Any]) -> str:
         parts.append(f"PI {citation['pi']}")
     if citation.get("doi"):
         parts.append(f"doi:{citation['doi']}")
-    parts.append("via NASA CDAWeb")
+    if citation.get("provider"):
+        parts.append(f"via {citation['provider']}")
     return "; ".join(parts)
 
 

@@ -4,8 +4,9 @@ The script needs only xhelio installed: it calls the tools through
 `xhelio.pipelines.script.ToolSession` (the same funnel as replay), resolves the time range
 with `xhelio.timerange.parse_time_range` exactly as replay does, and writes the data
 (parquet), the figure (JSON, PNG) into an output folder. Its header cites every dataset
-(title, PI, DOI, where it was served from). The notebook has the same cells, one per
-step, written as nbformat-4 JSON by hand (no nbformat dependency).
+(title, PI, DOI, and the provider that serves it, from its source's `cite`). The
+notebook has the same cells, one per step, written as nbformat-4 JSON by hand (no
+nbformat dependency).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from xhelio.catalog.index import Catalog, open_catalog
 from xhelio.config import Settings
 from xhelio.errors import UserError, XhelioError
 from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline
+from xhelio.sources.base import DataSource
+from xhelio.sources.registry import make_source
 
 __all__ = [
     "Citation",
@@ -46,6 +48,9 @@ class Citation:
     pi_name: str = ""
     doi: str = ""
     source: str = ""
+    """The provider that serves it, with its address."""
+    acknowledgement: str = ""
+    """The provider's request to its users, when it makes one."""
 
     def line(self) -> str:
         """One line: id, title, PI, DOI and where it came from."""
@@ -60,26 +65,49 @@ class Citation:
         return " — ".join(parts)
 
 
-def dataset_citations(
-    pipeline: Pipeline, catalog: Catalog | None, source: str = ""
-) -> list[Citation]:
-    """A citation for each dataset the pipeline fetches (catalog metadata when known)."""
+def dataset_citations(pipeline: Pipeline, settings: Settings) -> list[Citation]:
+    """A citation for each dataset the pipeline fetches, from the source that serves it.
+
+    A dataset's source is the one its fetch step names (the default source otherwise);
+    a source that cannot be built or cannot cite still leaves the dataset cited by id.
+    """
+    opened: dict[str, DataSource | None] = {}
     out: list[Citation] = []
-    for dataset in pipeline.datasets:
-        try:
-            info = catalog.dataset(dataset) if catalog is not None else None
-        except XhelioError:  # a dataset unknown to the catalog is still cited by id
-            info = None
-        out.append(
-            Citation(
-                dataset,
-                info.title if info else "",
-                (info.pi_name or "") if info else "",
-                (info.doi or "") if info else "",
-                source,
-            )
-        )
+    try:
+        for dataset in pipeline.datasets:
+            name = _source_of(pipeline, dataset) or settings.default_source
+            if name not in opened:
+                try:
+                    opened[name] = make_source(name, settings, cached=False)
+                except XhelioError:
+                    opened[name] = None
+            out.append(_cite(opened[name], dataset))
+    finally:
+        for source in opened.values():
+            if source is not None:
+                source.close()
     return out
+
+
+def _source_of(pipeline: Pipeline, dataset: str) -> str | None:
+    for step in pipeline.steps:
+        named = step.args.get("source")
+        if step.args.get("dataset_id") == dataset and isinstance(named, str) and named:
+            return named
+    return None
+
+
+def _cite(source: DataSource | None, dataset: str) -> Citation:
+    if source is None:
+        return Citation(dataset)
+    try:
+        c = source.cite(dataset)
+    except XhelioError:
+        return Citation(dataset)
+    served = f"{c.provider} ({c.url})" if c.url else c.provider
+    return Citation(
+        c.dataset or dataset, c.title, c.pi or "", c.doi or "", served, c.acknowledgement
+    )
 
 
 def _header(pipeline: Pipeline, citations: Sequence[Citation]) -> list[str]:
@@ -92,7 +120,10 @@ def _header(pipeline: Pipeline, citations: Sequence[Citation]) -> list[str]:
         "",
         "Data citations (please acknowledge the data providers when you publish):",
         *(f"  - {c.line()}" for c in citations),
-        "  - Data accessed through NASA CDAWeb (https://cdaweb.gsfc.nasa.gov/).",
+        *(
+            f"  - {a}"
+            for a in dict.fromkeys(c.acknowledgement for c in citations if c.acknowledgement)
+        ),
     ]
     return lines
 
@@ -235,8 +266,7 @@ def write_export(
     """
     if fmt not in ("py", "ipynb"):
         raise UserError(f"Unknown format {fmt!r}; use py or ipynb.")
-    with open_catalog(settings) as catalog:
-        citations = dataset_citations(pipeline, catalog, settings.hapi_url)
+    citations = dataset_citations(pipeline, settings)
     text = export_text(pipeline, "py" if fmt == "py" else "ipynb", citations)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

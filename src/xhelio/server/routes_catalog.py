@@ -23,8 +23,8 @@ def search(
     mission: Annotated[str | None, Query(max_length=100)] = None,
     limit: Annotated[int, Query(ge=1, le=50)] = 10,
 ) -> dict[str, Any]:
-    """Datasets matching words (mission, instrument, quantity, units)."""
-    return search_results(state.catalog.search(q, limit=limit, mission=mission))
+    """Datasets of every data source matching words (mission, instrument, quantity, units)."""
+    return search_results(state.assistant.services.search(q, limit=limit, mission=mission))
 
 
 @router.get("/missions")

@@ -31,6 +31,7 @@ from xhelio.server.deps import ServerState, server_state
 from xhelio.server.errors import ApiError
 from xhelio.server.sse import sse_response
 from xhelio.session.events import Event
+from xhelio.sources.registry import SourceName
 from xhelio.tools.data_tools import entry_summary
 from xhelio.tools.funnel import sanitize
 from xhelio.tools.workspace import Workspace
@@ -55,7 +56,7 @@ class FetchBody(BaseModel):
     dataset_id: str = Field(min_length=1, max_length=100)
     parameter_id: str = Field(min_length=1, max_length=200)
     time_range: str = Field(min_length=1, max_length=200)
-    source: Literal["hapi", "cdf"] | None = None
+    source: SourceName | None = None
 
 
 class PlotBody(BaseModel):

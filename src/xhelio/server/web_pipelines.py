@@ -28,7 +28,6 @@ from pydantic import BaseModel, Field
 
 from xhelio.agents.turn import AssistantReply
 from xhelio.api.assistant import Assistant
-from xhelio.catalog.index import open_catalog
 from xhelio.errors import UserError, XhelioError
 from xhelio.pipelines.export import dataset_citations, export_text
 from xhelio.pipelines.model import TIME_RANGE_VAR, TRANSFORM_TOOLS, Pipeline
@@ -116,8 +115,7 @@ def export_pipeline(request: Request, ref: str, format: Literal["py", "ipynb"] =
     xh = _assistant(request)
     try:
         pipeline = _store(request).load(ref)
-        with open_catalog(xh.settings) as catalog:
-            citations = dataset_citations(pipeline, catalog, xh.settings.hapi_url)
+        citations = dataset_citations(pipeline, xh.settings)
         text = export_text(pipeline, format, citations)
     except XhelioError as exc:
         return _error(

@@ -1,6 +1,12 @@
-"""The `DataSource` interface and the shape of fetched data.
+"""The `DataSource` protocol every source implements, and the shape of what it returns.
 
-A source turns (dataset, parameters, time range) into `ParameterData`: one DataFrame per
+A source is one class with six methods: `search` its catalog, describe a dataset
+(`info`), `fetch` parameters over a time range, `cite` a dataset, report its `status`,
+and `close`. It registers under a name through the ``xhelio.sources`` entry-point group
+(see `xhelio.sources.registry` and docs/sources.md); the fragment cache, the fetcher,
+search, plotting, export and pipelines then work with it unchanged.
+
+`fetch` turns (dataset, parameters, time range) into `ParameterData`: one DataFrame per
 parameter with a UTC DatetimeIndex named ``time``; a scalar has one column named after the
 parameter, a vector one column per component, a 2-D parameter (spectrogram) one column per
 bin with the bin centres in `bins`. Imports only `catalog.model`, `timerange`, `errors`.
@@ -11,15 +17,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Protocol
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Protocol
 
 from xhelio.catalog.model import DatasetInfo
 from xhelio.timerange import TimeRange
 
-__all__ = ["DataSource", "ParameterData", "ProgressCallback", "drop_duplicate_times"]
+if TYPE_CHECKING:  # pandas and numpy load when data is handled, not to search a catalog
+    import numpy as np
+    import pandas as pd
+
+__all__ = [
+    "Citation",
+    "DataSource",
+    "DatasetHit",
+    "ParameterData",
+    "ProgressCallback",
+    "SourceStatus",
+    "drop_duplicate_times",
+]
 
 ProgressCallback = Callable[[int, int | None, str], None]
 """Called as progress(done, total, what); `total` is None when unknown (bytes or steps)."""
@@ -56,13 +71,73 @@ class ParameterData:
         return self.bins is not None or multi
 
 
+@dataclass(frozen=True)
+class DatasetHit:
+    """One dataset a source's catalog found for a search, tagged with that source."""
+
+    dataset_id: str
+    title: str
+    source: str
+    """The registered name of the source that found it (what `fetch_data` takes)."""
+    mission_id: str | None = None
+    parameters: tuple[str, ...] = ()
+    """Parameters of the dataset that matched the query."""
+    score: float = 0.0
+    """The source's own relevance, higher is better; comparable only within one source."""
+    also_from: tuple[str, ...] = ()
+    """Other sources whose catalog found the same dataset (filled by the merged search)."""
+
+
+@dataclass(frozen=True)
+class Citation:
+    """How to credit data from a source: the real provider, and what is known of a dataset."""
+
+    provider: str
+    """Who serves the data, e.g. "NASA CDAWeb" or the title of a HAPI server."""
+    url: str
+    """Where the provider is found (the service's address)."""
+    dataset: str = ""
+    title: str = ""
+    doi: str | None = None
+    pi: str | None = None
+    acknowledgement: str = ""
+    """The provider's request to its users, when it makes one."""
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    """What `xhelio sources` shows about one source."""
+
+    provider: str
+    url: str
+    datasets: int | None = None
+    """Size of the source's catalog (None: not known without asking the server)."""
+    reachable: bool | None = None
+    """Whether the service answered just now (None: not asked, e.g. local files)."""
+    detail: str = ""
+    """Why it is not reachable, or anything else a user should know."""
+
+
 class DataSource(Protocol):
-    """A place data comes from: a HAPI server or CDAWeb's CDF archive."""
+    """A place data comes from: one catalog, its datasets' data, and how to credit it.
+
+    Implementations must not touch the network when constructed; errors are the ones of
+    `xhelio.errors` (`UnknownDatasetError`, `NoDataError`, `ServerError`...).
+    """
 
     name: str
+    """The name the source is registered under ('hapi', 'cdf', a configured server...)."""
+
+    def search(self, query: str, limit: int = 10, mission: str | None = None) -> list[DatasetHit]:
+        """Return the datasets of this source's catalog best matching `query`, best first.
+
+        `mission` restricts the search to one mission; a source that does not know it
+        returns no hit (or raises `UserError` naming the missions it knows).
+        """
+        ...
 
     def info(self, dataset_id: str) -> DatasetInfo:
-        """Return the dataset's metadata, from the server."""
+        """Return the dataset's metadata: title, coverage, cadence, parameters."""
         ...
 
     def fetch(
@@ -81,6 +156,18 @@ class DataSource(Protocol):
         """
         ...
 
+    def cite(self, dataset_id: str) -> Citation:
+        """Return how to credit `dataset_id`: the provider, and its DOI and PI where known."""
+        ...
+
+    def status(self) -> SourceStatus:
+        """Return the provider, its address, the catalog size and whether it answers now."""
+        ...
+
+    def close(self) -> None:
+        """Release what the source holds (HTTP clients, files); safe to call twice."""
+        ...
+
 
 def drop_duplicate_times(data: ParameterData, what: str) -> ParameterData:
     """Sort by time; drop rows repeating a time with identical values; report the others.
@@ -90,6 +177,9 @@ def drop_duplicate_times(data: ParameterData, what: str) -> ParameterData:
     with DIFFERENT values keep the first and add a note; the data is then not proven
     complete from the first contradiction on, so a cache does not keep it for good.
     """
+    import numpy as np
+    import pandas as pd
+
     frame = data.frame
     if frame.empty:
         return data

@@ -12,7 +12,8 @@ Redirect loops and undecodable bodies become `ServerError` naming the URL. It ne
 retries other 4xx answers, HAPI 14xx statuses, or a failure to connect at all (refused,
 unknown host): nobody is listening, so waiting only delays the one clear message.
 Connection failures become `ServerUnreachableError` naming the URL and the setting that
-points elsewhere; an address that is not http(s) becomes a `ConfigError`.
+points elsewhere; an address that is not http(s) becomes a `ConfigError`. `probe` asks a
+server once, briefly, whether it answers at all (for `xhelio sources`).
 
 Imports only `config` and `errors` from xhelio; never `catalog`, `data` or higher layers.
 """
@@ -26,12 +27,12 @@ import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from typing import TypeVar
 
 import certifi
 import httpx
 
-from xhelio import __version__
 from xhelio.config import Settings
 from xhelio.errors import (
     CancelledError,
@@ -39,6 +40,7 @@ from xhelio.errors import (
     RateLimitedError,
     ServerError,
     ServerUnreachableError,
+    XhelioError,
 )
 from xhelio.sources.netguard import current_cancel, guard_client, request_guard
 
@@ -48,12 +50,22 @@ __all__ = [
     "check_rate_limit",
     "is_retryable",
     "make_client",
+    "probe",
     "retry_after_seconds",
 ]
 
 T = TypeVar("T")
 
-_USER_AGENT = f"xhelio/{__version__} (python-httpx)"
+
+def _version() -> str:
+    """The installed xhelio version (read from its metadata, not the package's `__init__`)."""
+    try:
+        return version("xhelio")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+_USER_AGENT = f"xhelio/{_version()} (python-httpx)"
 
 
 def make_client(settings: Settings, timeout_s: float | None = None) -> httpx.Client:
@@ -70,6 +82,16 @@ def make_client(settings: Settings, timeout_s: float | None = None) -> httpx.Cli
     )
     # Reads poll the request deadline and the cancel signal (see `netguard`).
     return guard_client(client)
+
+
+def probe(url: str, settings: Settings, timeout_s: float = 5.0) -> str:
+    """Ask `url` once; return "" when the server answers (any status below 500), else why not."""
+    try:
+        with make_client(settings, timeout_s) as client, request_guard(url, timeout_s):
+            status = client.get(url).status_code
+    except (httpx.HTTPError, XhelioError) as exc:
+        return f"no answer from {url} ({type(exc).__name__}: {exc})"
+    return "" if status < 500 else f"{url} answered HTTP {status}"
 
 
 @functools.cache

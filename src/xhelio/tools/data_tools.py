@@ -14,6 +14,7 @@ import xarray as xr
 from xhelio.data.entry import DataEntry
 from xhelio.data.outputs import flat_frame, write_output
 from xhelio.errors import UserError
+from xhelio.sources.registry import SourceName
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import tool
 
@@ -95,20 +96,21 @@ def fetch_data(
     dataset_id: str,
     parameter_id: str,
     time_range: str,
-    source: Literal["hapi", "cdf"] | None = None,
+    source: SourceName | None = None,
     valid_range: bool = False,
 ) -> dict[str, Any]:
-    """Fetch one parameter of a CDAWeb dataset into memory, labelled DATASET.PARAM.
+    """Fetch one parameter of a dataset into memory, labelled DATASET.PARAM.
 
     Fill values become NaN. VALIDMIN/VALIDMAX are not applied unless valid_range is true
     (they can hide real data); the answer's notes then say how many values were masked.
     Over CDF every variable of the files is fetchable by name (support data too).
 
     Args:
-        dataset_id: CDAWeb dataset id, e.g. AC_H2_MFI.
+        dataset_id: Dataset id, e.g. AC_H2_MFI.
         parameter_id: Parameter name, e.g. Magnitude or BGSEc.
         time_range: Time range as people write it, e.g. '2024-01-15 to 2024-01-20' or 'last week'.
-        source: 'hapi' or 'cdf'; default from settings.
+        source: The data source serving the dataset (the 'source' of a search result);
+            default from settings ('hapi': CDAWeb's HAPI server, 'cdf': CDAWeb's files).
         valid_range: Also mask values outside VALIDMIN/VALIDMAX (counted in the notes).
     """
     reports = ctx.fetcher(source).fetch(

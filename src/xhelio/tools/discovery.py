@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.sources.search import SearchResults
 from xhelio.timerange import format_time
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import tool
-
-if TYPE_CHECKING:
-    from xhelio.catalog.index import SearchHit
 
 __all__ = ["DISCOVERY_TOOLS", "dataset_summary", "parameter_summary", "search_results"]
 
@@ -44,30 +41,34 @@ def dataset_summary(info: DatasetInfo) -> dict[str, Any]:
 def search_datasets(
     ctx: ToolContext, query: str, mission: str | None = None, limit: int = 10
 ) -> dict[str, Any]:
-    """Search CDAWeb datasets by words (mission, instrument, quantity, units).
+    """Search the datasets of every data source by words (mission, instrument, quantity, units).
+
+    Each result names the source that serves it: pass it to fetch_data as `source`.
 
     Args:
         query: Words such as 'ACE magnetic field' or 'solar wind speed OMNI'.
         mission: Restrict to one mission (name or alias).
         limit: Maximum results (1-50).
     """
-    hits = ctx.catalog.search(query, limit=max(1, min(limit, 50)), mission=mission)
-    return search_results(hits)
+    return search_results(ctx.search(query, max(1, min(limit, 50)), mission))
 
 
-def search_results(hits: Sequence[SearchHit]) -> dict[str, Any]:
-    """Search hits as the tool and the REST route return them."""
-    return {
-        "results": [
+def search_results(found: SearchResults) -> dict[str, Any]:
+    """Search hits, tagged with their source, as the tool and the REST route return them."""
+    results: list[dict[str, Any]] = []
+    for h in found.hits:
+        also = {"also_from": list(h.also_from)} if h.also_from else {}
+        results.append(
             {
                 "dataset_id": h.dataset_id,
                 "title": h.title,
                 "mission": h.mission_id,
                 "parameters": list(h.parameters),
+                "source": h.source,
+                **also,
             }
-            for h in hits
-        ]
-    }
+        )
+    return {"results": results, **({"notes": found.notes} if found.notes else {})}
 
 
 @tool("discovery")

@@ -97,7 +97,7 @@ class Tool:
 
 
 def _arguments_model(name: str, fn: ToolFunction, docs: dict[str, str]) -> type[BaseModel]:
-    hints = get_type_hints(fn)
+    hints = get_type_hints(fn, include_extras=True)  # keep Annotated metadata (schemas)
     fields: dict[str, Any] = {}
     parameters = list(inspect.signature(fn).parameters.values())[1:]  # skip the context
     for param in parameters:
