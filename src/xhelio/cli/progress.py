@@ -28,6 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from xhelio.agents.turn import TurnResult
+from xhelio.sandbox.text import display_text
 from xhelio.session.events import Event, EventBus
 
 __all__ = ["TurnProgress", "format_duration", "print_turn_result", "touched_table"]
@@ -211,11 +212,14 @@ def touched_table(result: TurnResult) -> Table:
 
 
 def print_turn_result(console: Console, result: TurnResult) -> None:
-    """Print a finished turn: answer, data touched, figures written and any error."""
+    """Print a finished turn: answer, data touched, figures written and any error.
+
+    Text that may quote sandboxed code (answer, error) is printed without terminal control.
+    """
     # run_turn words a failure without a reply as an answer quoting the error: print it once.
     answer_repeats_error = bool(result.error) and (result.error or "") in result.answer
     if result.answer.strip() and not answer_repeats_error:
-        console.print(Markdown(result.answer))
+        console.print(Markdown(display_text(result.answer)))
     if result.data:
         console.print(touched_table(result))
     for path in result.figures:
@@ -223,4 +227,4 @@ def print_turn_result(console: Console, result: TurnResult) -> None:
     if result.error == _CANCELLED:
         console.print("[yellow]Request cancelled; the session is intact.[/]")
     elif result.error:
-        console.print(f"[bold red]Error:[/] {escape(result.error)}", highlight=False)
+        console.print(f"[bold red]Error:[/] {escape(display_text(result.error))}", highlight=False)
