@@ -44,6 +44,7 @@ from xhelio.cli.progress import TurnProgress, format_duration, print_turn_result
 from xhelio.cli.session_cmd import data_table, sessions_table
 from xhelio.config import Settings, load_settings
 from xhelio.errors import UserError
+from xhelio.sandbox.text import display_text
 from xhelio.session.persist import SessionStore
 from xhelio.tools.workspace import Workspace, open_workspace
 
@@ -387,7 +388,7 @@ class ChatRepl:
                 escape(str(event.get("type", ""))),
                 escape(str(event.get("agent", ""))),
                 escape(str(event.get("tool", ""))),
-                escape(str(event.get("summary", ""))[:300]),
+                escape(display_text(str(event.get("summary", "")))[:300]),
             )
         self.console.print(table)
         return True

@@ -28,6 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from xhelio.api.models import AskResponse
+from xhelio.sandbox.text import display_text
 from xhelio.session.events import Event, EventBus
 
 __all__ = ["TurnProgress", "format_duration", "print_turn_result", "touched_table"]
@@ -211,12 +212,15 @@ def touched_table(response: AskResponse) -> Table:
 
 
 def print_turn_result(console: Console, response: AskResponse) -> None:
-    """Print a finished turn: answer, data touched, figures written and any error."""
+    """Print a finished turn: answer, data touched, figures written and any error.
+
+    Text that may quote sandboxed code (answer, error) is printed without terminal control.
+    """
     error = response.error
     # A failure without a reply is worded as an answer quoting the error: print it once.
     answer_repeats_error = error is not None and error.message in response.answer
     if response.answer.strip() and not answer_repeats_error:
-        console.print(Markdown(response.answer))
+        console.print(Markdown(display_text(response.answer)))
     if response.data:
         console.print(touched_table(response))
     for path in response.figure_files:
@@ -224,4 +228,4 @@ def print_turn_result(console: Console, response: AskResponse) -> None:
     if error is not None and error.message == _CANCELLED:
         console.print("[yellow]Request cancelled; the session is intact.[/]")
     elif error is not None:
-        console.print(f"[bold red]Error:[/] {escape(error.message)}", highlight=False)
+        console.print(f"[bold red]Error:[/] {escape(display_text(error.message))}", highlight=False)

@@ -11,9 +11,13 @@ reading only the stream's flatbuffer headers, `check_stream` refuses:
   allowlist (numbers, bools, timestamps, durations, dates, times, strings, binary,
   null, dictionaries of those), i.e. nested, view, run-end-encoded and extension types;
 * more rows than `max_rows`, or a decoded size (estimated per type from the row counts
-  the headers declare) over `max_decoded_bytes`.
+  the headers declare, plus a fixed cost per batch and column) over `max_decoded_bytes`;
+* more than MAX_BATCHES record batches (an honest child writes one; 800,000 one-row
+  batches took pandas to 1 GB), more dictionary batches than dictionary columns plus
+  batches, a schema message over MAX_SCHEMA_BYTES or more than MAX_FIELDS columns, and
+  pandas metadata (JSON that pyarrow parses when decoding) whose shape is not small.
 
-Imports nothing from xhelio.
+Imports from xhelio only `sandbox.bounded_json`.
 """
 
 from __future__ import annotations
@@ -23,7 +27,15 @@ from typing import Any
 
 import pyarrow as pa
 
-__all__ = ["UnsafeStream", "allowed_type", "check_stream"]
+from xhelio.sandbox.bounded_json import JsonRefused, loads_bounded
+
+__all__ = ["MAX_BATCHES", "UnsafeStream", "allowed_type", "check_stream"]
+
+MAX_BATCHES = 64
+MAX_FIELDS = 10_100  # the result's columns (at most 10,000) plus its index levels
+MAX_SCHEMA_BYTES = 16 * 1024 * 1024
+# What a batch costs once decoded regardless of its rows (chunk objects, per column).
+_BATCH_COLUMN_COST = 1_024
 
 # Message.header union tags (Arrow's Message.fbs)
 _RECORD_BATCH = 3
@@ -119,6 +131,27 @@ def _batch_rows(flat: _Flat, batch: int) -> int:
     return rows
 
 
+def _checked_schema(message: Any) -> Any:
+    """The stream's schema, once its size, columns, types and pandas metadata are checked."""
+    if message.type != "schema":
+        raise UnsafeStream("the stream does not start with a schema")
+    if message.metadata.size > MAX_SCHEMA_BYTES:
+        raise UnsafeStream(f"a schema of more than {MAX_SCHEMA_BYTES} bytes")
+    schema = pa.ipc.read_schema(message)
+    if len(schema) > MAX_FIELDS:
+        raise UnsafeStream(f"more than {MAX_FIELDS} columns")
+    pandas_metadata = (schema.metadata or {}).get(b"pandas")
+    if pandas_metadata is not None:
+        try:
+            loads_bounded(pandas_metadata, max_items=20 * MAX_FIELDS)
+        except JsonRefused as exc:
+            raise UnsafeStream(f"pandas metadata refused: {exc}") from exc
+    for field in schema:
+        if not allowed_type(field.type):
+            raise UnsafeStream(f"column {field.name[:60]!r} has the unsupported type {field.type}")
+    return schema
+
+
 def check_stream(blob: bytes, max_rows: int, max_decoded_bytes: int) -> int:
     """Refuse an IPC stream whose decoding could not be bounded (see the module doc).
 
@@ -128,18 +161,16 @@ def check_stream(blob: bytes, max_rows: int, max_decoded_bytes: int) -> int:
         UnsafeStream: what was refused.
     """
     reader = pa.ipc.MessageReader.open_stream(pa.py_buffer(blob))
-    schema_message = reader.read_next_message()
-    if schema_message.type != "schema":
-        raise UnsafeStream("the stream does not start with a schema")
-    schema = pa.ipc.read_schema(schema_message)
-    for field in schema:
-        if not allowed_type(field.type):
-            raise UnsafeStream(f"column {field.name[:60]!r} has the unsupported type {field.type}")
+    schema = _checked_schema(reader.read_next_message())
     row_cost = sum(_element_cost(field.type) for field in schema)
     dictionaries = [f.type.value_type for f in schema if pa.types.is_dictionary(f.type)]
     dictionary_cost = max((_element_cost(kind) for kind in dictionaries), default=0)
+    batch_cost = _BATCH_COLUMN_COST * max(len(schema), 1)
+    max_dictionary_batches = len(dictionaries) + MAX_BATCHES
     rows = 0
     decoded = 0
+    batches = 0
+    dictionary_batches = 0
     while True:
         try:
             message = reader.read_next_message()
@@ -152,10 +183,16 @@ def check_stream(blob: bytes, max_rows: int, max_decoded_bytes: int) -> int:
         if body is None:
             raise UnsafeStream("message without a header")
         if kind == _RECORD_BATCH:
+            batches += 1
+            if batches > MAX_BATCHES:
+                raise UnsafeStream(f"more than {MAX_BATCHES} record batches")
             batch_rows = _batch_rows(flat, flat.table(body))
             rows += batch_rows
-            decoded += batch_rows * row_cost
+            decoded += batch_rows * row_cost + batch_cost
         elif kind == _DICTIONARY_BATCH:
+            dictionary_batches += 1
+            if dictionary_batches > max_dictionary_batches:
+                raise UnsafeStream("more dictionary batches than dictionary columns")
             data = flat.field(flat.table(body), 1)
             if data is None:
                 raise UnsafeStream("dictionary batch without data")

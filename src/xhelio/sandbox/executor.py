@@ -35,7 +35,7 @@ import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -47,7 +47,14 @@ from xhelio.config import Settings
 from xhelio.errors import SandboxError
 from xhelio.sandbox import wire
 from xhelio.sandbox.oslayers import CONFINING_LAYERS
-from xhelio.sandbox.results import DECODE_FACTOR, ResultRejected, check_scalar, clean_text
+from xhelio.sandbox.results import (
+    DECODE_FACTOR,
+    MAX_COORDS,
+    ResultRejected,
+    check_scalar,
+    clean_text,
+)
+from xhelio.sandbox.text import display_text
 from xhelio.sandbox.validate import validate_code
 
 __all__ = [
@@ -205,7 +212,7 @@ class _Zygote:
 
     def exchange(
         self, body: bytes, budget_s: float, max_bytes: int
-    ) -> tuple[bytes, dict[str, Any]]:
+    ) -> tuple[bytearray, dict[str, Any]]:
         """Send one request; return the reply the zygote relayed and its report on the call.
 
         The zygote relays at most one reply frame (its length checked against the cap)
@@ -231,7 +238,7 @@ class _Zygote:
             if self.control_fd in readable:
                 report = self._report(deadline)
                 self._read_available(reply, max_bytes)
-                return bytes(reply), report
+                return reply, report
 
     def _read_available(self, reply: bytearray, max_bytes: int) -> None:
         while True:
@@ -300,6 +307,20 @@ def require_isolation(status: IsolationStatus, allow_no_os: bool) -> None:
         f"`xhelio doctor`), or accept the risk explicitly with {ALLOW_NO_OS_ENV}=1.",
         "isolation",
     )
+
+
+@contextlib.contextmanager
+def _displayable_errors() -> Generator[None]:
+    """Every SandboxError leaves with a message that is text to show, never terminal control.
+
+    Messages quote what the code or its child wrote (string literals, exception text).
+    """
+    try:
+        yield
+    except SandboxError as exc:
+        exc.message = display_text(exc.message)
+        exc.args = (exc.message,)
+        raise
 
 
 def _shutdown(holder: list[_Zygote | None]) -> None:
@@ -385,8 +406,9 @@ class SandboxExecutor:
             SandboxError: with category validation, timeout, memory, crashed, runtime,
                 output, forbidden, input or isolation.
         """
-        validate_code(code)
-        return self._execute(code, sources)
+        with _displayable_errors():
+            validate_code(code)
+            return self._execute(code, sources)
 
     def run_without_validation(
         self, code: str, sources: dict[str, pd.DataFrame | xr.DataArray]
@@ -395,7 +417,8 @@ class SandboxExecutor:
 
         Never pass model-written code here; use `run`.
         """
-        return self._execute(code, sources)
+        with _displayable_errors():
+            return self._execute(code, sources)
 
     def close(self) -> None:
         """Stop the zygote; later calls raise SandboxError."""
@@ -540,7 +563,7 @@ def _encode_request(code: str, sources: dict[str, pd.DataFrame | xr.DataArray]) 
 
 
 def _unpack_reply(
-    raw: bytes, report: dict[str, Any], death: Callable[[dict[str, Any]], SandboxError]
+    raw: bytearray, report: dict[str, Any], death: Callable[[dict[str, Any]], SandboxError]
 ) -> tuple[dict[str, Any], list[bytes]]:
     """The child's one reply frame; without a whole one, its death explains why."""
     if report.get("status") != "replied":
@@ -549,11 +572,38 @@ def _unpack_reply(
         body, rest = wire.split_frame(raw)
         if rest:
             raise wire.FrameError("unexpected bytes after the reply")
-        return wire.unpack_message(body)
+        return wire.unpack_message(body, max_blobs=MAX_COORDS + 1)
     except wire.FrameError as exc:
         raise SandboxError(
             f"The sandboxed code sent an unreadable reply ({exc}); try again.", "crashed"
         ) from exc
+
+
+def _text_list(value: object, limit: int, count: int) -> list[str]:
+    """At most `count` displayable texts of at most `limit` characters from a reply field."""
+    items: list[object] = value[:count] if isinstance(value, list) else []  # pyright: ignore[reportUnknownVariableType]
+    return [clean_text(item, limit) for item in items]
+
+
+def _decode_data(
+    header: dict[str, Any], blobs: list[bytes], max_result_bytes: int
+) -> tuple[pd.DataFrame | xr.DataArray, list[str]]:
+    value_header = header.get("value_header")
+    if not isinstance(value_header, dict):
+        raise SandboxError("The sandbox worker sent a reply without data.", "crashed")
+    try:
+        decoded = wire.decode_value(
+            value_header,  # pyright: ignore[reportUnknownArgumentType]
+            blobs,
+            check=True,
+            max_decoded_bytes=DECODE_FACTOR * max_result_bytes,
+        )
+        value, notes = wire.check_result(decoded)  # never trust the worker's own check
+    except wire.FrameError as exc:
+        raise SandboxError(f"The sandbox result could not be decoded: {exc}", "output") from exc
+    except wire.ResultRejected as exc:
+        raise SandboxError(f"The sandbox result was refused: {exc}", "output") from exc
+    return value, _text_list(header.get("notes"), 500, 10) + notes
 
 
 def _to_result(
@@ -563,34 +613,39 @@ def _to_result(
     max_result_bytes: int,
     max_stdout_chars: int,
 ) -> SandboxResult:
-    """Check and decode a worker reply; the worker is not trusted to be well-formed."""
+    """Check and decode a worker reply; the worker is not trusted to be well-formed.
+
+    Every field is checked for its type before use, and anything unexpected while
+    decoding is a `SandboxError`: a forged reply never raises a raw exception here.
+    """
+    try:
+        return _checked_result(header, blobs, elapsed, max_result_bytes, max_stdout_chars)
+    except SandboxError:
+        raise
+    except Exception as exc:  # a malformed reply field reached code that assumed a type
+        raise SandboxError(
+            f"The sandboxed code sent a malformed reply ({type(exc).__name__}); try again.",
+            "crashed",
+        ) from exc
+
+
+def _checked_result(
+    header: dict[str, Any],
+    blobs: list[bytes],
+    elapsed: float,
+    max_result_bytes: int,
+    max_stdout_chars: int,
+) -> SandboxResult:
     if header.get("status") != "ok":
-        category = str(header.get("category", "crashed"))
-        category = category if category in _CATEGORIES else "crashed"
+        category = header.get("category")
+        category = category if isinstance(category, str) and category in _CATEGORIES else "crashed"
         message = clean_text(header.get("message", "no message"), _MAX_TEXT)
         raise SandboxError(f"The sandboxed code failed ({category}): {message}", category)
     kind = header.get("kind")
     value: SandboxValue
     notes: list[str] = []
     if kind in ("dataframe", "series", "dataarray"):
-        value_header = header.get("value_header")
-        if not isinstance(value_header, dict):
-            raise SandboxError("The sandbox worker sent a reply without data.", "crashed")
-        try:
-            decoded = wire.decode_value(
-                value_header,  # pyright: ignore[reportUnknownArgumentType]
-                blobs,
-                check=True,
-                max_decoded_bytes=DECODE_FACTOR * max_result_bytes,
-            )
-            value, notes = wire.check_result(decoded)  # never trust the worker's own check
-            worker_notes = header.get("notes")
-            if isinstance(worker_notes, list):  # what the worker's check already dropped
-                notes = [clean_text(n, 500) for n in worker_notes[:10]] + notes  # pyright: ignore[reportUnknownVariableType]
-        except wire.FrameError as exc:
-            raise SandboxError(f"The sandbox result could not be decoded: {exc}", "output") from exc
-        except wire.ResultRejected as exc:
-            raise SandboxError(f"The sandbox result was refused: {exc}", "output") from exc
+        value, notes = _decode_data(header, blobs, max_result_bytes)
     elif kind == "scalar":
         try:
             value = check_scalar(header.get("scalar"))
@@ -600,14 +655,13 @@ def _to_result(
         raise SandboxError(
             f"The sandbox worker sent an unknown result kind {clean_text(kind, 40)!r}.", "crashed"
         )
-    warnings_list = header.get("warnings", [])
-    shown = warnings_list if isinstance(warnings_list, list) else []  # pyright: ignore[reportUnknownVariableType]
+    warnings_list = _text_list(header.get("warnings"), 500, MAX_WARNINGS)
     return SandboxResult(
         value=value,
         kind=kind,
         stdout=clean_text(header.get("stdout", ""), max_stdout_chars),
-        stdout_truncated=bool(header.get("stdout_truncated", False)),
-        warnings=tuple(clean_text(w, 500) for w in [*shown, *notes][:MAX_WARNINGS]),  # pyright: ignore[reportUnknownArgumentType]
+        stdout_truncated=header.get("stdout_truncated") is True,
+        warnings=tuple([*warnings_list, *notes][:MAX_WARNINGS]),
         elapsed_s=elapsed,
-        layers=tuple(clean_text(layer, 40) for layer in header.get("layers", [])[:20]),
+        layers=tuple(_text_list(header.get("layers"), 40, 20)),
     )

@@ -19,7 +19,10 @@ reloaded, so nothing here may let a result break that:
   (netCDF reading decodes them to nanoseconds);
 * scalars: ints within int64, strings of at most MAX_SCALAR_CHARS UTF-8 characters.
 
-Imports nothing from xhelio.
+Every text read from a result is made displayable (`text.display_text`): no terminal
+control sequences, control characters or bidi overrides; labels holding any are refused.
+
+Imports from xhelio only `sandbox.text`.
 """
 
 from __future__ import annotations
@@ -33,9 +36,13 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from xhelio.sandbox.text import display_text
+
 __all__ = [
     "ALLOWED_ATTRS",
     "DECODE_FACTOR",
+    "MAX_COORDS",
+    "MAX_DIMS",
     "MAX_ROWS",
     "ResultRejected",
     "check_result",
@@ -49,6 +56,7 @@ MAX_NAME_CHARS = 128
 MAX_COLUMNS = 10_000
 MAX_ROWS = 50_000_000
 MAX_DIMS = 32  # HDF5, under netCDF-4, refuses more
+MAX_COORDS = 128
 MAX_ATTRS = 64
 MAX_ATTR_STRING_CHARS = 1_024
 MAX_SCALAR_CHARS = 100_000
@@ -83,10 +91,21 @@ def _encodable(text: str) -> bool:
 
 
 def clean_text(text: object, limit: int) -> str:
-    """`text` as valid UTF-8 (bad characters replaced), cut to `limit` characters."""
-    value = str(text)
+    """`text` as valid UTF-8 (bad characters replaced), displayable, cut to `limit` characters.
+
+    Only `str` is turned into text as is; any other object is shown by its type name, so
+    that nothing hostile (a deeply nested list from a forged reply) is ever walked.
+    """
+    if isinstance(text, str):
+        value = text
+    elif isinstance(text, int | float):
+        value = str(text)
+    else:
+        value = f"<{type(text).__name__}>"
+    value = value[: limit * 2]  # bounded work below whatever the input size
     if not _encodable(value):
         value = value.encode("utf-8", "replace").decode("utf-8")
+    value = display_text(value)
     return value if len(value) <= limit else f"{value[:limit]}... [cut]"
 
 
@@ -96,6 +115,10 @@ def _check_label(label: object, what: str, limit: int) -> str:
         raise ResultRejected(f"{what} has {len(text)} characters (at most {limit})")
     if "\x00" in text or not _encodable(text):
         raise ResultRejected(f"{what} contains a NUL character or invalid Unicode")
+    if display_text(text) != text:
+        raise ResultRejected(
+            f"{what} contains control characters or bidi overrides; use plain text"
+        )
     return text
 
 
@@ -140,7 +163,8 @@ def clean_attrs(attrs: dict[Any, Any], where: str, notes: list[str]) -> dict[str
     for key, value in list(attrs.items()):
         problem = _attr_problem(key, value)
         if problem is None and len(kept) < MAX_ATTRS:
-            kept[str(key)] = value.item() if isinstance(value, np.generic) else value
+            item = value.item() if isinstance(value, np.generic) else value
+            kept[str(key)] = display_text(item) if isinstance(item, str) else item
         else:
             shown = clean_text(key, 40)
             dropped.append(f"{shown!r} ({problem or 'too many attributes'})")
@@ -177,13 +201,14 @@ def _check_frame(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
 
 def _without_float16(array: xr.DataArray, notes: list[str]) -> xr.DataArray:
     """Values and coordinates in float16, which netCDF cannot store, become float32."""
-    changed = [str(n) for n, c in array.coords.items() if c.dtype == np.float16]
+    halves = [n for n, v in array.coords.variables.items() if v.dtype == np.float16]
+    changed = [str(n) for n in halves]
     if array.dtype == np.float16:
         array = array.astype(np.float32)
         changed.append("the values")
     if changed:
         array = array.assign_coords(
-            {n: c.astype(np.float32) for n, c in array.coords.items() if c.dtype == np.float16}
+            {n: array.coords.variables[n].astype(np.float32) for n in halves}
         )
         notes.append(f"float16 stored as float32 (netCDF has no float16): {', '.join(changed)}")
     return array
@@ -215,17 +240,25 @@ def _check_array(array: xr.DataArray, notes: list[str]) -> xr.DataArray:
         raise ResultRejected(f"the result has {array.ndim} dimensions (at most {MAX_DIMS})")
     if array.ndim and array.shape[0] > MAX_ROWS:
         raise ResultRejected(f"the result has {array.shape[0]} rows (at most {MAX_ROWS})")
+    # Variables, not `array.coords.items()`: each item of that is a DataArray carrying
+    # every scalar coordinate again, which made this check quadratic in their number.
+    variables = dict(array.coords.variables)
+    if len(variables) > MAX_COORDS:
+        raise ResultRejected(
+            f"the result has {len(variables)} coordinates (at most {MAX_COORDS}); drop the "
+            "ones not needed with .drop_vars(...) or .reset_coords(drop=True)"
+        )
     if array.name is not None:
         if not isinstance(array.name, str):
             raise ResultRejected("the DataArray name must be a string")
         _check_netcdf_name(array.name, "the name")
     for dim in array.dims:
         _check_netcdf_name(str(dim), "the dimension")
-    for coord_name in array.coords:
+    for coord_name in variables:
         coord = _check_netcdf_name(str(coord_name), "the coordinate name")
         if array.name is not None and coord == array.name:
             raise ResultRejected(f"the DataArray name {coord[:40]!r} is also a coordinate name")
-    for what, variable in [("the values", array.variable), *array.coords.items()]:
+    for what, variable in [("the values", array.variable), *variables.items()]:
         if not _within_ns_range(np.asarray(variable.values)):
             raise ResultRejected(
                 f"{clean_text(what, 40)} hold times outside 1678-2262, which the session "
@@ -233,9 +266,9 @@ def _check_array(array: xr.DataArray, notes: list[str]) -> xr.DataArray:
             )
     cleaned = _without_float16(array.copy(deep=False), notes)
     cleaned.attrs = clean_attrs(dict(array.attrs), "the result", notes)
-    for coord_name, coord in array.coords.items():
+    for coord_name, variable in dict(cleaned.coords.variables).items():
         where = f"coordinate {clean_text(coord_name, 40)!r}"
-        cleaned.coords[coord_name].attrs = clean_attrs(dict(coord.attrs), where, notes)
+        variable.attrs = clean_attrs(dict(variable.attrs), where, notes)
     return cleaned
 
 

@@ -13,14 +13,20 @@ Results are data, not instructions: `results.check_result` (re-exported here) is
 to every result, in the worker and again in the parent; hostile Arrow blobs are checked
 by `arrow_check` before they are decoded.
 
-Imports from xhelio only `sandbox.arrow_check` and `sandbox.results`: the worker loads it
-before its guards go up.
+Every length, count and shape read from a message is checked before it is used: the
+JSON header is at most MAX_HEADER_BYTES and parsed only when its structure is small
+(`bounded_json`), blobs are at most `max_blobs`, a DataArray has at most MAX_COORDS
+coordinates and MAX_DIMS dims, and every decoding error is a `FrameError`.
+
+Imports from xhelio only `sandbox.arrow_check`, `sandbox.bounded_json` and
+`sandbox.results`: the worker loads it before its guards go up.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import select
 import struct
@@ -33,7 +39,8 @@ import pyarrow as pa
 import xarray as xr
 
 from xhelio.sandbox import arrow_check
-from xhelio.sandbox.results import MAX_ROWS, ResultRejected, check_result
+from xhelio.sandbox.bounded_json import JsonRefused, loads_bounded
+from xhelio.sandbox.results import MAX_COORDS, MAX_DIMS, MAX_ROWS, ResultRejected, check_result
 
 __all__ = [
     "FRAME_PREFIX",
@@ -60,6 +67,7 @@ __all__ = [
 FRAME_PREFIX = struct.Struct("!Q")  # a frame: its body length, then the body
 _CHUNK = 1 << 20
 MAX_HEADER_BYTES = 4 * 1024 * 1024  # a reply's JSON header: stdout, warnings, attrs
+MAX_BLOBS = 100_000  # a request: every source's values and coordinates
 DEFAULT_MAX_DECODED_BYTES = 1 << 30
 
 
@@ -143,15 +151,19 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view[:_CHUNK]) :]
 
 
-def split_frame(data: bytes) -> tuple[bytes, bytes]:
-    """Split one whole frame off the front of `data`: (its body, the bytes after it)."""
+def split_frame(data: bytes | bytearray) -> tuple[memoryview, memoryview]:
+    """Split one whole frame off the front of `data`: (its body, the bytes after it).
+
+    Views, not copies: a reply near the result cap is held once.
+    """
     if len(data) < FRAME_PREFIX.size:
         raise FrameError("reply shorter than its length prefix")
     (size,) = FRAME_PREFIX.unpack_from(data)
     end = FRAME_PREFIX.size + size
     if end > len(data):
         raise FrameError(f"reply cut short: {len(data) - FRAME_PREFIX.size} of {size} bytes")
-    return data[FRAME_PREFIX.size : end], data[end:]
+    view = memoryview(data)
+    return view[FRAME_PREFIX.size : end], view[end:]
 
 
 def read_frame_blocking(fd: int, max_bytes: int) -> bytes:
@@ -168,23 +180,35 @@ def pack_message(header: dict[str, Any], blobs: list[bytes]) -> bytes:
     return b"".join([FRAME_PREFIX.pack(len(head)), head, *blobs])
 
 
-def unpack_message(body: bytes) -> tuple[dict[str, Any], list[bytes]]:
-    """Split a frame body into its JSON header and blobs, checking every length."""
+def unpack_message(
+    body: bytes | memoryview, max_blobs: int = MAX_BLOBS
+) -> tuple[dict[str, Any], list[bytes]]:
+    """Split a frame body into its JSON header and blobs, checking every length.
+
+    The header is at most MAX_HEADER_BYTES and parsed only when its shape is small
+    (`bounded_json`); at most `max_blobs` blobs.
+    """
     if len(body) < FRAME_PREFIX.size:
         raise FrameError("message shorter than its header length")
     (head_size,) = FRAME_PREFIX.unpack_from(body)
+    if head_size > MAX_HEADER_BYTES:
+        raise FrameError(f"a {head_size}-byte message header is over {MAX_HEADER_BYTES} bytes")
     end = FRAME_PREFIX.size + head_size
     try:
-        header = json.loads(body[FRAME_PREFIX.size : end])
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise FrameError(f"message header is not JSON: {exc}") from exc
-    sizes = header.get("blob_sizes") if isinstance(header, dict) else None
-    if not isinstance(sizes, list) or not all(isinstance(s, int) and s >= 0 for s in sizes):
+        header = loads_bounded(bytes(body[FRAME_PREFIX.size : end]))
+    except JsonRefused as exc:
+        raise FrameError(f"message header refused: {exc}") from exc
+    if not isinstance(header, dict):
+        raise FrameError("message header is not a JSON object")
+    sizes = header.get("blob_sizes")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not isinstance(sizes, list) or not all(isinstance(s, int) and s >= 0 for s in sizes):  # pyright: ignore[reportUnknownVariableType]
         raise FrameError("message header has no valid blob_sizes")
+    if len(sizes) > max_blobs:  # pyright: ignore[reportUnknownArgumentType]
+        raise FrameError(f"a message of more than {max_blobs} blobs (values and coordinates)")
     blobs: list[bytes] = []
-    for size in sizes:
-        blobs.append(body[end : end + size])
-        end += size
+    for size in sizes:  # pyright: ignore[reportUnknownVariableType]
+        blobs.append(bytes(body[end : end + size]))
+        end += size  # pyright: ignore[reportUnknownVariableType]
     if end != len(body):
         raise FrameError("message blobs do not match their declared sizes")
     return header, blobs  # pyright: ignore[reportUnknownVariableType]
@@ -241,7 +265,7 @@ def _array_to_ipc(values: np.ndarray[Any, Any]) -> bytes:
 def _ipc_to_array(blob: bytes, shape: list[int], check: _Budget | None) -> np.ndarray[Any, Any]:
     column = _ipc_to_table(blob, check).column(0)
     values = column.to_numpy()
-    expected = int(np.prod(shape)) if shape else 1
+    expected = math.prod(shape)
     if values.size != expected:
         raise FrameError(f"array blob has {values.size} values, header says {expected}")
     return values.reshape(shape)
@@ -307,30 +331,57 @@ def _decode_frame(
     return frame
 
 
+def _shape(value: object) -> list[int]:
+    """A shape from a header: a list of at most MAX_DIMS non-negative ints."""
+    if not isinstance(value, list) or len(value) > MAX_DIMS:  # pyright: ignore[reportUnknownArgumentType]
+        raise FrameError(f"a shape must be a list of at most {MAX_DIMS} sizes")
+    sizes: list[int] = []
+    for size in value:  # pyright: ignore[reportUnknownVariableType]
+        if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size <= MAX_ROWS:
+            raise FrameError("a shape holds a size that is not a row count")
+        sizes.append(size)
+    return sizes
+
+
+def _dims(value: object, shape: list[int]) -> tuple[str, ...]:
+    """Dimension names from a header: one string per entry of `shape`."""
+    if not isinstance(value, list) or len(value) != len(shape):  # pyright: ignore[reportUnknownArgumentType]
+        raise FrameError("dims and shape disagree")
+    if not all(isinstance(d, str) for d in value):  # pyright: ignore[reportUnknownVariableType]
+        raise FrameError("dims must be strings")
+    return tuple(value)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _attrs(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+
+
 def _decode_array(
     header: dict[str, Any], blobs: list[bytes], check: _Budget | None
 ) -> xr.DataArray:
     coords_meta = header.get("coords", [])
-    if not isinstance(coords_meta, list) or len(blobs) != len(coords_meta) + 1:
+    if not isinstance(coords_meta, list) or len(blobs) != len(coords_meta) + 1:  # pyright: ignore[reportUnknownArgumentType]
         raise FrameError("DataArray header and blobs disagree")
-    values = _ipc_to_array(blobs[0], list(header["shape"]), check)
+    if len(coords_meta) > MAX_COORDS:  # pyright: ignore[reportUnknownArgumentType]
+        raise FrameError(f"more than {MAX_COORDS} coordinates")
+    shape = _shape(header.get("shape"))
+    dims = _dims(header.get("dims"), shape)
+    values = _ipc_to_array(blobs[0], shape, check)
     coords: dict[str, tuple[tuple[str, ...], np.ndarray[Any, Any], dict[str, Any]]] = {}
-    for meta, blob in zip(coords_meta, blobs[1:], strict=True):
-        coord_values = _ipc_to_array(blob, list(meta["shape"]), check)
-        coord_attrs = meta.get("attrs")
-        coords[str(meta["name"])] = (
-            tuple(str(d) for d in meta["dims"]),
-            coord_values,
-            coord_attrs if isinstance(coord_attrs, dict) else {},
-        )
+    for meta, blob in zip(coords_meta, blobs[1:], strict=True):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):  # pyright: ignore[reportUnknownMemberType]
+            raise FrameError("a coordinate without a name")
+        coord_shape = _shape(meta.get("shape"))  # pyright: ignore[reportUnknownMemberType]
+        coord_dims = _dims(meta.get("dims"), coord_shape)  # pyright: ignore[reportUnknownMemberType]
+        coord_values = _ipc_to_array(blob, coord_shape, check)
+        coords[str(meta["name"])] = (coord_dims, coord_values, _attrs(meta.get("attrs")))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
     name = header.get("name")
-    attrs = header.get("attrs")
     return xr.DataArray(
         values,
-        dims=[str(d) for d in header["dims"]],
+        dims=dims,
         coords=coords,
         name=name if isinstance(name, str) else None,
-        attrs=attrs if isinstance(attrs, dict) else {},
+        attrs=_attrs(header.get("attrs")),
     )
 
 
