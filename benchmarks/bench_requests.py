@@ -5,7 +5,8 @@ the same path as the REPL and `xhelio ask`) against the loopback catalog-wide HA
 and prints, per group, how many passed and how many were WRONG: data other than asked
 with no statement of the difference. `--failures` lists every case that did not pass,
 `--json FILE` writes the verdicts, `--cases FILE` runs another set (the held-out
-`tests/eval/heldout.toml`, written before the language work and never tuned to). Run: ``python benchmarks/bench_requests.py``.
+`tests/eval/heldout.toml`, written before the language work and never tuned to).
+Run: ``python benchmarks/bench_requests.py``.
 """
 
 from __future__ import annotations
