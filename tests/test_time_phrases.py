@@ -1,6 +1,6 @@
 """Time phrases both modes read with one grammar.
 
-`agents.offline.when.find_time` is used by the offline parser and by the planner's
+`timerange.find_time` is used by the offline parser and by the planner's
 `resolve_plan_time`.
 """
 
@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from xhelio.agents.offline.when import find_time
 from xhelio.agents.planning.routing import resolve_plan_time
+from xhelio.timerange import find_time
 
 NOW = datetime(2026, 11, 24, 13, 0, tzinfo=UTC)
 

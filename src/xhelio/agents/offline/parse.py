@@ -25,7 +25,6 @@ from xhelio.agents.offline.intent import (
 from xhelio.agents.offline.quantities import GROUP_WORDS, QUANTITIES, quantity
 from xhelio.agents.offline.resolve import probe_wanted
 from xhelio.agents.offline.spectra import spectrum_wishes
-from xhelio.agents.offline.when import TimeFound, find_time, stray_clocks
 from xhelio.agents.offline.wishes import (
     Duration,
     find_colours,
@@ -42,6 +41,7 @@ from xhelio.agents.offline.wishes import (
 )
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
+from xhelio.timerange import TimeFound, find_time, stray_clocks
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["Vocabulary", "parse_request"]
@@ -65,7 +65,7 @@ _COMPONENT_WORD = re.compile(
 )
 _MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
 _VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
-_FRAME = re.compile(r"\b(gse|gsm|rtn|srf|gci|hci|hgi|j2000)\b", re.I)
+_FRAME = load_vocabulary().frame_words
 _SC_FRAME = re.compile(r"\bspacecraft (?:coordinates|frame)()", re.I)
 _SPECIES = re.compile(
     "|".join(f"(?P<{sp.key}>{sp.words.pattern})" for sp in load_vocabulary().species), re.I

@@ -25,6 +25,7 @@ from xhelio.agents.offline.quantities import GROUP_WORDS, quantity
 from xhelio.agents.offline.resolve import Candidate, probe_wanted, resolve
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.model import DatasetInfo
+from xhelio.language.products import request_terms
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
@@ -427,13 +428,13 @@ def _overview(b: _Builder) -> list[QuantityWish]:
     ]
 
 
-_FRAME_WORDS = re.compile(r"\b(GSE|GSM|RTN|SRF|GEI|GEO|SM|HCI)\b")
+_FRAME_WORDS = load_vocabulary().frame_words
 
 
 def _one_frame(b: _Builder, quantities: list[QuantityWish]) -> list[QuantityWish]:
     """Arithmetic across frames ("Bz in GSM minus Bz in GSE") is done in one frame, said."""
     op = b.intent.operation("difference") or b.intent.operation("ratio")
-    frames = list(dict.fromkeys(_FRAME_WORDS.findall(b.intent.text.upper())))
+    frames = list(dict.fromkeys(f.upper() for f in _FRAME_WORDS.findall(b.intent.text)))
     if op is None or len(frames) < 2:
         return quantities
     first = frames[0]
@@ -538,6 +539,8 @@ def _resolve(
         wanted_cadence=b.intent.cadence_s,
         parameter_names=b.intent.parameter_names,
         hints=b.intent.hints,
+        # The words that named the quantity ("magnetometer", "Faraday cup") count too.
+        terms=request_terms(b.intent.text, (*b.intent.hints, wish.text)),
         keep_support=bool(b.intent.dataset_ids),
     )
 

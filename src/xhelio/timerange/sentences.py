@@ -6,7 +6,7 @@ that day ("on 2017-07-11 from 22:00 to 23:00", "2008-02-26 04:00 to 06:00"), a d
 year with the year apart ("2024 DOY 100 to DOY 105", "day 75 of 2015"), and weeks
 ("the week of 2017-09-06", "the first week of February 2024"). It returns every span it
 used so the parser can mask them. Both modes read time here: the offline parser and the
-planner's `resolve_plan_time`. Imports only `timerange`, `errors` and `vocabulary`.
+planner's `resolve_plan_time`. Imports only `timerange.grammar`, `errors`, `vocabulary`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from xhelio.errors import BadTimeRangeError
-from xhelio.timerange import TimeRange, find_time_range, parse_time_range
+from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["TimeFound", "find_time", "stray_clocks"]

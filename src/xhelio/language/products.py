@@ -1,0 +1,158 @@
+"""Product words of a request and how far a dataset's own metadata covers them.
+
+A request names a product with words beside the mission and the quantity: instrument
+acronyms ("SWEPAM", "EPT", "RAD1"), look directions ("sunward"), distribution kinds
+("omni-directional", "pitch angle"), modes ("burst") and cadences ("5-minute", "hourly").
+Each becomes a `Term`: the metadata tokens that mean it. A dataset covers a term when its
+id words, title acronyms, parameter names or cadence hold one of them; the dataset that
+covers the most of what was typed is the product asked for. Look directions and kinds
+come from the vocabulary files (`[[product]]`); nothing here names a dataset.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from xhelio.catalog.model import DatasetInfo
+from xhelio.vocabulary import load_vocabulary
+
+__all__ = ["Term", "coverage_score", "metadata_tokens", "product_terms", "request_terms"]
+
+_SECONDS = {
+    "s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60,
+    "h": 3600, "hr": 3600, "hour": 3600, "d": 86400, "day": 86400,
+}  # fmt: skip
+# "5-minute OMNI", "1 sec field", "hourly": a cadence adjective (not a window: "5-minute
+# average", "10-minute bins" are operations and are read elsewhere).
+_CADENCE = re.compile(
+    r"(?<![\w.-])(?:(?P<n>\d+)[- ]?(?P<u>s|sec|second|m|min|minute|h|hr|hour|d|day)"
+    r"|(?P<adverb>hourly|daily|one[- ]minute|one[- ]hour))(?![\w-])"
+    r"(?!\s+(?:average|averages|averaged|mean|means|median|boxcar|bins?|window|running"
+    r"|rolling|smooth\w*|resolution\s+(?:average|bins?)|std|standard|rms|before|after"
+    r"|ago|around|of|prior|starting|from|later|earlier|long))",
+    re.I,
+)
+_ADVERBS = {"hourly": 3600, "daily": 86400, "one minute": 60, "one hour": 3600}
+_FILLER = frozenset(
+    [
+        "with",
+        "from",
+        "data",
+        "plot",
+        "show",
+        "during",
+        "between",
+        "then",
+        "also",
+        "each",
+        "both",
+        "into",
+        "over",
+        "value",
+        "values",
+        "time",
+        "series",
+        "please",
+        "using",
+        "what",
+        "were",
+        "like",
+        "look",
+        "them",
+        "they",
+        "their",
+        "this",
+        "that",
+    ]
+)
+_UNIT_TOKENS = {1: ("S", "SEC"), 60: ("M", "MIN"), 3600: ("H", "HR", "HOUR"), 86400: ("D", "DAY")}
+
+
+@dataclass(frozen=True)
+class Term:
+    """One product word as typed and the metadata tokens (upper case) that mean it."""
+
+    typed: str
+    tokens: frozenset[str]
+    acronym: bool = True
+    """A word written like an id token ("EPT", "3DP"); a plain word matches title words."""
+
+
+def _cadence_tokens(seconds: int) -> frozenset[str]:
+    tokens = {f"PT{seconds}S"}
+    for unit, names in _UNIT_TOKENS.items():
+        if seconds % unit == 0:
+            tokens.update(f"{seconds // unit}{name}" for name in names)
+    return frozenset(tokens)
+
+
+def product_terms(text: str) -> tuple[Term, ...]:
+    """Look directions, distribution kinds, modes and cadence adjectives in `text`."""
+    terms = [
+        Term(m[0], p.tokens) for p in load_vocabulary().products for m in p.words.finditer(text)
+    ]
+    for m in _CADENCE.finditer(text):
+        if m["adverb"]:
+            seconds = _ADVERBS[re.sub(r"[- ]", " ", m["adverb"].lower())]
+        else:
+            seconds = int(m["n"]) * _SECONDS[m["u"].lower()]
+        terms.append(Term(m[0], _cadence_tokens(seconds)))
+    return tuple(terms)
+
+
+def request_terms(text: str, hints: Iterable[str]) -> tuple[Term, ...]:
+    """The product terms of a request, each word counted once.
+
+    Its product words and the instrument words ("EPAM", "SPAN-I", "fgm", "magnetometer")
+    the parser kept. A word typed like an id token is one term; plain words count one by
+    one (4 letters or more, filler left out) and are matched against the words of titles.
+    """
+    out = list(product_terms(text))
+    for hint in hints:
+        if any(hint.lower() in t.typed.lower() for t in out):
+            continue
+        if sum(c.isupper() or c.isdigit() for c in hint) >= 2:
+            parts = {hint.upper(), *(p.upper() for p in hint.split("-") if len(p) >= 3)}
+            out.append(Term(hint, frozenset(parts)))
+            continue
+        out.extend(
+            Term(w, frozenset({w.upper()}), acronym=False)
+            for w in re.findall(r"[A-Za-z]{4,}", hint)
+            if w.lower() not in _FILLER
+        )
+    return tuple(out)
+
+
+def metadata_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], set[str]]:
+    """(id words, parameter names, cadence and title acronyms; title words), upper case."""
+    ids = {t for t in re.split(r"[_\-]", info.id.upper())[1:] if t}
+    # "MRG1HR", "COHO1HR": a cadence written inside an id word.
+    ids.update(m[0] for t in list(ids) if (m := re.search(r"\d+(?:SEC|MIN|HR|S|M|H|D)$", t)))
+    ids.update(
+        t for p in info.data_parameters for t in re.split(r"[_\-]", p.name.upper()) if len(t) >= 3
+    )
+    if cadence_s:
+        ids.add(f"PT{round(cadence_s)}S")
+    head = info.title.split(" - ", 1)[0]
+    words = re.split(r"[^A-Za-z0-9]+", head)
+    ids |= {t for t in words if len(t) >= 3 and t.isupper()}
+    ids |= {w.upper() for w in re.findall(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)+", head)}
+    ids |= {w.upper() for w in re.split(r"[/\s]+", head) if "/" not in w}
+    title = {t.upper() for t in words if len(t) >= 4}
+    return ids, title
+
+
+def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | None) -> float:
+    """How well the dataset's metadata covers `terms` (5 per id-like word, 2 per plain)."""
+    if not terms:
+        return 0.0
+    ids, title = metadata_tokens(info, cadence_s)
+    score = 0.0
+    for term in terms:
+        if term.acronym:
+            score += 5.0 * bool(term.tokens & ids)
+        else:
+            score += 2.0 * bool(term.tokens & (title | ids))
+    return score
