@@ -24,9 +24,11 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 
+from xhelio.agents.offline.parse import Vocabulary, parse_request
+from xhelio.agents.offline.plan import build_plan
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 
@@ -240,3 +242,68 @@ def reciprocal_rank(ranked: list[str], acceptable: frozenset[str]) -> float:
         if dataset_id in acceptable:
             return 1.0 / n
     return 0.0
+
+
+@dataclass
+class Tally:
+    """Counts for one style (or all)."""
+
+    n: int = 0
+    top1: int = 0
+    recall5: int = 0
+    rr: float = 0.0
+    offline_n: int = 0
+    offline_top1: int = 0
+    offline_wrong: int = 0
+    misses: list[str] = field(default_factory=list[str])
+
+
+def search_scores(catalog: Catalog, case: ResolveCase) -> tuple[bool, bool, float, str]:
+    """(top-1 right, any of top 5 right, reciprocal rank in the top 10, first id)."""
+    ranked = [h.dataset_id for h in catalog.search(case.text, limit=10)]
+    top = ranked[0] if ranked else ""
+    return (
+        top in case.acceptable,
+        any(d in case.acceptable for d in ranked[:5]),
+        reciprocal_rank(ranked, case.acceptable),
+        top,
+    )
+
+
+def offline_choice(vocab: Vocabulary, case: ResolveCase) -> str | None:
+    """The dataset the offline resolver would fetch first, or None when it would ask."""
+    plan = build_plan(vocab, parse_request(case.text, vocab))
+    for step in plan.steps:
+        if step.kind == "fetch" and step.candidates:
+            return step.candidates[0].dataset_id
+    return None
+
+
+def evaluate(
+    cases: list[ResolveCase], catalog: Catalog, offline: list[ResolveCase]
+) -> dict[str, Tally]:
+    """Tallies per style and under "all"."""
+    tallies = {style: Tally() for style in (*STYLES, "all")}
+    vocab = Vocabulary.from_catalog(catalog)
+    offline_texts = {id(c) for c in offline}
+    for case in cases:
+        right, recalled, rr, top = search_scores(catalog, case)
+        for key in (case.style, "all"):
+            t = tallies[key]
+            t.n += 1
+            t.top1 += right
+            t.recall5 += recalled
+            t.rr += rr
+        if not right:
+            tallies["all"].misses.append(f"search  {case.text!r}: {top} (from {case.source})")
+        if id(case) not in offline_texts:
+            continue
+        chosen = offline_choice(vocab, case)
+        for key in (case.style, "all"):
+            t = tallies[key]
+            t.offline_n += 1
+            t.offline_top1 += chosen in case.acceptable
+            t.offline_wrong += chosen is not None and chosen not in case.acceptable
+        if chosen is not None and chosen not in case.acceptable:
+            tallies["all"].misses.append(f"offline {case.text!r}: {chosen} (from {case.source})")
+    return tallies

@@ -12,13 +12,22 @@ come from the vocabulary files (`[[product]]`); nothing here names a dataset.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from xhelio.catalog.model import DatasetInfo
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["Term", "coverage_score", "metadata_tokens", "product_terms", "request_terms"]
+__all__ = [
+    "Term",
+    "coverage_score",
+    "is_support",
+    "main_parameter",
+    "metadata_tokens",
+    "named_product",
+    "product_terms",
+    "request_terms",
+]
 
 _SECONDS = {
     "s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60,
@@ -156,3 +165,77 @@ def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | 
         else:
             score += 2.0 * bool(term.tokens & (title | ids))
     return score
+
+
+# Parameters that describe other data (energy and angle tables, indices, epochs, quality
+# flags): never the data of a plot.
+_SUPPORT_NAME = re.compile(
+    r"energ|angle|_?bins?$|index$|_idx$|^epoch|^time|qual|flag|status|^delta|err|uncert|sigma"
+    r"|_sd$|^num_|count_raw|mode|spin|version|label|^sc_?pos|position|^met$|apid|gap|valid",
+    re.I,
+)
+
+
+def is_support(p: ParameterInfo, info: DatasetInfo) -> bool:
+    """Whether `p` describes other data of `info` (a bins table, an index, a flag)."""
+    if p.is_time or p.type not in ("double", "integer") or _SUPPORT_NAME.search(p.name):
+        return True
+    return any(
+        p.name in (axis.centers_param, axis.ranges_param)
+        for other in info.data_parameters
+        for axis in other.bins_axes
+    )
+
+
+def _word_cover(words: Sequence[str], text: str) -> int:
+    """How many of `words` are words of `text` (or begin one: "drift" in "DRIFTS")."""
+    tokens = set(re.split(r"[^A-Z0-9]+", text.upper()))
+    count = 0
+    for w in words:
+        word = w.upper()
+        count += word in tokens or (len(word) >= 4 and any(t.startswith(word) for t in tokens))
+    return count
+
+
+def main_parameter(info: DatasetInfo, words: Sequence[str]) -> ParameterInfo | None:
+    """The data parameter a request for the whole product means; never support data.
+
+    The one whose name and description hold most of `words`, first in the file on a tie.
+    """
+    data = [p for p in info.data_parameters if not is_support(p, info)]
+    if not data:
+        return None
+    return max(
+        data, key=lambda p: (_word_cover(words, f"{p.name} {p.description}"), -data.index(p))
+    )
+
+
+def named_product(
+    datasets: Sequence[DatasetInfo],
+    terms: Sequence[Term],
+    unplaced: Sequence[str],
+    cadence_of: Callable[[DatasetInfo], float | None],
+) -> DatasetInfo | None:
+    """The dataset a request names by its product words alone ("SolO EPT sun rates").
+
+    Every id-like term and every leftover word must be covered by the dataset's own
+    metadata (id words, title, parameter names and descriptions); among those the one
+    covering most wins, `datasets` order (best first) breaking ties. None when no dataset
+    accounts for every word: then the request is asked about.
+    """
+    if not any(t.acronym for t in terms):
+        return None
+    best: tuple[float, int, DatasetInfo] | None = None
+    for n, info in enumerate(datasets):
+        ids, _ = metadata_tokens(info, cadence_of(info))
+        if not all(t.tokens & ids for t in terms if t.acronym):
+            continue
+        described = " ".join(
+            [info.id, info.title, *(f"{p.name} {p.description}" for p in info.data_parameters)]
+        )
+        if _word_cover(unplaced, described.replace("_", " ")) < len(unplaced):
+            continue
+        score = coverage_score(info, terms, cadence_of(info))
+        if best is None or (score, -n) > (best[0], best[1]):
+            best = (score, -n, info)
+    return best[2] if best else None

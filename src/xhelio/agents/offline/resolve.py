@@ -26,7 +26,14 @@ from xhelio.language.products import Term, coverage_score
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["Candidate", "duration_seconds", "probe_of_dataset", "probe_wanted", "resolve"]
+__all__ = [
+    "Candidate",
+    "cadence_of",
+    "duration_seconds",
+    "probe_of_dataset",
+    "probe_wanted",
+    "resolve",
+]
 
 _EXCLUDED_NAME = re.compile(
     r"err|uncert|^unc_|sigma|_sd(?:_|$)|std|rms|qual|flag|^delta|_dq|mask|status|valid|gap"
@@ -297,7 +304,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _cadence_of(info: DatasetInfo) -> float | None:
+def cadence_of(info: DatasetInfo) -> float | None:
     """The dataset's cadence in seconds: from the catalog, else from its id ("1-MINUTE")."""
     known = duration_seconds(info.cadence)
     if known is not None:
@@ -306,6 +313,16 @@ def _cadence_of(info: DatasetInfo) -> float | None:
     if match is None:
         return None
     return float(match[1]) * _CADENCE_UNITS[match[2][0].upper()]
+
+
+def level_rank(info: DatasetInfo) -> int:
+    """0 definitive, 1 other, 2 quick-look, 3 burst: the order a scientist picks them."""
+    text = f"{info.id} {info.title}"
+    if _BURST.search(text):
+        return 3
+    if _QUICKLOOK.search(text):
+        return 2
+    return 0 if _DEFINITIVE.search(info.id) else 1
 
 
 def _kind_score(info: DatasetInfo, q: Quantity) -> float:
@@ -369,7 +386,7 @@ def _dataset_score(
     wanted_cadence: float | None,
 ) -> tuple[float, list[str], float | None]:
     """Dataset-level score, the reasons worth telling, and the cadence in seconds."""
-    cadence = _cadence_of(info)
+    cadence = cadence_of(info)
     coverage, notes = _coverage_score(info, time_range)
     score = _kind_score(info, q) + coverage + _cadence_score(cadence, time_range, wanted_cadence)
     return score, notes, cadence
