@@ -4,7 +4,9 @@ Runs every case of `tests/eval/requests.toml` through the offline assistant (`ru
 the same path as the REPL and `xhelio ask`) against the loopback catalog-wide HAPI server,
 and prints, per group, how many passed and how many were WRONG: data other than asked
 with no statement of the difference. `--failures` lists every case that did not pass,
-`--json FILE` writes the verdicts. Run: ``python benchmarks/bench_requests.py``.
+`--json FILE` writes the verdicts, `--cases FILE` runs another set (the held-out
+`tests/eval/heldout.toml`, written before the language work and never tuned to).
+Run: ``python benchmarks/bench_requests.py``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # servers, eval
 
-from eval.harness import load_cases, run_all, served_home, table
+from eval.harness import CASES_FILE, load_cases, run_all, served_home, table
 
 
 def main() -> None:
@@ -26,8 +28,11 @@ def main() -> None:
     parser.add_argument("--failures", action="store_true", help="list cases that did not pass")
     parser.add_argument("--group", help="only this group")
     parser.add_argument("--json", type=Path, help="write verdicts to this file")
+    parser.add_argument(
+        "--cases", type=Path, default=CASES_FILE, help="request set (e.g. tests/eval/heldout.toml)"
+    )
     args = parser.parse_args()
-    cases = [c for c in load_cases() if args.group in (None, c.group)]
+    cases = [c for c in load_cases(args.cases) if args.group in (None, c.group)]
     with tempfile.TemporaryDirectory() as home, served_home(Path(home)):
         outcomes = run_all(cases)
     rows = table(outcomes)

@@ -1,6 +1,6 @@
 """Time phrases both modes read with one grammar.
 
-`agents.offline.when.find_time` is used by the offline parser and by the planner's
+`timerange.find_time` is used by the offline parser and by the planner's
 `resolve_plan_time`.
 """
 
@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from xhelio.agents.offline.when import find_time
 from xhelio.agents.planning.routing import resolve_plan_time
+from xhelio.timerange import find_time
 
 NOW = datetime(2026, 11, 24, 13, 0, tzinfo=UTC)
 
@@ -47,6 +47,16 @@ NOW = datetime(2026, 11, 24, 13, 0, tzinfo=UTC)
         ("on the 17th of March 2015", "2015-03-17T00:00", "2015-03-18T00:00"),
         ("March the 17th, 2015", "2015-03-17T00:00", "2015-03-18T00:00"),
         ("2015-03-17 around noon, plus or minus 6 hours", "2015-03-17T06:00", "2015-03-17T18:00"),
+        ("for days 10 to 12 of 2009", "2009-01-10T00:00", "2009-01-13T00:00"),
+        ("doys 32-33, 2012", "2012-02-01T00:00", "2012-02-03T00:00"),
+        ("2 hours before 2012-07-23T21:00", "2012-07-23T19:00", "2012-07-23T21:00"),
+        ("the 3 days prior to 2012-07-23", "2012-07-20T00:00", "2012-07-23T00:00"),
+        ("+/- 1 day around 2012-07-23", "2012-07-22T00:00", "2012-07-25T00:00"),
+        ("within 30 minutes of 2012-07-23 21:00", "2012-07-23T20:30", "2012-07-23T21:30"),
+        ("2012-07-23 \u00b1 2 days", "2012-07-21T00:00", "2012-07-26T00:00"),
+        ("2012-07-23 from 23:00 to 01:30", "2012-07-23T23:00", "2012-07-24T01:30"),
+        ("2012.07.23", "2012-07-23T00:00", "2012-07-24T00:00"),
+        ("2012 Jul 22-24", "2012-07-22T00:00", "2012-07-25T00:00"),
     ],
 )
 def test_time_phrases(text: str, start: str, end: str) -> None:
@@ -66,11 +76,32 @@ def test_time_phrases(text: str, start: str, end: str) -> None:
         "on 2015-03-17 at 2600 UT",
         "on 2015-03-17 at 2460",
         "2015-03-17 at 25 UT",
+        "on 31 April 2012",
+        "on September 31, 2011",
+        "29 Feb 2011 to 2 Mar 2011",
+        "during the Smith substorm",
+        "for the 2011 Jones event",
     ],
 )
 def test_impossible_dates_and_times_are_errors(text: str) -> None:
     found = find_time(f"ACE magnetic field {text}", NOW)
     assert found.range is None and found.error, found
+
+
+def test_a_storm_without_a_name_takes_the_dates_written() -> None:
+    found = find_time("OMNI Dst during the geomagnetic storm on 2012-07-15", NOW)
+    assert found.range is not None and found.range.start.day == 15
+
+
+def test_unread_date_words_are_asked_not_defaulted() -> None:
+    from xhelio.agents.offline.parse import Vocabulary, parse_request
+    from xhelio.catalog.index import open_catalog
+
+    with open_catalog() as catalog:
+        vocab = Vocabulary.from_catalog(catalog)
+        for text in ("ACE magnetic field on 2012-7-23", "ACE field on day 205 in the year 2012"):
+            intent = parse_request(text, vocab)
+            assert intent.time_range is None and intent.time_error, text
 
 
 def test_years_are_not_clock_times() -> None:

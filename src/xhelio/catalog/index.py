@@ -11,7 +11,8 @@ name is exactly a typed word, then FTS5 bm25 with column weights. Mission names 
 query restrict the search to those missions when that leaves any hit. User text never
 reaches FTS5 syntax: it is split into words and each is quoted.
 
-Imports only `catalog` modules, `config` and `errors` from xhelio.
+A time expression in the query is left out of the search. Imports only `catalog`
+modules, `config`, `errors` and `timerange` from xhelio.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from xhelio.catalog.model import DatasetInfo, Mission, ParameterInfo
 from xhelio.catalog.snapshot import load_snapshot, snapshot_version
 from xhelio.config import Settings, load_settings
 from xhelio.errors import UnknownDatasetError, UnknownParameterError, UserError
+from xhelio.timerange import find_time
 
 __all__ = ["Catalog", "SearchHit", "build_index", "is_auxiliary", "open_catalog"]
 
@@ -465,7 +467,7 @@ class Catalog:
         if limit <= 0:
             return []
         forced = [self.mission(mission).id] if mission else None
-        plan = plan_query(query, self._aliases)
+        plan = plan_query(_without_time(query), self._aliases)
         if forced is not None:
             hits = self._ranked(plan, forced, limit)
         else:
@@ -658,6 +660,18 @@ class Catalog:
                 raise
         self._reload_names()
         return written
+
+
+def _without_time(query: str) -> str:
+    """The query with its time expression blanked.
+
+    Dates name no dataset: "2015-03-17", "day 76 of 2015" or "06:00 to 12:00" would
+    otherwise match ids, titles and numbers.
+    """
+    found = find_time(query)
+    for start, end in found.spans:
+        query = query[:start] + " " * (end - start) + query[end:]
+    return query
 
 
 def _with_mission(info: DatasetInfo, mission_id: str | None) -> DatasetInfo:

@@ -24,6 +24,7 @@ __all__ = [
     "Event",
     "Instrument",
     "MissionEntry",
+    "ProductWord",
     "Species",
     "load_vocabulary",
 ]
@@ -95,6 +96,14 @@ class Event:
 
 
 @dataclass(frozen=True)
+class ProductWord:
+    """A word that picks one product among siblings and how metadata writes it."""
+
+    words: re.Pattern[str]
+    tokens: frozenset[str]
+
+
+@dataclass(frozen=True)
 class DomainVocabulary:
     """Everything the data files say, ready to use."""
 
@@ -109,6 +118,10 @@ class DomainVocabulary:
     solar_wind_missions: frozenset[str] = frozenset()
     not_placed: re.Pattern[str] | None = None
     """Things people measure that no spacecraft quantity here stands for (neutrons)."""
+    products: tuple[ProductWord, ...] = ()
+    """Look directions and distribution kinds ("sunward", "pitch angle", "omni")."""
+    frame_words: re.Pattern[str] = re.compile(r"(?!)")
+    """Any frame name as a word, in group 1 ("GSM"; two-letter ones only in capitals)."""
 
     def instruments_of(self, mission_id: str) -> tuple[Instrument, ...]:
         """The instruments known for a mission."""
@@ -143,6 +156,13 @@ def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
         for n in sorted(names, key=len, reverse=True)
     ]
     return re.compile(rf"(?<![\w-])(?:{'|'.join(alternatives)})(?![\w-])")
+
+
+def _frame_words(frames: dict[str, Any]) -> re.Pattern[str]:
+    names = sorted((k for k in frames if k.isupper() and "_" not in k), key=len, reverse=True)
+    # "SM" and "SC" are frames only in capitals ("sm" and "sc" are other words).
+    spelled = [n if len(n) <= 2 else f"(?i:{n})" for n in names]
+    return re.compile(rf"(?<![\w-])({'|'.join(spelled)})(?![\w-])")
 
 
 def _read(name: str) -> dict[str, Any]:
@@ -203,4 +223,9 @@ def load_vocabulary() -> DomainVocabulary:
         not_placed=_rx("|".join(f"(?:{w})" for w in raw["not_placed"]))
         if raw.get("not_placed")
         else None,
+        frame_words=_frame_words(raw.get("frames", {})),
+        products=tuple(
+            ProductWord(_rx(row["words"]), frozenset(t.upper() for t in row["tokens"]))
+            for row in raw.get("product", [])
+        ),
     )

@@ -134,7 +134,7 @@ def _with_species(base: RequestIntent, new: RequestIntent) -> tuple[QuantityWish
     )
 
 
-_FRAME_WORD = re.compile(r"\b(GSE|GSM|RTN|SRF|GEI|GEO|HCI|SM)\b", re.I)
+_FRAME_WORD = load_vocabulary().frame_words
 _COMPONENTS = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b", re.I)
 _MAGNITUDE = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b", re.I)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from xhelio.agents.offline.doubts import find_doubts
 from xhelio.agents.offline.intent import (
@@ -25,7 +25,6 @@ from xhelio.agents.offline.intent import (
 from xhelio.agents.offline.quantities import GROUP_WORDS, QUANTITIES, quantity
 from xhelio.agents.offline.resolve import probe_wanted
 from xhelio.agents.offline.spectra import spectrum_wishes
-from xhelio.agents.offline.when import TimeFound, find_time, stray_clocks
 from xhelio.agents.offline.wishes import (
     Duration,
     find_colours,
@@ -42,6 +41,7 @@ from xhelio.agents.offline.wishes import (
 )
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
+from xhelio.timerange import TimeFound, find_time, stray_clocks
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["Vocabulary", "parse_request"]
@@ -65,7 +65,7 @@ _COMPONENT_WORD = re.compile(
 )
 _MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
 _VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
-_FRAME = re.compile(r"\b(gse|gsm|rtn|srf|gci|hci|hgi|j2000)\b", re.I)
+_FRAME = load_vocabulary().frame_words
 _SC_FRAME = re.compile(r"\bspacecraft (?:coordinates|frame)()", re.I)
 _SPECIES = re.compile(
     "|".join(f"(?P<{sp.key}>{sp.words.pattern})" for sp in load_vocabulary().species), re.I
@@ -382,6 +382,11 @@ def _not_placed(text: str) -> tuple[str, ...]:
     return (f"what data you mean by '{match[0]}' (offline mode has no quantity for it)",)
 
 
+# Words that can only be part of a date: a year, a day of year.
+_UNREAD_DATE = re.compile(r"\b(?:19[5-9]\d|20\d\d)\b|\bdoys?\s*\d|\bdays?\s+\d{1,3}\b", re.I)
+_COARSE = timedelta(days=27)
+
+
 def _inside(d: Duration, spans: tuple[tuple[int, int], ...]) -> bool:
     return any(a <= d.start and d.end <= b and (a, b) != (d.start, d.end) for a, b in spans)
 
@@ -423,6 +428,15 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         time_range, time_text, time_error = found.range, found.text, found.error
         for span in found.spans:
             work = _mask(work, *span)
+    coarse = time_range is None or time_range.duration > _COARSE
+    if coarse and time_error is None and (unread := _UNREAD_DATE.search(work)):
+        # Never "the last 7 days", nor the year written beside it, for a request that
+        # wrote a time this could not read.
+        time_error = (
+            f"I could not read the time around '{unread[0]}'; "
+            "please write it like 2015-03-17 or 2015-03-17 to 2015-03-19"
+        )
+        time_range, time_text = None, None
     time_unread = stray_clocks(work) if time_error is None else ()
     missions, spans = _missions(vocab, work)
     physics = work

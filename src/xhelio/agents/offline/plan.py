@@ -22,9 +22,18 @@ from xhelio.agents.offline.figure import figure_spec
 from xhelio.agents.offline.intent import MissionRef, QuantityWish, RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary
 from xhelio.agents.offline.quantities import GROUP_WORDS, quantity
-from xhelio.agents.offline.resolve import Candidate, probe_wanted, resolve
+from xhelio.agents.offline.resolve import (
+    Candidate,
+    cadence_of,
+    level_rank,
+    probe_of_dataset,
+    probe_wanted,
+    resolve,
+)
 from xhelio.agents.offline.wishes import format_seconds
+from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo
+from xhelio.language.products import main_parameter, named_product, request_terms
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
@@ -343,6 +352,8 @@ def _wanted(b: _Builder) -> list[QuantityWish]:
     quantities = list(intent.quantities)
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(_NAMED, p, 0) for p in intent.parameter_names]
+    if not quantities and len(intent.missions) == 1 and not intent.dataset_ids:
+        quantities = _named_product(b, intent.missions[0])
     if not quantities:
         quantities = _overview(b)
     if not quantities:
@@ -401,6 +412,48 @@ def _measured_series(
     return span
 
 
+def _named_product(b: _Builder, ref: MissionRef) -> list[QuantityWish]:
+    """A product named by its own words and no quantity ("SolO EPT sunward rates").
+
+    The mission's datasets are ranked as the catalog search ranks them (those covering
+    the requested time first); the one whose metadata accounts for every word typed is
+    taken, with its main data parameter (never a support variable). Said in the answer.
+    """
+    intent, catalog = b.intent, b.vocab.catalog
+    terms = request_terms(intent.text, intent.hints)
+    typed = " ".join(t.typed for t in terms).lower()
+    leftover = [w for w in intent.unplaced if w.lower() not in typed]
+    source = _mission_source(b.vocab, ref, intent.text)
+    rank = {h.dataset_id: n for n, h in enumerate(catalog.search(intent.text, 60, ref.mission_id))}
+    span = intent.time_range
+    datasets = sorted(
+        (
+            d
+            for d in source.datasets
+            if not is_auxiliary(d)
+            and (source.probe is None or probe_of_dataset(d.id) in (source.probe, None))
+        ),
+        key=lambda d: (
+            span is not None and d.stop is not None and d.stop < span.start,
+            span is not None and d.start is not None and d.start > span.end,
+            level_rank(d),
+            rank.get(d.id, len(rank)),
+        ),
+    )
+    info = named_product(datasets, terms, leftover, cadence_of)
+    if info is None:
+        return []
+    param = main_parameter(info, [*leftover, *(t.typed for t in terms)])
+    if param is None:
+        return []
+    b.intent = replace(intent, dataset_ids=(info.id,), unplaced=())
+    b.notes.append(
+        f"Read '{' '.join(t.typed for t in terms)}' as the product {info.id} "
+        f"({info.title.split(' - ')[0]}); shown: {param.name}, its main data."
+    )
+    return [QuantityWish(_NAMED, param.name, 0)]
+
+
 def _overview(b: _Builder) -> list[QuantityWish]:
     """Solar wind monitors named with no quantity: |B|, speed and density, said so."""
     intent = b.intent
@@ -427,13 +480,13 @@ def _overview(b: _Builder) -> list[QuantityWish]:
     ]
 
 
-_FRAME_WORDS = re.compile(r"\b(GSE|GSM|RTN|SRF|GEI|GEO|SM|HCI)\b")
+_FRAME_WORDS = load_vocabulary().frame_words
 
 
 def _one_frame(b: _Builder, quantities: list[QuantityWish]) -> list[QuantityWish]:
     """Arithmetic across frames ("Bz in GSM minus Bz in GSE") is done in one frame, said."""
     op = b.intent.operation("difference") or b.intent.operation("ratio")
-    frames = list(dict.fromkeys(_FRAME_WORDS.findall(b.intent.text.upper())))
+    frames = list(dict.fromkeys(f.upper() for f in _FRAME_WORDS.findall(b.intent.text)))
     if op is None or len(frames) < 2:
         return quantities
     first = frames[0]
@@ -538,6 +591,8 @@ def _resolve(
         wanted_cadence=b.intent.cadence_s,
         parameter_names=b.intent.parameter_names,
         hints=b.intent.hints,
+        # The words that named the quantity ("magnetometer", "Faraday cup") count too.
+        terms=request_terms(b.intent.text, (*b.intent.hints, wish.text)),
         keep_support=bool(b.intent.dataset_ids),
     )
 

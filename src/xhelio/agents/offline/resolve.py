@@ -22,10 +22,18 @@ from xhelio.agents.offline.spectra import AXIS_CUES, axis_dataset_score
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.language.products import Term, coverage_score
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["Candidate", "duration_seconds", "probe_of_dataset", "probe_wanted", "resolve"]
+__all__ = [
+    "Candidate",
+    "cadence_of",
+    "duration_seconds",
+    "probe_of_dataset",
+    "probe_wanted",
+    "resolve",
+]
 
 _EXCLUDED_NAME = re.compile(
     r"err|uncert|^unc_|sigma|_sd(?:_|$)|std|rms|qual|flag|^delta|_dq|mask|status|valid|gap"
@@ -46,7 +54,7 @@ _ID_CADENCE = re.compile(
 _CADENCE_UNITS = {"S": 1.0, "M": 60.0, "H": 3600.0, "D": 86400.0}
 # Near Earth GSE is the usual frame, away from it RTN; when a dataset has both, GSE wins.
 _NATURAL_FRAMES = {"GSE": 0.3, "RTN": 0.25}
-_FRAMES = ("GSE", "GSM", "RTN", "SRF", "SC", "DSL", "GCI", "SSL", "DMPA", "BCS", "HCI")
+_FRAMES = frozenset(load_vocabulary().frames)
 # How catalog names and descriptions write each species (from the one vocabulary).
 _SPECIES_CUES = {sp.key: sp.cues for sp in load_vocabulary().species}
 _PROBE_IN_ID = re.compile(r"^(?:TH|ST|RBSP)-?([A-E])(?:-|PRED|$)|(\d+)$")
@@ -125,14 +133,6 @@ def _probe_fit(info: DatasetInfo, probe: str | None) -> float | None:
     return -1.0 if have is None else None
 
 
-def _vocabulary(info: DatasetInfo) -> tuple[set[str], set[str]]:
-    """Instrument words of a dataset: id tokens after the spacecraft, title acronyms."""
-    ids = {t for t in re.split(r"[_\-]", info.id.upper())[1:] if len(t) >= 2}
-    head = info.title.split(" - ", 1)[0]
-    acronyms = {t for t in re.split(r"[^A-Za-z0-9]+", head) if len(t) >= 3 and t.isupper()}
-    return ids, acronyms
-
-
 def _title_species_score(info: DatasetInfo, q: Quantity, wish: QuantityWish) -> float:
     """Penalty for a dataset whose title names another species ("Alpha moments")."""
     wanted = wish.species or ("proton" if q.solar_wind and q.shape != "vector" else None)
@@ -163,18 +163,14 @@ def _other_species(wish: QuantityWish, info: DatasetInfo, p: ParameterInfo) -> b
     return bool(hits) and wish.species not in hits
 
 
-def _hint_score(info: DatasetInfo, hints: tuple[str, ...]) -> float:
-    """Bonus for a dataset of the instrument the request named ("EPAM", "3DP", "SPAN-I")."""
-    if not hints:
+def _frame_in_id(info: DatasetInfo, wish: QuantityWish) -> float:
+    """A frame written in the dataset id ("..._4SEC-GSM_..."): the one asked, or another."""
+    if not wish.frame:
         return 0.0
-    ids, acronyms = _vocabulary(info)
-    for hint in hints:
-        # A word typed in capitals may be an id token; a lowercase one only a title acronym.
-        pool = acronyms | ids if sum(c.isupper() or c.isdigit() for c in hint) >= 2 else acronyms
-        parts = {hint.upper(), *(p.upper() for p in re.split(r"-", hint) if len(p) >= 3)}
-        if parts & pool:
-            return 5.0
-    return 0.0
+    named = set(re.split(r"[_\-]", info.id.upper())) & _FRAMES
+    if not named:
+        return 0.0
+    return 3.0 if wish.frame in named else -6.0
 
 
 def _of_named_instrument(
@@ -308,7 +304,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-def _cadence_of(info: DatasetInfo) -> float | None:
+def cadence_of(info: DatasetInfo) -> float | None:
     """The dataset's cadence in seconds: from the catalog, else from its id ("1-MINUTE")."""
     known = duration_seconds(info.cadence)
     if known is not None:
@@ -317,6 +313,16 @@ def _cadence_of(info: DatasetInfo) -> float | None:
     if match is None:
         return None
     return float(match[1]) * _CADENCE_UNITS[match[2][0].upper()]
+
+
+def level_rank(info: DatasetInfo) -> int:
+    """0 definitive, 1 other, 2 quick-look, 3 burst: the order a scientist picks them."""
+    text = f"{info.id} {info.title}"
+    if _BURST.search(text):
+        return 3
+    if _QUICKLOOK.search(text):
+        return 2
+    return 0 if _DEFINITIVE.search(info.id) else 1
 
 
 def _kind_score(info: DatasetInfo, q: Quantity) -> float:
@@ -380,7 +386,7 @@ def _dataset_score(
     wanted_cadence: float | None,
 ) -> tuple[float, list[str], float | None]:
     """Dataset-level score, the reasons worth telling, and the cadence in seconds."""
-    cadence = _cadence_of(info)
+    cadence = cadence_of(info)
     coverage, notes = _coverage_score(info, time_range)
     score = _kind_score(info, q) + coverage + _cadence_score(cadence, time_range, wanted_cadence)
     return score, notes, cadence
@@ -404,6 +410,7 @@ def resolve(
     wanted_cadence: float | None = None,
     parameter_names: tuple[str, ...] = (),
     hints: tuple[str, ...] = (),
+    terms: tuple[Term, ...] = (),
     keep_support: bool = False,
     limit: int = 5,
 ) -> list[Candidate]:
@@ -419,6 +426,8 @@ def resolve(
         wanted_cadence: A cadence asked for (datasets coarser than it rank lower).
         parameter_names: Parameters the user named explicitly; they win when present.
         hints: Words of the request that may name an instrument ("EPAM", "3DP").
+        terms: The request's product terms (`language.products.request_terms`): the
+            datasets whose metadata covers more of them rank first.
         keep_support: Consider support data for any quantity (datasets the user named).
         limit: Most candidates to return (one per dataset).
 
@@ -449,7 +458,8 @@ def resolve(
         dataset_score, notes, cadence = _dataset_score(info, q, time_range, wanted_cadence)
         extra = (
             probe_score
-            + _hint_score(info, hints)
+            + coverage_score(info, terms, cadence)
+            + _frame_in_id(info, wish)
             + _title_species_score(info, q, wish)
             + bonus.get(info.id, 0.0)
             + (

@@ -8,8 +8,8 @@ finds the time range once, before planning, so no task re-reads "last week" at a
 moment; it uses the offline parser's time finder (clock ranges on a day, days of year,
 weeks), so both modes read a sentence's time the same way. `AgentPreferences` and
 `decide_agents` are seed 003's prefer/disable constraints and the heuristic agent choice
-with a rationale and a confidence. Imports `catalog.aliases`, `timerange`, `vocabulary`
-and `agents.offline.when` from xhelio.
+with a rationale and a confidence. Imports `catalog.aliases`, `timerange` and
+`vocabulary` from xhelio.
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from xhelio.agents.offline.when import find_time
 from xhelio.catalog.aliases import AliasTable
 from xhelio.errors import UserError
-from xhelio.timerange import TimeRange
+from xhelio.timerange import TimeRange, find_time
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = [

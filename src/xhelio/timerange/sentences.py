@@ -6,7 +6,7 @@ that day ("on 2017-07-11 from 22:00 to 23:00", "2008-02-26 04:00 to 06:00"), a d
 year with the year apart ("2024 DOY 100 to DOY 105", "day 75 of 2015"), and weeks
 ("the week of 2017-09-06", "the first week of February 2024"). It returns every span it
 used so the parser can mask them. Both modes read time here: the offline parser and the
-planner's `resolve_plan_time`. Imports only `timerange`, `errors` and `vocabulary`.
+planner's `resolve_plan_time`. Imports only `timerange.grammar`, `errors`, `vocabulary`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from xhelio.errors import BadTimeRangeError
-from xhelio.timerange import TimeRange, find_time_range, parse_time_range
+from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["TimeFound", "find_time", "stray_clocks"]
@@ -29,7 +29,7 @@ _CLOCK_RANGE = re.compile(
     rf"(?:to|until|till|through|and|-|\u2013)\s*(?P<b>{_CLOCK}){_ZONE}",
     re.I,
 )
-_DOY_WORD = r"(?:doy|day(?:\s+of\s+(?:the\s+)?year)?)"
+_DOY_WORD = r"(?:doys?|days?(?:\s+of\s+(?:the\s+)?year)?)"
 _DOY_TAIL = rf"(?:\s*(?:to|through|until|-|\u2013)\s*(?:{_DOY_WORD}\s*)?(?P<b>\d{{1,3}})(?!\d))?"
 _DOY_FORMS = (
     re.compile(rf"\b(?P<y>\d{{4}})\s*,?\s*{_DOY_WORD}\s*(?P<a>\d{{1,3}})(?!\d){_DOY_TAIL}", re.I),
@@ -164,7 +164,7 @@ def _back(pieces: list[tuple[int, int, int, int]], position: int, left: bool) ->
 
 _CLOCK4 = r"(?:[01]\d|2[0-3])[0-5]\d"
 _US_DATE = re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})\b")
-_SLASH_ISO = re.compile(r"\b(?P<y>\d{4})/(?P<m>\d{1,2})/(?P<d>\d{1,2})\b")
+_SLASH_ISO = re.compile(r"\b(?P<y>\d{4})[/.](?P<m>\d{1,2})[/.](?P<d>\d{1,2})\b")
 _DATE_HOUR = re.compile(r"\b(?P<date>\d{4}-\d{2}-\d{2})[ T](?P<h>[01]?\d|2[0-3])\s*h\b", re.I)
 _CLOCK4_UT = re.compile(rf"(?<![\d:/-])(?P<c>{_CLOCK4})(?P<z>\s*(?:UTC?|Z)\b)", re.I)
 _CLOCK4_PAIR = re.compile(
@@ -217,6 +217,18 @@ _PART_OF = re.compile(
 _HALF_OF = re.compile(
     r"\b(?:the\s+)?(?P<w>first|1st|second|2nd|last)\s+half\s+of\s+(?:the\s+)?", re.I
 )
+_BEFORE = re.compile(
+    rf"\b(?:for\s+)?(?:the\s+)?{_COUNT}[\s-]*{_UNIT}\s+(?:before|prior\s+to|preceding"
+    rf"|leading\s+up\s+to|up\s+to)(?:\s+(?:at|on))?\s+",
+    re.I,
+)
+_PLUS_MINUS_WORDS = r"(?:plus\s+or\s+minus|\+/-|\u00b1|\+-)"
+_AROUND = re.compile(
+    rf"(?:{_PLUS_MINUS_WORDS}|within)\s*{_COUNT}\s*{_UNIT}\s+(?:around|about|of|either\s+side"
+    rf"\s+of|from|centred\s+on|centered\s+on)(?:\s+(?:at|on))?\s+",
+    re.I,
+)
+_AROUND_AFTER = re.compile(rf"^\s*,?\s*{_PLUS_MINUS_WORDS}\s*{_COUNT}\s*{_UNIT}\b", re.I)
 _AGO = re.compile(rf"\b(?:from\s+|on\s+)?{_COUNT}\s+(?P<u>days?|weeks?)\s+ago\b", re.I)
 _PLUS_MINUS = re.compile(
     rf"\b(?:at|around|about|near)\s+(?P<c>\d{{1,2}}:\d{{2}})\s*(?:UTC?|Z)?\s*,?\s*"
@@ -269,9 +281,18 @@ def _hour_pair(m: re.Match[str]) -> str:
     return f"{int(m['a']):02d}:00{m['mid']}{int(m['b']):02d}:00{zone}"
 
 
+# "1989 Aug 20-30", "2015 March 17": the year first, as log books write it.
+_YEAR_MONTH_DAYS = re.compile(
+    rf"\b(?P<y>(?:19|20)\d\d)\s+(?P<m>{_MONTH})\s+(?P<d>[0-3]?\d)(?P<rest>\s*[-\u2013]\s*[0-3]?\d)?"
+    rf"(?![\d:])",
+    re.I,
+)
+
+
 def _rewrite(text: str) -> _Rewritten:
     """Forms people type, in the spellings `parse_time_range` reads."""
     r = _Rewritten(text)
+    r.sub(_YEAR_MONTH_DAYS, lambda m: f"{m['m']} {int(m['d'])}{m['rest'] or ''} {m['y']}")
     r.sub(_ORDINAL_DAY, lambda m: f"{int(m['d'])} {m['m']}")
     r.sub(_MONTH_THE_DAY, lambda m: f"{m['m']} {int(m['d'])}")
     r.sub(_US_DATE, _us_date)
@@ -336,7 +357,7 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
     'N hours starting T', 'the last N days of March 2015', 'the second half of
     2015-03-17', and 'N days ago' counted from `now`.
     """
-    for form in (_ANCHORED, _PART_OF, _HALF_OF):
+    for form in (_ANCHORED, _BEFORE, _AROUND, _PART_OF, _HALF_OF):
         for match in form.finditer(text):
             rest = text[match.end() :]
             found = find_time_range(rest, now)
@@ -363,6 +384,10 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
                 length = _count(match["n"]) * _unit(match["u"])
                 if form is _ANCHORED:
                     result = TimeRange(base.start, base.start + length)
+                elif form is _BEFORE:
+                    result = TimeRange(base.start - length, base.start)
+                elif form is _AROUND:
+                    result = _around(base, length)
                 elif match["w"].lower() in ("last", "final"):
                     result = TimeRange(max(base.end - length, base.start), base.end)
                 else:
@@ -378,9 +403,27 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
     return None
 
 
+def _around(base: TimeRange, half: timedelta) -> TimeRange:
+    """N either side of a time: of a day (or longer), of its ends; of an instant, of it."""
+    if base.duration >= timedelta(days=1):
+        return TimeRange(base.start - half, base.end + half)
+    return TimeRange(base.start - half, base.start + half)
+
+
 def _plus_minus(text: str, found: TimeFound) -> TimeFound:
-    """'on DAY at 09:30 plus or minus 2 hours': the window around that time."""
+    """'on DAY at 09:30 plus or minus 2 hours', 'DAY ± 3 days': the window around it."""
     match = _PLUS_MINUS.search(text)
+    if match is None and found.range is not None and found.spans:
+        end = max(b for _, b in found.spans)
+        after = _AROUND_AFTER.match(text[end:])
+        if after is not None:
+            half = _count(after["n"]) * _unit(after["u"])
+            return TimeFound(
+                _around(found.range, half),
+                f"{found.text} {after[0].strip(' ,')}",
+                None,
+                (*found.spans, (end + after.start(), end + after.end())),
+            )
     if match is None or found.range is None or not _whole_day(found.range):
         return found
     centre = _clock(found.range.start, match["c"])
@@ -486,4 +529,37 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     found = _anchored(rewritten.text, now) or _find_time(rewritten.text, now)
     found = _clock_for(rewritten.text, _plus_minus(rewritten.text, found))
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
+    unknown = _unknown_event(text)
+    if unknown is not None and (found.range is None or found.range.duration > _VAGUE):
+        return TimeFound(
+            None,
+            None,
+            f"I do not know the dates of '{unknown}'; please give them "
+            "(for example 2015-03-17 to 2015-03-19)",
+        )
     return TimeFound(found.range, found.text, found.error, spans)
+
+
+# A named event ("the Kessler storm", "the 2020 foo-bar event") the vocabulary does not
+# list: its dates are asked, never widened to the year or month written beside it.
+_EVENT_NAME = re.compile(
+    r"\b(?:during|for|in|around|of|at)\s+(?:the\s+)?(?P<name>(?:[\w'.-]+\s+){1,3}?)"
+    r"(?P<kind>storms?|events?|flares?|CMEs?|substorms?|eclipses?)\b",
+    re.I,
+)
+_NOT_A_NAME = re.compile(
+    r"^(?:the|a|an|this|that|big|large|main|same|whole|entire|geomagnetic|magnetic|solar"
+    r"|\d{4}|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)$",
+    re.I,
+)
+_VAGUE = timedelta(days=27)
+
+
+def _unknown_event(text: str) -> str | None:
+    """The words of an event name the vocabulary does not know, or None."""
+    for match in _EVENT_NAME.finditer(text):
+        words = match["name"].split()
+        if all(_NOT_A_NAME.match(w) for w in words):
+            continue  # "the 2015 storm", "the geomagnetic storm": no name to look up
+        return f"the {' '.join(words)} {match['kind']}"
+    return None

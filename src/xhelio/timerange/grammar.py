@@ -493,6 +493,9 @@ def find_time_range(text: str, now: datetime | None = None) -> TimeInText:
     """The longest piece of `text` (up to 12 words) that `parse_time_range` accepts."""
     tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
     error: str | None = None
+    # Where an impossible date was written ("31 June 2015"): a shorter piece inside it
+    # ("June 2015") is never the answer; the impossible date is the error to tell.
+    impossible: list[tuple[int, int]] = []
     for length in range(min(len(tokens), _MAX_TIME_WORDS), 0, -1):
         for i in range(len(tokens) - length + 1):
             start, end = tokens[i][0], tokens[i + length - 1][1]
@@ -506,6 +509,10 @@ def find_time_range(text: str, now: datetime | None = None) -> TimeInText:
                 useful = not message.startswith(("Could not understand", "The time range text"))
                 if error is None and useful and re.search(r"\d{4}", piece):
                     error = message
+                if "is not a real date" in message:
+                    impossible.append((start, end))
                 continue
+            if any(a <= start and end <= b for a, b in impossible):
+                return TimeInText(None, None, error)
             return TimeInText(found, piece)
     return TimeInText(None, None, error)

