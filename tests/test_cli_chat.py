@@ -27,6 +27,7 @@ from xhelio.agents.usage import UsageTracker
 from xhelio.api.models import AskResponse
 from xhelio.cli.chat_cmd import ChatOptions, ChatRepl
 from xhelio.cli.main import app
+from xhelio.config import load_settings
 from xhelio.errors import UserError
 from xhelio.session.persist import SessionStore
 from xhelio.tools.workspace import Workspace
@@ -200,6 +201,9 @@ def test_ask_json_reports_data_figures_and_errors(
     assert touched["points"] == 24
     assert touched["start"].startswith("1997-09-02T00:")
     assert payload["figure_files"] and Path(payload["figure_files"][0]).is_file()
+    # The turn path of REST and MCP too: the figure is kept in the session's gallery.
+    session_folder = load_settings().home / "sessions" / payload["session_id"]
+    assert len(list((session_folder / "gallery").glob("*.json"))) == 1
 
     failed = runner.invoke(app, ["ask", "fail now", "--json", "--session", payload["session_id"]])
     assert failed.exit_code == 1

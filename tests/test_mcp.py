@@ -236,7 +236,7 @@ def test_each_mcp_session_over_http_has_its_own_xhelio_session(
             other = _json(await carol.call_tool("get_status", {}))
             assert other["session_id"] != sid and other["data"] == []
             unknown = await carol.call_tool("get_status", {"session_id": "s" + "0" * 32})
-            assert unknown.is_error
+            assert unknown.is_error and _json(unknown)["type"] == "NotFound"
 
     try:
         with LiveServer(app) as live:

@@ -82,9 +82,13 @@ def _text(value: Any) -> TextContent:
     return TextContent(type="text", text=body)
 
 
+def _error_body(kind: str, message: str) -> TextContent:
+    """The REST API's JSON error body, as the text of a tool error."""
+    return _text({"status": "error", "type": kind, "message": message})
+
+
 def _failure(kind: str, message: str) -> CallToolResult:
-    body = {"status": "error", "type": kind, "message": message}
-    return CallToolResult(content=[_text(body)], is_error=True)
+    return CallToolResult(content=[_error_body(kind, message)], is_error=True)
 
 
 @dataclass(frozen=True)
@@ -162,13 +166,13 @@ class XhelioMcp:
         return Image(data=Path(path).read_bytes(), format="png")
 
 
-async def _answer(work: Callable[[], Sequence[ContentBlock]]) -> CallToolResult:
+async def _answer(work: Callable[[], Sequence[ContentBlock] | CallToolResult]) -> CallToolResult:
     """Run `work` off the event loop; an `XhelioError` becomes a typed tool error."""
     try:
-        content = await anyio.to_thread.run_sync(work)
+        done = await anyio.to_thread.run_sync(work)
     except XhelioError as exc:
         return _failure(error_type(exc), exc.message)
-    return CallToolResult(content=list(content))
+    return done if isinstance(done, CallToolResult) else CallToolResult(content=list(done))
 
 
 def _register_chat(server: MCPServer, state: XhelioMcp) -> None:
@@ -178,7 +182,8 @@ def _register_chat(server: MCPServer, state: XhelioMcp) -> None:
             str,
             Field(
                 description="The request in plain language, e.g. "
-                "'ACE magnetic field for 2024-01-15 to 2024-01-17'."
+                "'ACE magnetic field for 2024-01-15 to 2024-01-17'.",
+                max_length=20_000,
             ),
         ],
         ctx: Context,
@@ -208,16 +213,10 @@ def _register_chat(server: MCPServer, state: XhelioMcp) -> None:
                 if image is not None:
                     content.append(image.to_image_content())
             if response.error is not None:
-                error = response.error
-                content.append(
-                    _text({"status": "error", "type": error.type, "message": error.message})
-                )
+                content.append(_error_body(response.error.type, response.error.message))
             return CallToolResult(content=content, is_error=response.error is not None)
 
-        try:
-            return await anyio.to_thread.run_sync(run)
-        except XhelioError as exc:
-            return _failure(error_type(exc), exc.message)
+        return await _answer(run)
 
     @server.tool()
     async def reset_session(ctx: Context) -> str:
@@ -227,15 +226,15 @@ def _register_chat(server: MCPServer, state: XhelioMcp) -> None:
         return f"New session {sid}."
 
     @server.tool()
-    async def get_status(ctx: Context, session_id: SessionId = None) -> dict[str, Any]:
+    async def get_status(ctx: Context, session_id: SessionId = None) -> CallToolResult:
         """The current session (data labels, figure), the models in use and the sandbox."""
         client = Client.of(ctx, session_id)
 
-        def status() -> dict[str, Any]:
+        def status() -> list[ContentBlock]:
             sid = state.current(client)
             workspace = state.assistant.hub.view(sid)
             models = resolve_models(state.assistant.settings)
-            return {
+            report = {
                 "version": xhelio.__version__,
                 "session_id": sid,
                 "data": [e.label for e in workspace.session.store],
@@ -244,8 +243,9 @@ def _register_chat(server: MCPServer, state: XhelioMcp) -> None:
                 "model": models.model_for("orchestrator"),
                 "os_sandbox": os_isolation_available(state.assistant.services),
             }
+            return [_text(report)]
 
-        return await anyio.to_thread.run_sync(status)
+        return await _answer(status)
 
 
 def _tool_call(
