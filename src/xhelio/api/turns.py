@@ -254,13 +254,13 @@ def execute(
             if isinstance(assistant, PlanningAssistant):
                 assistant.set_preferences(prefs)
             started = time.time()
-            workspace.funnel.max_requests = request.max_turns
-            try:
-                result = run_turn(
-                    workspace, assistant, _question(request, config.offline), entry.cancel
-                )
-            finally:
-                workspace.funnel.max_requests = None
+            result = run_turn(
+                workspace,
+                assistant,
+                _question(request, config.offline),
+                entry.cancel,
+                max_requests=request.max_turns,
+            )
             if not result.usage and usage.per_agent():
                 result.usage = usage.to_dict()
             result.elapsed_s = time.time() - started

@@ -26,12 +26,12 @@ import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import TypeVar
 
 import certifi
 import httpx
 
-from xhelio import __version__
 from xhelio.config import Settings
 from xhelio.errors import (
     CancelledError,
@@ -53,7 +53,11 @@ __all__ = [
 
 T = TypeVar("T")
 
-_USER_AGENT = f"xhelio/{__version__} (python-httpx)"
+try:  # the installed distribution's version (the package root sits above every layer)
+    _VERSION = metadata.version("xhelio")
+except metadata.PackageNotFoundError:  # a source tree that was never installed
+    _VERSION = "dev"
+_USER_AGENT = f"xhelio/{_VERSION} (python-httpx)"
 
 
 def make_client(settings: Settings, timeout_s: float | None = None) -> httpx.Client:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xhelio.catalog.index import Catalog, open_catalog
 from xhelio.config import Settings
@@ -20,6 +21,9 @@ from xhelio.sandbox.ops_library import DEFAULT_USER, OpsLibrary
 from xhelio.services import Services
 from xhelio.session.state import Session
 from xhelio.sources.registry import make_source
+
+if TYPE_CHECKING:
+    from xhelio.tools.funnel import ToolFunnel
 
 __all__ = ["ToolContext"]
 
@@ -36,6 +40,9 @@ class ToolContext:
         self.services = services
         self._fetchers: dict[str, DataFetcher] = {}
         self._lock = threading.Lock()
+        self.funnel: ToolFunnel | None = None
+        """The session's funnel, through which a tool runs other tools (pipeline replay);
+        set by `open_workspace`."""
         self.library_user = DEFAULT_USER
         """Whose proven operations this context reads and adds to ("local": the one user
         of a CLI). A server sets one per session, so no client is shown another's code."""

@@ -27,6 +27,7 @@ from xhelio.agents.planning.loop import RoundFeedback
 from xhelio.agents.planning.schema import PlannerOutput, ReviewDecision
 from xhelio.agents.toolbridge import FunnelToolset, ToolCallState, run_coroutine, run_guarded
 from xhelio.agents.usage import UsageTracker
+from xhelio.operations import Operation
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["LLMPlanner", "LLMReviewer", "verified_reference"]
@@ -55,25 +56,28 @@ You review a task plan against the user's request. Approve (exit=true) when the 
 cover everything asked, in a workable order, with the right missions; otherwise \
 exit=false and say exactly what must change."""
 
-_REFERENCE_TOOLS = ("list_parameters", "get_data_availability")
-
 UsageRecorder = Callable[[str, RunUsage], None]
 """Adds one run's token usage under an agent name (the session's tracker)."""
 
 
-def verified_reference(operations: Sequence[dict[str, Any]]) -> str:
-    """The VERIFIED PARAMETER REFERENCE from raw discovery results ('' if none)."""
+def verified_reference(operations: Sequence[Operation | dict[str, Any]]) -> str:
+    """The VERIFIED PARAMETER REFERENCE from raw discovery results ('' if none).
+
+    Every successful discovery call about one dataset counts: its coverage when the
+    result gives a start, its parameters when it lists them.
+    """
     coverage: dict[str, str] = {}
     params: dict[str, list[str]] = {}
-    for op in operations:
-        result = op.get("result") or {}
-        if op.get("tool") not in _REFERENCE_TOOLS or result.get("status") == "error":
+    for op in map(Operation.of, operations):
+        result = op.result
+        if op.phase != "discover" or not op.ok:
             continue
-        dataset = str(result.get("dataset_id") or op.get("args", {}).get("dataset_id", ""))
+        dataset = str(result.get("dataset_id") or op.args.get("dataset_id", ""))
         if not dataset:
             continue
-        if op["tool"] == "get_data_availability":
+        if "start" in result:
             coverage[dataset] = f"{result.get('start', '?')} to {result.get('stop', '?')}"
+        if not isinstance(result.get("parameters"), list):
             continue
         lines: list[str] = []
         for p in result.get("parameters") or []:
