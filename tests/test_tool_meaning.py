@@ -127,9 +127,11 @@ def test_old_logs_get_their_meaning_from_the_specs() -> None:
         {"seq": 2, "tool": "custom_operation", "status": "ok",
          "args": {"source_labels": ["AC_H2_MFI.Magnitude"], "code": "", "output_label": "B"}},
         {"seq": 3, "tool": "gone_tool", "status": "ok", "args": {}},
+        {"seq": 4, "tool": "run_pipeline", "status": "completed", "args": {"pipeline": "p"}},
     ]  # fmt: skip
     backfill_meaning(records, default_registry())
-    fetch, compute, unknown = (Operation.of(r) for r in records)
+    fetch, compute, unknown, replay = (Operation.of(r) for r in records)
+    assert replay.ok and replay.phase == "pipeline"  # an old log's own success status
     assert fetch.produced == ["AC_H2_MFI.Magnitude"] and fetch.time_ranges == {"time_range": "2001"}
     assert compute.read == ["AC_H2_MFI.Magnitude"] and compute.produced == ["B"]
     assert unknown.phase is None and unknown.produced == []

@@ -8,6 +8,7 @@ import pytest
 
 from xhelio.operations import ToolResult
 from xhelio.tools.result import no_usable_data, no_usable_result
+from xhelio.tools.results import FetchReport
 
 OK_FETCH = {
     "status": "ok",
@@ -50,8 +51,10 @@ def test_one_verdict_for_no_usable_data() -> None:
     assert no_usable_data(OK_FETCH) is None
     assert no_usable_data(empty) == "it returned no data points"
     assert no_usable_data(nan) == "all its values are fill values (NaN)"
-    fetched = ToolResult.from_dict("fetch_data", nan, phase="fetch")
+    fetched = ToolResult.from_dict("fetch_data", nan).model_copy(
+        update={"output": FetchReport.model_validate(nan)}
+    )
     assert no_usable_result(fetched) == no_usable_data(nan)
-    assert no_usable_result(ToolResult.from_dict("describe_data", nan, phase="discover")) is None
-    failed = ToolResult.from_dict("fetch_data", {"status": "error"}, phase="fetch")
+    assert no_usable_result(ToolResult.from_dict("describe_data", nan)) is None  # untyped
+    failed = ToolResult.from_dict("fetch_data", {"status": "error"})
     assert no_usable_result(failed) is None

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "DATA_PHASES",
@@ -157,10 +157,11 @@ class Operation(BaseModel):
         """Whether the call succeeded."""
         return self.status == "ok"
 
-    @property
-    def creates_data(self) -> bool:
-        """A successful call that created labelled data."""
-        return self.ok and self.phase in DATA_PHASES and bool(self.produced)
+    @field_validator("status", mode="before")
+    @classmethod
+    def _ok_unless_error(cls, value: Any) -> str:
+        """Older logs kept a tool's own success status ("completed", "partial")."""
+        return "error" if value == "error" else "ok"
 
     @classmethod
     def of(cls, record: Operation | dict[str, Any]) -> Operation:

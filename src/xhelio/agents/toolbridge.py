@@ -60,6 +60,7 @@ from xhelio.agents.guard import LoopGuard
 from xhelio.operations import ToolResult
 from xhelio.tools.registry import Tool
 from xhelio.tools.result import no_usable_result
+from xhelio.tools.results import FetchReport
 from xhelio.tools.wrappers import GuardedToolset, Toolset, TurnUsage
 
 __all__ = [
@@ -146,16 +147,16 @@ class ToolCallState:
 
 def _judge(result: ToolResult) -> ToolResult:
     """Turn a fetch that stored nothing usable into an error the model and caller can act on."""
-    if no_usable_result(result) is None:
+    report = result.output
+    if no_usable_result(result) is None or not isinstance(report, FetchReport):
         return result
-    label = result.payload.get("label")
-    why = "has no samples" if not result.payload.get("points") else "is all NaN (fill values)"
+    why = "has no samples" if not report.points else "is all NaN (fill values)"
     return ToolResult.failure(
         result.tool,
         "NoUsableData",
-        f"{label} {why} in {result.payload.get('requested')}; skip it and try another "
+        f"{report.label} {why} in {report.requested}; skip it and try another "
         "parameter, dataset or time range.",
-        label=label,
+        label=report.label,
     )
 
 

@@ -53,11 +53,16 @@ __all__ = [
 
 T = TypeVar("T")
 
-try:  # the installed distribution's version (the package root sits above every layer)
-    _VERSION = metadata.version("xhelio")
-except metadata.PackageNotFoundError:  # a source tree that was never installed
-    _VERSION = "dev"
-_USER_AGENT = f"xhelio/{_VERSION} (python-httpx)"
+
+def _version() -> str:
+    """The installed distribution's version (the package root sits above every layer)."""
+    try:
+        return metadata.version("xhelio")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "dev"
+
+
+_USER_AGENT = f"xhelio/{_version()} (python-httpx)"
 
 
 def make_client(settings: Settings, timeout_s: float | None = None) -> httpx.Client:

@@ -1,8 +1,8 @@
-"""`no_usable_data`: THE verdict for "this fetch gave nothing usable".
+"""THE verdict for "this fetch gave nothing usable": no samples, or every column fill/NaN.
 
-No samples, or every column fill/NaN: the agents' tool bridge, the offline interpreter and
-the servers all ask it, so they never disagree about whether data arrived. It applies to
-every tool of the fetch phase (see `xhelio.operations.ToolResult`).
+The agents' tool bridge, the offline interpreter and the servers all ask it, so they never
+disagree about whether data arrived. It reads a fetch result as its typed `FetchReport`,
+so it holds for every tool whose declared result model is one.
 """
 
 from __future__ import annotations
@@ -10,15 +10,21 @@ from __future__ import annotations
 from typing import Any
 
 from xhelio.operations import ToolResult
+from xhelio.tools.results import FetchReport
 
 __all__ = ["no_usable_data", "no_usable_result"]
 
 
-def no_usable_data(result: dict[str, Any]) -> str | None:
-    """Why a successful fetch result holds no usable data, or None when it does.
+def _verdict(report: FetchReport) -> str | None:
+    if not report.points:
+        return "it returned no data points"
+    if report.columns and set(report.all_nan_columns) >= set(report.columns):
+        return "all its values are fill values (NaN)"
+    return None
 
-    Args:
-        result: A fetch result (the funnel's JSON form).
+
+def no_usable_data(result: dict[str, Any]) -> str | None:
+    """Why a successful fetch result (its JSON form) holds no usable data, or None.
 
     Returns:
         "it returned no data points", "all its values are fill values (NaN)", or None.
@@ -26,16 +32,11 @@ def no_usable_data(result: dict[str, Any]) -> str | None:
     """
     if result.get("status") == "error":
         return None
-    if not result.get("points"):
-        return "it returned no data points"
-    columns = result.get("columns") or []
-    if columns and set(result.get("all_nan_columns") or []) >= set(columns):
-        return "all its values are fill values (NaN)"
-    return None
+    return _verdict(FetchReport.model_validate(result))
 
 
 def no_usable_result(result: ToolResult) -> str | None:
-    """`no_usable_data` of a typed result; None for any tool outside the fetch phase."""
-    if result.phase != "fetch":
+    """`no_usable_data` of a typed result; None unless it is a successful `FetchReport`."""
+    if not result.ok or not isinstance(result.output, FetchReport):
         return None
-    return no_usable_data(result.to_dict())
+    return _verdict(result.output)
