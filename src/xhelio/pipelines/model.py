@@ -66,7 +66,12 @@ class PipelineStep:
     critical: bool = True
     phase: Phase = "appropriation"
     tool_phase: ToolPhase | None = None
-    """What the tool does (its spec's phase): fetch, compute, render, export, ..."""
+    """What the tool does (its spec's phase): fetch, compute, render, export, ...; a step
+    made without it (an older document) gets it from what the step does."""
+
+    def __post_init__(self) -> None:
+        if self.tool_phase is None:
+            self.tool_phase = _saved_tool_phase({"args": self.args, "produces": self.produces})
 
     def to_dict(self) -> dict[str, Any]:
         """The step as JSON."""
