@@ -9,6 +9,7 @@ from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.timerange import format_time
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import tool
+from xhelio.tools.results import DatasetSummary, ParameterList
 
 if TYPE_CHECKING:
     from xhelio.catalog.index import SearchHit
@@ -70,7 +71,7 @@ def search_results(hits: Sequence[SearchHit]) -> dict[str, Any]:
     }
 
 
-@tool("discovery")
+@tool("discovery", result=ParameterList)
 def list_parameters(ctx: ToolContext, dataset_id: str) -> dict[str, Any]:
     """List a dataset's parameters with type, units and size.
 
@@ -84,7 +85,7 @@ def list_parameters(ctx: ToolContext, dataset_id: str) -> dict[str, Any]:
     }
 
 
-@tool("discovery")
+@tool("discovery", result=DatasetSummary)
 def get_data_availability(ctx: ToolContext, dataset_id: str) -> dict[str, Any]:
     """Return the time range a dataset covers.
 

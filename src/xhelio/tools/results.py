@@ -15,13 +15,41 @@ from pydantic import Field
 from xhelio.tools.registry import ToolOutput
 
 __all__ = [
+    "DatasetSummary",
     "EntrySummary",
     "FetchReport",
     "FigureSummary",
     "LabelledData",
+    "ParameterList",
+    "ParameterSummary",
     "PlotAction",
     "SavedFile",
 ]
+
+
+class DatasetSummary(ToolOutput):
+    """One dataset of the catalog: its id, title, mission and coverage."""
+
+    id: str
+    title: str | None = None
+    mission: str | None = None
+    start: str | None = None
+    stop: str | None = None
+
+
+class ParameterSummary(ToolOutput):
+    """One parameter of a dataset: name, type, units and size."""
+
+    name: str
+    type: str | None = None
+    units: str | None = None
+    size: list[int] | None = None
+
+
+class ParameterList(DatasetSummary):
+    """A dataset with its data parameters."""
+
+    parameters: list[ParameterSummary]
 
 
 class LabelledData(ToolOutput):
