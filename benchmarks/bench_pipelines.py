@@ -95,7 +95,7 @@ def part1(runs: int, latency: float) -> None:
         try:
             llm_turn(workspace)  # warm-up: catalog, cache, sandbox worker, imports
             saved = workspace.funnel.call("save_pipeline", {"name": "ACE |B| bench"})
-            pipeline = PipelineStore(load_settings()).load(str(saved["id"]))
+            pipeline = PipelineStore(load_settings()).load(str(saved.payload["id"]))
             llm: list[tuple[float, int, int]] = []
             replays: list[float] = []
             for _ in range(runs):

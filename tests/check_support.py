@@ -34,4 +34,7 @@ def fetch_record(dataset: str, parameter: str, window: str) -> dict[str, Any]:
         "status": "ok",
         "args": {"dataset_id": dataset, "parameter_id": parameter, "time_range": window},
         "result": {"points": 10, "label": f"{dataset}.{parameter}"},
+        "phase": "fetch",
+        "produced": [f"{dataset}.{parameter}"],
+        "time_ranges": {"time_range": window},
     }

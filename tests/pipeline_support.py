@@ -75,7 +75,7 @@ def make_session(ws: Workspace, time_range: str = JANUARY) -> list[dict[str, Any
         ),
         ("render_plotly_json", {"figure": figure(time_range)}),
     ]
-    return [ws.funnel.call(name, args, caller="test") for name, args in calls]
+    return [ws.funnel.call(name, args, caller="test").to_dict() for name, args in calls]
 
 
 @pytest.fixture(scope="module")

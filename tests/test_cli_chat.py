@@ -58,7 +58,7 @@ class ScriptedAssistant:
             "fetch_data",
             {"dataset_id": "AC_H2_MFI", "parameter_id": "Magnitude", "time_range": "1997-09-02"},
             "scripted",
-        )
+        ).to_dict()
         assert fetched.get("status") != "error", fetched
         funnel.call(
             "render_plotly_json",

@@ -10,6 +10,7 @@ from xhelio.errors import UnknownDatasetError
 from xhelio.session.events import Event, EventBus
 from xhelio.tools.funnel import ToolFunnel, sanitize
 from xhelio.tools.registry import ToolRegistry, tool
+from xhelio.tools.wrappers import GuardedToolset
 
 
 class Ctx:
@@ -63,7 +64,7 @@ def test_schema_comes_from_signature_and_docstring() -> None:
 def test_successful_call_is_sanitised_recorded_and_emitted() -> None:
     funnel, ctx, seen = make()
     result = funnel.call("scale", {"label": "x", "factor": 3}, caller="test")
-    assert result == {"status": "ok", "value": 6.0, "nan": None, "inf": [1.0, None]}
+    assert result.to_dict() == {"status": "ok", "value": 6.0, "nan": None, "inf": [1.0, None]}
     assert ctx.calls == [("scale", ("x", 3.0, "a"))]
     assert [e.type for e in seen] == ["tool_call", "tool_result"]
     assert seen[1].duration_ms is not None
@@ -74,26 +75,26 @@ def test_successful_call_is_sanitised_recorded_and_emitted() -> None:
 def test_validation_errors_name_the_field_and_do_not_run() -> None:
     funnel, ctx, _ = make()
     result = funnel.call("scale", {"label": "x", "factor": "lots"})
-    assert result["status"] == "error" and result["type"] == "ValidationError"
-    assert "factor" in result["message"]
+    assert not result.ok and result.error_type == "ValidationError"
+    assert "factor" in (result.error or "")
     extra = funnel.call("scale", {"label": "x", "colour": "red"})
-    assert "colour" in extra["message"]
+    assert "colour" in (extra.error or "")
     missing = funnel.call("scale", {})
-    assert "label" in missing["message"]
+    assert "label" in (missing.error or "")
     assert ctx.calls == []
 
 
 def test_unknown_tool_lists_available() -> None:
     funnel, _, _ = make()
     result = funnel.call("nope", {})
-    assert result["type"] == "UnknownTool" and "scale" in result["message"]
+    assert result.error_type == "UnknownTool" and "scale" in (result.error or "")
 
 
 def test_exceptions_become_structured_errors() -> None:
     funnel, _, seen = make()
     user = funnel.call("boom", {"dataset_id": "bad"})
-    assert user["type"] == "UnknownDatasetError" and "AC_H2_MFI" in user["message"]
-    crash = funnel.call("boom", {"dataset_id": "x"})
+    assert user.error_type == "UnknownDatasetError" and "AC_H2_MFI" in (user.error or "")
+    crash = funnel.call("boom", {"dataset_id": "x"}).to_dict()
     assert crash == {
         "status": "error",
         "type": "RuntimeError",
@@ -101,16 +102,19 @@ def test_exceptions_become_structured_errors() -> None:
     }
     assert seen[-1].type == "tool_error" and "disk on fire" in seen[-1].summary
     # The funnel keeps working after failures.
-    assert funnel.call("scale", {"label": "y"})["status"] == "ok"
+    assert funnel.call("scale", {"label": "y"}).ok
 
 
 def test_cancellation_and_guard_block_before_running() -> None:
     funnel, ctx, _ = make()
-    blocked = funnel.call("scale", {"label": "x"}, guard=lambda name, args: "stop repeating")
-    assert blocked["type"] == "LoopGuard" and blocked["message"] == "stop repeating"
+    blocked = GuardedToolset(funnel, lambda name, args: "stop repeating").call(
+        "scale", {"label": "x"}
+    )
+    assert blocked.error_type == "LoopGuard" and blocked.error == "stop repeating"
+    assert funnel.operations[-1]["result"]["type"] == "LoopGuard"  # refusals are logged
     funnel.cancel.set()
     cancelled = funnel.call("scale", {"label": "x"})
-    assert cancelled["type"] == "Cancelled"
+    assert cancelled.error_type == "Cancelled"
     assert ctx.calls == []
 
 

@@ -11,6 +11,7 @@ from xhelio.agents.guard import GUARD_LIMITS, GuardLimits, LoopGuard, call_key
 from xhelio.session.events import EventBus
 from xhelio.tools.funnel import ToolFunnel
 from xhelio.tools.registry import ToolRegistry, tool
+from xhelio.tools.wrappers import GuardedToolset
 
 
 def ok(tool_name: str, **args: Any) -> dict[str, Any]:
@@ -266,12 +267,9 @@ def test_guard_plugs_into_the_tool_funnel(counting_funnel: tuple[ToolFunnel, lis
     funnel, ran = counting_funnel
     guard = LoopGuard(GuardLimits.for_mode("task"))
     guard.start_iteration()
-    first = funnel.call(
-        "lookup", {"dataset": "AC_H0_MFI"}, caller="mission", guard=guard.check_call
-    )
-    again = funnel.call(
-        "lookup", {"dataset": "AC_H0_MFI"}, caller="mission", guard=guard.check_call
-    )
+    guarded = GuardedToolset(funnel, guard.check_call)
+    first = guarded.call("lookup", {"dataset": "AC_H0_MFI"}, caller="mission").to_dict()
+    again = guarded.call("lookup", {"dataset": "AC_H0_MFI"}, caller="mission").to_dict()
     assert first["status"] == "ok"
     assert again["status"] == "error" and again["type"] == "LoopGuard"
     assert "already called lookup" in again["message"]
@@ -285,15 +283,16 @@ def test_operation_records_let_a_failed_call_be_retried(
     funnel, ran = counting_funnel
     guard = LoopGuard(GuardLimits.for_mode("task"))
     guard.start_iteration()
-    funnel.call("lookup", {"dataset": "BAD"}, caller="mission", guard=guard.check_call)
-    funnel.call("lookup", {"dataset": "X"}, caller="mission", guard=guard.check_call)
+    guarded = GuardedToolset(funnel, guard.check_call)
+    guarded.call("lookup", {"dataset": "BAD"}, caller="mission")
+    guarded.call("lookup", {"dataset": "X"}, caller="mission")
     assert guard.end_iteration(funnel.operations) is None
     guard.start_iteration()
     mark = len(funnel.operations)
-    retry = funnel.call("lookup", {"dataset": "BAD"}, caller="mission", guard=guard.check_call)
-    repeat = funnel.call("lookup", {"dataset": "X"}, caller="mission", guard=guard.check_call)
-    assert retry["type"] == "ValueError"  # it ran again: failed calls may be retried
-    assert repeat["type"] == "LoopGuard"  # a successful call may not
+    retry = guarded.call("lookup", {"dataset": "BAD"}, caller="mission")
+    repeat = guarded.call("lookup", {"dataset": "X"}, caller="mission")
+    assert retry.error_type == "ValueError"  # it ran again: failed calls may be retried
+    assert repeat.error_type == "LoopGuard"  # a successful call may not
     assert ran == ["BAD", "X", "BAD"]
     # The round repeats round one exactly, so the loop stops as a cycle.
     message = guard.end_iteration(funnel.operations[mark:])

@@ -79,7 +79,7 @@ def test_offline_phrases_then_cli_after_a_restart(pl_workspace: Workspace, tmp_p
 
 
 def test_phrases_leave_other_requests_alone(pl_workspace: Workspace) -> None:
-    from xhelio.pipelines.phrases import pipeline_reply
+    from xhelio.agents.offline.pipeline_requests import pipeline_reply
 
     assert pipeline_reply(pl_workspace, "delete the plot") is None
     assert pipeline_reply(pl_workspace, "run a spectral analysis of ACE for March 2001") is None

@@ -15,7 +15,7 @@ from xhelio.tools.workspace import Workspace
 
 
 def call(ws: Workspace, tool: str, **args: Any) -> dict[str, Any]:
-    result = ws.funnel.call(tool, args, caller="orchestrator")
+    result = ws.funnel.call(tool, args, caller="orchestrator").to_dict()
     assert result.get("status") != "error", result
     return result
 
@@ -115,7 +115,7 @@ def test_insert_after_rewires_the_plot_and_remove_guards_dependents(
     assert plot is not None and any(t.data_label == "B_double" for t in plot.traces)
     refused = pl_workspace.funnel.call(
         "modify_pipeline_node", {"action": "remove", "node_id": inserted}, caller="orchestrator"
-    )
+    ).to_dict()
     assert refused["status"] == "error" and "use its output" in refused["message"]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -12,8 +13,16 @@ from pipeline_support import (
 )
 from xhelio.errors import UserError
 from xhelio.pipelines.extract import extract_pipeline
-from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline, PipelineStep
+from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline, PipelineStep, phase_of
+from xhelio.tools.meaning import backfill_meaning
+from xhelio.tools.toolset import default_registry
 from xhelio.tools.workspace import Workspace
+
+
+def logged(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Hand-written log records with the meaning the funnel records from the tool specs."""
+    backfill_meaning(records, default_registry())
+    return records
 
 
 def test_messy_session_becomes_a_clean_parameterised_dag(pl_workspace: Workspace) -> None:
@@ -48,7 +57,7 @@ def test_a_relative_range_is_resolved_when_it_was_recorded() -> None:
         "args": {"dataset_id": "AC_H2_MFI", "parameter_id": "Magnitude", "time_range": "last week"},
         "result": {"label": "AC_H2_MFI.Magnitude"},
     }
-    pipeline = extract_pipeline([op], "relative")
+    pipeline = extract_pipeline(logged([op]), "relative")
     assert pipeline.variables[TIME_RANGE_VAR].default.startswith("2001-09-0")
 
 
@@ -66,12 +75,21 @@ def test_model_can_choose_steps_and_intents(pl_workspace: Workspace) -> None:
 
 def test_nothing_to_save_is_a_clear_error() -> None:
     with pytest.raises(UserError, match="nothing to save"):
-        extract_pipeline([{"seq": 1, "tool": "search_datasets", "status": "ok", "args": {}}], "x")
+        search = {"seq": 1, "tool": "search_datasets", "status": "ok", "args": {}}
+        extract_pipeline(logged([search]), "x")
 
 
 def _step(sid: str, tool: str, args: dict[str, object], deps: list[str]) -> PipelineStep:
+    spec = default_registry().get(tool)
+    assert spec is not None
     return PipelineStep(
-        sid, tool, dict(args), produces=[str(args.get("output_label", ""))], depends_on=deps
+        sid,
+        tool,
+        dict(args),
+        produces=[str(args.get("output_label", ""))],
+        depends_on=deps,
+        phase=phase_of(spec.phase),
+        tool_phase=spec.phase,
     )
 
 
@@ -96,10 +114,6 @@ def test_fingerprint_ignores_step_ids_names_and_figures() -> None:
             _step("x10", "manage_plot", {"action": "export"}, ["x9"]),
         ],
     )
-    for s in (*a.steps, *b.steps):
-        s.phase = (
-            "presentation" if s.tool in {"render_plotly_json", "manage_plot"} else "appropriation"
-        )
     assert a.appropriation_fingerprint() == b.appropriation_fingerprint()
     b.steps[1].args = {**comp, "code": "result = df * 2"}
     assert a.appropriation_fingerprint() != b.appropriation_fingerprint()
@@ -171,7 +185,7 @@ def test_a_label_fetched_again_after_the_plot_keeps_the_fetch_the_plot_used() ->
     }
     # A later turn fetched the same label for another range (and its computation failed).
     ops = [fetch(1, "2001-01-01 to 2001-01-03"), render, fetch(3, "2001-06-01 to 2001-06-09")]
-    pipeline = extract_pipeline(ops, "ace")
+    pipeline = extract_pipeline(logged(ops), "ace")
     assert [s.tool for s in pipeline.steps] == ["fetch_data", "render_plotly_json"]
     assert pipeline.steps[1].depends_on == [pipeline.steps[0].step_id]
     assert pipeline.variables[TIME_RANGE_VAR].default.startswith("2001-01-01")

@@ -24,11 +24,11 @@ from pipeline_support import (
     make_session,
     open_fresh,
 )
+from xhelio.agents.pipeline_modify import MODIFY_TOOLS, replay_with_modifications
 from xhelio.config import load_settings
 from xhelio.errors import UserError
 from xhelio.pipelines.extract import extract_pipeline
 from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline
-from xhelio.pipelines.modify import MODIFY_TOOLS, replay_with_modifications
 from xhelio.pipelines.store import PipelineStore
 from xhelio.tools.workspace import Workspace
 
@@ -194,24 +194,26 @@ def test_through_the_tools_the_caller_applies_the_change_and_saves_a_variant(
             "run_pipeline",
             {"pipeline": "ACE overview", "time_range": MARCH, "modifications": "red line"},
             caller="orchestrator",
-        )
+        ).to_dict()
         assert out["status"] == "completed" and "variant_of" in out["instruction"]
         assert "s004 render_plotly_json" in out["pipeline_context"]
         spec = figure(out["variables"][TIME_RANGE_VAR])
         spec["data"][1]["line"] = {"color": "red"}
         assert (
-            ws.funnel.call("render_plotly_json", {"figure": spec}, caller="orchestrator")["status"]
+            ws.funnel.call("render_plotly_json", {"figure": spec}, caller="orchestrator").status
             == "ok"
         )
         saved = ws.funnel.call(
             "save_pipeline",
             {"name": "ACE overview red", "variant_of": "ACE overview"},
             caller="orchestrator",
-        )
+        ).to_dict()
         assert saved["parent_id"] == pipeline.id and saved["family_size"] == 2
         red = PipelineStore(load_settings()).load("ACE overview red")
         assert red.steps[-1].args["figure"]["data"][1]["line"] == {"color": "red"}
-        bad = ws.funnel.call("save_pipeline", {"name": "x", "variant_of": "Nope"}, caller="t")
+        bad = ws.funnel.call(
+            "save_pipeline", {"name": "x", "variant_of": "Nope"}, caller="t"
+        ).to_dict()
         assert bad["status"] == "error" and "Nope" in bad["message"]
     finally:
         ws.close()

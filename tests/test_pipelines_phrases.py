@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from test_pipelines_store import make
+from xhelio.agents.offline import pipeline_requests as phrases
 from xhelio.config import load_settings
-from xhelio.pipelines import phrases
 from xhelio.pipelines.store import PipelineStore
 from xhelio.tools.workspace import Workspace, open_workspace
 

@@ -28,6 +28,7 @@ from xhelio.api.policy import server_policy
 from xhelio.cli.main import app as cli_app
 from xhelio.errors import ConfigError
 from xhelio.server import ServerConfig, create_app
+from xhelio.tools.toolset import default_registry
 
 TOKEN = "Vb7-qK2mZx9LwR4tYp1sNd8hGc6FjE3u"
 
@@ -287,11 +288,14 @@ def test_read_document_policy_keeps_to_the_session_folder(tmp_path: Path) -> Non
     (tmp_path / "uploads").mkdir()
     (tmp_path / "uploads" / "paper.pdf").write_bytes(b"%PDF")
     policy = server_policy(tmp_path, allow_unsandboxed_code=False)
-    assert policy("read_document", {"path": str(tmp_path / "uploads" / "paper.pdf")}) is None
+    tools = default_registry()
+    reader, fetcher = tools.get("read_document"), tools.get("fetch_data")
+    assert reader is not None and fetcher is not None
+    assert policy(reader, {"path": str(tmp_path / "uploads" / "paper.pdf")}) is None
     for path in ("/etc/passwd", "../../x.pdf", "~/.ssh/id_rsa", "", "uploads/paper.pdf"):
-        refused = policy("read_document", {"path": path})
-        assert refused is not None and refused["status"] == "error", path
-    assert policy("fetch_data", {}) is None
+        refused = policy(reader, {"path": path})
+        assert refused is not None and not refused.ok, path
+    assert policy(fetcher, {}) is None
 
 
 def test_errors_are_json_without_stack_traces(

@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
-from xhelio.tools.result import ToolResult, no_usable_data
+from xhelio.operations import ToolResult
+from xhelio.tools.result import no_usable_data, no_usable_result
+from xhelio.tools.results import FetchReport
 
 OK_FETCH = {
     "status": "ok",
@@ -36,10 +38,10 @@ def test_a_result_round_trips(tool: str, result: dict[str, Any]) -> None:
     assert typed.ok == (result.get("status") != "error")
 
 
-def test_labels_only_for_tools_that_create_them_and_only_on_success() -> None:
-    assert ToolResult.from_dict("fetch_data", OK_FETCH).labels == ["AC_H1_MFI.Magnitude"]
-    assert ToolResult.from_dict("describe_data", OK_FETCH).labels == []
-    failed = ToolResult.from_dict("fetch_data", {**OK_FETCH, "status": "error", "type": "E"})
+def test_labels_are_kept_only_on_success() -> None:
+    made = ["AC_H1_MFI.Magnitude"]
+    assert ToolResult.from_dict("fetch_data", OK_FETCH, made).labels == made
+    failed = ToolResult.from_dict("fetch_data", {**OK_FETCH, "status": "error", "type": "E"}, made)
     assert failed.labels == [] and failed.error_type == "E"
 
 
@@ -49,5 +51,10 @@ def test_one_verdict_for_no_usable_data() -> None:
     assert no_usable_data(OK_FETCH) is None
     assert no_usable_data(empty) == "it returned no data points"
     assert no_usable_data(nan) == "all its values are fill values (NaN)"
-    assert ToolResult.from_dict("fetch_data", nan).no_usable_data == no_usable_data(nan)
-    assert ToolResult.from_dict("fetch_data", {"status": "error"}).no_usable_data is None
+    fetched = ToolResult.from_dict("fetch_data", nan).model_copy(
+        update={"output": FetchReport.model_validate(nan)}
+    )
+    assert no_usable_result(fetched) == no_usable_data(nan)
+    assert no_usable_result(ToolResult.from_dict("describe_data", nan)) is None  # untyped
+    failed = ToolResult.from_dict("fetch_data", {"status": "error"})
+    assert no_usable_result(failed) is None

@@ -27,7 +27,9 @@ BASE = "http://127.0.0.1"
 def saved(pl_workspace: Workspace) -> str:
     """The id of a saved pipeline: fetches, a smoothing in the sandbox, a two-panel plot."""
     make_session(pl_workspace)
-    result = pl_workspace.funnel.call("save_pipeline", {"name": "ACE smoothing"}, caller="test")
+    result = pl_workspace.funnel.call(
+        "save_pipeline", {"name": "ACE smoothing"}, caller="test"
+    ).to_dict()
     assert result["status"] == "ok", result
     pl_workspace.save()
     return str(result["id"])

@@ -53,6 +53,7 @@ from xhelio.errors import XhelioError
 from xhelio.server.config import ServerConfig, check_bind
 from xhelio.server.security import ASGIApp, SecurityMiddleware
 from xhelio.tools.funnel import sanitize
+from xhelio.tools.registry import ToolRegistry
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["XhelioMcp", "build_server", "http_app"]
@@ -385,8 +386,8 @@ def _register_data(server: MCPServer, state: XhelioMcp) -> None:
         return await _answer(lambda: state.in_session(client, work))
 
 
-def _register_pipelines(server: MCPServer, state: XhelioMcp, registry_names: list[str]) -> None:
-    if "run_pipeline" not in registry_names:
+def _register_pipelines(server: MCPServer, state: XhelioMcp, registry: ToolRegistry) -> None:
+    if registry.get("run_pipeline") is None:
         return
 
     @server.tool()
@@ -446,7 +447,7 @@ def build_server(
     _register_data(server, state)
     from xhelio.tools.toolset import default_registry
 
-    _register_pipelines(server, state, default_registry().names())
+    _register_pipelines(server, state, default_registry())
     return server, state
 
 

@@ -12,6 +12,7 @@ Imports `agents.offline`, `catalog` and `vocabulary`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -21,6 +22,7 @@ from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.quantities import quantity
 from xhelio.agents.offline.resolve import probe_of_dataset, probe_wanted
 from xhelio.catalog.index import Catalog
+from xhelio.operations import Operation
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 
@@ -41,20 +43,19 @@ class Fetched:
     label: str
 
 
-def fetched_in(operations: list[dict[str, Any]]) -> list[Fetched]:
+def fetched_in(operations: Sequence[Operation | dict[str, Any]]) -> list[Fetched]:
     """The fetches of a turn that delivered data points."""
     found: list[Fetched] = []
-    for op in operations:
-        result = op.get("result") or {}
-        if op.get("tool") != "fetch_data" or op.get("status") != "ok" or not result.get("points"):
+    for op in map(Operation.of, operations):
+        if op.phase != "fetch" or not op.ok or not op.result.get("points"):
             continue
-        args = op.get("args") or {}
+        args = op.args
         found.append(
             Fetched(
                 str(args.get("dataset_id", "")),
                 str(args.get("parameter_id", "")),
-                str(args.get("time_range", "")),
-                str(result.get("label", "")),
+                next(iter(op.time_ranges.values()), ""),
+                op.produced[0] if op.produced else "",
             )
         )
     return found
@@ -203,7 +204,7 @@ def _time_notes(intent: RequestIntent, fetched: list[Fetched]) -> list[str]:
 
 def check_turn(
     request: str,
-    operations: list[dict[str, Any]],
+    operations: Sequence[Operation | dict[str, Any]],
     catalog: Catalog,
     *,
     follow_up: bool = False,
@@ -231,21 +232,23 @@ def check_turn(
     return list(dict.fromkeys(notes))
 
 
-def frame_arithmetic(operations: list[dict[str, Any]], catalog: Catalog) -> list[str]:
+def frame_arithmetic(
+    operations: Sequence[Operation | dict[str, Any]], catalog: Catalog
+) -> list[str]:
     """Notes on computations that combined series of different coordinate frames."""
     frames_of: dict[str, set[str]] = {}
     for f in fetched_in(operations):
         frames_of[f.label] = set(_FRAME_WORD.findall(_parameter_text(catalog, f).upper()))
     notes: list[str] = []
-    for op in operations:
-        if op.get("tool") != "custom_operation" or op.get("status") != "ok":
+    for op in map(Operation.of, operations):
+        if op.phase != "compute" or not op.ok or not op.read:
             continue
-        sources = [str(s) for s in (op.get("args") or {}).get("source_labels") or []]
+        sources = op.read
         for label in list(frames_of):
             for s in sources:
                 if s != label and s.startswith(label):
                     frames_of.setdefault(s, frames_of[label])
-        result_label = str((op.get("result") or {}).get("label", ""))
+        result_label = op.produced[0] if op.produced else ""
         sets = [frames_of.get(s, set()) for s in sources]
         if len(sources) == 2 and all(sets) and not (sets[0] & sets[1]):
             notes.append(

@@ -14,7 +14,7 @@ Plus the all-error guard (stop after two consecutive rounds in which every tool 
 and cancellation (a `threading.Event` checked before every call and every round).
 
 Use per round: `start_iteration()`, optionally `record_batch(calls)` with the model's
-proposed calls, each call through `ToolFunnel.call(..., guard=guard.check_call)`, then
+proposed calls, each call through `GuardedToolset(toolset, guard.check_call).call(...)`, then
 `end_iteration(results)`. Results may be the funnel's results (only `status` is read) or its
 operation records, whose `tool` and `args` let a failed call be retried. Imports nothing
 from xhelio.

@@ -2,16 +2,16 @@
 
 "save this as a pipeline called ACE and Wind comparison" names two spacecraft, so the
 planner's heuristics would take it for a comparison; pipeline requests are therefore
-recognised before the planning decision (`xhelio.pipelines.phrases`, no model).
+recognised before the planning decision (`xhelio.agents.offline.pipeline_requests`, no model).
 """
 
 from __future__ import annotations
 
 import threading
 
+from xhelio.agents.offline.pipeline_requests import pipeline_reply
 from xhelio.agents.planning.assistant import PlanningAssistant
 from xhelio.agents.turn import AssistantReply
-from xhelio.pipelines.phrases import pipeline_reply
 
 __all__ = ["OfflinePlanningAssistant"]
 

@@ -71,13 +71,13 @@ def export_figure(workspace: Workspace, export: ExportRequest, caller: str) -> D
     if export.filename:
         args["filename"] = export.filename
     result = workspace.funnel.call("manage_plot", args, caller)
-    if result.get("status") == "error":
-        message = str(result.get("message", "the export failed"))
+    if not result.ok:
+        message = result.error or "the export failed"
         return DelegationResult(
             caller, message, failed=True, errors=[message], tools=["manage_plot"]
         )
-    size = int(result.get("bytes", 0))
-    text = f"Exported the figure to {result.get('path')} ({size:,} bytes)."
+    size = int(result.payload.get("bytes", 0))
+    text = f"Exported the figure to {result.payload.get('path')} ({size:,} bytes)."
     return DelegationResult(caller, text, tools=["manage_plot"])
 
 

@@ -1,15 +1,16 @@
 """Registry tools for pydantic-ai agents, and the guarded loop that runs an agent.
 
 `FunnelToolset` is how agents call tools: a pydantic-ai `AbstractToolset` whose async
-`call_tool` runs the registry tool through `ToolFunnel.call` directly on the agent's own
-event loop (no thread and loop hop per call; delegations alone run in a worker thread so
-the sub-agent shares the loop), with the run's caller name and
-`LoopGuard.check_call` as the guard; schemas are the tools' own (titles stripped).
+`call_tool` runs the registry tool through the workspace's toolset directly on the agent's
+own event loop (no thread and loop hop per call; delegations alone run in a worker thread
+so the sub-agent shares the loop), with the run's caller name, wrapped in a
+`GuardedToolset` for the run's `LoopGuard`; schemas are the tools' own (titles stripped).
 `run_guarded` also caps the turn with pydantic-ai `UsageLimits` (requests and tokens),
 beside the LoopGuard: every agent run of a turn (orchestrator, sub-agents, planner
-discovery) shares the turn's `RunUsage` (a `TurnUsage` in `ToolFunnel.turn_usage`), so
-the caps count all of them together; a request's `max_turns` lowers the request cap
-(`turn_limits`). Each run still reports only its own usage.
+discovery) shares the turn's `RunUsage` (the `TurnUsage` of the `TurnToolset` wrapping
+the workspace's toolset during the turn), so the caps count all of them together; a
+request's `max_turns` lowers the request cap (`turn_limits`). Each run still reports only
+its own usage.
 
 The result goes back to the model as compact JSON (an image a tool names as `attachment`
 is sent along, for vision models). Calls run one at a time, so cancellation and the guard
@@ -56,9 +57,11 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 from pydantic_core import SchemaValidator, core_schema
 
 from xhelio.agents.guard import LoopGuard
-from xhelio.tools.funnel import ToolFunnel
+from xhelio.operations import ToolResult
 from xhelio.tools.registry import Tool
-from xhelio.tools.result import ToolResult
+from xhelio.tools.result import no_usable_result
+from xhelio.tools.results import FetchReport
+from xhelio.tools.wrappers import GuardedToolset, Toolset, TurnUsage
 
 __all__ = [
     "DEFAULT_REQUEST_LIMIT",
@@ -84,7 +87,7 @@ _GUARD_TYPES = frozenset({"LoopGuard", "Cancelled"})
 class ToolCallState:
     """One agent run's tool plumbing and what its calls produced."""
 
-    funnel: ToolFunnel
+    funnel: Toolset
     caller: str
     guard: LoopGuard
     force_first_tool: bool = False
@@ -109,14 +112,12 @@ class ToolCallState:
         return self.guard.stop_reason or self.stop_request
 
     def call(
-        self, name: str, args: Mapping[str, Any], funnel: ToolFunnel | None = None
+        self, name: str, args: Mapping[str, Any], funnel: Toolset | None = None
     ) -> dict[str, Any]:
-        """Run one tool through the funnel under the guard and record the outcome."""
+        """Run one tool through the toolset under the guard and record the outcome."""
         arguments = dict(args)
-        typed = (funnel or self.funnel).call_typed(
-            name, arguments, self.caller, self.guard.check_call
-        )
-        typed = _judge(typed)
+        guarded = GuardedToolset(funnel or self.funnel, self.guard.check_call)
+        typed = _judge(guarded.call(name, arguments, self.caller))
         result = typed.to_dict()
         self.calls.append(name)
         self.round_results.append(
@@ -146,16 +147,16 @@ class ToolCallState:
 
 def _judge(result: ToolResult) -> ToolResult:
     """Turn a fetch that stored nothing usable into an error the model and caller can act on."""
-    if result.no_usable_data is None:
+    report = result.output
+    if no_usable_result(result) is None or not isinstance(report, FetchReport):
         return result
-    label = result.payload.get("label")
-    why = "has no samples" if not result.payload.get("points") else "is all NaN (fill values)"
+    why = "has no samples" if not report.points else "is all NaN (fill values)"
     return ToolResult.failure(
         result.tool,
         "NoUsableData",
-        f"{label} {why} in {result.payload.get('requested')}; skip it and try another "
+        f"{report.label} {why} in {report.requested}; skip it and try another "
         "parameter, dataset or time range.",
-        label=label,
+        label=report.label,
     )
 
 
@@ -202,28 +203,10 @@ DEFAULT_TOKEN_LIMIT = 3_000_000
 """Tokens one turn may spend, all agents together, input and output."""
 
 
-@dataclass
-class TurnUsage:
-    """The model usage of one turn, shared by every agent run in it.
-
-    `usage` is what pydantic-ai counts (and `UsageLimits` check); `attributed` is what
-    finished runs already reported as their own, so a run that delegated reports only its
-    own requests, not its sub-agents'.
-    """
-
-    usage: RunUsage = field(default_factory=RunUsage)
-    attributed: RunUsage = field(default_factory=RunUsage)
-
-    def own_part(self, before: RunUsage, attributed_before: RunUsage) -> RunUsage:
-        """Close a run that started at (`before`, `attributed_before`): its own usage."""
-        own = (self.usage - before) - (self.attributed - attributed_before)
-        self.attributed = self.attributed + own
-        return own
-
-
-def turn_limits(funnel: ToolFunnel) -> UsageLimits:
-    """The usage limits of the turn running in `funnel`'s session."""
-    cap = funnel.max_requests
+def turn_limits(toolset: Toolset) -> UsageLimits:
+    """The usage limits of the turn running through `toolset`."""
+    turn = toolset.turn
+    cap = turn.max_requests if turn is not None else None
     requests = min(cap, DEFAULT_REQUEST_LIMIT) if cap else DEFAULT_REQUEST_LIMIT
     return UsageLimits(request_limit=requests, total_tokens_limit=DEFAULT_TOKEN_LIMIT)
 
@@ -234,7 +217,7 @@ class FunnelToolset(AbstractToolset[ToolCallState]):
     def __init__(
         self,
         tools: Sequence[Tool],
-        funnel: ToolFunnel | None = None,
+        funnel: Toolset | None = None,
         id: str | None = None,
         offload: bool = False,
     ) -> None:
@@ -333,8 +316,7 @@ async def run_guarded(
     messages: list[ModelMessage] = list(message_history or [])
     usage = RunUsage()
     cancelled = False
-    turn = state.funnel.turn_usage
-    turn = turn if isinstance(turn, TurnUsage) else TurnUsage()
+    turn = state.funnel.turn or TurnUsage()
     before, attributed_before = copy(turn.usage), copy(turn.attributed)
     try:
         async with agent.iter(

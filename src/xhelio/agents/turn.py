@@ -20,11 +20,11 @@ from typing import Any, Protocol
 import pandas as pd
 
 from xhelio.errors import XhelioError
+from xhelio.operations import Operation
 from xhelio.tools.workspace import Workspace
+from xhelio.tools.wrappers import TurnToolset, TurnUsage
 
 __all__ = ["Assistant", "AssistantReply", "DataTouched", "TurnResult", "run_turn"]
-
-_LABEL_TOOLS = {"fetch_data": "label", "custom_operation": "label", "store_dataframe": "label"}
 
 
 @dataclass
@@ -94,16 +94,9 @@ class TurnResult:
         }
 
 
-def _touched_labels(operations: list[dict[str, Any]]) -> list[str]:
-    labels: list[str] = []
-    for op in operations:
-        key = _LABEL_TOOLS.get(str(op.get("tool")))
-        result = op.get("result") or {}
-        if key and op.get("status") == "ok" and isinstance(result, dict):
-            label = result.get(key)  # type: ignore[union-attr]
-            if isinstance(label, str) and label not in labels:
-                labels.append(label)
-    return labels
+def _touched_labels(operations: list[Operation]) -> list[str]:
+    """The labels the turn's successful calls created, in order, without repeats."""
+    return list(dict.fromkeys(label for op in operations if op.ok for label in op.produced))
 
 
 def _describe(workspace: Workspace, label: str) -> DataTouched | None:
@@ -125,18 +118,11 @@ def _describe(workspace: Workspace, label: str) -> DataTouched | None:
     )
 
 
-def _figure_written(workspace: Workspace, operations: list[dict[str, Any]]) -> list[str]:
-    written: list[str] = []
-    for op in operations:
-        result = op.get("result") or {}
-        if op.get("tool") == "manage_plot" and op.get("status") == "ok":
-            path = result.get("path") if isinstance(result, dict) else None  # type: ignore[union-attr]
-            if isinstance(path, str):
-                written.append(path)
-    rendered = any(
-        op.get("tool") in {"render_plotly_json", "manage_plot"} and op.get("status") == "ok"
-        for op in operations
-    )
+def _figure_written(workspace: Workspace, operations: list[Operation]) -> list[str]:
+    """Figure files the turn's calls exported, then the fresh figure as HTML."""
+    drawn = [op for op in operations if op.ok and op.phase == "render"]
+    written = [str(op.result["path"]) for op in drawn if isinstance(op.result.get("path"), str)]
+    rendered = bool(drawn)
     if rendered and workspace.session.plot.current is not None:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
         path = workspace.session.plot.export("html", f"figure-{stamp}.html")
@@ -186,14 +172,24 @@ def run_turn(
     assistant: Assistant,
     request: str,
     cancel: threading.Event | None = None,
+    max_requests: int | None = None,
 ) -> TurnResult:
-    """Run one request end to end and persist the session; never raises."""
+    """Run one request end to end and persist the session; never raises.
+
+    Every agent run of the turn counts against one usage (the `TurnToolset` wrapping the
+    workspace's toolset while the turn runs), so UsageLimits cap the turn as a whole;
+    `max_requests` lowers the cap on model requests.
+    """
     cancel = cancel or threading.Event()
     workspace.funnel.cancel = cancel
-    from xhelio.agents.toolbridge import TurnUsage  # here: importing this module stays cheap
+    usage = TurnUsage(max_requests=max_requests)
+    with workspace.wrapped(lambda inner: TurnToolset(inner, usage)):
+        return _run(workspace, assistant, request, cancel)
 
-    # Every agent run of the turn counts against one usage, so UsageLimits cap the turn.
-    workspace.funnel.turn_usage = TurnUsage()
+
+def _run(
+    workspace: Workspace, assistant: Assistant, request: str, cancel: threading.Event
+) -> TurnResult:
     started = time.time()
     first_op = len(workspace.session.operations)
     workspace.session.history.append({"role": "user", "content": request, "ts": started})
@@ -210,13 +206,12 @@ def run_turn(
         error = "Cancelled."
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
-    finally:
-        workspace.funnel.turn_usage = None
     if cancel.is_set() and error is None:
         error = "Cancelled."
     if error is None and reply is not None:
         error = reply.error or _plan_failure(reply.plan)
-    operations = workspace.session.operations[first_op:]
+    records = workspace.session.operations[first_op:]
+    operations = [Operation.of(op) for op in records]
     answer = reply.text if reply else (f"Sorry, that failed: {error}" if error else "")
     figures: list[str] = []
     try:
@@ -224,7 +219,7 @@ def run_turn(
     except XhelioError as exc:
         error = error or f"The figure could not be saved: {exc.message}"
     touched = [d for d in (_describe(workspace, lb) for lb in _touched_labels(operations)) if d]
-    answer, plan = _checked(workspace, request, operations, reply, answer)
+    answer, plan = _checked(workspace, request, records, reply, answer)
     workspace.session.history.append(
         {"role": "assistant", "content": answer, "ts": time.time(), "error": error}
     )

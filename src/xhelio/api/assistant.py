@@ -30,8 +30,8 @@ from xhelio.api.turns import execute
 from xhelio.config import Settings, load_settings
 from xhelio.services import Services
 from xhelio.session.events import Event
-from xhelio.tools.funnel import Policy
 from xhelio.tools.workspace import Workspace
+from xhelio.tools.wrappers import Policy
 
 __all__ = ["Assistant"]
 

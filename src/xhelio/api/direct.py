@@ -12,8 +12,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from xhelio.errors import UserError, XhelioError
-from xhelio.tools.result import ToolResult
+from xhelio.operations import ToolResult
 from xhelio.tools.workspace import Workspace
 
 __all__ = [
@@ -52,7 +54,7 @@ def checked_call(
     Raises:
         XhelioError: The tool failed (its type name is kept).
     """
-    result = workspace.funnel.call_typed(name, args, caller=caller)
+    result = workspace.funnel.call(name, args, caller=caller)
     if not result.ok:
         raise as_exception(result)
     return result
@@ -72,8 +74,8 @@ def read_tool(workspace: Workspace, name: str, args: dict[str, Any]) -> dict[str
     except ValueError as exc:
         raise UserError(f"Invalid arguments for {name}: {exc}") from exc
     kwargs = {key: getattr(validated, key) for key in type(validated).model_fields}
-    result: dict[str, Any] = t.function(workspace.context, **kwargs)
-    return result
+    result = t.function(workspace.context, **kwargs)
+    return result.model_dump() if isinstance(result, BaseModel) else result
 
 
 def build_figure(

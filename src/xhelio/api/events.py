@@ -3,7 +3,7 @@
 A session's `EventBus` publishes `tool_call`, `tool_result`, `plan`, `render_executed`, ...
 `stream_events` turns one bus event into the stream events a client sees: the event itself,
 plus a `data` event when a tool created a label and a `figure` event when the figure changed
-(both derived here, so the tools need not know about clients).
+(both derived here from the call's `Operation`, so the tools need not know about clients).
 """
 
 from __future__ import annotations
@@ -12,14 +12,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from xhelio.api.models import StreamEvent, TraceEvent
+from xhelio.operations import Operation
 from xhelio.session.events import Event
 from xhelio.tools.funnel import sanitize
-from xhelio.tools.result import LABEL_TOOLS
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["event_payload", "figure_json", "stream_events", "trace_event"]
-
-_FIGURE_TOOLS = frozenset({"render_plotly_json", "manage_plot"})
 
 
 def figure_json(workspace: Workspace) -> dict[str, Any] | None:
@@ -51,12 +49,11 @@ def event_payload(event: Event | dict[str, Any]) -> dict[str, Any]:
     return payload
 
 
-def _last_label(workspace: Workspace, tool: str) -> str | None:
-    for op in reversed(workspace.session.operations[-20:]):
-        if op.get("tool") == tool:
-            result = op.get("result") or {}
-            label = result.get("label") if isinstance(result, dict) else None  # type: ignore[union-attr]
-            return label if isinstance(label, str) else None
+def _operation(workspace: Workspace, event: Event) -> Operation | None:
+    """The operation a `tool_result` event reports (the latest call of its tool)."""
+    for record in reversed(workspace.session.operations[-20:]):
+        if record.get("tool") == event.tool:
+            return Operation.of(record)
     return None
 
 
@@ -76,14 +73,14 @@ def _data_item(workspace: Workspace, label: str) -> dict[str, Any] | None:
 def stream_events(event: Event, workspace: Workspace) -> list[StreamEvent]:
     """The stream events a client sees for one bus event of `workspace`'s session."""
     out = [StreamEvent(type=event.type, id=event.id, data=event_payload(event))]
-    if event.type == "tool_result" and event.status == "ok":
-        if event.tool in LABEL_TOOLS:
-            label = _last_label(workspace, event.tool)
-            item = _data_item(workspace, label) if label else None
-            if item is not None:
-                out[0].data["labels"] = [label]
-                out.append(StreamEvent(type="data", id=event.id, data=item))
-        if event.tool in _FIGURE_TOOLS:
+    op = _operation(workspace, event) if event.type == "tool_result" else None
+    if op is not None and op.ok:
+        label = op.produced[0] if op.produced else None
+        item = _data_item(workspace, label) if label else None
+        if item is not None:
+            out[0].data["labels"] = [label]
+            out.append(StreamEvent(type="data", id=event.id, data=item))
+        if op.phase == "render":
             figure = figure_json(workspace)
             if figure is not None:
                 out.append(StreamEvent(type="figure", id=event.id, data={"figure": figure}))

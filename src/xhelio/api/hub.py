@@ -25,8 +25,8 @@ from xhelio.errors import UserError
 from xhelio.services import Services
 from xhelio.session.db import wal_connection
 from xhelio.session.persist import SessionStore, SessionSummary
-from xhelio.tools.funnel import Policy
 from xhelio.tools.workspace import Workspace, open_workspace
+from xhelio.tools.wrappers import Policy, PolicyToolset
 
 __all__ = ["OpenSession", "SessionBusyError", "SessionHub", "SessionNotFoundError", "new_secret_id"]
 
@@ -193,7 +193,8 @@ class SessionHub:
         if self.policy is not None:
             # A server (it sets a policy) has many clients and no notion of who they are:
             # proven operations stay within the session that proved them.
-            workspace.funnel.policy = self.policy(workspace.session.folder)
+            policy = self.policy(workspace.session.folder)
+            workspace.install(lambda inner: PolicyToolset(inner, policy))
             workspace.context.library_user = f"session:{session_id}"
         return workspace
 

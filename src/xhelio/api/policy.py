@@ -4,10 +4,13 @@ A person at the CLI runs code they asked for on their own machine; a server runs
 model (or a remote caller) wrote. So the REST and MCP servers install `server_policy` on
 every session's funnel:
 
-* code-running tools (`custom_operation`, `run_pipeline`) run only when the OS-level
+* tools that run generated code (their spec says `runs_code`) run only when the OS-level
   sandbox is available (`os_isolation_available`) or the operator opted in
   (`--allow-unsandboxed-code`); otherwise they fail with `SandboxUnavailable`;
-* `read_document` opens only files inside the session's own folder (its uploads).
+* tools that open the user's files (their spec's `file_args`) open only files inside the
+  session's own folder (its uploads).
+
+The hub installs it as a `PolicyToolset` around each session's toolset.
 """
 
 from __future__ import annotations
@@ -17,15 +20,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from xhelio.operations import ToolResult
 from xhelio.services import Services
-from xhelio.tools.funnel import Policy, error_result
+from xhelio.tools.registry import Tool
+from xhelio.tools.wrappers import Policy
 
 if TYPE_CHECKING:
     from xhelio.api.assistant import Assistant
 
-__all__ = ["CODE_TOOLS", "code_policy", "os_isolation_available", "server_policy"]
-
-CODE_TOOLS = frozenset({"custom_operation", "run_pipeline"})
+__all__ = ["code_policy", "os_isolation_available", "server_policy"]
 
 
 def os_isolation_available(services: Services | None = None) -> bool:
@@ -67,21 +70,24 @@ def server_policy(
     """
     root = session_folder.resolve()
 
-    def policy(name: str, args: dict[str, Any]) -> dict[str, Any] | None:
-        if name in CODE_TOOLS and not allow_unsandboxed_code and not isolated():
-            return error_result(
+    def policy(tool: Tool, args: dict[str, Any]) -> ToolResult | None:
+        name = tool.name
+        if tool.runs_code and not allow_unsandboxed_code and not isolated():
+            return ToolResult.failure(
+                name,
                 "SandboxUnavailable",
                 f"{name} runs generated code, and this server has no OS-level sandbox; the "
                 "operator can start it with --allow-unsandboxed-code to accept the risk.",
             )
-        if name == "read_document":
+        for key in tool.file_args:
             # Resolve exactly as the tool will (user home expanded, relative to the cwd).
-            raw = str(args.get("path", "")).strip().strip("'\"")
+            raw = str(args.get(key, "")).strip().strip("'\"")
             target = Path(raw).expanduser().resolve() if raw else None
             if target is None or not target.is_relative_to(root):
-                return error_result(
+                return ToolResult.failure(
+                    name,
                     "UserError",
-                    "On a server, read_document opens only files uploaded to this session "
+                    f"On a server, {name} opens only files uploaded to this session "
                     f"(PUT /api/v1/sessions/{{id}}/uploads/{{name}}, then {root}/uploads/NAME).",
                 )
         return None

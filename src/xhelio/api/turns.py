@@ -265,11 +265,13 @@ def run_request(
     last_id = max((e.id for e in bus.events()), default=0)
     first_op = len(workspace.session.operations)
     started = time.time()
-    workspace.funnel.max_requests = request.max_turns
-    try:
-        result = run_turn(workspace, assistant, _question(request, offline), cancel)
-    finally:
-        workspace.funnel.max_requests = None
+    result = run_turn(
+        workspace,
+        assistant,
+        _question(request, offline),
+        cancel,
+        max_requests=request.max_turns,
+    )
     if not result.usage and usage is not None and usage.per_agent():
         result.usage = usage.to_dict()
     result.elapsed_s = time.time() - started

@@ -278,7 +278,7 @@ def _fetch_through_funnel(
                 args["source"] = source
             if valid_range:
                 args["valid_range"] = True
-            result = workspace.funnel.call_typed("fetch_data", args, caller="cli")
+            result = workspace.funnel.call("fetch_data", args, caller="cli")
             if not result.ok:
                 raise ToolCallError(result.error_type or "error", result.error or "fetch failed")
             record = result.to_dict()

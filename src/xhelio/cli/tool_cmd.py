@@ -50,7 +50,7 @@ def run_tool(
     with Services() as services:
         workspace = open_workspace(session, services=services)
         try:
-            result = workspace.funnel.call(name, parsed, caller="cli")
+            result = workspace.funnel.call(name, parsed, caller="cli").to_dict()
             workspace.save()
         finally:
             workspace.context.close()

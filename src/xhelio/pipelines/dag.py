@@ -24,16 +24,17 @@ import pandas as pd
 from pandas.util import hash_pandas_object
 
 from xhelio.errors import UserError
+from xhelio.operations import Operation, ToolCaller
 from xhelio.pipelines.extract import extract_pipeline
-from xhelio.pipelines.model import APPROPRIATION_TOOLS, PRESENTATION_TOOLS, PipelineStep
+from xhelio.pipelines.model import PipelineStep
 from xhelio.pipelines.replay import CALLER
 from xhelio.sandbox.ops_library import OpsLibrary, normalize_description
 from xhelio.session.state import Session
-from xhelio.tools.funnel import ToolFunnel
 
 __all__ = ["META_KEY", "LiveDag", "load_dag", "save_dag"]
 
 META_KEY = "pipeline_dag"
+_DAG_PHASES = frozenset({"fetch", "compute", "render", "export"})
 
 
 def _canonical(code: str) -> str:
@@ -133,7 +134,7 @@ class LiveDag:
             "status": self.status.get(n.step_id, "done"),
             "children": [c.step_id for c in self.children(node_id)],
         }
-        if library is not None and n.tool == "custom_operation":
+        if library is not None and "code" in n.args:
             code = _canonical(str(n.args.get("code", "")))
             wanted = normalize_description(str(n.args.get("description", "")))
             info["library_matches"] = [
@@ -156,7 +157,7 @@ class LiveDag:
         n = self.node(node_id)
         if not params:
             raise UserError('update_params needs params, e.g. {"code": "..."}.')
-        if "output_label" in params and n.tool == "custom_operation":
+        if "output_label" in params and n.produces:
             raise UserError("Renaming a node's output is not supported; insert a node instead.")
         n.args = {**n.args, **params}
         if params.get("description"):  # "smoothed over 10 min" must not keep saying 30
@@ -203,6 +204,7 @@ class LiveDag:
             description or f"Inserted computation on {source}",
             [label],
             [node_id],
+            tool_phase="compute",
         )
         for child in self.children(node_id):
             child.args = _relabel(child.args, source, label)
@@ -214,7 +216,7 @@ class LiveDag:
     # -- execution -----------------------------------------------------------------------
 
     def execute(
-        self, session: Session, funnel: ToolFunnel, use_cache: bool = True
+        self, session: Session, funnel: ToolCaller, use_cache: bool = True
     ) -> dict[str, Any]:
         """Re-run dirty nodes and those whose inputs changed; backdate the rest."""
         changed: set[str] = set()
@@ -239,13 +241,13 @@ class LiveDag:
                 continue
             result = funnel.call(n.tool, n.args, caller=CALLER)
             ran.append(n.step_id)
-            if result.get("status") == "error":
+            if not result.ok:
                 self.status[n.step_id] = "failed"
                 failed.add(n.step_id)
-                errors.append(f"{n.step_id} {n.tool}: {result.get('message')}")
+                errors.append(f"{n.step_id} {n.tool}: {result.error}")
                 continue
-            new_hash = _output_hash(session, n, result)
-            if new_hash != self.hashes.get(n.step_id) or n.tool == "render_plotly_json":
+            new_hash = _output_hash(session, n, result.to_dict())
+            if new_hash != self.hashes.get(n.step_id) or n.tool_phase == "render":
                 changed.add(n.step_id)
             self.hashes[n.step_id] = new_hash
             self.status[n.step_id] = "done"
@@ -302,17 +304,14 @@ def _from_ops(session: Session) -> LiveDag:
     return dag
 
 
-def _changes_data(op: dict[str, Any]) -> bool:
+def _changes_data(record: dict[str, Any]) -> bool:
     """Whether an operation since the DAG was built makes it out of date.
 
     The DAG's own re-runs (caller "pipeline"), failures and calls that make no data or
     figure (listing, inspecting the DAG itself) leave it as it is.
     """
-    return (
-        op.get("caller") != CALLER
-        and op.get("status") == "ok"
-        and op.get("tool") in APPROPRIATION_TOOLS | PRESENTATION_TOOLS
-    )
+    op = Operation.of(record)
+    return op.caller != CALLER and op.ok and op.phase in _DAG_PHASES
 
 
 def load_dag(session: Session) -> LiveDag:

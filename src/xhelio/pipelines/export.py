@@ -1,7 +1,7 @@
 """Export a saved pipeline as a standalone Python script or Jupyter notebook.
 
 The script needs only xhelio installed: it calls the tools through
-`xhelio.pipelines.script.ToolSession` (the same funnel as replay), resolves the time range
+`xhelio.api.script.ToolSession` (the same funnel as replay), resolves the time range
 with `xhelio.timerange.parse_time_range` exactly as replay does, and writes the data
 (parquet), the figure (JSON, PNG) into an output folder. Its header cites every dataset
 (title, PI, DOI, and the provider that serves it, from its source's `cite`). The
@@ -144,7 +144,7 @@ def _default_range(pipeline: Pipeline) -> str:
 _SETUP = """\
 from xhelio.errors import XhelioError
 from xhelio.pipelines.model import substitute
-from xhelio.pipelines.script import ToolSession
+from xhelio.api.script import ToolSession
 from xhelio.timerange import parse_time_range
 
 

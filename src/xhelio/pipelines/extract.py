@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from xhelio.errors import BadTimeRangeError, UserError
+from xhelio.operations import DATA_PHASES, Operation
 from xhelio.pipelines.model import (
-    APPROPRIATION_TOOLS,
-    PRESENTATION_TOOLS,
     TIME_RANGE_VAR,
     Pipeline,
     PipelineStep,
@@ -34,14 +33,10 @@ from xhelio.pipelines.model import (
 )
 from xhelio.timerange import TimeRange, parse_time_range
 
-__all__ = ["extract_pipeline", "label_references", "new_pipeline_id", "produced_labels"]
+__all__ = ["extract_pipeline", "new_pipeline_id"]
 
 _STYLE_ACTIONS = frozenset({"zoom", "add_trace", "remove_trace", "export"})
-# Argument keys whose text is never a label an operation reads (`output_label` is what
-# it writes: a label recomputed under its old name does not depend on its old self).
-_NOT_LABELS = frozenset(
-    {"code", "description", "units", "time_range", "filename", "format", "output_label"}
-)
+_PRESENTATION_PHASES = frozenset({"render", "export"})
 
 
 def new_pipeline_id() -> str:
@@ -49,104 +44,59 @@ def new_pipeline_id() -> str:
     return "pl_" + uuid.uuid4().hex[:10]
 
 
-def produced_labels(op: dict[str, Any]) -> list[str]:
-    """The DataStore labels a successful operation created."""
-    tool, args = op.get("tool"), op.get("args") or {}
-    result = op.get("result") or {}
-    if tool == "fetch_data":
-        label = result.get("label") or f"{args.get('dataset_id')}.{args.get('parameter_id')}"
-        return [str(label)]
-    if tool == "custom_operation":
-        return [str(args.get("output_label"))]
-    if tool == "store_dataframe":
-        label = result.get("label") or args.get("label") or args.get("output_label")
-        return [str(label)] if label else []
-    return []
+def _moment(op: Operation) -> datetime:
+    return datetime.fromtimestamp(op.started, UTC) if op.started else datetime.now(UTC)
 
 
-def _strings(value: Any, key: str = "") -> Iterable[str]:
-    if key in _NOT_LABELS:
-        return
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for v in value:  # pyright: ignore[reportUnknownVariableType]
-            yield from _strings(v)
-    elif isinstance(value, dict):
-        for k, v in value.items():  # pyright: ignore[reportUnknownVariableType]
-            yield from _strings(v, str(k))  # pyright: ignore[reportUnknownArgumentType]
+def _resolved(op: Operation) -> TimeRange | None:
+    """The time range of a fetch, resolved at the moment it was recorded."""
+    for text in op.time_ranges.values():
+        try:
+            return parse_time_range(text, _moment(op))
+        except BadTimeRangeError:
+            continue
+    return None
 
 
-def label_references(args: dict[str, Any], known: Iterable[str]) -> list[str]:
-    """Labels of `known` that `args` names, whole or as `label.column` (longest wins)."""
-    ordered = sorted(set(known), key=len, reverse=True)
-    found: list[str] = []
-    for text in _strings(args):
-        for label in ordered:
-            if text == label or text.startswith(label + "."):
-                if label not in found:
-                    found.append(label)
-                break
-    return found
+def _draws(op: Operation) -> bool:
+    """A call that draws a new figure (not one acting on the current figure)."""
+    return op.phase == "render" and not op.edits_figure
 
 
-def _moment(op: dict[str, Any]) -> datetime:
-    started = op.get("started")
-    if isinstance(started, int | float):
-        return datetime.fromtimestamp(started, UTC)
-    return datetime.now(UTC)
-
-
-def _resolved(op: dict[str, Any]) -> TimeRange | None:
-    text = (op.get("args") or {}).get("time_range")
-    if not isinstance(text, str):
-        return None
-    try:
-        return parse_time_range(text, _moment(op))
-    except BadTimeRangeError:
-        return None
-
-
-def _keep_presentation(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _keep_presentation(ops: list[Operation]) -> list[Operation]:
     """The last render, figure edits/exports made after it, and every data export."""
-    last_render = max(
-        (i for i, op in enumerate(ops) if op["tool"] == "render_plotly_json"), default=-1
-    )
-    kept: list[dict[str, Any]] = []
+    last_render = max((i for i, op in enumerate(ops) if _draws(op)), default=-1)
+    kept: list[Operation] = []
     for i, op in enumerate(ops):
+        action = op.args.get("action")
         if (
-            op["tool"] == "save_data"
-            or (op["tool"] == "render_plotly_json" and i == last_render)
-            or (
-                op["tool"] == "manage_plot"
-                and i > last_render >= 0
-                and (op.get("args") or {}).get("action") in _STYLE_ACTIONS
-            )
+            op.phase == "export"
+            or (_draws(op) and i == last_render)
+            or (op.edits_figure and i > last_render >= 0 and action in _STYLE_ACTIONS)
         ):
             kept.append(op)
     return kept
 
 
-def _intent(op: dict[str, Any], produces: list[str]) -> str:
-    tool, args = op["tool"], op.get("args") or {}
-    if tool == "fetch_data":
-        units = (op.get("result") or {}).get("units")
+def _intent(op: Operation) -> str:
+    args, produces = op.args, op.produced
+    if op.phase == "fetch":
+        units = op.result.get("units")
         unit = f" ({units})" if isinstance(units, str) and units else ""
-        return f"Fetch {args.get('parameter_id')}{unit} from dataset {args.get('dataset_id')}"
-    if tool == "custom_operation":
+        if "parameter_id" in args and "dataset_id" in args:
+            return f"Fetch {args['parameter_id']}{unit} from dataset {args['dataset_id']}"
+        return f"Fetch {', '.join(produces)}{unit}"
+    if op.phase == "compute" and op.read:
         what = str(args.get("description") or "").strip() or f"Compute {produces[0]}"
-        return f"{what} (from {', '.join(args.get('source_labels') or [])})"
-    if tool == "render_plotly_json":
-        figure = args.get("figure") or {}
-        traces = figure.get("data") or [] if isinstance(figure, dict) else []
-        labels = [str(t.get("data_label")) for t in traces if isinstance(t, dict)]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        return f"Plot {', '.join(labels) or 'the figure'}"
-    if tool == "manage_plot":
-        action = args.get("action")
+        return f"{what} (from {', '.join(op.read)})"
+    if op.edits_figure:
+        action = args.get("action") or "edit"
         target = args.get("format") or args.get("filename") or args.get("time_range") or ""
         return f"{str(action).capitalize()} the figure {target}".strip()
-    if tool == "save_data":
-        return f"Save {args.get('label')} as {args.get('format', 'csv')}"
+    if op.phase == "render":
+        return f"Plot {', '.join(op.read) or 'the figure'}"
+    if op.phase == "export":
+        return f"Save {', '.join(op.read)} as {args.get('format', 'csv')}"
     return f"Store {', '.join(produces)}"
 
 
@@ -166,18 +116,16 @@ def _parameterise(value: Any, texts: Sequence[str], key: str = "") -> Any:
     return value
 
 
-def _choose(
-    operations: Sequence[dict[str, Any]], select: Sequence[int] | None
-) -> list[dict[str, Any]]:
+def _choose(operations: Sequence[Operation], select: Sequence[int] | None) -> list[Operation]:
     usable = [
         op
         for op in operations
-        if op.get("status") == "ok" and op.get("tool") in APPROPRIATION_TOOLS | PRESENTATION_TOOLS
+        if op.ok and (op.phase in DATA_PHASES or op.phase in _PRESENTATION_PHASES)
     ]
     if select is not None:
         wanted = set(select)
-        chosen = [op for op in usable if op.get("seq") in wanted]
-        missing = wanted - {int(op["seq"]) for op in chosen}
+        chosen = [op for op in usable if op.seq in wanted]
+        missing = wanted - {op.seq for op in chosen}
         if missing:
             raise UserError(
                 f"Operations {sorted(missing)} are not successful fetch/compute/plot calls "
@@ -187,39 +135,33 @@ def _choose(
     presentation = _keep_presentation(usable)
     # Every producer of each label, in order: a label fetched again later (another
     # range, a retry) must not stand in for the one an earlier step used.
-    producers: dict[str, list[dict[str, Any]]] = {}
+    producers: dict[str, list[Operation]] = {}
     for op in usable:
-        for label in produced_labels(op):
+        for label in op.produced:
             producers.setdefault(label, []).append(op)
     if not presentation:
         latest = [ops[-1] for ops in producers.values()]
         needed_ops = list({id(op): op for op in latest}.values())
-        return sorted(needed_ops, key=lambda op: int(op["seq"]))
+        return sorted(needed_ops, key=lambda op: op.seq)
 
-    def producer_before(label: str, seq: int) -> dict[str, Any] | None:
-        earlier = [op for op in producers[label] if int(op["seq"]) < seq]
+    def producer_before(label: str, seq: int) -> Operation | None:
+        earlier = [op for op in producers.get(label, []) if op.seq < seq]
         return earlier[-1] if earlier else None
 
-    needed: dict[int, dict[str, Any]] = {}
-    queue = [
-        (label, int(op["seq"]))
-        for op in presentation
-        for label in label_references(op["args"], producers)
-    ]
+    needed: dict[int, Operation] = {}
+    queue = [(label, op.seq) for op in presentation for label in op.read]
     while queue:
         label, seq = queue.pop()
         op = producer_before(label, seq)
         if op is None or id(op) in needed:
             continue
         needed[id(op)] = op
-        queue += [
-            (ref, int(op["seq"])) for ref in label_references(op.get("args") or {}, producers)
-        ]
-    return sorted([*needed.values(), *presentation], key=lambda op: int(op["seq"]))
+        queue += [(ref, op.seq) for ref in op.read]
+    return sorted([*needed.values(), *presentation], key=lambda op: op.seq)
 
 
 def extract_pipeline(
-    operations: Sequence[dict[str, Any]],
+    operations: Sequence[Operation | dict[str, Any]],
     name: str,
     *,
     description: str = "",
@@ -229,7 +171,10 @@ def extract_pipeline(
     parameterise: bool = True,
     pipeline_id: str | None = None,
 ) -> Pipeline:
-    """Build a clean pipeline from operation records (`ToolFunnel.operations` dicts).
+    """Build a clean pipeline from the operations log.
+
+    What each call means (its phase, the labels it produced and read, its time ranges)
+    comes from the operation itself, as the funnel recorded it from the tool's spec.
 
     Args:
         operations: The operations log (or the part of it to consider).
@@ -245,13 +190,14 @@ def extract_pipeline(
     Raises:
         UserError: nothing in the operations can be replayed, or `select` is invalid.
     """
-    chosen = _choose(operations, select)
-    if not any(op["tool"] in APPROPRIATION_TOOLS for op in chosen):
+    chosen = _choose([Operation.of(op) for op in operations], select)
+    if not any(op.phase in DATA_PHASES for op in chosen):
         raise UserError(
             "There is nothing to save yet: this session has no successful fetch or "
             "computation. Ask for some data or a figure first."
         )
-    fetch_ranges = [r for op in chosen if op["tool"] == "fetch_data" if (r := _resolved(op))]
+    fetches = [op for op in chosen if op.phase == "fetch"]
+    fetch_ranges = [r for op in fetches if (r := _resolved(op))]
     variables: dict[str, PipelineVariable] = {}
     texts: list[str] = []
     main: TimeRange | None = None
@@ -261,10 +207,7 @@ def extract_pipeline(
             "time_range", "Time range of every fetch (and of titles naming it)", str(main)
         )
         originals = {
-            str(op["args"]["time_range"])
-            for op in chosen
-            if op["tool"] == "fetch_data"
-            if _resolved(op) == main
+            text for op in fetches if _resolved(op) == main for text in op.time_ranges.values()
         }
         texts = sorted({*originals, str(main)}, key=len, reverse=True)
     steps: list[PipelineStep] = []
@@ -272,25 +215,26 @@ def extract_pipeline(
     last_render: str | None = None
     for number, op in enumerate(chosen, start=1):
         sid = f"s{number:03d}"
-        tool = str(op["tool"])
-        args = dict(op.get("args") or {})
-        refs = label_references(args, step_of)
-        depends = [step_of[label] for label in refs]
-        if tool == "manage_plot" and last_render and last_render not in depends:
+        depends = [step_of[label] for label in op.read if label in step_of]
+        if op.edits_figure and last_render and last_render not in depends:
             depends.append(last_render)
-        produces = produced_labels(op)
-        if main is not None:
-            args = _parameterise(args, texts)
-        intent = (intents or {}).get(int(op.get("seq", 0))) or _intent(op, produces)
-        critical = tool not in {"manage_plot", "save_data"}
+        args = _parameterise(dict(op.args), texts) if main is not None else dict(op.args)
         steps.append(
             PipelineStep(
-                sid, tool, args, intent, produces, sorted(set(depends)), critical, phase_of(tool)
+                sid,
+                op.tool,
+                args,
+                (intents or {}).get(op.seq) or _intent(op),
+                list(op.produced),
+                sorted(set(depends)),
+                critical=not (op.edits_figure or op.phase == "export"),
+                phase=phase_of(op.phase),
+                tool_phase=op.phase,
             )
         )
-        for label in produces:
+        for label in op.produced:
             step_of[label] = sid
-        if tool == "render_plotly_json":
+        if _draws(op):
             last_render = sid
     pipeline = Pipeline(
         id=pipeline_id or new_pipeline_id(),
@@ -307,19 +251,13 @@ def extract_pipeline(
 
 def _summary(pipeline: Pipeline) -> str:
     parts: list[str] = []
-    fetched = [
-        f"{s.args.get('dataset_id')}.{s.args.get('parameter_id')}"
-        for s in pipeline.steps
-        if s.tool == "fetch_data"
-    ]
+    fetched = [label for s in pipeline.steps if s.tool_phase == "fetch" for label in s.produces]
     if fetched:
         parts.append("fetch " + ", ".join(fetched))
-    computed = [
-        s.produces[0] for s in pipeline.steps if s.tool == "custom_operation" and s.produces
-    ]
+    computed = [s.produces[0] for s in pipeline.steps if s.tool_phase == "compute" and s.produces]
     if computed:
         parts.append("compute " + ", ".join(computed))
-    if any(s.tool == "render_plotly_json" for s in pipeline.steps):
+    if any(s.tool_phase == "render" for s in pipeline.steps):
         parts.append("plot")
     text = "; ".join(parts)
     return text[:1].upper() + text[1:]

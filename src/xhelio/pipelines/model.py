@@ -2,13 +2,15 @@
 
 A `Pipeline` is a clean DAG of tool calls extracted from a session's operations log. Each
 `PipelineStep` names its tool and arguments, what it `produces` (DataStore labels), the
-steps it `depends_on`, whether it is `critical` and its `phase`: appropriation (fetch,
-compute, store: the data logic) or presentation (render, style, export). Variables such as
-`$TIME_RANGE` appear inside argument strings and are substituted at replay.
+steps it `depends_on`, whether it is `critical`, its `phase`: appropriation (fetch,
+compute, store: the data logic) or presentation (render, style, export), and its tool's
+own phase (`tool_phase`, from the tool's spec). Variables such as `$TIME_RANGE` appear
+inside argument strings and are substituted at replay.
 
 Documents carry `schema_version`; `Pipeline.from_dict` migrates older ones, including the
-seed-002 layout (`step_id` integers, `tool_name`/`tool_args`). Imports the standard
-library and `xhelio.errors` only.
+seed-002 layout (`step_id` integers, `tool_name`/`tool_args`), and infers the tool phase
+of steps saved before it was recorded. Imports the standard library, `xhelio.errors` and
+`xhelio.operations` only.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from xhelio.errors import UserError
+from xhelio.operations import DATA_PHASES
+from xhelio.operations import Phase as ToolPhase
 
 __all__ = [
-    "APPROPRIATION_TOOLS",
-    "PRESENTATION_TOOLS",
     "SCHEMA_VERSION",
     "TIME_RANGE_VAR",
     "Phase",
@@ -36,10 +38,6 @@ __all__ = [
 
 SCHEMA_VERSION = 1
 TIME_RANGE_VAR = "$TIME_RANGE"
-APPROPRIATION_TOOLS = frozenset({"fetch_data", "custom_operation", "store_dataframe"})
-PRESENTATION_TOOLS = frozenset({"render_plotly_json", "manage_plot", "save_data"})
-TRANSFORM_TOOLS = frozenset({"custom_operation", "store_dataframe"})
-
 Phase = Literal["appropriation", "presentation"]
 _VARIABLE = re.compile(r"\$[A-Z][A-Z0-9_]*")
 
@@ -67,6 +65,13 @@ class PipelineStep:
     depends_on: list[str] = field(default_factory=list[str])
     critical: bool = True
     phase: Phase = "appropriation"
+    tool_phase: ToolPhase | None = None
+    """What the tool does (its spec's phase): fetch, compute, render, export, ...; a step
+    made without it (an older document) gets it from what the step does."""
+
+    def __post_init__(self) -> None:
+        if self.tool_phase is None:
+            self.tool_phase = _saved_tool_phase({"args": self.args, "produces": self.produces})
 
     def to_dict(self) -> dict[str, Any]:
         """The step as JSON."""
@@ -75,22 +80,37 @@ class PipelineStep:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PipelineStep:
         """Read a step written by `to_dict` (unknown keys are ignored)."""
-        tool = str(data["tool"])
+        tool_phase = data.get("tool_phase") or _saved_tool_phase(data)
         return cls(
             step_id=str(data["step_id"]),
-            tool=tool,
+            tool=str(data["tool"]),
             args=dict(data.get("args") or {}),
             intent=str(data.get("intent", "")),
             produces=[str(p) for p in data.get("produces") or []],
             depends_on=[str(d) for d in data.get("depends_on") or []],
             critical=bool(data.get("critical", True)),
-            phase=data.get("phase") or phase_of(tool),
+            phase=data.get("phase") or phase_of(tool_phase),
+            tool_phase=tool_phase,
         )
 
 
-def phase_of(tool: str) -> Phase:
-    """The phase a tool belongs to: data logic (appropriation) or presentation."""
-    return "presentation" if tool in PRESENTATION_TOOLS else "appropriation"
+def phase_of(tool_phase: ToolPhase | None) -> Phase:
+    """A step's pipeline phase: data logic (appropriation) or presentation."""
+    return "appropriation" if tool_phase in DATA_PHASES else "presentation"
+
+
+def _saved_tool_phase(step: dict[str, Any]) -> ToolPhase | None:
+    """The tool phase of a step saved before steps recorded it, from what the step does.
+
+    A step that made labels fetched them (it names a dataset) or computed them; one that
+    made none drew a figure, acted on it, or wrote a file.
+    """
+    args = step.get("args") or step.get("tool_args") or {}
+    if step.get("produces"):
+        return "fetch" if "dataset_id" in args else "compute"
+    if "figure" in args or "action" in args:
+        return "render"
+    return "export" if "format" in args else None
 
 
 @dataclass
@@ -148,7 +168,7 @@ class Pipeline:
         """Dataset ids the pipeline fetches, in order, without repeats."""
         seen: list[str] = []
         for s in self.steps:
-            ds = s.args.get("dataset_id") if s.tool == "fetch_data" else None
+            ds = s.args.get("dataset_id") if s.tool_phase == "fetch" else None
             if isinstance(ds, str) and ds not in seen:
                 seen.append(ds)
         return seen
@@ -165,8 +185,8 @@ class Pipeline:
 
     def is_vanilla(self) -> bool:
         """Trivial fetch-and-plot: fewer than 3 fetches and no transform (seed 001)."""
-        fetches = sum(1 for s in self.steps if s.tool == "fetch_data")
-        transforms = sum(1 for s in self.steps if s.tool in TRANSFORM_TOOLS)
+        fetches = sum(1 for s in self.steps if s.tool_phase == "fetch")
+        transforms = sum(1 for s in self.steps if s.tool_phase == "compute")
         return fetches < 3 and transforms == 0
 
     def appropriation_fingerprint(self) -> str:
@@ -284,17 +304,18 @@ def _migrate_v0(data: dict[str, Any]) -> dict[str, Any]:
 
     steps: list[dict[str, Any]] = []
     for raw in data.get("steps") or []:
-        tool = str(raw.get("tool_name") or raw.get("tool"))
+        tool_phase = _saved_tool_phase(raw)
         steps.append(
             {
                 "step_id": sid(raw.get("step_id")),
-                "tool": tool,
+                "tool": str(raw.get("tool_name") or raw.get("tool")),
                 "args": raw.get("tool_args") or raw.get("args") or {},
                 "intent": raw.get("intent", ""),
                 "produces": raw.get("produces") or [],
                 "depends_on": [sid(d) for d in raw.get("depends_on") or []],
                 "critical": raw.get("critical", True),
-                "phase": phase_of(tool),
+                "phase": phase_of(tool_phase),
+                "tool_phase": tool_phase,
             }
         )
     return {**data, "steps": steps, "schema_version": SCHEMA_VERSION}

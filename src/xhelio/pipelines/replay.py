@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xhelio.errors import BadTimeRangeError, UserError
+from xhelio.operations import ToolCaller
 from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline, substitute
 from xhelio.timerange import parse_time_range
-from xhelio.tools.funnel import ToolFunnel
 
 __all__ = ["ReplayResult", "StepOutcome", "replay_pipeline"]
 
@@ -108,7 +108,7 @@ def _checked_values(pipeline: Pipeline, overrides: dict[str, str] | None) -> dic
 
 def replay_pipeline(
     pipeline: Pipeline,
-    funnel: ToolFunnel,
+    funnel: ToolCaller,
     overrides: dict[str, str] | None = None,
     caller: str = CALLER,
 ) -> ReplayResult:
@@ -137,8 +137,8 @@ def replay_pipeline(
             continue
         args = substitute(step.args, values)
         outcome = funnel.call(step.tool, args, caller=caller)
-        if outcome.get("status") == "error":
-            message = f"{outcome.get('type')}: {outcome.get('message')}"
+        if not outcome.ok:
+            message = f"{outcome.error_type}: {outcome.error}"
             result.steps.append(
                 StepOutcome(step.step_id, step.tool, "error", message, step.critical)
             )
@@ -149,9 +149,9 @@ def replay_pipeline(
         for label in step.produces:
             if label not in result.labels:
                 result.labels.append(label)
-        if step.tool == "render_plotly_json":
+        if step.tool_phase == "render":
             result.figure_rendered = True
-        path = outcome.get("path")
+        path = outcome.payload.get("path")
         if isinstance(path, str):
             result.exports.append(path)
     result.elapsed_s = time.perf_counter() - started

@@ -113,9 +113,21 @@ def delete_session(session_id: str, state: State) -> Response:
 
 @router.get("/sessions/{session_id}/operations")
 def operations(session_id: str, state: State) -> dict[str, Any]:
-    """The session's operations log (every tool call, without results)."""
+    """The session's operations log (every tool call and what it meant, without results)."""
     workspace = state.assistant.hub.view(session_id)
-    keys = ("seq", "tool", "args", "status", "caller", "started", "duration_ms")
+    keys = (
+        "seq",
+        "tool",
+        "args",
+        "status",
+        "caller",
+        "started",
+        "duration_ms",
+        "phase",
+        "produced",
+        "read",
+        "edits_figure",
+    )
     ops = [{k: op.get(k) for k in keys} for op in workspace.session.operations]
     return {"operations": sanitize(ops)}
 

@@ -30,15 +30,15 @@ from xhelio.agents.turn import AssistantReply
 from xhelio.api.assistant import Assistant
 from xhelio.errors import UserError, XhelioError
 from xhelio.pipelines.export import dataset_citations, export_text
-from xhelio.pipelines.model import TIME_RANGE_VAR, TRANSFORM_TOOLS, Pipeline
+from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline
 from xhelio.pipelines.replay import replay_pipeline
 from xhelio.pipelines.store import PipelineRow, PipelineStore
 from xhelio.server.background import start_turn
 from xhelio.server.deps import server_state
 from xhelio.server.errors import error_response as _error
 from xhelio.timerange import parse_time_range
-from xhelio.tools.funnel import ToolFunnel
 from xhelio.tools.workspace import Workspace
+from xhelio.tools.wrappers import Toolset
 
 __all__ = ["router"]
 
@@ -81,7 +81,7 @@ def _compute_code(pipeline: Pipeline) -> list[dict[str, str]]:
     found: list[dict[str, str]] = []
     for step in pipeline.steps:
         code = step.args.get("code")
-        if step.tool in TRANSFORM_TOOLS and isinstance(code, str):
+        if step.tool_phase == "compute" and isinstance(code, str):
             found.append({"step_id": step.step_id, "tool": step.tool, "code": code})
     return found
 
@@ -152,7 +152,7 @@ class _Replay:
 
     name = "pipeline"
 
-    def __init__(self, pipeline: Pipeline, funnel: ToolFunnel, overrides: dict[str, str]) -> None:
+    def __init__(self, pipeline: Pipeline, funnel: Toolset, overrides: dict[str, str]) -> None:
         self.pipeline = pipeline
         self.funnel = funnel
         self.overrides = overrides

@@ -13,7 +13,8 @@ from xhelio.sandbox.function_docs import get_function_docs as lookup_function_do
 from xhelio.sandbox.function_docs import search_function_docs as rank_function_docs
 from xhelio.tools.context import ToolContext
 from xhelio.tools.data_tools import entry_summary
-from xhelio.tools.registry import tool
+from xhelio.tools.registry import Produces, tool
+from xhelio.tools.results import EntrySummary
 
 __all__ = ["COMPUTE_TOOLS", "adopt_result"]
 
@@ -95,7 +96,13 @@ def adopt_result(
     return entry, notes
 
 
-@tool("data_ops_compute")
+@tool(
+    "data_ops_compute",
+    produces=Produces(argument="output_label"),
+    reads=("source_labels",),
+    result=EntrySummary,
+    runs_code=True,
+)
 def custom_operation(
     ctx: ToolContext,
     source_labels: list[str],

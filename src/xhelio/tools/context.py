@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xhelio.catalog.index import Catalog
 from xhelio.config import Settings
@@ -21,6 +22,9 @@ from xhelio.sandbox.ops_library import DEFAULT_USER, OpsLibrary
 from xhelio.services import Services
 from xhelio.session.state import Session
 from xhelio.sources.search import SearchResults
+
+if TYPE_CHECKING:
+    from xhelio.tools.funnel import ToolFunnel
 
 __all__ = ["ToolContext"]
 
@@ -38,6 +42,9 @@ class ToolContext:
         self._own_services: Services | None = None
         self._fetchers: dict[str, DataFetcher] = {}
         self._lock = threading.RLock()  # `fetcher` reads `catalog` under it
+        self.funnel: ToolFunnel | None = None
+        """The session's funnel, through which a tool runs other tools (pipeline replay);
+        set by `open_workspace`."""
         self.library_user = DEFAULT_USER
         """Whose proven operations this context reads and adds to ("local": the one user
         of a CLI). A server sets one per session, so no client is shown another's code."""

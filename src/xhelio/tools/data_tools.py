@@ -16,7 +16,8 @@ from xhelio.data.outputs import flat_frame, write_output
 from xhelio.errors import UserError
 from xhelio.sources.registry import SourceName
 from xhelio.tools.context import ToolContext
-from xhelio.tools.registry import tool
+from xhelio.tools.registry import Produces, tool
+from xhelio.tools.results import FetchReport, SavedFile
 
 __all__ = ["DATA_TOOLS", "entry_summary", "frame_of", "write_entry"]
 
@@ -90,7 +91,12 @@ def _meaning(entry: DataEntry) -> dict[str, Any]:
     return meaning
 
 
-@tool("data_ops_fetch")
+@tool(
+    "data_ops_fetch",
+    produces=Produces(result_field="label"),
+    time_args=("time_range",),
+    result=FetchReport,
+)
 def fetch_data(
     ctx: ToolContext,
     dataset_id: str,
@@ -119,13 +125,13 @@ def fetch_data(
     return reports[0].to_dict()
 
 
-@tool("data_ops_fetch")
+@tool("data_ops_fetch", phase="discover")
 def list_fetched_data(ctx: ToolContext) -> dict[str, Any]:
     """List every labelled entry in memory with columns, units, points and time span."""
     return {"entries": [entry_summary(e) for e in ctx.store]}
 
 
-@tool("data_ops_compute")
+@tool("data_ops_compute", phase="discover", reads=("label",))
 def preview_data(ctx: ToolContext, label: str, n: int = 5) -> dict[str, Any]:
     """Show the first and last n rows of an entry.
 
@@ -154,7 +160,7 @@ def preview_data(ctx: ToolContext, label: str, n: int = 5) -> dict[str, Any]:
     }
 
 
-@tool("data_ops_compute")
+@tool("data_ops_compute", phase="discover", reads=("label",))
 def describe_data(ctx: ToolContext, label: str) -> dict[str, Any]:
     """Statistics of an entry: min, max, mean, std, percentiles, NaN share, cadence, coverage.
 
@@ -222,7 +228,7 @@ def write_entry(entry: DataEntry, folder: Path, fmt: str, filename: str | None =
     return target
 
 
-@tool("data_ops_compute")
+@tool("data_ops_compute", phase="export", reads=("label",), result=SavedFile)
 def save_data(
     ctx: ToolContext,
     label: str,

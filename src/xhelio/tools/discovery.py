@@ -9,6 +9,7 @@ from xhelio.sources.search import SearchResults
 from xhelio.timerange import format_time
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import tool
+from xhelio.tools.results import DatasetSummary, ParameterList
 
 __all__ = ["DISCOVERY_TOOLS", "dataset_summary", "parameter_summary", "search_results"]
 
@@ -71,7 +72,7 @@ def search_results(found: SearchResults) -> dict[str, Any]:
     return {"results": results, **({"notes": found.notes} if found.notes else {})}
 
 
-@tool("discovery")
+@tool("discovery", result=ParameterList)
 def list_parameters(ctx: ToolContext, dataset_id: str) -> dict[str, Any]:
     """List a dataset's parameters with type, units and size.
 
@@ -85,7 +86,7 @@ def list_parameters(ctx: ToolContext, dataset_id: str) -> dict[str, Any]:
     }
 
 
-@tool("discovery")
+@tool("discovery", result=DatasetSummary)
 def get_data_availability(ctx: ToolContext, dataset_id: str) -> dict[str, Any]:
     """Return the time range a dataset covers.
 

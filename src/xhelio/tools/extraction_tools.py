@@ -19,7 +19,8 @@ from xhelio.data.entry import DataEntry
 from xhelio.errors import UserError
 from xhelio.tools.context import ToolContext
 from xhelio.tools.data_tools import entry_summary
-from xhelio.tools.registry import tool
+from xhelio.tools.registry import Produces, tool
+from xhelio.tools.results import EntrySummary
 
 __all__ = ["EXTRACTION_TOOLS", "frame_from_table", "user_named_path"]
 
@@ -85,7 +86,7 @@ def _pdf_text(path: Path, first_page: int, max_pages: int, max_chars: int) -> di
     return result
 
 
-@tool("data_extraction")
+@tool("data_extraction", phase="discover", file_args=("path",))
 def read_document(
     ctx: ToolContext, path: str, first_page: int = 1, max_pages: int = 20, max_chars: int = 20000
 ) -> dict[str, Any]:
@@ -148,7 +149,7 @@ def frame_from_table(
     return frame.drop(columns=[name]).set_axis(index, axis=0).sort_index()
 
 
-@tool("data_extraction")
+@tool("data_extraction", produces=Produces(result_field="label"), result=EntrySummary)
 def store_dataframe(
     ctx: ToolContext,
     label: str,

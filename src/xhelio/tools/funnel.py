@@ -1,14 +1,14 @@
 """The ONE execution funnel every tool call goes through.
 
 Agents, the offline interpreter, pipeline replay, the web UI, MCP and the `xhelio tool`
-command all call `ToolFunnel.call(name, args)`. It validates the arguments against the
-tool's schema, checks cancellation and the caller's guard, runs the tool, times it,
-records the call in the session's operations log, publishes events, sanitises NaN/Inf
-and turns every exception into `{"status": "error", "type", "message"}`.
-
-`call_typed` returns the same outcome as a `ToolResult`. A `policy` (set by the servers)
-refuses tools before they run, whoever the caller: e.g. model-written code without the
-OS-level sandbox, or reading files outside the session folder.
+command all call `ToolFunnel.call(name, args)` (usually through the wrappers of
+`xhelio.tools.wrappers`). It validates the arguments against the tool's schema, checks
+cancellation and the one pre-run `Check` (the wrappers' policy and loop guard), runs the
+tool, times it, validates its result against the tool's result model, records an
+`Operation` (with the labels produced and read and the phase, from the tool's spec) in
+the session's operations log, publishes events, sanitises NaN/Inf and turns every
+exception into a `ToolResult` error. Its one result form is `ToolResult`; `to_dict()` is
+the JSON the model and the servers see.
 """
 
 from __future__ import annotations
@@ -16,45 +16,22 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from xhelio.errors import XhelioError
+from xhelio.operations import Operation, ToolResult, label_references
 from xhelio.session.events import EventBus
 from xhelio.sources.netguard import cancel_scope
-from xhelio.tools.registry import ToolRegistry
-from xhelio.tools.result import ToolResult
+from xhelio.tools.registry import Tool, ToolRegistry
 
-__all__ = ["OperationRecord", "Policy", "ToolFunnel", "error_result", "sanitize"]
+__all__ = ["Check", "ToolFunnel", "sanitize"]
 
-Guard = Callable[[str, dict[str, Any]], str | None]
-"""Called before a tool runs; returning a message blocks the call with that message."""
-
-Policy = Callable[[str, dict[str, Any]], dict[str, Any] | None]
-"""Called before every tool runs; returning an error result refuses the call with it."""
-
-
-@dataclass(frozen=True)
-class OperationRecord:
-    """One executed tool call, as pipelines and the trace need it."""
-
-    seq: int
-    tool: str
-    args: dict[str, Any]
-    status: str
-    caller: str
-    started: float
-    duration_ms: float
-    result: dict[str, Any] = field(default_factory=dict[str, Any])
-
-
-def error_result(kind: str, message: str, **extra: Any) -> dict[str, Any]:
-    """Build the structured error a model or person can act on."""
-    return {"status": "error", "type": kind, "message": message, **extra}
+Check = Callable[[Tool, dict[str, Any]], ToolResult | None]
+"""The one pre-run hook: returning a result refuses the call with it (policy, loop guard)."""
 
 
 def sanitize(value: Any) -> Any:
@@ -73,7 +50,7 @@ def sanitize(value: Any) -> Any:
 
 
 def _validation_message(tool: str, exc: ValidationError) -> str:
-    problems = []
+    problems: list[str] = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "arguments"
         problems.append(f"{where}: {err['msg']}")
@@ -90,112 +67,153 @@ class ToolFunnel:
         events: EventBus,
         cancel: threading.Event | None = None,
         operations: list[dict[str, Any]] | None = None,
+        labels: Callable[[], Iterable[str]] | None = None,
     ) -> None:
+        """Run `registry`'s tools on `context`.
+
+        Args:
+            registry: The tools.
+            context: What each tool gets as its first argument.
+            events: Where calls and results are published.
+            cancel: The cancellation event checked before each call.
+            operations: The operations log to append to (the session's).
+            labels: The stored labels before a call (which labels its arguments read);
+                default: those the operations log says were produced.
+        """
         self.registry = registry
         self.context = context
         self.events = events
         self.cancel = cancel or threading.Event()
         self.operations: list[dict[str, Any]] = operations if operations is not None else []
-        self.policy: Policy | None = None
-        self.max_requests: int | None = None
-        """A caller's cap on model requests in this turn (None: the default)."""
-        self.turn_usage: Any = None
-        """Model usage of the current turn, shared by all its agent runs (an
-        `agents.toolbridge.TurnUsage`, set by `agents.turn.run_turn`); None outside a turn."""
+        self._labels = labels
         self._lock = threading.Lock()
+
+    @property
+    def funnel(self) -> ToolFunnel:
+        """The funnel itself (the innermost toolset of any wrapper chain)."""
+        return self
+
+    @property
+    def turn(self) -> None:
+        """No turn: a turn's usage lives in the `TurnToolset` wrapping the funnel."""
+        return None
 
     def call(
         self,
         name: str,
         args: Mapping[str, Any] | None = None,
         caller: str = "user",
-        guard: Guard | None = None,
-    ) -> dict[str, Any]:
-        """Run tool `name` with `args` and return its JSON-safe result or error."""
+        check: Check | None = None,
+    ) -> ToolResult:
+        """Run tool `name` with `args`; every outcome, error included, is a `ToolResult`."""
         arguments = dict(args or {})
+        spec = self.registry.get(name)
+        read = self._read(spec, arguments)
         started = time.time()
-        result = self._dispatch(name, arguments, caller, guard)
-        result = sanitize(result)
+        result = self._dispatch(name, spec, arguments, caller, check)
         duration_ms = (time.time() - started) * 1000
-        status = str(result.get("status", "ok"))
-        self._record(name, arguments, status, caller, started, duration_ms, result)
+        self._record(spec, name, arguments, result, caller, started, duration_ms, read)
         return result
 
-    def call_typed(
-        self,
-        name: str,
-        args: Mapping[str, Any] | None = None,
-        caller: str = "user",
-        guard: Guard | None = None,
-    ) -> ToolResult:
-        """`call`, with the outcome as a typed `ToolResult`."""
-        return ToolResult.from_dict(name, self.call(name, args, caller, guard))
+    def _read(self, spec: Tool | None, arguments: dict[str, Any]) -> list[str]:
+        if spec is None or not spec.reads:
+            return []
+        if self._labels is not None:
+            known = list(self._labels())
+        else:
+            known = [label for op in self.operations for label in op.get("produced") or []]
+        return label_references((arguments.get(k) for k in spec.reads), known)
 
     def _dispatch(
-        self, name: str, arguments: dict[str, Any], caller: str, guard: Guard | None
-    ) -> dict[str, Any]:
-        t = self.registry.get(name)
-        if t is None:
-            return error_result(
-                "UnknownTool",
-                f"There is no tool named {name!r}. Available: {', '.join(self.registry.names())}.",
+        self,
+        name: str,
+        spec: Tool | None,
+        arguments: dict[str, Any],
+        caller: str,
+        check: Check | None,
+    ) -> ToolResult:
+        if spec is None:
+            available = ", ".join(self.registry.names())
+            return ToolResult.failure(
+                name, "UnknownTool", f"There is no tool named {name!r}. Available: {available}."
             )
         if self.cancel.is_set():
-            return error_result("Cancelled", "The request was cancelled; the tool did not run.")
-        if self.policy is not None:
-            refused = self.policy(name, arguments)
-            if refused is not None:
-                return refused
-        if guard is not None:
-            blocked = guard(name, arguments)
-            if blocked:
-                return error_result("LoopGuard", blocked)
+            return ToolResult.failure(
+                name, "Cancelled", "The request was cancelled; the tool did not run."
+            )
+        refused = check(spec, arguments) if check is not None else None
+        if refused is not None:
+            return refused
         try:
-            validated = t.arguments.model_validate(arguments)
+            validated = spec.arguments.model_validate(arguments)
         except ValidationError as exc:
-            return error_result("ValidationError", _validation_message(name, exc))
+            return ToolResult.failure(name, "ValidationError", _validation_message(name, exc))
         self.events.publish("tool_call", agent=caller, tool=name, data={"args": arguments})
         try:
             kwargs = {key: getattr(validated, key) for key in type(validated).model_fields}
             # Network reads inside the tool stop within a fraction of a second of a cancel.
             with cancel_scope(self.cancel):
-                result = t.function(self.context, **kwargs)
+                raw = spec.function(self.context, **kwargs)
         except XhelioError as exc:
-            return exc.to_dict()
+            return ToolResult.from_dict(name, sanitize(exc.to_dict()), phase=spec.phase)
         except Exception as exc:
-            return error_result(type(exc).__name__, f"{name} failed: {exc}")
-        if "status" not in result:
-            result = {"status": "ok", **result}
-        return result
+            return ToolResult.failure(name, type(exc).__name__, f"{name} failed: {exc}")
+        return self._typed(spec, arguments, raw)
+
+    def _typed(
+        self, spec: Tool, arguments: dict[str, Any], raw: dict[str, Any] | BaseModel
+    ) -> ToolResult:
+        """The tool's return value as a `ToolResult`, checked against its result model."""
+        data: dict[str, Any] = sanitize(raw.model_dump() if isinstance(raw, BaseModel) else raw)
+        result = ToolResult.from_dict(spec.name, data, phase=spec.phase)
+        if not result.ok:
+            return result
+        try:
+            output = spec.result.model_validate(result.payload)
+        except ValidationError as exc:
+            return ToolResult.failure(
+                spec.name,
+                "ResultError",
+                f"{spec.name} returned a result that does not match its declared model "
+                f"{spec.result.__name__}: {exc.errors()[0]['msg']}.",
+            )
+        labels = spec.produced(arguments, data)
+        return result.model_copy(update={"labels": labels, "output": output})
 
     def _record(
         self,
+        spec: Tool | None,
         name: str,
         arguments: dict[str, Any],
-        status: str,
+        result: ToolResult,
         caller: str,
         started: float,
         duration_ms: float,
-        result: dict[str, Any],
+        read: list[str],
     ) -> None:
         with self._lock:
-            record = OperationRecord(
+            operation = Operation(
                 seq=len(self.operations) + 1,
                 tool=name,
                 args=arguments,
-                status=status,
+                status=result.status,
                 caller=caller,
                 started=started,
                 duration_ms=duration_ms,
-                result=result,
+                result=result.to_dict(),
+                error=result.error,
+                phase=spec.phase if spec is not None else None,
+                produced=result.labels,
+                read=read,
+                time_ranges=spec.time_ranges(arguments) if spec is not None else {},
+                edits_figure=spec.edits_figure if spec is not None else False,
             )
-            self.operations.append(asdict(record))
-        summary = str(result.get("message", "")) if status == "error" else ""
+            self.operations.append(operation.record())
         self.events.publish(
-            "tool_error" if status == "error" else "tool_result",
+            "tool_result" if result.ok else "tool_error",
             agent=caller,
             tool=name,
-            status=status,
+            status=result.status,
             duration_ms=round(duration_ms, 2),
-            summary=summary[:500],
+            summary=(result.error or "")[:500],
         )

@@ -38,11 +38,10 @@ MODIFY_INSTRUCTION = (
 
 
 def session_funnel(ctx: ToolContext) -> ToolFunnel:
-    """A funnel on the context's session: same registry, operations log and events."""
-    from xhelio.tools.toolset import default_registry  # the registry includes this module
-
-    session = ctx.session
-    return ToolFunnel(default_registry(), ctx, session.events, operations=session.operations)
+    """The funnel of the context's session: same registry, operations log and events."""
+    if ctx.funnel is None:
+        raise UserError("Pipelines replay only in a workspace's session (open_workspace).")
+    return ctx.funnel
 
 
 def store_missions(ctx: ToolContext, pipeline: Pipeline) -> list[str]:
@@ -124,7 +123,7 @@ def save_pipeline(
     }
 
 
-@tool("pipeline")
+@tool("pipeline", time_args=("time_range",), runs_code=True)
 def run_pipeline(
     ctx: ToolContext,
     pipeline: str,

@@ -6,11 +6,12 @@ from typing import Any, Literal
 
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import tool
+from xhelio.tools.results import FigureSummary, PlotAction
 
 __all__ = ["VIZ_TOOLS"]
 
 
-@tool("visualization")
+@tool("visualization", reads=("figure",), result=FigureSummary)
 def render_plotly_json(ctx: ToolContext, figure: dict[str, Any]) -> dict[str, Any]:
     """Create or replace the plot from Plotly figure JSON whose traces carry data_label.
 
@@ -39,7 +40,13 @@ def render_plotly_json(ctx: ToolContext, figure: dict[str, Any]) -> dict[str, An
     return summary
 
 
-@tool("visualization")
+@tool(
+    "visualization",
+    reads=("trace",),
+    time_args=("time_range",),
+    result=PlotAction,
+    edits_figure=True,
+)
 def manage_plot(
     ctx: ToolContext,
     action: Literal["export", "reset", "zoom", "get_state", "add_trace", "remove_trace"],

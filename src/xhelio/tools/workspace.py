@@ -1,12 +1,17 @@
-"""`Workspace`: a session with its tool context and funnel, ready to run tools.
+"""`Workspace`: a session with its tool context and toolset, ready to run tools.
 
-This is how every interface (CLI, web, MCP, agents) gets a working session.
+This is how every interface (CLI, web, MCP, agents) gets a working session. Its `funnel`
+is the outermost toolset: the session's `ToolFunnel`, wrapped for good by `install` (a
+server's policy) and for one turn by `wrapped` (the turn's usage), so every caller's
+call passes through the same wrappers.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,20 +21,36 @@ from xhelio.session.persist import SessionStore
 from xhelio.session.state import Session
 from xhelio.tools.context import ToolContext
 from xhelio.tools.funnel import ToolFunnel
+from xhelio.tools.meaning import backfill_meaning
 from xhelio.tools.toolset import default_registry
+from xhelio.tools.wrappers import Toolset
 
 __all__ = ["Workspace", "open_workspace"]
 
 
 @dataclass
 class Workspace:
-    """A live session: its state, tool context, funnel and the store it saves to."""
+    """A live session: its state, tool context, toolset and the store it saves to."""
 
     session: Session
     context: ToolContext
-    funnel: ToolFunnel
+    funnel: Toolset
     sessions: SessionStore
     ephemeral: bool = False
+
+    def install(self, wrap: Callable[[Toolset], Toolset]) -> None:
+        """Wrap the toolset for the rest of the session (e.g. a server's policy)."""
+        self.funnel = wrap(self.funnel)
+
+    @contextmanager
+    def wrapped(self, wrap: Callable[[Toolset], Toolset]) -> Generator[Toolset]:
+        """Wrap the toolset while the block runs (e.g. one turn's usage)."""
+        outer = self.funnel
+        self.funnel = wrap(outer)
+        try:
+            yield self.funnel
+        finally:
+            self.funnel = outer
 
     def save(self, title: str | None = None) -> None:
         """Persist the session now (an ephemeral one is never saved)."""
@@ -70,5 +91,14 @@ def open_workspace(
     else:
         session = sessions.open(session_id) if session_id else sessions.create()
     context = ToolContext(session, settings, services)
-    funnel = ToolFunnel(default_registry(), context, session.events, operations=session.operations)
+    registry = default_registry()
+    backfill_meaning(session.operations, registry)
+    funnel = ToolFunnel(
+        registry,
+        context,
+        session.events,
+        operations=session.operations,
+        labels=session.store.labels,
+    )
+    context.funnel = funnel
     return Workspace(session, context, funnel, sessions, ephemeral=ephemeral and session_id is None)

@@ -25,9 +25,9 @@ from xhelio.agents.offline.answer import (
 from xhelio.agents.offline.followup import export_only, is_follow_up, merge
 from xhelio.agents.offline.intent import RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary, parse_request
+from xhelio.agents.offline.pipeline_requests import pipeline_reply
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
 from xhelio.agents.turn import AssistantReply
-from xhelio.pipelines.phrases import pipeline_reply
 from xhelio.tools.result import no_usable_data
 from xhelio.tools.workspace import Workspace
 
@@ -104,7 +104,7 @@ class OfflineAssistant:
         return self._vocab
 
     def _call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        return self.workspace.funnel.call(tool, args, caller=_CALLER)
+        return self.workspace.funnel.call(tool, args, caller=_CALLER).to_dict()
 
     def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
         """Answer `request`: discovery, or plan and run fetch/compute/plot steps."""

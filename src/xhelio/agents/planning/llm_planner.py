@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from pydantic import ValidationError
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.usage import RunUsage
@@ -27,6 +28,8 @@ from xhelio.agents.planning.loop import RoundFeedback
 from xhelio.agents.planning.schema import PlannerOutput, ReviewDecision
 from xhelio.agents.toolbridge import FunnelToolset, ToolCallState, run_coroutine, run_guarded
 from xhelio.agents.usage import UsageTracker
+from xhelio.operations import Operation
+from xhelio.tools.results import DatasetSummary, ParameterList
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["LLMPlanner", "LLMReviewer", "verified_reference"]
@@ -55,34 +58,43 @@ You review a task plan against the user's request. Approve (exit=true) when the 
 cover everything asked, in a workable order, with the right missions; otherwise \
 exit=false and say exactly what must change."""
 
-_REFERENCE_TOOLS = ("list_parameters", "get_data_availability")
-
 UsageRecorder = Callable[[str, RunUsage], None]
 """Adds one run's token usage under an agent name (the session's tracker)."""
 
 
-def verified_reference(operations: Sequence[dict[str, Any]]) -> str:
-    """The VERIFIED PARAMETER REFERENCE from raw discovery results ('' if none)."""
+def _dataset_result(op: Operation) -> DatasetSummary | None:
+    """A successful discovery result about one dataset, typed (None for any other)."""
+    if op.phase != "discover" or not op.ok:
+        return None
+    for model in (ParameterList, DatasetSummary):
+        try:
+            return model.model_validate(op.result)
+        except ValidationError:
+            continue
+    return None
+
+
+def verified_reference(operations: Sequence[Operation | dict[str, Any]]) -> str:
+    """The VERIFIED PARAMETER REFERENCE from raw discovery results ('' if none).
+
+    Every successful discovery call about one dataset counts: its coverage, and its
+    parameters when it lists them.
+    """
     coverage: dict[str, str] = {}
     params: dict[str, list[str]] = {}
-    for op in operations:
-        result = op.get("result") or {}
-        if op.get("tool") not in _REFERENCE_TOOLS or result.get("status") == "error":
+    for op in map(Operation.of, operations):
+        found = _dataset_result(op)
+        if found is None:
             continue
-        dataset = str(result.get("dataset_id") or op.get("args", {}).get("dataset_id", ""))
-        if not dataset:
-            continue
-        if op["tool"] == "get_data_availability":
-            coverage[dataset] = f"{result.get('start', '?')} to {result.get('stop', '?')}"
-            continue
-        lines: list[str] = []
-        for p in result.get("parameters") or []:
-            size = p.get("size")
-            shape = f", size={size}" if size else ""
-            lines.append(
-                f"  - {p.get('name')} ({p.get('units') or 'no units'}, {p.get('type', '?')}{shape})"
-            )
-        params[dataset] = lines
+        if found.start or found.stop:
+            coverage[found.id] = f"{found.start or '?'} to {found.stop or '?'}"
+        if isinstance(found, ParameterList):
+            params[found.id] = [
+                f"  - {p.name} ({p.units or 'no units'}, {p.type or '?'}"
+                + (f", size={p.size}" if p.size else "")
+                + ")"
+                for p in found.parameters
+            ]
     if not params:
         return ""
     out = [

@@ -137,18 +137,19 @@ class GalleryPage {
   }
 }
 
-/** The data labels an operation made (fetch_data names its output DATASET.PARAMETER). */
+/** The data labels an operation made, as the funnel recorded them from the tool's spec. */
 export function produced(op) {
-  const a = op.args || {};
-  if (op.tool === "fetch_data" && a.dataset_id && a.parameter_id) return [`${a.dataset_id}.${a.parameter_id}`];
-  if (a.output_label) return [String(a.output_label)];
-  if (op.tool === "store_dataframe" && a.label) return [String(a.label)];
-  return [];
+  return (op.produced || []).map(String);
 }
 
+/** The data labels an operation's arguments name (its inputs). */
 function sources(op) {
-  const a = op.args || {};
-  return [...(Array.isArray(a.source_labels) ? a.source_labels : []), ...(a.source_label ? [a.source_label] : [])].map(String);
+  return (op.read || []).map(String);
+}
+
+/** A call that draws or edits the figure. */
+function draws(op) {
+  return op.phase === "render";
 }
 
 function when(value) {
@@ -167,7 +168,7 @@ export function lineage(operations, labels, created) {
   const before = operations.filter((op) => op.status === "ok" && when(op.started) <= limit);
   const newestFirst = [...before].reverse();
   const chosen = new Set();
-  const render = newestFirst.find((op) => op.tool === "render_plotly_json" || op.tool === "manage_plot");
+  const render = newestFirst.find(draws);
   if (render) chosen.add(render);
   // Rendered traces carry display names; the render call's own spec names the data.
   const specLabels = (render?.args?.figure?.data || []).map((tr) => tr?.data_label).filter(Boolean);
@@ -187,8 +188,9 @@ export function lineage(operations, labels, created) {
 
 function stepText(op) {
   const a = op.args || {};
-  if (op.tool === "fetch_data") return `${a.dataset_id}.${a.parameter_id} · ${a.time_range || ""}`;
-  if (a.output_label) return `${(sources(op) || []).join(", ")} → ${a.output_label}${a.description ? ` (${a.description})` : ""}`;
-  if (op.tool === "render_plotly_json") return `${(a.figure?.data || []).length} trace(s)`;
+  const made = produced(op);
+  if (op.phase === "fetch") return `${made.join(", ")} · ${a.time_range || ""}`;
+  if (op.phase === "compute" && made.length) return `${sources(op).join(", ")} → ${made.join(", ")}${a.description ? ` (${a.description})` : ""}`;
+  if (draws(op) && !op.edits_figure) return `${(a.figure?.data || []).length} trace(s)`;
   return "";
 }

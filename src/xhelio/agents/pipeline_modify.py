@@ -25,7 +25,7 @@ from xhelio.pipelines.extract import extract_pipeline
 from xhelio.pipelines.model import Pipeline
 from xhelio.pipelines.replay import ReplayResult, replay_pipeline
 from xhelio.pipelines.store import PipelineStore
-from xhelio.tools.funnel import ToolFunnel
+from xhelio.tools.wrappers import Toolset
 
 __all__ = ["MODIFY_PROMPT", "MODIFY_TOOLS", "ModifiedReplay", "replay_with_modifications"]
 
@@ -73,7 +73,7 @@ class ModifiedReplay:
         }
 
 
-def _tools(funnel: ToolFunnel, names: Sequence[str], calls: list[str]) -> list[Tool[Any]]:
+def _tools(funnel: Toolset, names: Sequence[str], calls: list[str]) -> list[Tool[Any]]:
     tools: list[Tool[Any]] = []
     for name in names:
         found = funnel.registry.get(name)
@@ -83,7 +83,7 @@ def _tools(funnel: ToolFunnel, names: Sequence[str], calls: list[str]) -> list[T
         def run(_name: str = name, **args: Any) -> str:
             calls.append(_name)
             result = funnel.call(_name, args, caller=CALLER)
-            return json.dumps(result, separators=(",", ":"), default=str)[:6000]
+            return json.dumps(result.to_dict(), separators=(",", ":"), default=str)[:6000]
 
         schema = found.schema
         schema.pop("title", None)
@@ -93,7 +93,7 @@ def _tools(funnel: ToolFunnel, names: Sequence[str], calls: list[str]) -> list[T
 
 def replay_with_modifications(
     pipeline: Pipeline,
-    funnel: ToolFunnel,
+    funnel: Toolset,
     modifications: str,
     model: Model,
     overrides: dict[str, str] | None = None,

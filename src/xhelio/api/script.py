@@ -8,7 +8,7 @@ DataFrame, `figure()` the resolved Plotly figure, `write_outputs(folder)` the da
 parquet, the figure as JSON and (when a browser is available) PNG. Settings come from the
 environment as for the CLI (`XHELIO_HOME`, `XHELIO_HAPI_URL`, ...).
 
-    from xhelio.pipelines.script import ToolSession
+    from xhelio.api.script import ToolSession
     with ToolSession() as xh:
         xh.call("fetch_data", dataset_id="AC_H2_MFI", parameter_id="Magnitude",
                 time_range="2001-03-01 to 2001-04-01")
@@ -58,9 +58,9 @@ class ToolSession:
     def call(self, tool: str, **args: Any) -> dict[str, Any]:
         """Run one tool through the funnel; raise `PipelineStepError` when it fails."""
         result = self.workspace.funnel.call(tool, args, caller=self.caller)
-        if result.get("status") == "error":
-            raise PipelineStepError(f"{tool} failed: {result.get('type')}: {result.get('message')}")
-        return result
+        if not result.ok:
+            raise PipelineStepError(f"{tool} failed: {result.error_type}: {result.error}")
+        return result.to_dict()
 
     def call_optional(self, tool: str, **args: Any) -> dict[str, Any]:
         """Run a non-critical step (styling, a file export): a failure is printed, not raised.
@@ -69,9 +69,9 @@ class ToolSession:
         edit does not cost the data and the figure.
         """
         result = self.workspace.funnel.call(tool, args, caller=self.caller)
-        if result.get("status") == "error":
-            print(f"skipped: {tool} failed: {result.get('type')}: {result.get('message')}")
-        return result
+        if not result.ok:
+            print(f"skipped: {tool} failed: {result.error_type}: {result.error}")
+        return result.to_dict()
 
     @property
     def labels(self) -> list[str]:

@@ -90,7 +90,7 @@ def _name(text: str) -> str:
 
 
 def _call(workspace: Workspace, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    return workspace.funnel.call(tool, args, caller=_CALLER)
+    return workspace.funnel.call(tool, args, caller=_CALLER).to_dict()
 
 
 def _failed(result: dict[str, Any]) -> str | None:
