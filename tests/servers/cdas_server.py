@@ -92,6 +92,8 @@ class Fault:
 class _State:
     files: list[ServedFile] = field(default_factory=list[ServedFile])
     datasets: dict[str, str] = field(default_factory=dict[str, str])
+    stops: dict[str, datetime] = field(default_factory=dict[str, datetime])
+    """Coverage ends announced by the descriptions (default: the last file's end)."""
     requests: list[RecordedRequest] = field(default_factory=list[RecordedRequest])
     faults: dict[str, list[Fault]] = field(default_factory=dict[str, list[Fault]])
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -206,9 +208,10 @@ class _Handler(BaseHTTPRequestHandler):
             mine = [f for f in files if f.dataset_id == dataset_id]
             entry: dict[str, Any] = {"Id": dataset_id, "Label": label, "PiName": "Test PI"}
             if mine:
+                stop = self.state.stops.get(dataset_id) or max(f.end for f in mine)
                 entry["TimeInterval"] = {
                     "Start": _cdas_time(min(f.start for f in mine)),
-                    "End": _cdas_time(max(f.end for f in mine)),
+                    "End": _cdas_time(stop),
                 }
             entries.append(entry)
         self._send_json(200, {"DatasetDescription": entries} if entries else {})
@@ -273,10 +276,16 @@ class CdasTestServer:
             if r.path.startswith("/files/") and (name is None or r.path.endswith(name))
         ]
 
-    def add_dataset(self, dataset_id: str, label: str = "") -> None:
-        """Make `dataset_id` known (it lists no files until some are added)."""
+    def add_dataset(self, dataset_id: str, label: str = "", stop: datetime | None = None) -> None:
+        """Make `dataset_id` known (it lists no files until some are added).
+
+        `stop` is the coverage end its description announces (default: its last file's
+        end), so a listing can lack files the dataset's coverage promises.
+        """
         with self._state.lock:
             self._state.datasets.setdefault(dataset_id, label or f"{dataset_id} test dataset")
+            if stop is not None:
+                self._state.stops[dataset_id] = stop
 
     def add_file(
         self,

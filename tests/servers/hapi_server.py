@@ -32,6 +32,7 @@ stops mid-row without the terminating chunk), ``cut_body`` (a consistent Content
 but the body ends mid-row / mid-record) and ``slow`` (sleep `delay_s` before answering).
 Reliability faults: ``close_rows`` (no Content-Length, no chunking, the connection closes
 after the first half of the rows: a cut at a row boundary only the data can reveal),
+``close_whole`` (the same framing, every row sent: a close-delimited answer that is whole),
 ``redirect_loop`` (302 to itself), ``bad_encoding`` (``Content-Encoding: gzip`` over a
 body that is not gzip), ``http429`` (429 with ``Retry-After: delay_s``), ``trickle``
 (honest headers, then one byte every `delay_s`), ``stall`` (headers and half the body,
@@ -79,6 +80,7 @@ FaultKind = Literal[
     "cut_body",
     "slow",
     "close_rows",
+    "close_whole",
     "redirect_loop",
     "bad_encoding",
     "http429",
@@ -134,7 +136,15 @@ _WRITE_BLOCK = 1 << 20
 
 
 _BODY_FAULTS = frozenset(
-    {"close_rows", "bad_encoding", "trickle", "stall", "duplicate_rows", "contradict_rows"}
+    {
+        "close_rows",
+        "close_whole",
+        "bad_encoding",
+        "trickle",
+        "stall",
+        "duplicate_rows",
+        "contradict_rows",
+    }
 )
 
 
@@ -703,13 +713,14 @@ class HapiTestServer:
         starts = (offsets - offsets[0]).astype(int)
         rows = [body[starts[k] : starts[k + 1]] for k in range(len(starts) - 1)]
         kind = fault.kind
-        if kind == "close_rows":
+        if kind in ("close_rows", "close_whole"):
+            sent = rows if kind == "close_whole" else rows[: max(1, len(rows) // 2)]
             h.close_connection = True
             h.send_response(200)
             h.send_header("Content-Type", ctype)
             h.send_header("Connection", "close")
             h.end_headers()
-            h.wfile.write(header + b"".join(rows[: max(1, len(rows) // 2)]))
+            h.wfile.write(header + b"".join(sent))
             h.wfile.flush()
             return
         if kind == "bad_encoding":

@@ -34,7 +34,7 @@ from xhelio.errors import (
 )
 from xhelio.sources.base import DataSource, ParameterData, ProgressCallback, drop_duplicate_times
 from xhelio.sources.dims import split_support_columns
-from xhelio.sources.sizing import estimate_request, human_bytes, total_columns
+from xhelio.sources.sizing import cadence_seconds, estimate_request, human_bytes, total_columns
 from xhelio.timerange import TimeRange, format_time, parse_time_range
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "FetchReport",
     "check_memory_budget",
     "clamp_to_availability",
+    "data_end_note",
     "entry_from_parameter",
 ]
 
@@ -119,6 +120,63 @@ def clamp_to_availability(
         f"({_fmt(start)} to {_fmt(stop)}); fetched {clamped} instead."
     )
     return clamped, note
+
+
+def data_end_note(
+    info: DatasetInfo,
+    label: str,
+    data: ParameterData,
+    requested: TimeRange,
+    now: datetime | None = None,
+) -> str | None:
+    """Say where the data stops when it stops well before the requested end.
+
+    "Well before": by more than three steps of the data (or an hour, whichever is
+    longer), and the dataset itself goes on after the last record (its stop date is
+    later, or unknown, or recent enough to be still producing). A dataset whose coverage
+    ends there is whole and gets no note. When the source could not prove its answer
+    complete (`ParameterData.proven_until`), the note says that part is asked again.
+    """
+    index = pd.DatetimeIndex(data.frame.index)
+    if not len(index):
+        return None
+    last: datetime = index[-1:].to_pydatetime()[0]
+    step = cadence_seconds(info.cadence) or _median_step(index) or 0.0
+    slack = timedelta(seconds=max(3 * step, 3600.0))
+    now = now or datetime.now(UTC)
+    ongoing = info.stop is None or info.stop >= now - ONGOING_WINDOW
+    end = requested.end if ongoing or info.stop is None else min(requested.end, info.stop)
+    if end - last <= slack:
+        return None
+    goes_on = "is still producing data" if ongoing else f"goes on to {_fmt(info.stop)}"
+    note = (
+        f"{label} stops at {format_time(last)}, {_human_span(requested.end - last)} before "
+        f"the requested end {format_time(requested.end)}, while the dataset {goes_on}."
+    )
+    if data.proven_until is not None:
+        return (
+            f"{note} The server's answer could not be proven complete after "
+            f"{format_time(data.proven_until)} (it may have been cut): that part is not "
+            "cached, and the next fetch asks for it again."
+        )
+    return f"{note} The server sent nothing after that time (a gap in the data)."
+
+
+def _median_step(index: pd.DatetimeIndex) -> float | None:
+    """Median seconds between records, None with fewer than two."""
+    if len(index) < 2:
+        return None
+    return float(np.median(np.diff(index.as_unit("ns").asi8))) / 1e9
+
+
+def _human_span(span: timedelta) -> str:
+    """A span as days, hours or minutes, rounded: '10 days', '5 h', '40 min'."""
+    seconds = span.total_seconds()
+    if seconds >= 2 * 86400:
+        return f"{seconds / 86400:.0f} days"
+    if seconds >= 2 * 3600:
+        return f"{seconds / 3600:.0f} h"
+    return f"{max(1.0, seconds / 60):.0f} min"
 
 
 def _stamp(t: object) -> str:
@@ -298,7 +356,7 @@ class DataFetcher:
         wanted: list[str] = []
         for name in names:
             label = f"{info.id}.{name}"
-            if self.store.has(label) and self.store.get(label).fetched_range == _key(clamped):
+            if self._loaded(label, clamped):
                 reports.append(self._repeat_report(label, name, clamped))
             else:
                 wanted.append(name)
@@ -315,6 +373,8 @@ class DataFetcher:
                     data, _, cleaning_note = apply_valid_range(data)
                 entry = entry_from_parameter(info.id, data, info, citation)
                 entry.fetched_range = _key(clamped)
+                if data.proven_until is not None:
+                    entry.meta["proven_until"] = format_time(data.proven_until)
                 if cleaning_note:
                     entry.meta.setdefault("notes", []).append(cleaning_note)
                 self.store.put(entry)
@@ -322,6 +382,9 @@ class DataFetcher:
                 if note:
                     report.notes.append(note)
                 report.notes.extend(data.notes)
+                stops = data_end_note(info, entry.label, data, clamped)
+                if stops:
+                    report.notes.append(stops)
                 if cleaning_note:
                     report.notes.append(cleaning_note)
                 # What the source did to the data (leap seconds mapped, ...) is said once.
@@ -334,6 +397,13 @@ class DataFetcher:
                     )
                 reports.append(report)
         return reports
+
+    def _loaded(self, label: str, clamped: TimeRange) -> bool:
+        """Whether `label` is in memory for this range, proven whole (so not fetched again)."""
+        if not self.store.has(label):
+            return False
+        entry = self.store.get(label)
+        return entry.fetched_range == _key(clamped) and "proven_until" not in entry.meta
 
     def _remember_variables(self, info: DatasetInfo, fetched: Sequence[ParameterData]) -> None:
         """Add variables read from a file but unknown to the catalog (support data)."""

@@ -13,7 +13,8 @@ limit as fragments, checksummed), keyed by the file URL and its LastModified sta
 asking for other parameters of the same days does not download again, and a file CDAWeb
 reprocesses (new LastModified) is fetched fresh. Files listed without LastModified are
 always downloaded and never kept. An HTML page served instead of a file is refused, and
-a file that fails to read is deleted from the cache.
+a file that fails to read is deleted from the cache. A listing whose files stop well
+before the requested end proves the data only up to its last file (`proven_until`).
 
 `info` asks CDAS for the dataset description (title, coverage) and describes the
 parameters from the variables of the dataset's most recent file.
@@ -30,7 +31,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, CancelledError, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -388,7 +389,21 @@ class CdawebSource:
                     future.cancel()
                 raise failed.exception()  # type: ignore[misc]
             results = [future.result() for future in futures]
-        return _combine(dataset_id, parameters, [parts for _, parts in results], time_range)
+        combined = _combine(dataset_id, parameters, [parts for _, parts in results], time_range)
+        listed_until = _listing_stops_early(files, time_range)
+        if listed_until is None:
+            return combined
+        # Files missing at the end of the listing (not yet processed, or lost): only what
+        # they cover is known; the cache asks for the rest again (see `ParameterData`).
+        return {
+            name: replace(
+                data,
+                proven_until=listed_until
+                if data.proven_until is None
+                else min(data.proven_until, listed_until),
+            )
+            for name, data in combined.items()
+        }
 
     def info(self, dataset_id: str) -> DatasetInfo:
         """Return the dataset's title and coverage from CDAS, parameters from its latest file."""
@@ -440,6 +455,21 @@ class CdawebSource:
                 if path.name.endswith(".once"):
                     path.unlink(missing_ok=True)
         return ()
+
+
+def _listing_stops_early(files: Sequence[RemoteFile], time_range: TimeRange) -> datetime | None:
+    """The end of the last listed file when the files stop well before the range does.
+
+    "Well before": by more than half a typical file's span, so a daily file ending at
+    23:59:59 still covers a range ending at midnight.
+    """
+    ends = [f.end for f in files if f.end is not None]
+    if not ends:
+        return None
+    spans = sorted(f.end - f.start for f in files if f.end is not None and f.start is not None)
+    typical = spans[len(spans) // 2] if spans else timedelta(0)
+    last = max(ends)
+    return last if time_range.end - last > typical / 2 else None
 
 
 def _file_key(remote: RemoteFile) -> str | None:

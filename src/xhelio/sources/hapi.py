@@ -49,7 +49,7 @@ from xhelio.sources.hapi_status import (
 )
 from xhelio.sources.hapi_stream import BinaryBodyDecoder, BodyDecoder, CsvBodyDecoder
 from xhelio.sources.http import RetryPolicy, call_with_retries, check_rate_limit, make_client
-from xhelio.sources.sizing import cadence_seconds
+from xhelio.sources.sizing import cadence_seconds, reaches
 from xhelio.timerange import TimeRange
 
 __all__ = ["DataFormat", "HapiSource"]
@@ -181,7 +181,7 @@ class HapiSource:
             except NoDataError as exc:
                 no_data = exc
                 arrays, framed = None, True
-            if not framed and not _reaches_stop(arrays, chunk, info.cadence):
+            if not framed and not _reaches_stop(arrays, chunk, info):
                 # A close-delimited body may have been cut at a row boundary: only what
                 # precedes its last record is known complete.
                 last = _last_time(arrays)
@@ -369,13 +369,17 @@ def _last_time(arrays: ChunkArrays | None) -> datetime | None:
     )
 
 
-def _reaches_stop(arrays: ChunkArrays | None, chunk: TimeRange, cadence: str | None) -> bool:
-    """Whether a chunk's last record lies within one cadence of the requested stop."""
-    step = cadence_seconds(cadence)
+def _reaches_stop(arrays: ChunkArrays | None, chunk: TimeRange, info: DatasetInfo) -> bool:
+    """Whether a chunk's last record reaches its end, or the dataset's own stop before it.
+
+    A dataset whose coverage ends inside the chunk (its /info stopDate) has nothing
+    more to send after that stop: an answer reaching it is whole.
+    """
     last = _last_time(arrays)
-    if step is None or last is None:
+    if last is None or cadence_seconds(info.cadence) is None:
         return False
-    return last + timedelta(seconds=step * 1.01) >= chunk.end
+    end = chunk.end if info.stop is None else min(chunk.end, info.stop)
+    return reaches(last, end, info.cadence)
 
 
 def _within(arrays: ChunkArrays, chunk: TimeRange, last_ns: int | None) -> ChunkArrays:

@@ -27,6 +27,7 @@ __all__ = [
     "estimate_request",
     "human_bytes",
     "plan_pieces",
+    "reaches",
     "total_columns",
 ]
 
@@ -55,6 +56,15 @@ def cadence_seconds(cadence: str | None) -> float | None:
     except ValueError:
         return None
     return seconds if seconds > 0 and math.isfinite(seconds) else None
+
+
+def reaches(last: datetime, end: datetime, cadence: str | None) -> bool:
+    """Whether data whose last record is at `last` reaches `end`: within one cadence (+1%).
+
+    With no known cadence only a record at or after `end` reaches it.
+    """
+    step = cadence_seconds(cadence) or 0.0
+    return last + timedelta(seconds=step * 1.01) >= end
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,14 @@ ones (overlapping the present or the dataset's stop) are stored too but reused o
 which the source raised `NoDataError` is stored as an empty fragment under the same rules.
 
 A cache that never lies: a source's answer whose completeness it could not prove
-(`ParameterData.proven_until`, e.g. a close-delimited HAPI body) is stored complete only
-before that time; duplicate times go through `drop_duplicate_times` (identical rows
-dropped, contradictory ones reported and not kept for good) before anything is stored.
+(`ParameterData.proven_until`: a close-delimited HAPI body that stops early, CDF files
+missing at the end of a listing, contradictory duplicates) is stored only in the
+fragments that end by that time; the fragments from there on are returned but not
+stored, so the next request asks for them again, and the result carries `proven_until`
+so the answer can say where the data stops. Data that stops where the dataset's
+coverage does (its stop date, within one cadence) is whole. Duplicate times go through
+`drop_duplicate_times` (identical rows dropped, contradictory ones reported and not kept
+for good) before anything is stored.
 
 Robustness: identical concurrent requests are merged (see `inflight`); a failed write
 (disk full, read-only index) is logged and the data is still returned.
@@ -59,6 +64,7 @@ from xhelio.sources.cache.fragments import (
 )
 from xhelio.sources.cache.inflight import INFLIGHT
 from xhelio.sources.cache.store import FragmentCache, SeriesKey
+from xhelio.sources.sizing import reaches
 from xhelio.timerange import TimeRange
 
 __all__ = ["CachedSource"]
@@ -178,14 +184,21 @@ class CachedSource:
         if used:
             self.cache.touch(used)
         notes: dict[str, list[str]] = {}
+        unproven: dict[str, datetime] = {}
         if missing:
-            self._fill(dataset_id, hours, keys, missing, found, progress, notes)
+            self._fill(dataset_id, hours, keys, missing, found, progress, notes, unproven)
         result = {
             n: assemble(n, [found[n][i] for i in range(first, last + 1)], time_range) for n in names
         }
-        for name, texts in notes.items():
-            if texts:
-                result[name] = replace(result[name], notes=tuple(texts))
+        for name in names:
+            texts = notes.get(name)
+            until = unproven.get(name)
+            if texts or (until is not None and until < time_range.end):
+                result[name] = replace(
+                    result[name],
+                    notes=tuple(texts or ()),
+                    proven_until=until if until is not None and until < time_range.end else None,
+                )
         if all(data.frame.empty for data in result.values()):
             raise NoDataError(
                 f"No data for {dataset_id} ({', '.join(names)}) from {time_range}: the "
@@ -203,8 +216,14 @@ class CachedSource:
         found: dict[str, dict[int, ArrowTable]],
         progress: ProgressCallback | None,
         notes: dict[str, list[str]],
+        unproven: dict[str, datetime],
     ) -> None:
-        """Fetch the missing fragments this thread owns; wait for those others are fetching."""
+        """Fetch the missing fragments this thread owns; wait for those others are fetching.
+
+        A fragment the answer did not prove complete (it ends after the answer's
+        `proven_until`) is returned but not stored, so the next request asks for it
+        again; `unproven` gets, per parameter, the time from which data is unproven.
+        """
         folder = str(self.cache.folder)
         fetch_keys = {
             (folder, keys[n].text(hours), i): (n, i)
@@ -225,16 +244,20 @@ class CachedSource:
                 )
                 for name, texts in run_notes.items():
                     notes.setdefault(name, []).extend(texts)
-                settled = self._settled_until(dataset_id, hours, first)
+                if proven is not None and self._coverage_ended(dataset_id, proven):
+                    proven = None  # the data stops where the dataset does: nothing is missing
                 if proven is not None:
-                    # Never store as complete what the answer could not prove complete.
-                    settled = min(settled, proven)
+                    for name in run_names:
+                        unproven[name] = min(unproven.get(name, proven), proven)
+                settled = self._settled_until(dataset_id, hours, first)
                 fetched_at = self._clock().timestamp()
                 for (name, index), table in fetched.items():
                     if index not in mine[name]:
                         continue  # cached already; fetched only because the run spans it
-                    complete = fragment_start(index + 1, hours) <= settled
-                    self._store(keys[name], hours, index, table, complete, fetched_at)
+                    end = fragment_start(index + 1, hours)
+                    if proven is None or end <= proven:
+                        # Never store what the answer could not prove: it is asked again.
+                        self._store(keys[name], hours, index, table, end <= settled, fetched_at)
                     found[name][index] = table
                     key = (folder, keys[name].text(hours), index)
                     owned[key].set_result(table)
@@ -314,6 +337,18 @@ class CachedSource:
             for offset, part in enumerate(split_fragments(data.frame, first, last, hours)):
                 tables[(name, first + offset)] = fragment_table(data, part)
         return tables, proven, notes
+
+    def _coverage_ended(self, dataset_id: str, proven: datetime) -> bool:
+        """Whether data proven up to `proven` reaches the dataset's stop (so it is whole)."""
+        try:
+            info = self.info(dataset_id)
+        except XhelioError:
+            return False
+        stop = info.stop
+        if stop is None:
+            return False
+        stop = stop.replace(tzinfo=UTC) if stop.tzinfo is None else stop.astimezone(UTC)
+        return reaches(proven, stop, info.cadence)
 
     def _settled_until(self, dataset_id: str, hours: int, first: int) -> datetime:
         """Return the time before which fragments can no longer change (see module doc)."""
