@@ -55,7 +55,8 @@ def test_health_status_and_openapi(api: Api) -> None:
     status = api.client.get("/status").json()
     assert "POST /api/v1/ask/stream" in status["implemented"]
     assert status["sandbox"]["code_allowed"] is (status["sandbox"]["os_isolation"])
-    assert httpx.get(api.url + "/docs").status_code == 200
+    # No Swagger page (it loaded an unpinned CDN script into this origin); the schema stays.
+    assert httpx.get(api.url + "/docs").status_code == 404
     paths = httpx.get(api.url + "/openapi.json").json()["paths"]
     assert "/api/v1/sessions/{session_id}/entries/{label}/preview" in paths
 
