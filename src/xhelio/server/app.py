@@ -4,7 +4,7 @@ One `Assistant` per process (sessions, each with its own lock, and the thread po
 on), the security middleware in front of everything, JSON errors, routes by concern under
 `/api/v1`, `GET /api/health`, the OpenAPI schema at `/openapi.json` (no docs page: it would
 load a script from a CDN into this origin), security headers on every response, and the web
-app's mount hook last.
+app's mount hook last. No absolute server path leaves in a body (`client_paths`).
 """
 
 from __future__ import annotations
@@ -26,9 +26,11 @@ from xhelio.server import (
     routes_catalog,
     routes_data,
     routes_figures,
+    routes_files,
     routes_sessions,
     routes_settings,
 )
+from xhelio.server.client_paths import ClientPaths, PathMap
 from xhelio.server.config import ServerConfig, check_bind
 from xhelio.server.deps import ServerState
 from xhelio.server.errors import install_error_handlers
@@ -132,6 +134,7 @@ def create_app(
         routes_catalog,
         routes_data,
         routes_figures,
+        routes_files,
         routes_settings,
     ):
         app.include_router(module.router, prefix=API_PREFIX)
@@ -145,5 +148,7 @@ def create_app(
     app.state.public_prefixes = list(config.public_prefixes)
     app.add_middleware(SecurityMiddleware, config=config, public=app.state.public_prefixes)
     app.add_middleware(SecurityHeaders)
+    paths = PathMap(assistant.settings.home, assistant.hub.store.root, f"{API_PREFIX}/sessions")
+    app.add_middleware(ClientPaths, paths=paths)
     mount_web_app(app)
     return app
