@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from fastapi.responses import StreamingResponse
 
 from xhelio.api.models import StreamEvent
+from xhelio.server.errors import error_kind, error_message
 
 __all__ = ["format_event", "sse_response"]
 
@@ -43,9 +44,8 @@ async def _frames(
             async for event in events:
                 await queue.put(event)
         except Exception as exc:  # the stream reports it; the server stays up
-            await queue.put(
-                StreamEvent(type="error", data={"type": type(exc).__name__, "message": str(exc)})
-            )
+            error = {"type": error_kind(exc), "message": error_message(exc)}
+            await queue.put(StreamEvent(type="error", data=error))
         finally:
             await queue.put(_END)
 
