@@ -55,7 +55,8 @@ def test_health_status_and_openapi(api: Api) -> None:
     status = api.client.get("/status").json()
     assert "POST /api/v1/ask/stream" in status["implemented"]
     assert status["sandbox"]["code_allowed"] is (status["sandbox"]["os_isolation"])
-    assert httpx.get(api.url + "/docs").status_code == 200
+    # No Swagger page (it loaded an unpinned CDN script into this origin); the schema stays.
+    assert httpx.get(api.url + "/docs").status_code == 404
     paths = httpx.get(api.url + "/openapi.json").json()["paths"]
     assert "/api/v1/sessions/{session_id}/entries/{label}/preview" in paths
 
@@ -256,3 +257,58 @@ def test_a_request_cannot_choose_the_test_model(api: Api, model: str) -> None:
     assert response.json()["type"] == "ConfigError"
     assert response.json()["message"].startswith(f"model={model!r}")
     assert api.client.get(f"/sessions/{sid}/operations").json() == {"operations": []}
+
+
+def test_a_busy_session_is_session_busy_on_every_route(api: Api) -> None:
+    sid = api.client.post("/sessions", json={}).json()["id"]
+    held = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with api.assistant.hub.checkout(sid):
+            held.set()
+            release.wait(60)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    body = {"dataset_id": "AC_H1_MFI", "parameter_id": "Magnitude", "time_range": "2024-01-01"}
+    try:
+        assert held.wait(30)
+        for method, path, payload in [
+            ("POST", "/ask", {"question": "list missions", "session_id": sid}),
+            ("POST", f"/sessions/{sid}/fetch", body),
+            ("POST", f"/sessions/{sid}/plot", {"labels": ["x"]}),
+            ("DELETE", f"/sessions/{sid}", None),
+            ("POST", "/ask/stream", {"question": "list missions", "session_id": sid}),
+        ]:
+            answer = api.client.request(method, path, json=payload)
+            assert answer.status_code == 409, (path, answer.text)
+            assert answer.json() == {
+                "status": "error",
+                "type": "SessionBusy",
+                "message": answer.json()["message"],
+            }
+        events = sse(api.client.post(f"/sessions/{sid}/fetch/stream", json=body).text)
+        errors = [e.data for e in events if e.type == "error"]
+        assert [e["type"] for e in errors] == ["SessionBusy"]
+        assert events[-1].data["result"]["type"] == "SessionBusy"
+    finally:
+        release.set()
+        holder.join()
+
+
+def test_unknown_names_are_404_with_their_own_type(api: Api) -> None:
+    sid = api.client.post("/sessions", json={}).json()["id"]
+    for path, kind in [
+        (f"/sessions/{sid}/entries/NOPE/preview", "UnknownLabelError"),
+        (f"/sessions/{sid}/entries/NOPE/describe", "UnknownLabelError"),
+        (f"/sessions/{sid}/entries/NOPE/export", "UnknownLabelError"),
+        (f"/sessions/{sid}/gallery/7", "NotFound"),
+        (f"/sessions/{sid}/figure/export", "NotFound"),
+        ("/sessions/snope", "NotFound"),
+        ("/catalog/datasets/NOPE_XYZ", "UnknownDatasetError"),
+    ]:
+        answer = api.client.get(path)
+        assert (answer.status_code, answer.json()["type"]) == (404, kind), path
+    plotted = api.client.post(f"/sessions/{sid}/plot", json={"labels": ["NOPE"]})
+    assert (plotted.status_code, plotted.json()["type"]) == (404, "UnknownLabelError")

@@ -124,7 +124,6 @@ def test_every_route_needs_the_bearer_token(token_api: Api) -> None:
         ("POST", "/api/v1/ask/stream"),
         ("GET", "/api/v1/catalog/missions"),
         ("GET", "/api/v1/settings"),
-        ("GET", "/docs"),
         ("GET", "/openapi.json"),
     ]:
         response = bare.request(method, path, json={"question": "x"})
@@ -319,3 +318,37 @@ def test_the_default_server_listens_on_loopback_only() -> None:
     config = ServerConfig()
     assert config.host == "127.0.0.1" and config.port == 8765
     assert socket.gethostbyname(config.host) == "127.0.0.1"
+
+
+def test_every_response_carries_the_security_headers(token_api: Api) -> None:
+    bare = httpx.Client(base_url=token_api.url)
+    pages = [bare.get(p) for p in ("/", "/chat", "/settings", "/assets/js/main.js")]
+    api = [
+        bare.get("/api/v1/sessions"),  # 401 from the guard
+        token_api.client.get("/sessions"),
+        token_api.client.get("/sessions/snope"),  # 404
+        bare.get("/api/health"),
+        bare.get("/openapi.json", headers={"Authorization": f"Bearer {TOKEN}"}),
+    ]
+    for response in pages + api:
+        headers = response.headers
+        assert headers["x-frame-options"] == "DENY", response.url
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["referrer-policy"] == "no-referrer"
+        policy = headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy
+    for response in pages:
+        policy = response.headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "unsafe-eval" not in policy
+        assert "object-src 'none'" in policy and "base-uri 'none'" in policy
+    for response in api:
+        assert response.headers["content-security-policy"].startswith("default-src 'none'")
+
+
+def test_no_docs_page_loads_scripts_from_elsewhere(token_api: Api) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    for path in ("/docs", "/redoc", "/docs/oauth2-redirect"):
+        assert httpx.get(token_api.url + path, headers=auth).status_code == 404, path
+    assert httpx.get(token_api.url + "/openapi.json", headers=auth).json()["paths"]
+    page = httpx.get(token_api.url + "/chat").text
+    assert "cdn" not in page.lower() and "http://" not in page and "https://" not in page

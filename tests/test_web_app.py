@@ -146,9 +146,27 @@ def page(browser: sync_api.Browser, served: Served) -> Iterator[sync_api.Page]:
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    refused = watch_csp(pg)
     yield pg
     context.close()
     assert not errors, f"uncaught errors in the page: {errors}"
+    assert not refused, f"Content-Security-Policy violations: {refused}"
+
+
+def watch_csp(pg: sync_api.Page) -> list[str]:
+    """Every Content-Security-Policy violation the page reports (kept in the returned list)."""
+    refused: list[str] = []
+
+    def on_console(message: sync_api.ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text or "CSP violation" in message.text:
+            refused.append(message.text)
+
+    pg.on("console", on_console)
+    pg.add_init_script(
+        "document.addEventListener('securitypolicyviolation', e => console.error("
+        "'CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));"
+    )
+    return refused
 
 
 def shot(page: sync_api.Page, name: str) -> None:
@@ -194,6 +212,52 @@ def test_a_request_streams_activity_and_draws_a_plotly_figure(page: sync_api.Pag
     assert page.locator(".suggestions .chip").count() >= 1
     assert re.search(r"/chat/s[0-9a-f]{32}$", page.url)
     shot(page, "chat-figure")
+
+
+def test_the_page_runs_under_its_content_security_policy(browser: sync_api.Browser, served: Served):
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(SLOW)
+    page = context.new_page()
+    refused = watch_csp(page)
+    try:
+        response = page.goto(served.url + "/")
+        assert response is not None
+        policy = response.headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy
+        page.wait_for_selector("#ask-input")
+        # Every kind of trace the server draws: SVG lines, WebGL lines (long series), heatmaps.
+        drawn = page.evaluate(
+            """async () => {
+              const { ensurePlotly } = await import('/assets/js/plot.js');
+              const Plotly = await ensurePlotly();
+              const n = 20000, x = [...Array(n).keys()], y = x.map(Math.sin);
+              const out = [];
+              for (const trace of [
+                {type: 'scatter', x: x.slice(0, 100), y: y.slice(0, 100)},
+                {type: 'scattergl', mode: 'lines', x, y},
+                {type: 'heatmap', z: [[1, 2], [3, 4]]},
+              ]) {
+                const div = document.createElement('div');
+                document.body.appendChild(div);
+                await Plotly.newPlot(div, [trace], {title: {text: trace.type}});
+                out.push(div.querySelectorAll('.main-svg').length > 0);
+              }
+              return out;
+            }"""
+        )
+        assert drawn == [True, True, True]
+        assert refused == []
+        # An inline script injected into the page is refused, and the page says so.
+        with page.expect_console_message(lambda m: "CSP violation" in m.text):
+            page.evaluate(
+                """() => { const s = document.createElement('script');
+                       s.textContent = 'window.injected = true';
+                       document.body.appendChild(s); }"""
+            )
+        assert page.evaluate("window.injected === undefined")
+        assert refused and all("script-src" in r for r in refused)
+    finally:
+        context.close()
 
 
 def test_zoom_is_kept_when_the_figure_updates(page: sync_api.Page, served: Served):

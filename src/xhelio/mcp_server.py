@@ -48,8 +48,9 @@ from xhelio.api.error_types import error_type
 from xhelio.api.events import figure_json
 from xhelio.api.policy import code_policy, os_isolation_available
 from xhelio.api.turns import save_gallery_figure
-from xhelio.config import Settings, load_settings
+from xhelio.config import Settings, home_dir, load_settings
 from xhelio.errors import XhelioError
+from xhelio.server.client_paths import ClientPaths, PathMap
 from xhelio.server.config import ServerConfig, check_bind
 from xhelio.server.security import ASGIApp, SecurityMiddleware
 from xhelio.tools.funnel import sanitize
@@ -465,4 +466,5 @@ def http_app(server: MCPServer, config: ServerConfig) -> ASGIApp:
     check_bind(config)
     # The SDK's own Host/Origin checks apply on loopback; ours add the token everywhere.
     app = server.streamable_http_app(host=config.host)
-    return SecurityMiddleware(app, config, public=[])
+    # Remote clients never see the server's own paths (local stdio clients may).
+    return ClientPaths(SecurityMiddleware(app, config, public=[]), PathMap(home_dir()))

@@ -2,7 +2,7 @@
 
 Loopback (`127.0.0.1:8765`) unless `--host` says otherwise; any other address needs
 `XHELIO_API_TOKEN` (then every request must carry it as a bearer token). Contract and
-routes: docs/api.md; OpenAPI at http://127.0.0.1:8765/docs.
+routes: docs/api.md; OpenAPI schema at http://127.0.0.1:8765/openapi.json.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def serve(
     ] = 100_000,
     allow_unsandboxed_code: AllowUnsandboxedCode = False,
 ) -> None:
-    """Serve the assistant over HTTP: REST, SSE streaming and OpenAPI docs."""
+    """Serve the assistant over HTTP: web app, REST, SSE streaming and the OpenAPI schema."""
     import uvicorn
 
     from xhelio.server import ServerConfig, create_app
@@ -78,7 +78,7 @@ def serve(
     app = create_app(config)
     shown = f"[{host}]" if ":" in host else host
     Console(stderr=True).print(
-        f"xhelio API on http://{shown}:{port}/api/v1 (docs: http://{shown}:{port}/docs)"
+        f"xhelio on http://{shown}:{port}/ (API: /api/v1, schema: /openapi.json)"
         + ("; bearer token required" if config.token else ""),
         highlight=False,
     )

@@ -2,7 +2,9 @@
 
 One `Assistant` per process (sessions, each with its own lock, and the thread pool turns run
 on), the security middleware in front of everything, JSON errors, routes by concern under
-`/api/v1`, `GET /api/health`, OpenAPI at `/docs`, and the web app's mount hook last.
+`/api/v1`, `GET /api/health`, the OpenAPI schema at `/openapi.json` (no docs page: it would
+load a script from a CDN into this origin), security headers on every response, and the web
+app's mount hook last. No absolute server path leaves in a body (`client_paths`).
 """
 
 from __future__ import annotations
@@ -24,12 +26,15 @@ from xhelio.server import (
     routes_catalog,
     routes_data,
     routes_figures,
+    routes_files,
     routes_sessions,
     routes_settings,
 )
+from xhelio.server.client_paths import ClientPaths, PathMap
 from xhelio.server.config import ServerConfig, check_bind
 from xhelio.server.deps import ServerState
 from xhelio.server.errors import install_error_handlers
+from xhelio.server.headers import SecurityHeaders
 from xhelio.server.security import SecurityMiddleware
 from xhelio.server.web import mount_web_app
 
@@ -86,6 +91,8 @@ def create_app(
         version=xhelio.__version__,
         description="Talk to NASA heliophysics data. Contract: docs/api.md.",
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.xhelio = state
     install_error_handlers(app)
@@ -127,6 +134,7 @@ def create_app(
         routes_catalog,
         routes_data,
         routes_figures,
+        routes_files,
         routes_settings,
     ):
         app.include_router(module.router, prefix=API_PREFIX)
@@ -139,5 +147,8 @@ def create_app(
         )
     app.state.public_prefixes = list(config.public_prefixes)
     app.add_middleware(SecurityMiddleware, config=config, public=app.state.public_prefixes)
+    app.add_middleware(SecurityHeaders)
+    paths = PathMap(assistant.settings.home, assistant.hub.store.root, f"{API_PREFIX}/sessions")
+    app.add_middleware(ClientPaths, paths=paths)
     mount_web_app(app)
     return app

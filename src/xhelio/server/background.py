@@ -20,7 +20,7 @@ from xhelio.api.hub import SessionBusyError, SessionHub, SessionNotFoundError
 from xhelio.api.models import AskRequest
 from xhelio.api.turns import run_request
 from xhelio.errors import XhelioError
-from xhelio.server.errors import error_response
+from xhelio.server.errors import error_for
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["Started", "start_turn"]
@@ -46,11 +46,7 @@ class Started:
 
     def error_response(self) -> JSONResponse | None:
         """The HTTP error for a turn that could not start, or None."""
-        if isinstance(self.error, SessionBusyError):
-            return error_response(409, "SessionBusy", self.error.message)
-        if self.error is not None:
-            return error_response(400, type(self.error).__name__, self.error.message)
-        return None
+        return error_for(self.error) if self.error is not None else None
 
 
 def start_turn(hub: SessionHub, session_id: str, prepare: Prepare, name: str) -> Started:

@@ -1,7 +1,10 @@
 """Every failure as JSON: `{"status": "error", "type", "message"}`, never a stack trace.
 
-`xhelio.errors` types keep their class name and map to a status code by family; the
-server's own refusals (not found, busy, too large, invalid body) get theirs. An unexpected
+The one error model of the REST server (routes, background turns, event streams):
+`error_kind`, `error_status` and `error_message` say what a client sees for any exception.
+`xhelio.errors` types keep their class name and map to a status code by family (an unknown
+dataset, parameter or data label is 404); the server's own refusals have their names
+(`NotFound`, `SessionBusy`, `PayloadTooLarge`, `ValidationError`, ...). An unexpected
 exception is logged on the server and answered with its class name only.
 """
 
@@ -16,6 +19,7 @@ from xhelio import errors as xerrors
 from xhelio.api.direct import ToolCallError
 from xhelio.api.error_types import error_type
 from xhelio.api.hub import SessionBusyError, SessionNotFoundError
+from xhelio.data.store import UnknownLabelError
 from xhelio.errors import (
     DataUnavailableError,
     ServerError,
@@ -27,9 +31,12 @@ from xhelio.errors import (
 
 __all__ = [
     "ApiError",
+    "error_for",
+    "error_kind",
+    "error_message",
     "error_response",
+    "error_status",
     "install_error_handlers",
-    "status_for",
     "status_for_kind",
 ]
 
@@ -49,21 +56,51 @@ def error_response(status: int, kind: str, message: str) -> JSONResponse:
     return JSONResponse({"status": "error", "type": kind, "message": message}, status_code=status)
 
 
-def status_for(exc: XhelioError) -> int:
-    """HTTP status of an `xhelio.errors` error, by family."""
+_UNKNOWN_NAMED = (
+    UnknownDatasetError,
+    UnknownParameterError,
+    UnknownLabelError,
+    DataUnavailableError,
+)
+"""Errors about a named thing that does not exist: 404, like an unknown route."""
+
+
+def error_status(exc: BaseException) -> int:
+    """HTTP status of any exception, by family."""
+    if isinstance(exc, ApiError):
+        return exc.status
     if isinstance(exc, ToolCallError):
         return status_for_kind(exc.kind)
     if isinstance(exc, SessionNotFoundError):
         return 404
     if isinstance(exc, SessionBusyError):
         return 409
-    if isinstance(exc, UnknownDatasetError | UnknownParameterError | DataUnavailableError):
+    if isinstance(exc, _UNKNOWN_NAMED):
         return 404
     if isinstance(exc, UserError):
         return 400
     if isinstance(exc, ServerError):
         return 502
     return 500
+
+
+def error_kind(exc: BaseException) -> str:
+    """The `type` a client sees: the server's own name, or `error_type` of an xhelio error."""
+    if isinstance(exc, ApiError):
+        return exc.kind
+    return error_type(exc) if isinstance(exc, XhelioError) else "InternalError"
+
+
+def error_message(exc: BaseException) -> str:
+    """The message a client sees (never the text of an unexpected exception)."""
+    if isinstance(exc, ApiError | XhelioError):
+        return exc.message
+    return f"The server failed ({type(exc).__name__}); see its log."
+
+
+def error_for(exc: BaseException) -> JSONResponse:
+    """The JSON error response for `exc`."""
+    return error_response(error_status(exc), error_kind(exc), error_message(exc))
 
 
 _KIND_STATUS = {
@@ -82,12 +119,11 @@ def status_for_kind(kind: str) -> int:
     """HTTP status of a tool failure by its type name (an `xhelio.errors` class or other)."""
     if kind in _KIND_STATUS:
         return _KIND_STATUS[kind]
+    if kind in {cls.__name__ for cls in _UNKNOWN_NAMED}:
+        return 404
     cls = getattr(xerrors, kind, None)
-    if isinstance(cls, type) and issubclass(cls, XhelioError):
-        if issubclass(cls, UnknownDatasetError | UnknownParameterError | DataUnavailableError):
-            return 404
-        if issubclass(cls, ServerError):
-            return 502
+    if isinstance(cls, type) and issubclass(cls, ServerError):
+        return 502
     return 400
 
 
@@ -102,13 +138,8 @@ def _validation_message(exc: RequestValidationError) -> str:
 def install_error_handlers(app: FastAPI) -> None:
     """Register the JSON error handlers on `app`."""
 
-    async def xhelio_error(_: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, XhelioError)
-        return error_response(status_for(exc), error_type(exc), exc.message)
-
-    async def api_error(_: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, ApiError)
-        return error_response(exc.status, exc.kind, exc.message)
+    async def known_error(_: Request, exc: Exception) -> JSONResponse:
+        return error_for(exc)
 
     async def invalid(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -121,7 +152,7 @@ def install_error_handlers(app: FastAPI) -> None:
             exc.status_code, kinds.get(exc.status_code, "HTTPError"), str(exc.detail)
         )
 
-    app.add_exception_handler(XhelioError, xhelio_error)
-    app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(XhelioError, known_error)
+    app.add_exception_handler(ApiError, known_error)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StarletteHTTPException, http_error)

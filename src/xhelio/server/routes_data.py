@@ -28,7 +28,7 @@ from xhelio.api.events import stream_events
 from xhelio.api.models import StreamEvent
 from xhelio.api.turns import save_gallery_figure
 from xhelio.server.deps import ServerState, server_state
-from xhelio.server.errors import ApiError
+from xhelio.server.errors import ApiError, error_kind, error_message
 from xhelio.server.sse import sse_response
 from xhelio.session.events import Event
 from xhelio.sources.registry import SourceName
@@ -125,9 +125,9 @@ async def _streamed(
     try:
         result = await future
     except Exception as exc:
-        kind = getattr(exc, "kind", type(exc).__name__)
-        yield StreamEvent(type="error", data={"type": kind, "message": str(exc)})
-        result = {"status": "error", "type": kind, "message": str(exc)}
+        error = {"type": error_kind(exc), "message": error_message(exc)}
+        yield StreamEvent(type="error", data=error)
+        result = {"status": "error", **error}
     yield StreamEvent(type="done", data={"result": result})
 
 

@@ -15,9 +15,8 @@ from collections.abc import AsyncIterator
 
 from fastapi.responses import StreamingResponse
 
-from xhelio.api.error_types import error_type
 from xhelio.api.models import StreamEvent
-from xhelio.errors import XhelioError
+from xhelio.server.errors import error_kind, error_message
 
 __all__ = ["format_event", "sse_response"]
 
@@ -44,14 +43,9 @@ async def _frames(
         try:
             async for event in events:
                 await queue.put(event)
-        except XhelioError as exc:  # e.g. the session became busy: typed as on REST
-            await queue.put(
-                StreamEvent(type="error", data={"type": error_type(exc), "message": exc.message})
-            )
         except Exception as exc:  # the stream reports it; the server stays up
-            await queue.put(
-                StreamEvent(type="error", data={"type": type(exc).__name__, "message": str(exc)})
-            )
+            error = {"type": error_kind(exc), "message": error_message(exc)}
+            await queue.put(StreamEvent(type="error", data=error))
         finally:
             await queue.put(_END)
 

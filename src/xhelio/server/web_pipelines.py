@@ -35,6 +35,7 @@ from xhelio.pipelines.replay import replay_pipeline
 from xhelio.pipelines.store import PipelineRow, PipelineStore
 from xhelio.server.background import start_turn
 from xhelio.server.deps import server_state
+from xhelio.server.errors import error_for
 from xhelio.server.errors import error_response as _error
 from xhelio.timerange import parse_time_range
 from xhelio.tools.workspace import Workspace
@@ -183,7 +184,7 @@ def run_pipeline(request: Request, ref: str, body: RunBody) -> Response:
         try:
             overrides[TIME_RANGE_VAR] = str(parse_time_range(text))
         except XhelioError as exc:
-            return _error(400, type(exc).__name__, exc.message)
+            return error_for(exc)
     shown = overrides.get(TIME_RANGE_VAR) or pipeline.values().get(TIME_RANGE_VAR, "")
     sid = body.session_id
     if sid is None:

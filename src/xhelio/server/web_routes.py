@@ -26,11 +26,11 @@ from xhelio.agents import factory
 from xhelio.agents.planning.assistant import PlanningAssistant
 from xhelio.agents.turn import AssistantReply
 from xhelio.api.assistant import Assistant
-from xhelio.api.hub import SessionBusyError
 from xhelio.errors import XhelioError
 from xhelio.render.export import shared_exporter, write_html
 from xhelio.server.background import start_turn
 from xhelio.server.deps import server_state
+from xhelio.server.errors import error_for
 from xhelio.server.errors import error_response as _error
 from xhelio.tools.workspace import Workspace
 
@@ -74,7 +74,7 @@ def export_gallery_figure(
         else:
             payload = shared_exporter().to_bytes(figure, format)
     except XhelioError as exc:
-        return _error(502 if "browser" in exc.message else 400, type(exc).__name__, exc.message)
+        return error_for(exc)
     return Response(
         payload,
         media_type=_MEDIA[format],
@@ -135,10 +135,8 @@ def cancel_plan(request: Request, session_id: str) -> Response:
             assert workspace is not None
             assistant, _ = factory.make_assistant(workspace, xh.model, None, xh.build_model)
             plan = assistant.cancel_plan() if isinstance(assistant, PlanningAssistant) else None
-    except SessionBusyError as exc:
-        return _error(409, "SessionBusy", exc.message)
     except XhelioError as exc:
-        return _error(400, type(exc).__name__, exc.message)
+        return error_for(exc)
     if plan is None:
         return JSONResponse({"cancelled": False, "message": "No unfinished plan to cancel."})
     return JSONResponse({"cancelled": True, "plan": plan.brief()})
