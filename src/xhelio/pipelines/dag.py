@@ -27,7 +27,7 @@ from xhelio.errors import UserError
 from xhelio.pipelines.extract import extract_pipeline
 from xhelio.pipelines.model import APPROPRIATION_TOOLS, PRESENTATION_TOOLS, PipelineStep
 from xhelio.pipelines.replay import CALLER
-from xhelio.sandbox.ops_library import OpsLibrary, normalize_description
+from xhelio.sandbox.ops_library import OpsLibrary, normalize_description, served_form
 from xhelio.session.state import Session
 from xhelio.tools.funnel import ToolFunnel
 
@@ -134,7 +134,7 @@ class LiveDag:
             "children": [c.step_id for c in self.children(node_id)],
         }
         if library is not None and n.tool == "custom_operation":
-            code = _canonical(str(n.args.get("code", "")))
+            code = _canonical(served_form(str(n.args.get("code", ""))))
             wanted = normalize_description(str(n.args.get("description", "")))
             info["library_matches"] = [
                 {

@@ -25,6 +25,7 @@ __all__ = [
     "ALLOWED_BUILTINS",
     "PROVIDED_NAMES",
     "SAFE_STRING_FUNCTIONS",
+    "assigned_names",
     "validate_code",
 ]
 
@@ -262,7 +263,7 @@ def _fail(node: ast.AST, rule: str) -> SandboxError:
     )
 
 
-def _assigned_names(tree: ast.AST) -> tuple[set[str], set[str]]:
+def assigned_names(tree: ast.AST) -> tuple[set[str], set[str]]:
     """Every name the code binds, and those bound other than by `def` (may hold data)."""
     names: set[str] = set()
     data: set[str] = set()
@@ -671,7 +672,7 @@ def validate_code(code: str) -> ast.Module:
             f"{MAX_AST_NODES} allowed. Write shorter code.",
             "validation",
         )
-    bound, data_names = _assigned_names(tree)
+    bound, data_names = assigned_names(tree)
     try:
         _Checker(bound, data_names, _literal_templates(tree)).visit(tree)
     except RecursionError as exc:

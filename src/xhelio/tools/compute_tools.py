@@ -11,6 +11,7 @@ from xhelio.data.entry import DataEntry
 from xhelio.errors import SandboxError, UserError
 from xhelio.sandbox.function_docs import get_function_docs as lookup_function_docs
 from xhelio.sandbox.function_docs import search_function_docs as rank_function_docs
+from xhelio.sandbox.ops_library import ProvingRun
 from xhelio.tools.context import ToolContext
 from xhelio.tools.data_tools import entry_summary
 from xhelio.tools.registry import tool
@@ -93,6 +94,19 @@ def adopt_result(
     return entry, notes
 
 
+def _proving_run(
+    sources: list[DataEntry], entry: DataEntry, warnings: tuple[str, ...]
+) -> ProvingRun:
+    """What this run proves about its code (the ops library keeps clean runs on real data)."""
+    return ProvingRun(
+        real_data=any(s.source_dataset is not None for s in sources),
+        clean=not warnings and entry.points > 0,
+        input_columns=tuple(c for s in sources for c in s.columns),
+        output_kind=type(entry.data).__name__,
+        units=tuple(u for u in entry.units.values() if u),
+    )
+
+
 def _held_bytes(data: pd.DataFrame | xr.DataArray) -> int:
     if isinstance(data, xr.DataArray):
         return int(data.nbytes)
@@ -154,7 +168,9 @@ def custom_operation(
     entry, notes = adopt_result(outcome.value, output_label, entries, description, units)
     _check_session_results(ctx, entry)
     ctx.store.put(entry)
-    library_entry = ctx.ops_library.record(code, description, list(source_labels))
+    library_entry = ctx.ops_library.record(
+        code, description, list(source_labels), _proving_run(entries, entry, outcome.warnings)
+    )
     ctx.session.events.publish(
         "data_computed", tool="custom_operation", summary=f"{output_label} ({entry.points} points)"
     )
