@@ -57,8 +57,7 @@ def test_a_bare_except_does_not_lift_the_output_cap(sandbox: SandboxExecutor) ->
     "code",
     [
         "a = np.array([1, 'x'], dtype='O')\nresult = int(np.frombuffer(a, dtype=np.uint8)[0])",
-        "a = np.array([1, 'x'], dtype='O')\n"
-        "result = int(np.frombuffer(a.data, dtype=np.uint8)[0])",
+        "a = np.array([1, 'x'], dtype='O')\nresult = int(np.frombuffer(a.data, dtype=np.uint8)[0])",
         "a = xr.DataArray(np.array([1, 'x'], dtype='O'))\n"
         "result = int(np.frombuffer(a.data, dtype=np.uint8)[0])",
     ],
