@@ -71,8 +71,8 @@ def test_bump_and_top_order() -> None:
     library.bump(entries[1].id)  # type: ignore[union-attr]
     library.bump(entries[1].id)  # type: ignore[union-attr]
     library.bump(entries[2].id)  # type: ignore[union-attr]
-    ordered = [e.description for e in library.top(2)]
-    assert ordered == ["operation 1", "operation 2"]
+    ordered = [e.id for e in library.top(2)]
+    assert ordered == [entries[1].id, entries[2].id]  # type: ignore[union-attr]
     assert library.bump("0000000000ff") is None
 
 
@@ -83,8 +83,8 @@ def test_cap_evicts_least_used_then_oldest() -> None:
     library.bump(ids[0])  # op 0 is now used twice; op 1 is the oldest of the least used
     newest = library.record(_code(9), "op 9", ["a"])
     assert newest is not None
-    remaining = {e.description for e in library.top(10)}
-    assert remaining == {"op 0", "op 2", "op 9"}
+    remaining = {e.id for e in library.top(10)}
+    assert remaining == {ids[0], ids[2], newest.id}
     assert library.get(ids[1]) is None
 
 
@@ -102,8 +102,9 @@ def test_a_server_keeps_proven_operations_within_each_session() -> None:
         hub = SessionHub(services, policy=lambda folder: server_policy(folder, True))
         first, second = hub.create(), hub.create()
         mine = hub.view(first).context.ops_library
-        assert mine.record(_code(1), "Butterworth smooth", ["AC_H2_MFI.BGSEc"]) is not None
-        assert [e.description for e in mine.top()] == ["Butterworth smooth"]
+        kept = mine.record(_code(1), "Butterworth smooth", ["AC_H2_MFI.BGSEc"])
+        assert kept is not None
+        assert [e.id for e in mine.top()] == [kept.id]
         assert hub.view(second).context.ops_library.top() == []  # another client's session
         cli = SessionHub(services)  # no policy: the single user of a CLI or notebook
         assert cli.view(first).context.library_user == "local"

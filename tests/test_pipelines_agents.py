@@ -107,7 +107,9 @@ def test_data_ops_is_offered_the_library_and_reuse_is_counted(workspace: Workspa
     assert result.error is None, result.error
     for agent in ("data_ops.think", "data_ops"):
         prompt = " ".join(user_prompts(script.requests_of(agent)[0].messages))
-        assert f"[{entry.id}] Magnitude of a vector (used 1x)" in prompt, agent
+        # served: a summary generated from the code, never the author's description
+        assert f"[{entry.id}] {entry.description} (used 1x)" in prompt, agent
+        assert "Magnitude of a vector" not in prompt
         assert "sum(axis=1)" in prompt
     bumped = library.get(entry.id)
     assert bumped is not None and bumped.use_count == 2

@@ -163,7 +163,8 @@ CASES: list[tuple[str, str, set[str]]] = [
         "result = df.eval(\"@pd.io.common.os.system('touch {canary}')\")",
         {"validation"},
     ),
-    ("df_query", "result = df.query(\"@pd.io.common.os.system('x') > 0\")", {"validation"}),
+    # df.query is a row-condition evaluator of the sandbox's own: attributes refused.
+    ("df_query", "result = df.query(\"@pd.io.common.os.system('x') > 0\")", {"runtime"}),
     ("pd_eval", "result = pd.eval('df.bx + 1')", {"validation"}),
     ("apply_string", "result = df.apply('to_csv', path_or_buf='{canary}')", {"validation"}),
     ("agg_dunder", "result = df.agg('__class__')", {"validation"}),
@@ -244,7 +245,12 @@ CASES: list[tuple[str, str, set[str]]] = [
         "def d(f):\n    return print\n@d\ndef g():\n    return 1\nresult = g",
         {"validation"},
     ),
-    ("bare_except", "try:\n    x = 1\nexcept:\n    pass\nresult = 1", {"validation"}),
+    # A bare `except:` is allowed; it cannot hide a refusal (the call still fails).
+    (
+        "bare_except",
+        "try:\n    scipy.fftpack.test()\nexcept:\n    pass\nresult = 1",
+        {"forbidden"},
+    ),
     (
         "base_exception",
         "try:\n    x = 1\nexcept BaseException:\n    pass\nresult = 1",
@@ -472,7 +478,8 @@ RUNTIME_CASES: list[tuple[str, str, set[str]]] = [
     ),
     ("evaluator_via_agg", "n = 'ev' + 'al'\nresult = df.agg(n, expr='bx + 1')", {"forbidden"}),
     ("evaluator_pd_eval", "result = pd.eval('1 + 1')", {"forbidden"}),
-    ("evaluator_query", "result = df.query('bx > 0')", {"forbidden"}),
+    ("evaluator_query", "result = df.query('@pd.eval')", {"runtime"}),
+    ("evaluator_query_call", "result = df.query(\"pd.eval('1')\")", {"runtime"}),
     ("evaluator_internal", "result = pd.core.computation.eval.eval('1 + 1')", {"forbidden"}),
     ("evaluator_xarray", "result = df.to_xarray().query(index='bx > 0')", {"forbidden"}),
     ("dunder_via_agg", "n = '_' * 2 + 'class' + '_' * 2\nresult = str(df.agg(n))", {"forbidden"}),

@@ -199,7 +199,7 @@ def test_forged_text_fields_are_cleaned_and_capped(compromised: SandboxExecutor)
     code = (
         "blobs = []\nh = {'status': 'ok', 'kind': 'scalar', 'scalar': chr(0xD800) + 'v', "
         "'stdout': chr(0xD800) + 'x' * 10 ** 6, 'warnings': ['w' * 10 ** 4] * 100, "
-        "'layers': ['l' * 1000] * 1000}"  # under the 4 MB header cap, see test_sandbox_hostile_replies
+        "'layers': ['l' * 1000] * 1000}"  # under the 4 MB header cap (test_sandbox_hostile_replies)
     )
     outcome = compromised.run_without_validation(FORGE + code + SEND, {})
     for text in [str(outcome.value), outcome.stdout, *outcome.warnings, *outcome.layers]:

@@ -90,6 +90,8 @@ class Settings:
     sandbox_cpu_s: int = 60
     sandbox_spares: int = 2
     """Sandbox children kept forked, isolated and warm ahead of calls (~10 MB each)."""
+    sandbox_session_result_mb: int = 1024
+    """Total size of the computed results a session may hold (custom_operation)."""
     catalog_refresh_workers: int = 8
     plan_review: bool = False
     plan_review_iterations: int = 2
@@ -150,6 +152,7 @@ class _Validated(BaseModel):
     sandbox_memory_mb: _Positive
     sandbox_cpu_s: _Positive
     sandbox_spares: Annotated[int, Field(ge=0, le=16)]
+    sandbox_session_result_mb: _Positive
     catalog_refresh_workers: _Positive
     plan_review: bool
     plan_review_iterations: _Count

@@ -28,7 +28,7 @@ from xhelio.operations import Operation, ToolCaller
 from xhelio.pipelines.extract import extract_pipeline
 from xhelio.pipelines.model import PipelineStep
 from xhelio.pipelines.replay import CALLER
-from xhelio.sandbox.ops_library import OpsLibrary, normalize_description
+from xhelio.sandbox.ops_library import OpsLibrary, normalize_description, served_form
 from xhelio.session.state import Session
 
 __all__ = ["META_KEY", "LiveDag", "load_dag", "save_dag"]
@@ -135,7 +135,7 @@ class LiveDag:
             "children": [c.step_id for c in self.children(node_id)],
         }
         if library is not None and "code" in n.args:
-            code = _canonical(str(n.args.get("code", "")))
+            code = _canonical(served_form(str(n.args.get("code", ""))))
             wanted = normalize_description(str(n.args.get("description", "")))
             info["library_matches"] = [
                 {

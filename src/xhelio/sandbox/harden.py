@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from xhelio.sandbox.query import query
 from xhelio.sandbox.validate import SAFE_STRING_FUNCTIONS
 
 __all__ = ["Refused", "harden_libraries"]
@@ -106,6 +107,12 @@ def _disable_evaluators() -> None:
         _disable(computation, ["eval"], "pandas.eval")
     for cls in (pd.DataFrame, pd.Series, xr.Dataset, xr.DataArray):
         _disable(cls, [n for n in _EVALUATORS if n in vars(cls)], cls.__name__)
+    pd.DataFrame.query = _row_query  # pyright: ignore[reportAttributeAccessIssue]  # not pandas.eval
+
+
+def _row_query(self: pd.DataFrame, expr: object, **options: object) -> pd.DataFrame:
+    """`DataFrame.query` through `sandbox.query` (see there)."""
+    return query(self, expr, **options)
 
 
 def _dispatchable_names() -> frozenset[str]:
@@ -474,6 +481,93 @@ def _harden_getattr() -> int:
     return count
 
 
+def _writable(value: object) -> object:
+    if isinstance(value, np.ndarray) and not value.flags.writeable:
+        return np.array(value)
+    return value
+
+
+# Compiled kernels whose buffers are not declared const: they refuse read-only arrays.
+_NON_CONST_KERNELS = (
+    "pywt._extensions._dwt", "pywt._extensions._swt", "pywt._extensions._cwt",
+    "scipy.spatial.transform._rotation_cy",
+)  # fmt: skip
+
+
+def _writable_kernel_inputs() -> int:
+    """Compiled kernels that refuse read-only buffers get writable copies.
+
+    PyWavelets' and scipy Rotation's Cython kernels take non-const buffers and refuse
+    read-only ones ("buffer source array is read-only"), but pandas' copy-on-write
+    hands out only read-only views, so `pywt.wavedec(df['bx'], 'db4')` or
+    `r.apply(df.to_numpy())` failed on every column. Read-only arrays given to a
+    function of _NON_CONST_KERNELS (whatever public function or class calls it) are
+    copied first. Returns how many references were replaced.
+    """
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return original(
+                *(_writable(a) for a in args), **{k: _writable(v) for k, v in kwargs.items()}
+            )
+
+        return call
+
+    replacements: dict[int, Callable[..., Any]] = {}
+    for name in _NON_CONST_KERNELS:
+        module = sys.modules.get(name)
+        for member_name in dir(module) if module is not None else []:
+            member = getattr(module, member_name)
+            if (
+                not member_name.startswith("_")
+                and callable(member)
+                and not isinstance(member, type)
+            ):
+                replacements[id(member)] = wrap(member)
+    return _replace_everywhere(replacements)
+
+
+def _guard_frombuffer() -> int:
+    """`np.frombuffer` refuses buffers of Python objects.
+
+    An object array exports its pointers as a buffer: a writable uint8 view of them
+    forges object pointers (raw memory), with or without `.data`.
+    """
+    original = np.frombuffer
+
+    @functools.wraps(original)
+    def frombuffer(buffer: Any, *args: Any, **kwargs: Any) -> Any:
+        owner = buffer.obj if isinstance(buffer, memoryview) else buffer
+        if isinstance(owner, np.ndarray) and owner.dtype.hasobject:
+            raise ValueError(
+                "np.frombuffer: the buffer holds Python objects, not numbers; use "
+                "np.asarray(values, dtype=float)"
+            )
+        return original(buffer, *args, **kwargs)
+
+    return _replace_everywhere({id(original): frombuffer})
+
+
+def _issubclass_of_loaded(cls: type, modname: str, clsname: str) -> bool:
+    module = sys.modules.get(modname)
+    return module is not None and issubclass(cls, getattr(module, clsname))
+
+
+def _tolerate_absent_modules() -> int:
+    """Let scipy's array-API helper take absent modules (cupy, torch, jax, ...) as absent.
+
+    The warm-up marks optional modules found missing as absent (None in `sys.modules`,
+    so imports fail fast before the guard), which that helper took for a module:
+    every call through `array_namespace` (`resample_poly`, `ks_2samp`, ...) failed.
+    """
+    module = sys.modules.get("scipy._lib.array_api_compat.common._helpers")
+    if module is None or not hasattr(module, "_issubclass_fast"):
+        return 0
+    vars(module)["_issubclass_fast"] = _issubclass_of_loaded
+    return 1
+
+
 def harden_libraries(pywt: Any) -> int:
     """Apply every hardening step; returns the number of `__getattr__` methods wrapped."""
     _strip_io(pywt)
@@ -484,4 +578,7 @@ def harden_libraries(pywt: Any) -> int:
     _guard_splines()
     _guard_tck_functions()
     _guard_lu_pivots()
+    _guard_frombuffer()
+    _writable_kernel_inputs()
+    _tolerate_absent_modules()
     return _harden_getattr()

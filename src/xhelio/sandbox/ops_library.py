@@ -22,8 +22,15 @@ as a magnitude are cheap to regenerate). Entries are deduplicated by normalised
 description (a repeat bumps `use_count`), capped (default 50) with least-used eviction,
 ties broken by the oldest `last_used_at`; the entry just recorded is never the one
 evicted. A description containing `[from <id>]` marks reuse of that entry and bumps it.
+What later models read is behaviour, never free text the code carried
+(`ops_summary`): the stored code has neutral names (`v1`, `f1`, ...) and only parameter
+tokens or real column labels as strings, and the stored description is generated from
+the code (inputs, result kind, units, library calls); the author's description only
+deduplicates. `custom_operation` keeps code only when its run was clean (no warnings,
+non-empty result) on real, fetched data.
 Stored in SQLite (WAL) at `settings.home / "ops_library.sqlite"`; never pickle.
-Imports nothing from xhelio but `config`, `errors` and `sandbox.validate`.
+Imports nothing from xhelio but `config`, `errors`, `sandbox.ops_summary` and
+`sandbox.validate`.
 """
 
 from __future__ import annotations
@@ -41,18 +48,27 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import cast
 
+import numpy as np
+import pandas as pd
+import pywt
+import scipy
+import xarray as xr
+
 from xhelio.config import Settings
 from xhelio.errors import SandboxError
 from xhelio.migrations import Migration, columns, migrate, sql
+from xhelio.sandbox.ops_summary import ProvingRun, neutral_code, summarize
 from xhelio.sandbox.validate import validate_code
 
 __all__ = [
     "MIN_CODE_LINES",
     "OpsEntry",
     "OpsLibrary",
+    "ProvingRun",
     "Review",
     "normalize_description",
     "review_operation",
+    "served_form",
 ]
 
 MIN_CODE_LINES = 5
@@ -89,7 +105,9 @@ CREATE TABLE IF NOT EXISTS ops (
     UNIQUE (user, normalized)
 )
 """
-_REVIEW_VERSION = "review-1"
+_REVIEW_VERSION = "review-2"  # neutral code and a generated summary
+_LIBRARIES = {"np": np, "pd": pd, "xr": xr, "scipy": scipy, "pywt": pywt}
+_UNPROVEN = ProvingRun(real_data=False, clean=False, input_columns=(), output_kind="result")
 
 
 def _set_aside_shared_table(db: sqlite3.Connection) -> None:
@@ -246,6 +264,41 @@ def review_operation(code: str, description: str) -> Review:
     return Review(not reasons, canonical, clean, tuple(reasons))
 
 
+def _proven_review(code: str, description: str, run: ProvingRun | None) -> Review:
+    """`review_operation`, then the proving run and the neutral form (see `ops_summary`)."""
+    review = review_operation(code, description)
+    if not review.accepted:
+        return review
+    if run is not None and not (run.real_data and run.clean):
+        why = "no real (fetched) data" if not run.real_data else "warnings or an empty result"
+        return Review(False, "", review.description, (f"not proven: the run had {why}",))
+    shown_run = run or _UNPROVEN
+    neutral, problems = neutral_code(review.code, shown_run)
+    if problems:
+        return Review(False, "", review.description, tuple(problems))
+    summary = summarize(review.code, shown_run, len(set(_inputs(review.code))), _LIBRARIES)
+    return Review(True, neutral, summary, ())
+
+
+def _inputs(code: str) -> list[str]:
+    """The inputs the code reads: `df` and each `sources[...]` subscript."""
+    tree = ast.parse(code)
+    found = ["df"] if any(isinstance(n, ast.Name) and n.id == "df" for n in ast.walk(tree)) else []
+    for node in ast.walk(tree):
+        value = node.value if isinstance(node, ast.Subscript) else None
+        if isinstance(value, ast.Name) and value.id == "sources":
+            found.append(ast.unparse(cast(ast.Subscript, node).slice))
+    return found or ["df"]
+
+
+def served_form(code: str) -> str:
+    """The form in which kept code is stored and shown (to compare code with entries)."""
+    try:
+        return neutral_code(ast.unparse(ast.parse(code)), _UNPROVEN)[0]
+    except SyntaxError:
+        return code
+
+
 def _meaningful_lines(code: str) -> int:
     return sum(1 for line in code.splitlines() if line.strip() and not line.strip().startswith("#"))
 
@@ -301,8 +354,21 @@ class OpsLibrary:
         finally:
             db.close()
 
-    def record(self, code: str, description: str, source_labels: list[str]) -> OpsEntry | None:
-        """Save successful code once it passed review; None when too short or refused."""
+    def record(
+        self,
+        code: str,
+        description: str,
+        source_labels: list[str],
+        run: ProvingRun | None = None,
+    ) -> OpsEntry | None:
+        """Save successful code once it passed review; None when too short or refused.
+
+        `run` is the run that proves it (custom_operation passes it): the code is kept
+        only when that run was clean and read real data. What is stored for later
+        models is `neutral_code` and a `summarize`d description, never the author's.
+        Without `run` (an explicit save of a pipeline step) the code is not proven
+        anew, and the same neutral form and summary are stored.
+        """
         reused = _REUSE_MARK.search(description)
         if reused:
             self.bump(reused.group(1).lower())
@@ -311,7 +377,7 @@ class OpsLibrary:
         normalized = normalize_description(description)
         if not normalized:
             return None
-        review = review_operation(code, description)
+        review = _proven_review(code, description, run)
         if not review.accepted:
             self.rejected.append(review)
             return None

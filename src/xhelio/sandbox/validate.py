@@ -14,6 +14,7 @@ them either. Imports nothing from xhelio but `errors`.
 from __future__ import annotations
 
 import ast
+import re
 import string
 from collections.abc import Iterable
 from typing import cast
@@ -24,6 +25,7 @@ __all__ = [
     "ALLOWED_BUILTINS",
     "PROVIDED_NAMES",
     "SAFE_STRING_FUNCTIONS",
+    "assigned_names",
     "validate_code",
 ]
 
@@ -115,7 +117,7 @@ _FORBIDDEN_ATTRIBUTES = frozenset(
         "abc", "ABCMeta", "dataclasses", "make_dataclass", "enum", "typing", "types",
         "warnings", "locale", "codecs", "set_options", "set_global_backend", "set_backend",
         # string-evaluated expressions
-        "eval", "query", "format_map",
+        "eval", "format_map",
         # frames, generators, code objects, tracebacks
         "f_globals", "f_locals", "f_back", "f_builtins", "f_code", "f_trace", "gi_frame",
         "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await", "ag_frame", "ag_code",
@@ -140,9 +142,8 @@ _FORBIDDEN_BUILTIN_ATTRIBUTES = frozenset(
 # Sub-modules refused only right after a module name (elsewhere the word is ordinary).
 _FORBIDDEN_MODULE_MEMBERS: dict[str, frozenset[str]] = {
     "pywt": frozenset({"data"}),
-    "scipy": frozenset({"fftpack"}),
     "pd": frozenset({"util", "options", "set_option", "reset_option", "option_context"}),
-    "np": frozenset({"seterr", "set_printoptions", "setbufsize"}),
+    "np": frozenset({"set_printoptions", "setbufsize"}),
 }
 
 # NumPy features that hand out raw memory: object pointers forged from bytes
@@ -151,7 +152,6 @@ _FORBIDDEN_MODULE_MEMBERS: dict[str, frozenset[str]] = {
 # array's pointers (`arr.data.cast("B")`). Refused by name; `np.ndarray` stays usable in
 # isinstance()/issubclass().
 _RAW_MEMORY_ATTRIBUTES: dict[str, str] = {
-    "data": "`.data` of a NumPy array is a raw memory view; use `.values` or `.to_numpy()`",
     "cast": "casting raw memory views is not allowed",
     "void": "raw record scalars are not allowed",
     "rec": "record arrays over raw buffers are not allowed; use a DataFrame",
@@ -160,6 +160,37 @@ _RAW_MEMORY_ATTRIBUTES: dict[str, str] = {
     "baseclass": "the array class is not available; create arrays with np.array or np.zeros",
 }
 _CLASS_CHECK_ONLY = frozenset({"ndarray"})
+# Members refused right after a given attribute: scipy.fftpack.convolve holds the raw
+# convolution kernels (sizes unchecked); scipy.signal.convolve is ordinary.
+_FORBIDDEN_AFTER: dict[str, frozenset[str]] = {"fftpack": frozenset({"convolve"})}
+
+# Public functions reached through a refused sub-package, allowed when written out in
+# full from the module name (an alias of the sub-package stays refused).
+_ALLOWED_PATH = re.compile(
+    r"np\.lib\.stride_tricks\.sliding_window_view"
+    r"|pd\.api\.types\.(?:is_\w+|infer_dtype|pandas_dtype)"
+)
+# Sub-modules whose name is also a dispatcher's (`.transform`): not a method there.
+_MODULE_PATHS = frozenset({"scipy.spatial.transform"})
+# What to write instead of a refused attribute.
+_ATTRIBUTE_ADVICE: dict[str, str] = {
+    "eval": "write the expression directly: `df['bx'] + df['by']`",
+    "lib": "use the function's np.* name (np.pad, np.histogram, ...); sliding windows: "
+    "`np.lib.stride_tricks.sliding_window_view(x, n)` written out in full",
+    "api": "dtype checks: `pd.api.types.is_numeric_dtype(s)` (any pd.api.types.is_* "
+    "written out in full)",
+    "core": "use the public name (np.*, pd.*, xr.*, scipy.*)",
+    "io": "the data are already loaded: use df and sources['label']",
+    "plot": "return the data through `result`; figures are made by the plotting tools",
+    "style": "return the data through `result`; the session formats tables",
+    "format_map": "use an f-string: f'{value:.2f}'",
+    "set_options": "format values explicitly (round(), f-strings) instead of global options",
+}
+_IO_ADVICE = (
+    "the data are already loaded (df, sources['label']) and leave through `result`; "
+    "the session stores, saves and exports them"
+)
+_DEFAULT_ADVICE = "use the public pd/np/xr/scipy/pywt functions on df and sources"
 
 # Calls whose positional arguments past this count name a file: `df.to_string(path)`
 # writes to `path`; scipy.odr's errfile/rptfile follow its first 8/13 arguments.
@@ -176,7 +207,8 @@ _FUNCTION_KEYWORDS = frozenset({"func", "arg", "aggfunc"})
 _DISPATCH_ADVICE = (
     "the function given to {what} must be a lambda, a function you defined, a builtin, "
     "a library function such as np.mean, or a literal name of a listed reduction "
-    "('mean', 'sum', ...); a name held in a variable or computed is not allowed"
+    "('mean', 'sum', ...); a name held in a variable or computed is not allowed "
+    "(for a scipy Rotation pass the array itself: `r.apply(df.to_numpy())`)"
 )
 SAFE_STRING_FUNCTIONS = frozenset(
     {
@@ -184,7 +216,7 @@ SAFE_STRING_FUNCTIONS = frozenset(
         "prod", "size", "nunique", "cumsum", "cumprod", "cummax", "cummin", "diff", "abs",
         "idxmin", "idxmax", "sem", "skew", "kurt", "quantile", "rank", "ohlc", "any",
         "all", "shift", "pct_change", "bfill", "ffill", "round", "mode", "nth", "unique",
-        "sqrt", "log", "log10", "exp", "square",
+        "sqrt", "log", "log10", "exp", "square", "describe",
     }
 )  # fmt: skip
 
@@ -197,6 +229,7 @@ _ALLOWED_NODES: tuple[type[ast.AST], ...] = (
     ast.keyword, ast.FormattedValue, ast.JoinedStr, ast.Constant, ast.Attribute,
     ast.Subscript, ast.Starred, ast.Name, ast.List, ast.Tuple, ast.Slice, ast.arguments,
     ast.arg, ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop,
+    ast.With, ast.withitem,
 )  # fmt: skip
 
 _NODE_ADVICE: dict[type[ast.AST], str] = {
@@ -205,7 +238,6 @@ _NODE_ADVICE: dict[type[ast.AST], str] = {
     ast.ImportFrom: "imports are not allowed; pd, np, xr, scipy (all sub-packages) and pywt "
     "are already available, e.g. `scipy.signal.butter`",
     ast.ClassDef: "class definitions are not allowed; use functions",
-    ast.With: "`with` blocks are not allowed (no files or contexts are needed)",
     ast.Global: "`global` is not allowed",
     ast.Nonlocal: "`nonlocal` is not allowed",
     ast.Yield: "generators (`yield`) are not allowed; build a list",
@@ -231,7 +263,7 @@ def _fail(node: ast.AST, rule: str) -> SandboxError:
     )
 
 
-def _assigned_names(tree: ast.AST) -> tuple[set[str], set[str]]:
+def assigned_names(tree: ast.AST) -> tuple[set[str], set[str]]:
     """Every name the code binds, and those bound other than by `def` (may hold data)."""
     names: set[str] = set()
     data: set[str] = set()
@@ -245,6 +277,67 @@ def _assigned_names(tree: ast.AST) -> tuple[set[str], set[str]]:
         elif isinstance(node, ast.ExceptHandler) and node.name:
             data.add(node.name)
     return names | data, data
+
+
+def _literal_templates(tree: ast.AST) -> dict[str, list[str]]:
+    """Names bound only by `name = "literal"` (every binding), with their literals."""
+    literal_targets: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            literal_targets[id(node.targets[0])] = node.value.value
+    templates: dict[str, list[str]] = {}
+    other: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            if id(node) in literal_targets:
+                templates.setdefault(node.id, []).append(literal_targets[id(node)])
+            else:
+                other.add(node.id)
+        elif isinstance(node, ast.arg | ast.FunctionDef):
+            other.add(node.arg if isinstance(node, ast.arg) else node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            other.add(node.name)
+    return {name: values for name, values in templates.items() if name not in other}
+
+
+def _dotted_path(node: ast.expr) -> str | None:
+    """`np.lib.stride_tricks` for a chain of attributes on a name, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _is_allowed_context(node: ast.expr) -> bool:
+    """`np.errstate(...)`: the only context manager generated code needs."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "errstate"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "np"
+    )
+
+
+def _attribute_advice(attr: str) -> str:
+    if attr in _ATTRIBUTE_ADVICE:
+        return _ATTRIBUTE_ADVICE[attr]
+    if attr.startswith(("read_", "open_", "load", "save", "to_")) or attr in {
+        "dump", "dumps", "tofile", "fromfile", "memmap", "HDFStore", "DataSource",
+    }:  # fmt: skip
+        return _IO_ADVICE
+    if "import" in attr.lower():
+        return "pd, np, xr, scipy (all sub-packages) and pywt are already loaded"
+    return _DEFAULT_ADVICE
 
 
 def _module_root(node: ast.expr) -> str | None:
@@ -274,8 +367,14 @@ def _check_format_string(node: ast.AST, template: str) -> None:
 class _Checker(ast.NodeVisitor):
     """Walk the tree once, raising on the first rule broken."""
 
-    def __init__(self, bound_names: set[str], data_names: set[str]) -> None:
+    def __init__(
+        self, bound_names: set[str], data_names: set[str], templates: dict[str, list[str]]
+    ) -> None:
         self.known_names = bound_names | PROVIDED_NAMES | ALLOWED_BUILTINS
+        # Names only ever bound to literal strings: usable as `.format` templates.
+        self.templates = templates
+        # Attribute nodes inside an allowed full path (`np.lib.stride_tricks....`).
+        self.allowed_path_nodes: set[int] = set()
         # Names bound other than by `def` (assignments, loops, arguments): may hold data.
         self.data_names = data_names
         # Attribute nodes used as the class argument of isinstance()/issubclass().
@@ -306,7 +405,10 @@ class _Checker(ast.NodeVisitor):
         attr = node.attr
         if attr.startswith("_"):
             raise _fail(node, f"attribute '.{attr}': names starting with '_' are private")
-        if (
+        path = _dotted_path(node)
+        if path and _ALLOWED_PATH.fullmatch(path) and _module_root(node) not in self.data_names:
+            self.allowed_path_nodes.update(id(n) for n in ast.walk(node.value))
+        if id(node) not in self.allowed_path_nodes and (
             attr in _FORBIDDEN_ATTRIBUTES
             or attr in _FORBIDDEN_BUILTIN_ATTRIBUTES
             or attr.startswith(_FORBIDDEN_ATTRIBUTE_PREFIXES)
@@ -315,11 +417,21 @@ class _Checker(ast.NodeVisitor):
             raise _fail(
                 node,
                 f"attribute '.{attr}' is forbidden: it reaches files, the network, "
-                "string-evaluated code or library internals",
+                f"string-evaluated code or library internals; {_attribute_advice(attr)}",
+            )
+        before = node.value.attr if isinstance(node.value, ast.Attribute) else ""
+        if attr in _FORBIDDEN_AFTER.get(before, frozenset[str]()):
+            raise _fail(
+                node,
+                f"'.{before}.{attr}' holds raw kernels; use scipy.signal.fftconvolve or scipy.fft",
             )
         if attr == "format":
             self._check_format_receiver(node)
-        if attr in _STRING_DISPATCH_METHODS and id(node) not in self.called:
+        if (
+            attr in _STRING_DISPATCH_METHODS
+            and id(node) not in self.called
+            and path not in _MODULE_PATHS
+        ):
             # Passed on (`df.pipe(pd.DataFrame.agg, name)`) or aliased, the dispatcher
             # would receive its method name where no check sees it.
             raise _fail(
@@ -355,9 +467,14 @@ class _Checker(ast.NodeVisitor):
             raise _fail(node, f"function name '{node.name}' is not allowed")
         self.generic_visit(node)
 
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.type is None:
-            raise _fail(node, "a bare `except:` is not allowed; use `except Exception:`")
+    def visit_With(self, node: ast.With) -> None:
+        for item in node.items:
+            if not _is_allowed_context(item.context_expr) or "np" in self.data_names:
+                raise _fail(
+                    node,
+                    "`with` is only allowed for numerical error state: `with np.errstate("
+                    "divide='ignore', invalid='ignore'):` (no files or other contexts exist here)",
+                )
         self.generic_visit(node)
 
     def visit_keyword(self, node: ast.keyword) -> None:
@@ -406,14 +523,20 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _check_format_receiver(self, node: ast.Attribute) -> None:
-        """`.format` only on a literal template (also when the method is not called here)."""
+        """`.format` only on a literal template, or a name only ever bound to literals."""
         receiver = node.value
-        if not (isinstance(receiver, ast.Constant) and isinstance(receiver.value, str)):
-            raise _fail(
-                node,
-                "`.format` is only allowed on a literal string; use an f-string instead",
-            )
-        _check_format_string(node, receiver.value)
+        if isinstance(receiver, ast.Constant) and isinstance(receiver.value, str):
+            _check_format_string(node, receiver.value)
+            return
+        if isinstance(receiver, ast.Name) and receiver.id in self.templates:
+            for template in self.templates[receiver.id]:
+                _check_format_string(node, template)
+            return
+        raise _fail(
+            node,
+            "`.format` is only allowed on a literal string or a variable only ever assigned "
+            "literal strings (`template = '{:.2f} nT'`); use an f-string instead",
+        )
 
     def _is_function(self, node: ast.expr) -> bool:
         """True when `node` is visibly a function (or a listed reduction name), never data."""
@@ -427,6 +550,10 @@ class _Checker(ast.NodeVisitor):
         if isinstance(node, ast.Attribute):
             root = _module_root(node)
             return root in MODULE_NAMES and root not in self.data_names
+        if isinstance(node, ast.Call):
+            # Whatever a call returns (`r.apply(df.to_numpy())` on a scipy Rotation):
+            # a string from it still meets harden's run-time dispatch guard.
+            return True
         if isinstance(node, ast.List | ast.Tuple):
             return all(self._is_function(item) for item in node.elts)
         if isinstance(node, ast.Dict):
@@ -545,9 +672,9 @@ def validate_code(code: str) -> ast.Module:
             f"{MAX_AST_NODES} allowed. Write shorter code.",
             "validation",
         )
-    bound, data_names = _assigned_names(tree)
+    bound, data_names = assigned_names(tree)
     try:
-        _Checker(bound, data_names).visit(tree)
+        _Checker(bound, data_names, _literal_templates(tree)).visit(tree)
     except RecursionError as exc:
         raise SandboxError(
             "Code rejected by the sandbox: it is nested too deeply to check. Write flatter code.",

@@ -59,6 +59,7 @@ __all__ = [
     "read_frame_blocking",
     "split_frame",
     "unpack_message",
+    "writable",
     "write_all",
     "write_frame",
     "write_frame_blocking",
@@ -383,6 +384,21 @@ def _decode_array(
         name=name if isinstance(name, str) else None,
         attrs=_attrs(header.get("attrs")),
     )
+
+
+def writable(value: pd.DataFrame | xr.DataArray) -> pd.DataFrame | xr.DataArray:
+    """`value` with writable arrays where the libraries expect them.
+
+    Arrow decodes read-only views; a DataArray's `.values` is writable everywhere else
+    (`a.values[a.values > 5] = np.nan`), so a read-only one is copied. DataFrames are
+    returned as they are: pandas' copy-on-write already decides what may be written.
+    """
+    if isinstance(value, pd.DataFrame):
+        return value
+    variables = [value.variable, *value.coords.variables.values()]
+    if all(np.asarray(v.values).flags.writeable for v in variables):
+        return value
+    return value.copy(deep=True)
 
 
 def decode_value(

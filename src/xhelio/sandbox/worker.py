@@ -37,6 +37,8 @@ import xarray as xr
 
 from xhelio.sandbox import wire
 from xhelio.sandbox.harden import Refused as _Blocked
+from xhelio.sandbox.prepare import prepare_frame
+from xhelio.sandbox.query import bind_namespace
 from xhelio.sandbox.results import DECODE_FACTOR, ResultRejected, check_scalar
 from xhelio.sandbox.validate import ALLOWED_BUILTINS
 
@@ -57,8 +59,13 @@ MAX_WARNINGS = 20
 _MAX_REQUEST_BYTES = 1 << 40
 
 _SCIPY_SUBPACKAGES = (
-    "cluster", "constants", "differentiate", "fft", "integrate", "interpolate", "linalg",
+    "cluster", "constants", "differentiate", "fft", "fftpack", "integrate", "interpolate", "linalg",
     "ndimage", "odr", "optimize", "signal", "sparse", "spatial", "special", "stats",
+)  # fmt: skip
+
+_LAZY_MODULES = (
+    "pandas.core.arrays.arrow.extension_types", "pandas.core.reshape.reshape",
+    "xarray.core.resample", "numpy._core._methods",
 )  # fmt: skip
 
 _BLOCKED_EVENTS = frozenset(
@@ -199,7 +206,9 @@ def _type_of(obj: object, /) -> type:
 
 # Modules that compiled library code imports by name on first use (pyarrow's decimal
 # and datetime C APIs, NumPy's array printing), through the calling frame's builtins.
-_C_IMPORTS = frozenset({"decimal", "datetime", "numpy._core.arrayprint"})
+_C_IMPORTS = frozenset(
+    {"decimal", "datetime", "numpy._core.arrayprint", "numpy._core._methods"}
+)  # `_methods`: reductions (std, var) of non-contiguous views
 
 
 def _loaded_module(
@@ -248,8 +257,10 @@ def load_modules() -> dict[str, ModuleType]:
             importlib.import_module(f"scipy.{name}")
         for name in ("polynomial", "random", "fft", "linalg", "ma", "rec", "strings"):
             importlib.import_module(f"numpy.{name}")
-        # Loaded lazily when a period/interval column is encoded (then refused cleanly).
-        importlib.import_module("pandas.core.arrays.arrow.extension_types")
+        # Loaded lazily when a period/interval column is encoded (then refused cleanly),
+        # by GroupBy.describe, by DataArray.resample and by ndarray.std.
+        for name in _LAZY_MODULES:
+            importlib.import_module(name)
     _prime_array_printing()
     return {"pd": pd, "np": np, "xr": xr, "scipy": scipy, "pywt": pywt}
 
@@ -315,8 +326,8 @@ def _decode_sources(
     position = 0
     for entry in header["sources"]:
         count = int(entry["blobs"])
-        sources[str(entry["label"])] = wire.decode_value(
-            entry["header"], blobs[position : position + count]
+        sources[str(entry["label"])] = wire.writable(
+            wire.decode_value(entry["header"], blobs[position : position + count])
         )
         position += count
     return sources
@@ -343,8 +354,14 @@ def _scalar(value: object) -> object:
     )
 
 
-def _encode_result(value: object, max_bytes: int) -> tuple[dict[str, Any], list[bytes]]:
-    """Turn `result` into a response header and Arrow blobs, enforcing the size cap."""
+def _encode_result(
+    value: object, max_bytes: int, sources: dict[str, pd.DataFrame | xr.DataArray]
+) -> tuple[dict[str, Any], list[bytes]]:
+    """Prepare `result` as the session stores it (`prepare`), then encode it.
+
+    Returns a response header and Arrow blobs; enforces the size cap.
+    """
+    prepared: list[str] = []
     kind = "dataframe"
     if isinstance(value, pd.Series):
         try:
@@ -354,6 +371,11 @@ def _encode_result(value: object, max_bytes: int) -> tuple[dict[str, Any], list[
         kind = "series"
     if isinstance(value, xr.Dataset):
         raise _ResultError("`result` is an xarray Dataset; assign one DataArray from it")
+    if isinstance(value, pd.DataFrame):
+        try:
+            value = prepare_frame(value, sources, prepared)
+        except Exception as exc:  # labels pandas cannot turn into text
+            raise _ResultError(f"`result` cannot be returned: {_exception_text(exc)}") from exc
     if isinstance(value, pd.DataFrame | xr.DataArray):
         if isinstance(value, xr.DataArray):
             kind = "dataarray"
@@ -376,7 +398,7 @@ def _encode_result(value: object, max_bytes: int) -> tuple[dict[str, Any], list[
         stored = sum(len(blob) for blob in blobs) + len(json.dumps(value_header))
         if stored > max_bytes:  # labels, attrs and index count too, not only the values
             raise _OutputTooLarge(f"the result takes {stored} bytes once encoded")
-        return {"kind": kind, "value_header": value_header, "notes": notes}, blobs
+        return {"kind": kind, "value_header": value_header, "notes": prepared + notes}, blobs
     return {"kind": "scalar", "scalar": _scalar(value)}, []
 
 
@@ -443,9 +465,11 @@ class Runner:
             header, request_blobs = wire.unpack_message(body)
             sources = _decode_sources(header, request_blobs)
             value = self._execute(str(header["code"]), sources, stdout, caught)
-            if self.log.refused:
+            if self.log.refused:  # also when the code caught the refusal (`except:`)
                 raise _Blocked(self.log.refused[0])
-            result_header, blobs = _encode_result(value, self.config.max_result_bytes)
+            if stdout.total > stdout.hard_cap:  # the same
+                raise _OutputTooLarge(f"printed more than {stdout.hard_cap} characters")
+            result_header, blobs = _encode_result(value, self.config.max_result_bytes, sources)
             response = {"status": "ok", **result_header}
         except BaseException as exc:  # every outcome of untrusted code becomes a reply
             response = _classify(exc, self.log)
@@ -473,6 +497,7 @@ class Runner:
             **self.modules,
         }
         compiled = compile(code, CODE_FILENAME, "exec")
+        bind_namespace(namespace)  # `@name` in df.query
         saved_stdout: TextIO = sys.stdout
         sys.stdout = stdout  # type: ignore[assignment]  # duck-typed writer is enough
         try:

@@ -8,9 +8,10 @@ import pandas as pd
 import xarray as xr
 
 from xhelio.data.entry import DataEntry
-from xhelio.errors import UserError
+from xhelio.errors import SandboxError, UserError
 from xhelio.sandbox.function_docs import get_function_docs as lookup_function_docs
 from xhelio.sandbox.function_docs import search_function_docs as rank_function_docs
+from xhelio.sandbox.ops_library import ProvingRun
 from xhelio.tools.context import ToolContext
 from xhelio.tools.data_tools import entry_summary
 from xhelio.tools.registry import Produces, tool
@@ -18,19 +19,17 @@ from xhelio.tools.results import EntrySummary
 
 __all__ = ["COMPUTE_TOOLS", "adopt_result"]
 
-_TIME_COLUMNS = ("time", "Time", "epoch", "Epoch", "datetime")
-
 
 def _restore_time_index(
     frame: pd.DataFrame, first: pd.DataFrame | xr.DataArray, notes: list[str]
 ) -> pd.DataFrame:
-    """Give a result computed from timeseries back its UTC DatetimeIndex where possible."""
+    """Give a result computed from timeseries back its UTC DatetimeIndex where possible.
+
+    Never parses text: a time column was already made the index in the sandbox child
+    (`sandbox.prepare`), under the call's limits; here only cheap, vectorised steps run.
+    """
     if isinstance(frame.index, pd.DatetimeIndex):
         return frame if frame.index.tz is not None else frame.tz_localize("UTC")
-    for column in _TIME_COLUMNS:
-        if column in frame.columns:
-            index = pd.DatetimeIndex(pd.to_datetime(frame[column], utc=True))
-            return frame.drop(columns=[column]).set_axis(index, axis=0)
     source_index = first.index if isinstance(first, pd.DataFrame) else None
     if source_index is not None and len(source_index) == len(frame):
         notes.append("The result lost its time index; the source's time index was reattached.")
@@ -96,6 +95,48 @@ def adopt_result(
     return entry, notes
 
 
+def _proving_run(
+    sources: list[DataEntry], entry: DataEntry, warnings: tuple[str, ...]
+) -> ProvingRun:
+    """What this run proves about its code (the ops library keeps clean runs on real data)."""
+    return ProvingRun(
+        real_data=any(s.source_dataset is not None for s in sources),
+        clean=not warnings and entry.points > 0,
+        input_columns=tuple(c for s in sources for c in s.columns),
+        output_kind=type(entry.data).__name__,
+        units=tuple(u for u in entry.units.values() if u),
+    )
+
+
+def _held_bytes(data: pd.DataFrame | xr.DataArray) -> int:
+    if isinstance(data, xr.DataArray):
+        return int(data.nbytes)
+    return int(data.memory_usage(index=True, deep=False).sum())
+
+
+def _check_session_results(ctx: ToolContext, entry: DataEntry) -> None:
+    """Refuse a result that would take the session's computed data past its cap.
+
+    Computed entries are those without a source dataset; a result replacing one of
+    the same label frees its size.
+    """
+    cap_mb = ctx.settings.sandbox_session_result_mb
+    held = sum(
+        _held_bytes(e.data)
+        for e in ctx.store
+        if e.source_dataset is None and e.label != entry.label
+    )
+    total = held + _held_bytes(entry.data)
+    if total > cap_mb * 2**20:
+        raise SandboxError(
+            f"The result '{entry.label}' would bring this session's computed data to "
+            f"{total / 2**20:.0f} MB, over its {cap_mb} MB cap (sandbox_session_result_mb). "
+            "Return less data (resample, select columns or a time range), or reuse the "
+            "output_label of a result no longer needed.",
+            "output",
+        )
+
+
 @tool(
     "data_ops_compute",
     produces=Produces(argument="output_label"),
@@ -132,8 +173,11 @@ def custom_operation(
     entries = [ctx.store.get(label) for label in source_labels]
     outcome = ctx.sandbox.run(code, {e.label: e.data for e in entries})
     entry, notes = adopt_result(outcome.value, output_label, entries, description, units)
+    _check_session_results(ctx, entry)
     ctx.store.put(entry)
-    library_entry = ctx.ops_library.record(code, description, list(source_labels))
+    library_entry = ctx.ops_library.record(
+        code, description, list(source_labels), _proving_run(entries, entry, outcome.warnings)
+    )
     ctx.session.events.publish(
         "data_computed", tool="custom_operation", summary=f"{output_label} ({entry.points} points)"
     )
