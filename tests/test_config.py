@@ -22,7 +22,7 @@ from xhelio.errors import ConfigError
         ("XHELIO_HTTP_RETRIES", "2.5", "whole number"),
         ("XHELIO_SESSION_MEMORY_MB", "lots", "whole number"),
         ("XHELIO_PLAN_REVIEW", "maybe", "true or false"),
-        ("XHELIO_DEFAULT_SOURCE", "ftp", "hapi, cdf"),
+        ("XHELIO_DEFAULT_SOURCE", "ftp://x", "a data source name"),
     ],
 )
 def test_invalid_environment_values_are_one_clear_line(

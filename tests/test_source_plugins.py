@@ -220,3 +220,11 @@ def test_cdaweb_citation_names_cdaweb_only_when_the_data_comes_from_cdaweb(
     finally:
         real.close()
     assert cited.provider == "NASA CDAWeb" and "CDAWeb" in cited.acknowledgement
+
+
+def test_a_default_source_nobody_registered_is_a_clear_error_when_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("XHELIO_DEFAULT_SOURCE", "nope")
+    with Services() as services, pytest.raises(UserError, match="Registered sources: cdf, hapi"):
+        services.source()

@@ -79,7 +79,9 @@ def fetch(
     time: Annotated[
         str, typer.Option("--time", "-t", help="Time range, e.g. '2024-01-15 to 2024-01-20'.")
     ],
-    source: Annotated[str | None, typer.Option("--source", help="hapi or cdf.")] = None,
+    source: Annotated[
+        str | None, typer.Option("--source", help="A data source (`xhelio sources`): hapi, cdf...")
+    ] = None,
     valid_range: Annotated[
         bool,
         typer.Option(
@@ -101,7 +103,7 @@ def fetch(
         settings = services.settings
         chosen = services.source(source)
         if out is not None and out.suffix.lower() in (".csv", ".parquet"):
-            pieces = _stream_pieces(services.catalog, dataset, parameters, time, settings)
+            pieces = _stream_pieces(chosen, dataset, parameters, time, settings)
             if len(pieces) > 1:
                 # Too big for one piece: fetch, cache and append piece by piece.
                 reports = _stream(
@@ -136,10 +138,10 @@ def _print_reports(reports: list[FetchReport]) -> None:
 
 
 def _stream_pieces(
-    catalog: Catalog, dataset: str, parameters: list[str], time: str, settings: Settings
+    source: DataSource, dataset: str, parameters: list[str], time: str, settings: Settings
 ) -> list[TimeRange]:
     """The pieces a request to a file is fetched in (one when it is small)."""
-    info = catalog.dataset(dataset)
+    info = source.info(dataset)
     clamped, _ = clamp_to_availability(info, parse_time_range(time))
     columns = sum(max(1, p.components) for n in parameters if (p := info.parameter(n)))
     estimate = estimate_request(info.cadence, clamped, columns)

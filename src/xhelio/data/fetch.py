@@ -2,11 +2,12 @@
 
 `DataFetcher.fetch(dataset, parameters, time_range)` is the one path by which fetched
 data enters a session, used by the CLI, the tools and (later) the agents. It checks ids
-against the catalog, parses and clamps the time range to the dataset's availability,
-skips parameters already in memory for that range, fetches through the chosen source
-(wrapped in the fragment cache), stores `DATASET.PARAM` entries and returns a
-`FetchReport` per parameter. The dataset's description comes from the source (`info`),
-its citation from the source's `cite`, so any registered source works the same way.
+against the source's description of the dataset, parses and clamps the time range to the
+dataset's availability, skips parameters already in memory for that range, fetches
+through the chosen source (wrapped in the fragment cache), stores `DATASET.PARAM` entries
+and returns a `FetchReport` per parameter. The dataset's description comes from the
+source (`info`), its citation from the source's `cite`, so any registered source works
+the same way.
 Imports catalog, sources and data modules only.
 """
 
@@ -32,7 +33,13 @@ from xhelio.errors import (
     UnknownParameterError,
     XhelioError,
 )
-from xhelio.sources.base import DataSource, ParameterData, ProgressCallback, drop_duplicate_times
+from xhelio.sources.base import (
+    Citation,
+    DataSource,
+    ParameterData,
+    ProgressCallback,
+    drop_duplicate_times,
+)
 from xhelio.sources.dims import split_support_columns
 from xhelio.sources.sizing import cadence_seconds, estimate_request, human_bytes, total_columns
 from xhelio.timerange import TimeRange, format_time, parse_time_range
@@ -365,7 +372,7 @@ class DataFetcher:
                 check_memory_budget(self.catalog, info, wanted, clamped, self.memory_budget_bytes)
             fetched = self.source.fetch(info.id, wanted, clamped, progress)
             self._remember_variables(info, [fetched[name] for name in wanted])
-            citation = self.source.cite(info.id)
+            citation = self._citation(info.id)
             for name in wanted:
                 data = drop_duplicate_times(fetched[name], f"{info.id}.{name}")
                 cleaning_note = None
@@ -404,6 +411,13 @@ class DataFetcher:
             return False
         entry = self.store.get(label)
         return entry.fetched_range == _key(clamped) and "proven_until" not in entry.meta
+
+    def _citation(self, dataset_id: str) -> Citation | None:
+        """The source's citation; a failure to cite never loses the fetched data."""
+        try:
+            return self.source.cite(dataset_id)
+        except XhelioError:
+            return None
 
     def _remember_variables(self, info: DatasetInfo, fetched: Sequence[ParameterData]) -> None:
         """Add variables read from a file but unknown to the catalog (support data)."""

@@ -1,20 +1,26 @@
 """`SourceBehindCache`: the fragment cache in front of any registered source.
 
 `CachedSource` serves `info` and `fetch` from the fragment cache; a registered source
-also searches, cites, reports its status and closes, which go straight to it. Imports
-`sources.base` and `sources.cache`.
+also searches, cites, reports its status and closes, which go straight to it. Fragments
+grow with the cadence `info` gives unless the source sets `cadence_sizes_fragments =
+False` (a cadence that may be a guess must not make a one-day request fetch a month).
+Imports `sources.base`, `sources.cache`.
 """
 
 from __future__ import annotations
 
-from xhelio.sources.base import Citation, DatasetHit, SourceStatus
-from xhelio.sources.cache import CachedSource
+from xhelio.sources.base import Citation, DatasetHit, DataSource, SourceStatus
+from xhelio.sources.cache import CachedSource, FragmentCache
 
 __all__ = ["SourceBehindCache"]
 
 
 class SourceBehindCache(CachedSource):
     """A registered source with the fragment cache in front of `info` and `fetch`."""
+
+    def __init__(self, source: DataSource, cache: FragmentCache) -> None:
+        adaptive = bool(getattr(source, "cadence_sizes_fragments", True))
+        super().__init__(source, cache, adaptive_fragments=adaptive)
 
     def search(self, query: str, limit: int = 10, mission: str | None = None) -> list[DatasetHit]:
         """The source's own search."""

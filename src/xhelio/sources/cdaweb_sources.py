@@ -8,7 +8,8 @@ the dataset's DOI and PI. They differ only in how they fetch: `HapiSource` over
 ``hapi_url``, `CdawebSource` (CDAS REST + CDF files) over ``cdas_url``, each built on the
 first fetch (searching loads neither, nor pandas). An ongoing dataset's catalog stop
 (snapshots lag the archive) is reported as unknown, so the fragment cache asks the server
-rather than trusting a stale end.
+rather than trusting a stale end; and the cache's fragments do not grow with the
+catalog's cadence, which may be a guess (`cadence_sizes_fragments`).
 
 Imports config, errors, catalog and sources modules.
 """
@@ -65,6 +66,8 @@ class _CdawebCatalogSource:
     """Search, describe and cite through the catalog index; subclasses fetch."""
 
     _service_url: str
+    cadence_sizes_fragments = False
+    """The index's cadence is partly guessed from titles: cache fragments stay one day."""
 
     def __init__(self, setup: SourceSetup) -> None:
         self.name = setup.name

@@ -22,7 +22,9 @@ only when a cached source is made, so searching catalogs never loads pandas.
 
 from __future__ import annotations
 
+import functools
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
@@ -135,9 +137,19 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+@functools.lru_cache(maxsize=4)
+def _entry_points(search_path: tuple[str, ...]) -> list[EntryPoint]:
+    """The group's entry points installed on `search_path` (read once per path)."""
+    return _ordered(list(entry_points(group=ENTRY_POINT_GROUP)))
+
+
 def registrations(settings: Settings) -> list[Registration]:
-    """Every registered source, usable or not, in search order (xhelio's own first)."""
-    found = _ordered(list(entry_points(group=ENTRY_POINT_GROUP)))
+    """Every registered source, usable or not, in search order (xhelio's own first).
+
+    Installed entry points are read once per `sys.path` (a plugin installed while the
+    process runs is seen by the next process); configured families are asked each time.
+    """
+    found = _entry_points(tuple(sys.path))
     taken: dict[str, str] = {}
     out: list[Registration] = []
     for entry in found:
