@@ -190,21 +190,13 @@ _ALL_AFTER = re.compile(r"^\s*(?:spacecraft|probes|satellites)?\s*(?:\(\s*)?all\
 _PROBE_RANGE = re.compile(r"^\s*(?:-|\u2013|to|through)\s*[A-Za-z]{0,5}-?(?P<b>[1-9]|[A-Ea-e])\b")
 
 
-def probe_names(mission_id: str) -> list[str]:
-    """How each spacecraft of a constellation is written ("MMS1".."MMS4"), in order."""
-    entry = load_vocabulary().missions.get(mission_id)
-    if entry is None or not entry.probes:
-        return []
-    return [names[0] for _, names in sorted(entry.probes.items())]
-
-
 def _whole_constellations(
     text: str, refs: list[MissionRef], spans: list[tuple[int, int]]
 ) -> list[MissionRef]:
     """Every spacecraft of "all four MMS", "both Van Allen Probes", "Cluster 1-4"."""
     out: list[MissionRef] = []
     for ref in refs:
-        names = probe_names(ref.mission_id)
+        names = load_vocabulary().probe_names(ref.mission_id)
         end = ref.position + len(ref.text)
         first = probe_wanted(ref.text)
         wanted: list[str] = []
