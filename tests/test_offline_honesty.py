@@ -103,7 +103,6 @@ def test_probe_shorthands_in_lower_case(vocab: Vocabulary, text: str, prefix: st
     "text",
     [
         "ACE neutron monitor counts 2015-03-17",
-        "Solar Orbiter SWA-HIS oxygen charge state 2022-03-02",
         "Wind cosmic ray anisotropy 2019-06-01",
     ],
 )
@@ -112,6 +111,16 @@ def test_a_thing_named_but_not_placed_is_asked_not_an_overview(
 ) -> None:
     plan = build_plan(vocab, parse_request(text, vocab, NOW), NOW)
     assert plan.steps == () and plan.missing, plan
+
+
+def test_a_thing_the_catalog_metadata_names_is_placed_and_said(vocab: Vocabulary) -> None:
+    # No quantity of the vocabulary, but a dataset whose own metadata covers every word.
+    text = "Solar Orbiter SWA-HIS oxygen charge state 2022-03-02"
+    plan = build_plan(vocab, parse_request(text, vocab, NOW), NOW)
+    fetched = [s.candidates[0] for s in plan.steps if s.kind == "fetch" and s.candidates]
+    assert [c.dataset_id[:16] for c in fetched] == ["SOLO_L3_SWA-HIS-"]
+    assert "O_CHARGE" in fetched[0].parameter
+    assert any("Read 'SWA-HIS oxygen charge state' as the product" in n for n in plan.notes)
 
 
 def test_missions_alone_still_get_the_overview(vocab: Vocabulary) -> None:

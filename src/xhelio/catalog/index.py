@@ -6,13 +6,15 @@ never leaves a half-written index) and rebuilt whenever the snapshot version or 
 index schema changes. `Catalog.upsert` merges live-refreshed datasets into it.
 
 Search ranks datasets by, in order: an exact dataset id typed in the query, an id prefix
-typed in the query, how many of the query's concepts a dataset matches, parameters whose
+typed in the query, how many of the query's concepts a dataset matches, how far its id and
+title cover the query's product words (`language.products`: "sunward", "pitch angle",
+"5-minute", the same coverage the offline resolver uses), parameters whose
 name is exactly a typed word, then FTS5 bm25 with column weights. Mission names in the
 query restrict the search to those missions when that leaves any hit. User text never
 reaches FTS5 syntax: it is split into words and each is quoted.
 
 A time expression in the query is left out of the search. Imports only `catalog`
-modules, `config`, `errors` and `timerange` from xhelio.
+modules, `config`, `errors`, `language` and `timerange` from xhelio.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from xhelio.catalog.model import DatasetInfo, Mission, ParameterInfo
 from xhelio.catalog.snapshot import load_snapshot, snapshot_version
 from xhelio.config import Settings, load_settings
 from xhelio.errors import UnknownDatasetError, UnknownParameterError, UserError
+from xhelio.language.products import Term, coverage_score, product_terms
 from xhelio.timerange import find_time
 
 __all__ = ["Catalog", "SearchHit", "build_index", "is_auxiliary", "open_catalog"]
@@ -467,17 +470,36 @@ class Catalog:
         if limit <= 0:
             return []
         forced = [self.mission(mission).id] if mission else None
-        plan = plan_query(_without_time(query), self._aliases)
+        text = _without_time(query)
+        plan = plan_query(text, self._aliases)
+        # Look directions, distribution kinds and cadences ("sunward", "pitch angle",
+        # "5-minute") rank the products whose own id and title say them first.
+        terms = product_terms(text)
         if forced is not None:
-            hits = self._ranked(plan, forced, limit)
+            hits = self._ranked(plan, forced, limit, terms)
         else:
-            hits = self._ranked(plan, plan.mission_ids, limit) if plan.mission_ids else []
+            hits = self._ranked(plan, plan.mission_ids, limit, terms) if plan.mission_ids else []
             if not hits:
-                hits = self._ranked(plan, None, limit)
+                hits = self._ranked(plan, None, limit, terms)
         return hits
 
+    def _product_cover(self, terms: Sequence[Term], ids: Sequence[int]) -> dict[int, float]:
+        """Per dataset: how far its id and title cover the query's product words."""
+        if not terms:
+            return {}
+        marks = ", ".join("?" * len(ids))
+        rows = self._query(f"SELECT rowid, id, title FROM datasets WHERE rowid IN ({marks})", ids)
+        return {
+            int(rowid): coverage_score(DatasetInfo(str(ident), str(title)), terms, None)
+            for rowid, ident, title in rows
+        }
+
     def _ranked(
-        self, plan: QueryPlan, missions: Sequence[str] | None, limit: int
+        self,
+        plan: QueryPlan,
+        missions: Sequence[str] | None,
+        limit: int,
+        query_terms: Sequence[Term] = (),
     ) -> list[SearchHit]:
         scope, scope_args = "", []
         if missions is not None:
@@ -506,6 +528,7 @@ class Catalog:
             return []
         ids = sorted(candidates)
         coverage = self._coverage(plan, ids)
+        products = self._product_cover(query_terms, ids)
         exact_params = self._exact_parameter_hits(plan, ids)
         support = set() if plan.wants_support_data else self._auxiliary_among(ids)
         order = {rowid: n for n, rowid in enumerate(bm25)}
@@ -515,6 +538,7 @@ class Catalog:
                 r in exact,
                 r in prefixed,
                 coverage.get(r, 0),
+                products.get(r, 0.0),
                 exact_params.get(r, (0, 0)),
                 r not in support,
                 bm25.get(r, 0.0),

@@ -86,7 +86,7 @@ class Term:
     typed: str
     tokens: frozenset[str]
     acronym: bool = True
-    """A word written like an id token ("EPT", "3DP"); a plain word matches title words."""
+    """A word written like an id token ("EPT", "3DP"); a plain word matches title acronyms."""
 
 
 def _cadence_tokens(seconds: int) -> frozenset[str]:
@@ -128,14 +128,14 @@ def request_terms(text: str, hints: Iterable[str]) -> tuple[Term, ...]:
             continue
         out.extend(
             Term(w, frozenset({w.upper()}), acronym=False)
-            for w in re.findall(r"[A-Za-z]{4,}", hint)
+            for w in re.findall(r"[A-Za-z0-9]{3,}", hint)
             if w.lower() not in _FILLER
         )
     return tuple(out)
 
 
 def metadata_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], set[str]]:
-    """(id words, parameter names, cadence and title acronyms; title words), upper case."""
+    """(id words, parameter names, cadence and title acronyms; title acronyms), upper case."""
     ids = {t for t in re.split(r"[_\-]", info.id.upper())[1:] if t}
     # "MRG1HR", "COHO1HR": a cadence written inside an id word.
     ids.update(m[0] for t in list(ids) if (m := re.search(r"\d+(?:SEC|MIN|HR|S|M|H|D)$", t)))
@@ -145,46 +145,58 @@ def metadata_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str
     if cadence_s:
         ids.add(f"PT{round(cadence_s)}S")
     head = info.title.split(" - ", 1)[0]
-    words = re.split(r"[^A-Za-z0-9]+", head)
-    ids |= {t for t in words if len(t) >= 3 and t.isupper()}
-    ids |= {w.upper() for w in re.findall(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)+", head)}
-    ids |= {w.upper() for w in re.split(r"[/\s]+", head) if "/" not in w}
-    title = {t.upper() for t in words if len(t) >= 4}
-    return ids, title
+    acronyms = {t for t in re.split(r"[^A-Za-z0-9]+", head) if len(t) >= 3 and t.isupper()}
+    acronyms |= {w.upper() for w in re.findall(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)+", head)}
+    acronyms |= {w.upper() for w in re.split(r"[/\s]+", head) if "/" not in w and w.isupper()}
+    return ids | acronyms, acronyms
 
 
 def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | None) -> float:
-    """How well the dataset's metadata covers `terms` (5 per id-like word, 2 per plain)."""
+    """How well the dataset's metadata covers `terms` (5 per id-like word, 2 per plain).
+
+    An id-like word ("EPT", "RAD1", a look direction) may be any id word, parameter name
+    or title acronym; a plain word ("fgm", "waves") only a title acronym.
+    """
     if not terms:
         return 0.0
-    ids, title = metadata_tokens(info, cadence_s)
+    ids, acronyms = metadata_tokens(info, cadence_s)
     score = 0.0
     for term in terms:
         if term.acronym:
             score += 5.0 * bool(term.tokens & ids)
         else:
-            score += 2.0 * bool(term.tokens & (title | ids))
+            score += 2.0 * bool(term.tokens & acronyms)
     return score
 
 
 # Parameters that describe other data (energy and angle tables, indices, epochs, quality
 # flags): never the data of a plot.
-_SUPPORT_NAME = re.compile(
-    r"energ|angle|_?bins?$|index$|_idx$|^epoch|^time|qual|flag|status|^delta|err|uncert|sigma"
-    r"|_sd$|^num_|count_raw|mode|spin|version|label|^sc_?pos|position|^met$|apid|gap|valid",
+_AXIS_NAME = re.compile(
+    r"^(?:energ(?:y|ies)|e_?bins?|angles?|theta|phi|pitch_?angles?|pa_?bins?|freq(?:uenc(?:y|ies))?"
+    r"|channels?|bins?|mass(?:es)?|(?:energy|angle|freq)_?(?:labels?|centers?|delta|width))$",
+    re.I,
+)
+_NOT_DATA = re.compile(
+    r"energ|angle|_?bins?$|^epoch|^time|qual|flag|status|^delta|err|uncert|sigma|_sd$|^num_"
+    r"|count_raw|mode|spin|version|label|^sc_?pos|position|^met$|apid|gap|valid",
     re.I,
 )
 
 
 def is_support(p: ParameterInfo, info: DatasetInfo) -> bool:
-    """Whether `p` describes other data of `info` (a bins table, an index, a flag)."""
-    if p.is_time or p.type not in ("double", "integer") or _SUPPORT_NAME.search(p.name):
+    """Whether `p` is an axis of other data of `info` (an energy or angle table, bins).
+
+    Structural: another parameter names it as its bins (DEPEND_1), or its name is a bare
+    axis name ("ENERGY", "PITCH_ANGLE", "FREQUENCIES").
+    """
+    if p.is_time or _AXIS_NAME.match(p.name.split("__")[0]):
         return True
     return any(
-        p.name in (axis.centers_param, axis.ranges_param)
+        p.name in (axis.centers_param, axis.ranges_param, axis.name)
         for other in info.data_parameters
+        if other is not p
         for axis in other.bins_axes
-    )
+    ) or any(other.bins_name == p.name for other in info.data_parameters if other is not p)
 
 
 def _word_cover(words: Sequence[str], text: str) -> int:
@@ -202,7 +214,13 @@ def main_parameter(info: DatasetInfo, words: Sequence[str]) -> ParameterInfo | N
 
     The one whose name and description hold most of `words`, first in the file on a tie.
     """
-    data = [p for p in info.data_parameters if not is_support(p, info)]
+    data = [
+        p
+        for p in info.data_parameters
+        if p.type in ("double", "integer")
+        and not is_support(p, info)
+        and not _NOT_DATA.search(p.name)
+    ]
     if not data:
         return None
     return max(

@@ -14,12 +14,13 @@ from xhelio.timerange.grammar import (
     format_time,
     parse_time_range,
 )
-from xhelio.timerange.sentences import TimeFound, find_time, stray_clocks
+from xhelio.timerange.sentences import TimeFound, clock_range_on, find_time, stray_clocks
 
 __all__ = [
     "TimeFound",
     "TimeInText",
     "TimeRange",
+    "clock_range_on",
     "find_time",
     "find_time_range",
     "format_time",

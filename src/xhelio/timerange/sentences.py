@@ -20,7 +20,7 @@ from xhelio.errors import BadTimeRangeError
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
 from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["TimeFound", "find_time", "stray_clocks"]
+__all__ = ["TimeFound", "clock_range_on", "find_time", "stray_clocks"]
 
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2})?"
 _ZONE = r"(?:\s*(?:UTC?|Z)\b)?"
@@ -79,6 +79,22 @@ def _day_of_year(text: str, now: datetime | None) -> TimeFound | None:
             return TimeFound(None, None, exc.message)
         return TimeFound(found, match[0], None, (match.span(),))
     return None
+
+
+def clock_range_on(text: str, span: TimeRange) -> TimeRange | None:
+    """A clock range with no date ("06:00 to 12:00") on the first day of `span`, or None.
+
+    For a follow-up that zooms into the data already loaded; an end before the start
+    runs past midnight.
+    """
+    clock = _CLOCK_RANGE.search(_rewrite(text).text)
+    if clock is None:
+        return None
+    day = span.start.replace(hour=0, minute=0, second=0, microsecond=0)
+    begin, end = _clock(day, clock["a"]), _clock(day, clock["b"])
+    if end <= begin:
+        end += timedelta(days=1)
+    return TimeRange(begin, end)
 
 
 def _week(text: str, start: int, found: TimeRange) -> tuple[TimeRange, int] | None:

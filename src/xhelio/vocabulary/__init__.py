@@ -138,6 +138,13 @@ class DomainVocabulary:
         """How catalog metadata writes species `key`."""
         return next((s.cues for s in self.species if s.key == key), None)
 
+    def probe_names(self, mission_id: str) -> list[str]:
+        """How each spacecraft of a constellation is written ("MMS1".."MMS4"), in order."""
+        entry = self.missions.get(mission_id)
+        if entry is None or not entry.probes:
+            return []
+        return [names[0] for _, names in sorted(entry.probes.items())]
+
     def exact_aliases(self) -> frozenset[str]:
         """Shorthands that name a probe only when typed exactly so ("THE", "C1")."""
         return frozenset(a for m in self.missions.values() for a in m.exact)

@@ -19,7 +19,7 @@ from datetime import timedelta
 
 from xhelio.agents.offline.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.agents.offline.wishes import find_durations, format_seconds
-from xhelio.timerange import TimeRange
+from xhelio.timerange import TimeRange, clock_range_on
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["export_only", "is_follow_up", "merge"]
@@ -63,9 +63,38 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
     return bool(_FOLLOW_WORDS.search(intent.text)) and not (intent.compare and served)
 
 
+# "same for probe E", "now all four spacecraft": the last request's mission, other probes.
+_OTHER_PROBE = re.compile(r"\b(?:probe|spacecraft|satellite|s/c)\s+(?P<p>[A-Ea-e]|[1-9])\b", re.I)
+_ALL_PROBES = re.compile(
+    r"\b(?:all(?:\s+(?:the\s+)?(?:two|three|four|five|[2-5]))?|both|each|every)\s+"
+    r"(?:of\s+the\s+)?(?:probes?|spacecraft|satellites?|s/c)\b",
+    re.I,
+)
+
+
+def _other_probes(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, ...] | None:
+    """The last request's constellation with the probe(s) this one names, or None."""
+    vocab = load_vocabulary()
+    multi = [m for m in base.missions if vocab.probe_names(m.mission_id)]
+    if not multi:
+        return None
+    first = multi[0]
+    names = vocab.probe_names(first.mission_id)
+    if _ALL_PROBES.search(new.text):
+        wanted = names
+    elif (other := _OTHER_PROBE.search(new.text)) is not None:
+        entry = vocab.missions[first.mission_id]
+        wanted = list(entry.probes.get(other["p"].upper(), ())[:1])
+    else:
+        return None
+    if not wanted:
+        return None
+    return tuple(MissionRef(first.mission_id, first.name, n, first.position) for n in wanted)
+
+
 def _missions(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, ...]:
     if not new.missions:
-        return base.missions
+        return _other_probes(base, new) or base.missions
     if _REMOVE.search(new.text):
         gone = {m.mission_id for m in new.missions}
         return tuple(m for m in base.missions if m.mission_id not in gone)
@@ -191,6 +220,10 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     else:
         quantities = new.quantities or _with_form(_with_species(base, new), new)
     time_range, time_text = new.time_range, new.time_text
+    zoom = clock_range_on(new.text, base.time_range) if base.time_range else None
+    if time_range is None and zoom is not None:
+        time_range, time_text = zoom, str(zoom)
+        notes.append(f"Zoomed to {zoom} on the day already loaded.")
     if time_range is None and base.time_range is not None:
         shifted = _shifted(base.time_range, new, notes)
         time_range = shifted or base.time_range

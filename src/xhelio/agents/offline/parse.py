@@ -169,6 +169,7 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
             ):
                 continue
             refs.append(ref)
+    refs = _whole_constellations(text, refs, spans)
     # "Cluster C2 and C4": the bare mission name is not a third spacecraft.
     probed = {r.mission_id for r in refs if probe_wanted(r.text) is not None}
     refs = [r for r in refs if r.mission_id not in probed or probe_wanted(r.text) is not None]
@@ -178,6 +179,42 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
         spans.append(craft.span())
         refs.sort(key=lambda r: r.position)
     return tuple(refs), spans
+
+
+_ALL_BEFORE = re.compile(
+    r"\b(?:all(?:\s+(?:the\s+)?(?:two|three|four|five|2|3|4|5))?|both|each(?:\s+of)?|every)"
+    r"(?:\s+(?:of\s+)?the)?\s+$",
+    re.I,
+)
+_ALL_AFTER = re.compile(r"^\s*(?:spacecraft|probes|satellites)?\s*(?:\(\s*)?all\b", re.I)
+_PROBE_RANGE = re.compile(r"^\s*(?:-|\u2013|to|through)\s*[A-Za-z]{0,5}-?(?P<b>[1-9]|[A-Ea-e])\b")
+
+
+def _whole_constellations(
+    text: str, refs: list[MissionRef], spans: list[tuple[int, int]]
+) -> list[MissionRef]:
+    """Every spacecraft of "all four MMS", "both Van Allen Probes", "Cluster 1-4"."""
+    out: list[MissionRef] = []
+    for ref in refs:
+        names = load_vocabulary().probe_names(ref.mission_id)
+        end = ref.position + len(ref.text)
+        first = probe_wanted(ref.text)
+        wanted: list[str] = []
+        if first is None and (
+            _ALL_BEFORE.search(text[: ref.position]) or _ALL_AFTER.match(text[end:])
+        ):
+            wanted = names
+        elif first is not None and (span := _PROBE_RANGE.match(text[end:])) is not None:
+            keys = [probe_wanted(n) for n in names]
+            last = span["b"].upper()
+            if first in keys and last in keys and keys.index(last) > keys.index(first):
+                wanted = names[keys.index(first) : keys.index(last) + 1]
+                spans.append((end, end + span.end()))
+        if not wanted:
+            out.append(ref)
+            continue
+        out.extend(MissionRef(ref.mission_id, ref.name, n, ref.position) for n in wanted)
+    return out
 
 
 def _in_component_list(match: re.Match[str], tokens: list[re.Match[str]]) -> bool:

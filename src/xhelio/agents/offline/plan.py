@@ -591,8 +591,7 @@ def _resolve(
         wanted_cadence=b.intent.cadence_s,
         parameter_names=b.intent.parameter_names,
         hints=b.intent.hints,
-        # The words that named the quantity ("magnetometer", "Faraday cup") count too.
-        terms=request_terms(b.intent.text, (*b.intent.hints, wish.text)),
+        terms=request_terms(b.intent.text, b.intent.hints),
         keep_support=bool(b.intent.dataset_ids),
     )
 

@@ -22,7 +22,7 @@ from xhelio.agents.offline.spectra import AXIS_CUES, axis_dataset_score
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
-from xhelio.language.products import Term, coverage_score
+from xhelio.language.products import Term, coverage_score, is_support
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 
@@ -165,11 +165,13 @@ def _other_species(wish: QuantityWish, info: DatasetInfo, p: ParameterInfo) -> b
 
 def _frame_in_id(info: DatasetInfo, wish: QuantityWish) -> float:
     """A frame written in the dataset id ("..._4SEC-GSM_..."): the one asked, or another."""
-    if not wish.frame:
-        return 0.0
     named = set(re.split(r"[_\-]", info.id.upper())) & _FRAMES
     if not named:
         return 0.0
+    if not wish.frame:
+        # None asked: among datasets split by frame ("..._4SEC-GEO", "..._4SEC-GSE"),
+        # the usual near-Earth one; a frame-split heliospheric product gains nothing.
+        return _NATURAL_FRAMES["GSE"] if "GSE" in named else 0.0
     return 3.0 if wish.frame in named else -6.0
 
 
@@ -445,7 +447,10 @@ def resolve(
             continue
         named = [p for p in info.data_parameters if p.name in parameter_names]
         scored = [(20.0, p) for p in named] or [
-            (s, p) for p in info.data_parameters if (s := _parameter_score(q, wish, p)) is not None
+            (s, p)
+            for p in info.data_parameters
+            if (q.key == "position" or not is_support(p, info))
+            and (s := _parameter_score(q, wish, p)) is not None
         ]
         if not scored:
             continue
