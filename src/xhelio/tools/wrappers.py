@@ -7,8 +7,9 @@ around another toolset that adds one concern and passes everything else inward:
 * `GuardedToolset`: an agent run's loop guard (blocked calls come back as `LoopGuard`);
 * `TurnToolset`: one turn's shared model usage and request cap, read by the agents.
 
-Refusals travel inward as the funnel's one pre-run `Check`, so a refused call is still
-validated against nothing, recorded in the operations log and published like any other.
+Refusals travel inward as the funnel's one pre-run `Check` (the wrapper nearest the
+funnel asks first, so a server's policy refuses before a loop guard counts the call); a
+refused call does not run but is recorded in the operations log like any other.
 """
 
 from __future__ import annotations
@@ -183,8 +184,8 @@ class WrapperToolset:
         caller: str = "user",
         check: Check | None = None,
     ) -> ToolResult:
-        """Run tool `name` through the inner toolset, after this wrapper's check."""
-        return self.inner.call(name, args, caller, combine(check, self.check))
+        """Run tool `name` through the inner toolset; the innermost wrapper checks first."""
+        return self.inner.call(name, args, caller, combine(self.check, check))
 
 
 class PolicyToolset(WrapperToolset):
