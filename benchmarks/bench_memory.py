@@ -1,32 +1,33 @@
-"""Benchmark: peak memory (RSS) of `xhelio fetch` of years of 1-second data to parquet.
+"""Benchmark: peak memory (RSS) of `xhelio fetch` of 20 years of data to parquet.
 
-A loopback HAPI server (in this process) generates AC_H3_MFI ``Magnitude`` at 1-second
-cadence, in HAPI binary, for any requested range, on the fly (nothing is held: each
-/data answer is produced day by day). `xhelio fetch AC_H3_MFI Magnitude --time ... --out
-FILE.parquet` runs as a child process with a fresh XHELIO_HOME; its peak RSS is read
-from the kernel's accounting of that child (``os.wait4``), so the server's own memory is
-not counted.
+A loopback HAPI server (in this process) generates one scalar parameter at 1-minute
+(``--cadence-s 60``, OMNI_HRO_1MIN ``BZ_GSM``, the default) or 1-second cadence (``1``,
+AC_H3_MFI ``Magnitude``), in HAPI binary, for any requested range, on the fly (nothing is
+held: each /data answer is produced a block at a time). `xhelio fetch DATASET PARAM --time
+... --out FILE.parquet` runs as a child process with a fresh XHELIO_HOME; its peak RSS is
+read from the kernel's accounting of that child (``os.wait4``), so the server's own
+memory is not counted.
 
-The request is estimated (cadence x span x columns), cut into pieces of at most
-``XHELIO_FETCH_PIECE_MB`` (64 MB by default), and each piece is fetched, cached and
-appended to the parquet file before the next is asked for: peak RSS depends on the
-piece size, not on the span. The stated bound: peak RSS under 1.5 GB at the default
-piece size, whatever the span (``BOUND_MB``); the script exits 1 when it is exceeded.
+The request is estimated from the catalog's cadence (cadence x span x columns), cut into
+pieces of at most ``XHELIO_FETCH_PIECE_MB`` (16 MB by default; ``--piece-mb`` overrides),
+and each piece is fetched, cached and appended to the parquet file before the next is
+asked for: peak RSS depends on the piece size, not on the span. The stated bound: peak RSS
+under 400 MB at the default piece size, whatever the span (``BOUND_MB``); the script
+exits 1 when it is exceeded.
 
-The peer, measured in the same run on the same server: `hapiclient` fetching the same
+The peers, measured in the same run on the same server: `hapiclient` fetching the same
 span in binary and writing it to parquet with pandas (times cast straight from ISO bytes
-to datetime64, the cheapest parse there is). It holds the whole answer in memory, so its
-peak grows with the span; it is run at spans that fit (``--peer-years``), xhelio at the
-same spans (ratio printed) and at the long span (``--years``, 20 by default).
+to datetime64, the cheapest parse there is), at spans that fit (``--peer-years``); and,
+with ``--against REV``, the xhelio of an earlier commit (checked out in a temporary git
+worktree, with its own defaults) at the long span (``--years``, 20 by default).
 
-Measured (2 shared cores, 24 GB, 2026-11-24): 20 years, 631,152,000 rows, 8.9 GB of
-parquet in 2947 s, peak RSS 587 MB. Same spans as the peer: 0.5 y 552 MB vs hapiclient
-1,070 MB (ratio 0.52); 1.5 y 566 MB vs 2,995 MB (0.19). hapiclient at 20 years would
-need about 40 GB (its peak grows ~2 GB per year of 1-s data).
+Measured (2 shared cores, ~6 other jobs, 2026-11-26), 20 years of 1-minute data
+(10,519,200 rows): this commit 16 MB pieces ~360 MB; 8f952fd (64 MB pieces) ~590 MB.
+Piece size against peak: 64 MB 593, 16 MB 362, 8 MB 339.
 
-Run: ``python benchmarks/bench_memory.py [--years 20] [--peer-years 0.5 1.5]
-[--piece-mb 64]``. Twenty years is 631 million rows (about 20 GB over loopback; some
-25 minutes on one core); ``--years 1`` shows the same flat peak in a few minutes.
+Run: ``python benchmarks/bench_memory.py [--years 20] [--peer-years 0.5 2]
+[--cadence-s 60] [--piece-mb N] [--against REV]``. Twenty years of 1-minute data takes
+about a minute; of 1-second data (631 million rows) some 25 minutes.
 """
 
 from __future__ import annotations
@@ -46,8 +47,11 @@ from typing import Any
 
 import numpy as np
 
-BOUND_MB = 1536
-DATASET, PARAMETER = "AC_H3_MFI", "Magnitude"
+from revision import checkout
+
+BOUND_MB = 400
+DATASETS = {1: ("AC_H3_MFI", "Magnitude"), 60: ("OMNI_HRO_1MIN", "BZ_GSM")}
+"""A catalog dataset of each cadence (the catalog's cadence sizes the pieces)."""
 _RECORD = np.dtype([("time", "S24"), ("value", "<f8")])
 _DAY = 86400
 
@@ -58,10 +62,10 @@ def _info() -> dict[str, Any]:
         "status": {"code": 1200, "message": "OK"},
         "startDate": "1998-01-01T00:00:00.000Z",
         "stopDate": "2026-01-01T00:00:00.000Z",
-        "cadence": "PT1S",
+        "cadence": f"PT{_Handler.cadence_s}S",
         "parameters": [
             {"name": "Time", "type": "isotime", "units": "UTC", "length": 24, "fill": None},
-            {"name": PARAMETER, "type": "double", "units": "nT", "fill": "-1.0E31"},
+            {"name": _Handler.parameter, "type": "double", "units": "nT", "fill": "-1.0E31"},
         ],
     }
 
@@ -70,8 +74,9 @@ def _seconds(text: str) -> int:
     return int(np.datetime64(text.rstrip("Z"), "s").astype(np.int64))
 
 
-def _records(first: int, count: int) -> bytes:
-    seconds = np.arange(first, first + count, dtype=np.int64)
+def _records(first: int, stop: int, step: int) -> bytes:
+    seconds = np.arange(first, stop, step, dtype=np.int64)
+    count = len(seconds)
     out = np.empty(count, dtype=_RECORD)
     text = np.datetime_as_string(seconds.astype("datetime64[s]").astype("datetime64[ms]"))
     out["time"] = np.char.add(text.astype("S23"), b"Z")
@@ -81,6 +86,9 @@ def _records(first: int, count: int) -> bytes:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    cadence_s = 60
+    """Seconds between records (``--cadence-s``), on a grid aligned to the epoch."""
+    dataset, parameter = DATASETS[60]
 
     def log_message(self, format: str, *args: Any) -> None:
         return
@@ -100,21 +108,23 @@ class _Handler(BaseHTTPRequestHandler):
         query = dict(urllib.parse.parse_qsl(split.query))
         endpoint = split.path.rstrip("/").rsplit("/", 1)[-1]
         if endpoint == "catalog":  # hapiclient checks the dataset is listed
-            self._json({"HAPI": "3.3", "catalog": [{"id": DATASET}]})
+            self._json({"HAPI": "3.3", "catalog": [{"id": self.dataset}]})
         elif endpoint == "capabilities":
             self._json({"HAPI": "3.3", "outputFormats": ["csv", "binary"]})
         elif endpoint == "info":
             self._json(_info())
         elif endpoint == "data":
-            start = _seconds(query.get("start") or query["time.min"])
+            step = self.cadence_s
+            start = -(-_seconds(query.get("start") or query["time.min"]) // step) * step
             stop = _seconds(query.get("stop") or query["time.max"])
-            rows = max(0, stop - start)
+            rows = len(range(start, stop, step))
             self.send_response(200)
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Content-Length", str(rows * _RECORD.itemsize))
             self.end_headers()
-            for first in range(start, stop, _DAY):
-                self.wfile.write(_records(first, min(_DAY, stop - first)))
+            block = _DAY * step
+            for first in range(start, stop, block):
+                self.wfile.write(_records(first, min(first + block, stop), step))
         else:
             self.send_error(404)
 
@@ -173,23 +183,32 @@ def _measure(command: list[str], env: dict[str, str], out: Path) -> tuple[float,
     return usage.ru_maxrss / 1024, elapsed, rows  # ru_maxrss is in kilobytes on Linux
 
 
-def xhelio_peak(url: str, years: float, piece_mb: int, tmp: Path) -> tuple[float, float, int]:
-    """Peak RSS (MB), seconds and rows of `xhelio fetch ... --out FILE.parquet`."""
-    home = tmp / f"home-{years:g}"
+def xhelio_peak(
+    url: str, years: float, piece_mb: int | None, tmp: Path, src: Path | None = None
+) -> tuple[float, float, int]:
+    """Peak RSS (MB), seconds and rows of `xhelio fetch ... --out FILE.parquet`.
+
+    `src`: run the xhelio package in that folder (another commit's ``src``) instead.
+    """
+    tag = f"{years:g}-{'this' if src is None else 'other'}"
+    home = tmp / f"home-{tag}"
     home.mkdir()
-    out = tmp / f"xhelio-{years:g}.parquet"
+    out = tmp / f"xhelio-{tag}.parquet"
     start, stop = _span(years)
     env = {
         **os.environ,
         "XHELIO_HOME": str(home),
         "XHELIO_HAPI_URL": url,
-        "XHELIO_FETCH_PIECE_MB": str(piece_mb),
     }
+    if piece_mb is not None:
+        env["XHELIO_FETCH_PIECE_MB"] = str(piece_mb)
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
     command = [
         str(Path(sys.executable).with_name("xhelio")),
         "fetch",
-        DATASET,
-        PARAMETER,
+        _Handler.dataset,
+        _Handler.parameter,
         "--time",
         f"{start}T00:00 to {stop}T00:00",  # a bare end date would include that day
         "--out",
@@ -209,8 +228,8 @@ def peer_peak(url: str, years: float, tmp: Path) -> tuple[float, float, int]:
         "-c",
         _PEER,
         url,
-        DATASET,
-        PARAMETER,
+        _Handler.dataset,
+        _Handler.parameter,
         f"{start}T00:00:00Z",
         f"{stop}T00:00:00Z",
         str(cachedir),
@@ -234,13 +253,24 @@ def main() -> None:
         default=[0.25, 0.5],
         help="spans fetched by both xhelio and hapiclient (the peer holds all in memory)",
     )
-    parser.add_argument("--piece-mb", type=int, default=64)
+    parser.add_argument("--piece-mb", type=int, help="XHELIO_FETCH_PIECE_MB (default: its own)")
+    parser.add_argument("--cadence-s", type=int, default=60, help="seconds between records")
+    parser.add_argument(
+        "--against", metavar="REV", help="also run this git commit's xhelio (ratio printed)"
+    )
     args = parser.parse_args()
+    if args.cadence_s not in DATASETS:
+        raise SystemExit(f"--cadence-s must be one of {sorted(DATASETS)}")
+    _Handler.dataset, _Handler.parameter = DATASETS[args.cadence_s]
+    _Handler.cadence_s = args.cadence_s
     server = _Server()
     print(f"{'client':<11}{'years':>7}{'rows':>14}{'wall s':>9}{'peak MB':>11}")
     worst = 0.0
     try:
-        with tempfile.TemporaryDirectory(prefix="xhelio-bench-memory-") as name:
+        with (
+            tempfile.TemporaryDirectory(prefix="xhelio-bench-memory-") as name,
+            checkout(args.against) as other,
+        ):
             tmp = Path(name)
             for years in args.peer_years:
                 ours = xhelio_peak(server.url, years, args.piece_mb, tmp)
@@ -254,9 +284,15 @@ def main() -> None:
                 ours = xhelio_peak(server.url, args.years, args.piece_mb, tmp)
                 print(_line("xhelio", args.years, *ours))
                 worst = max(worst, ours[0])
+                if other is not None:
+                    before = xhelio_peak(server.url, args.years, args.piece_mb, tmp, other)
+                    assert before[2] == ours[2], (before, ours)
+                    print(_line(str(args.against)[:11], args.years, *before))
+                    print(f"{'':<11}this/{args.against} peak RSS: {ours[0] / before[0]:.3f}")
     finally:
         server.close()
-    print(f"stated bound: {BOUND_MB} MB peak RSS at {args.piece_mb} MB pieces, any span")
+    pieces = "the default" if args.piece_mb is None else f"{args.piece_mb} MB"
+    print(f"stated bound: {BOUND_MB} MB peak RSS at {pieces} pieces, any span")
     if worst > BOUND_MB:
         raise SystemExit(f"peak RSS {worst:.0f} MB exceeds the stated bound of {BOUND_MB} MB")
 

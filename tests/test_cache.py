@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -529,3 +530,24 @@ def test_a_corrupt_index_is_reported_and_nothing_is_deleted(xhelio_home: Path) -
         FragmentCache()
     assert (xhelio_home / "cache" / "index.sqlite").read_bytes() == damaged
     assert sorted((xhelio_home / "cache").rglob("*.parquet")) == files
+
+
+def test_checksums_recorded_as_blake2b_by_earlier_versions_still_verify() -> None:
+    source = CountingSource()
+    cached, cache = make_cached(source)
+    want = cached.fetch("DS", ["B"], span(1, 3))
+    with cache._transaction() as db:  # pyright: ignore[reportPrivateUsage]
+        rows = db.execute("SELECT path, checksum FROM fragments").fetchall()
+        assert rows and all(str(r[1]).startswith("crc32:") for r in rows)
+        for path, _ in rows:
+            old = hashlib.blake2b((cache.folder / path).read_bytes(), digest_size=16)
+            db.execute("UPDATE fragments SET checksum=? WHERE path=?", (old.hexdigest(), path))
+    calls = len(source.calls)
+    assert_same(make_cached(source)[0].fetch("DS", ["B"], span(1, 3)), want)
+    assert len(source.calls) == calls  # intact under the old checksum: read, not refetched
+    damaged = cache.folder / str(rows[0][0])
+    raw = bytearray(damaged.read_bytes())
+    raw[len(raw) // 2] ^= 0x01
+    damaged.write_bytes(bytes(raw))
+    assert_same(make_cached(source)[0].fetch("DS", ["B"], span(1, 3)), want)
+    assert len(source.calls) == calls + 1  # a flipped bit under the old checksum: refetched

@@ -157,5 +157,9 @@ def test_the_note_names_the_stop_a_gap_and_a_legitimate_end() -> None:
     )
     ended = DatasetInfo(id="DS", cadence="PT1M", stop=datetime(2024, 1, 8, tzinfo=UTC))
     assert data_end_note(ended, "DS.n", _data(times), SIXTEEN_DAYS, now) is None
+    recent = pd.date_range(now - timedelta(days=3), now - timedelta(hours=6), freq="min")
+    lagging = TimeRange(now - timedelta(days=3), now)
+    lag = str(data_end_note(ongoing, "DS.n", _data(recent), lagging, now))
+    assert "6 h before the requested end" in lag and "not have reached the archive" in lag
     whole = pd.date_range("2024-01-02", "2024-01-18", freq="min", tz="UTC", inclusive="left")
     assert data_end_note(ongoing, "DS.n", _data(whole), SIXTEEN_DAYS, now) is None

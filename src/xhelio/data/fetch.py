@@ -166,6 +166,8 @@ def data_end_note(
             f"{format_time(data.proven_until)} (it may have been cut): that part is not "
             "cached, and the next fetch asks for it again."
         )
+    if end > now - timedelta(days=2):
+        return f"{note} Data this recent may not have reached the archive yet."
     return f"{note} The server sent nothing after that time (a gap in the data)."
 
 

@@ -402,11 +402,18 @@ def _within(arrays: ChunkArrays, chunk: TimeRange, last_ns: int | None) -> Chunk
 def _to_parameter_data(
     params: Sequence[ParameterInfo], parts: list[ChunkArrays]
 ) -> dict[str, ParameterData]:
-    times = np.concatenate([part.times for part in parts])
-    index = pd.DatetimeIndex(times.astype("datetime64[ns]"), name="time").tz_localize("UTC")
+    # One part (the usual case) is used as it is: a copy would double the answer in memory.
+    times = parts[0].times if len(parts) == 1 else np.concatenate([part.times for part in parts])
+    index = pd.DatetimeIndex(
+        times.astype("datetime64[ns]", copy=False), name="time", copy=False
+    ).tz_localize("UTC")
     result: dict[str, ParameterData] = {}
     for p in params:
-        block = np.concatenate([part.values[p.name] for part in parts])
+        block = (
+            parts[0].values[p.name]
+            if len(parts) == 1
+            else np.concatenate([part.values[p.name] for part in parts])
+        )
         frame = pd.DataFrame(block, index=index, columns=column_names(p))
         result[p.name] = ParameterData(
             name=p.name,
