@@ -75,11 +75,13 @@ def _process_started(pid: int) -> str | None:
     return fields[19] if len(fields) > 19 else ""
 
 
-_THIS_RUNNER = (socket.gethostname(), os.getpid(), _process_started(os.getpid()) or "")
+def _this_runner() -> tuple[str, int, str]:
+    """(host, pid, start time) of this process (read each time: a fork has its own)."""
+    return socket.gethostname(), os.getpid(), _process_started(os.getpid()) or ""
 
 
 def _runner_alive(host: str, pid: int, started: str) -> bool:
-    if host != _THIS_RUNNER[0]:
+    if host != socket.gethostname():
         return True  # another machine's process: assume it runs
     now = _process_started(pid)
     return now is not None and (not started or not now or now == started)
@@ -123,7 +125,7 @@ class TaskStore:
             )
             db.execute("DELETE FROM tasks WHERE plan_id = ?", (plan.id,))
             if plan.status.running:
-                host, pid, started = _THIS_RUNNER
+                host, pid, started = _this_runner()
                 db.execute(
                     "INSERT OR REPLACE INTO plan_runners VALUES (?, ?, ?, ?)",
                     (plan.id, host, pid, started),
