@@ -1,7 +1,9 @@
 """`xhelio plan list` and `xhelio plan show ID`: the plans multi-step requests produced.
 
 Plans are written by the planning loop to `$XHELIO_HOME/plans.sqlite` after every task;
-these commands only read them. `--json` prints the stored record (`TaskPlan.to_dict()`).
+these commands only read them (opening the store marks plans whose process died
+`interrupted`, and `list` says how to resume them). `--json` prints the stored record
+(`TaskPlan.to_dict()`).
 Imports the planning records and store, never an agent.
 """
 
@@ -17,7 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from xhelio.agents.planning.store import TaskStore
-from xhelio.agents.planning.tasks import TaskPlan
+from xhelio.agents.planning.tasks import PlanStatus, TaskPlan
 from xhelio.cli.errors import handle_errors
 from xhelio.config import load_settings
 
@@ -85,6 +87,13 @@ def list_plans(
         )
     console.print(table)
     console.print("Details: `xhelio plan show ID`.")
+    for plan in plans:
+        if plan.status is PlanStatus.INTERRUPTED:
+            console.print(
+                f"Plan {plan.id} was interrupted (its process ended); resume it with "
+                f"`xhelio chat --session {plan.session_id}`, then `resume`.",
+                highlight=False,
+            )
 
 
 @app.command("show")

@@ -5,6 +5,8 @@
 - `POST /sessions/{id}/plan/retry`: run the first failed task of the session's latest plan
   again, in the background; answers at once with the event id to follow
   (`GET /sessions/{id}/events?follow=true&after=N` streams the run and ends with `done`).
+- `POST /sessions/{id}/plan/resume`: run what the session's unfinished plan has left (a
+  plan whose process was killed is `interrupted`), in the background, like a retry.
 - `POST /sessions/{id}/plan/cancel`: skip the remaining tasks of the session's unfinished
   plan (or cancel the running request).
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -82,43 +85,83 @@ def export_gallery_figure(
     )
 
 
-class _Retry:
-    """A plan's retry run as a turn: `run_turn` records, saves and publishes it."""
+class _PlanRun:
+    """Work on a session's plan run as a turn: `run_turn` records, saves and publishes it."""
 
-    def __init__(self, planning: PlanningAssistant) -> None:
-        self.planning = planning
+    def __init__(
+        self, planning: PlanningAssistant, work: Callable[[threading.Event], AssistantReply]
+    ) -> None:
         self.name = planning.name
+        self.work = work
 
     def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
-        reply = self.planning.retry_failed(cancel)
-        return reply or AssistantReply("Nothing to do: the plan has no failed task.")
+        del request
+        return self.work(cancel)
 
 
-@router.post("/sessions/{session_id}/plan/retry")
-def retry_plan(request: Request, session_id: str) -> Response:
-    """Start the retry of the latest plan's first failed task; follow it on /events."""
+# What to run on the session's plan: (work, question, reply fields), or why there is nothing.
+PlanPick = Callable[[PlanningAssistant], "tuple[_PlanRun, str, dict[str, Any]] | str"]
+
+
+def _start_plan_run(request: Request, session_id: str, name: str, pick: PlanPick) -> Response:
+    """Start `pick`'s work on the session's plan in the background; answer at once."""
     xh = _assistant(request)
     if not xh.hub.exists(session_id):
         return _error(404, "NotFound", f"No session '{session_id}'.")
-    tasks: list[str] = []
+    fields: dict[str, Any] = {}
 
-    def prepare(workspace: Workspace) -> tuple[_Retry, str] | str:
+    def prepare(workspace: Workspace) -> tuple[_PlanRun, str] | str:
         assistant, _ = factory.make_assistant(workspace, xh.model, None, xh.build_model)
-        plan = assistant.latest_plan() if isinstance(assistant, PlanningAssistant) else None
-        failed = plan.failed() if plan is not None else []
-        if not isinstance(assistant, PlanningAssistant) or not failed:
-            return "Nothing to retry: the latest plan has no failed task."
-        tasks.append(failed[0].description)
-        return _Retry(assistant), f"retry: {failed[0].description}"
+        if not isinstance(assistant, PlanningAssistant):
+            return "Nothing to do: this session's assistant makes no plans."
+        picked = pick(assistant)
+        if isinstance(picked, str):
+            return picked
+        run, question, reply = picked
+        fields.update(reply)
+        return run, question
 
-    started = start_turn(xh.hub, session_id, prepare, "retry")
+    started = start_turn(xh.hub, session_id, prepare, name)
     failure = started.error_response()
     if failure is not None:
         return failure
     if not started.running:
         return JSONResponse({"started": False, "message": started.message})
-    reply = {"started": True, "task": tasks[0], "after_event_id": started.after_event_id}
-    return JSONResponse(reply)
+    return JSONResponse({"started": True, **fields, "after_event_id": started.after_event_id})
+
+
+def _retry_pick(planning: PlanningAssistant) -> tuple[_PlanRun, str, dict[str, Any]] | str:
+    plan = planning.latest_plan()
+    failed = plan.failed() if plan is not None else []
+    if not failed:
+        return "Nothing to retry: the latest plan has no failed task."
+
+    def work(cancel: threading.Event) -> AssistantReply:
+        reply = planning.retry_failed(cancel)
+        return reply or AssistantReply("Nothing to do: the plan has no failed task.")
+
+    task = failed[0].description
+    return _PlanRun(planning, work), f"retry: {task}", {"task": task}
+
+
+def _resume_pick(planning: PlanningAssistant) -> tuple[_PlanRun, str, dict[str, Any]] | str:
+    plan = planning.incomplete_plan()
+    if plan is None:
+        return "Nothing to resume: the session has no unfinished plan."
+    run = _PlanRun(planning, lambda cancel: planning.resume(plan, cancel))
+    return run, f"resume: {plan.request}", {"plan_id": plan.id}
+
+
+@router.post("/sessions/{session_id}/plan/retry")
+def retry_plan(request: Request, session_id: str) -> Response:
+    """Start the retry of the latest plan's first failed task; follow it on /events."""
+    return _start_plan_run(request, session_id, "retry", _retry_pick)
+
+
+@router.post("/sessions/{session_id}/plan/resume")
+def resume_plan(request: Request, session_id: str) -> Response:
+    """Resume the session's unfinished (e.g. interrupted) plan; follow it on /events."""
+    return _start_plan_run(request, session_id, "resume", _resume_pick)
 
 
 @router.post("/sessions/{session_id}/plan/cancel")

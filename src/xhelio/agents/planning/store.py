@@ -3,12 +3,20 @@
 One row per plan (its JSON record plus indexed columns) and one row per task with its
 round, so `xhelio plan list` and the REPL's resumption check need no JSON parsing. A save
 replaces a plan's rows in one transaction: a crash leaves the previous save readable.
+
+A running plan also records which process runs it (host, pid and the process's start
+time, so a reused pid is not mistaken for it). Opening the store marks the running plans
+of processes that are gone (`kill -9`, a crash, a closed terminal) `interrupted`: they are
+then offered for resume instead of staying in `planning` forever. Plans run from another
+host are left alone (their process cannot be checked from here).
 Imports only `config`, `errors` and the task records.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -34,9 +42,56 @@ CREATE TABLE IF NOT EXISTS tasks (
     PRIMARY KEY (plan_id, seq)
 );
 """
+_RUNNERS = """
+CREATE TABLE IF NOT EXISTS plan_runners (
+    plan_id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, started TEXT NOT NULL
+);
+"""
 
-_MIGRATIONS = (Migration(1, "plans and tasks tables", sql(_SCHEMA)),)
+_MIGRATIONS = (
+    Migration(1, "plans and tasks tables", sql(_SCHEMA)),
+    Migration(2, "plan_runners: which process runs each plan", sql(_RUNNERS)),
+)
 _OPEN = tuple(s.value for s in PlanStatus if not s.final)
+_RUNNING = tuple(s.value for s in PlanStatus if s.running)
+
+
+def _process_started(pid: int) -> str | None:
+    """When process `pid` started (clock ticks since boot), or None when it is gone/unknown.
+
+    A zombie counts as gone. Without /proc (not Linux) the start time is "" when the
+    process exists, so only the pid is compared.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        if Path("/proc/self/stat").exists():
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return ""
+    except OSError:
+        return ""
+    fields = stat.rpartition(")")[2].split()
+    if not fields or fields[0] in ("Z", "X"):
+        return None
+    return fields[19] if len(fields) > 19 else ""
+
+
+def _this_runner() -> tuple[str, int, str]:
+    """(host, pid, start time) of this process (read each time: a fork has its own)."""
+    return socket.gethostname(), os.getpid(), _process_started(os.getpid()) or ""
+
+
+def _runner_alive(host: str, pid: int, started: str) -> bool:
+    if host != socket.gethostname():
+        return True  # another machine's process: assume it runs
+    now = _process_started(pid)
+    return now is not None and (not started or not now or now == started)
 
 
 class TaskStore:
@@ -51,6 +106,8 @@ class TaskStore:
         self.path = path
         with self._db() as db:
             migrate(db, _MIGRATIONS, str(path))
+        self.interrupted = self.mark_interrupted()
+        """Plans this opening found abandoned by their process and marked interrupted."""
 
     def _db(self) -> AbstractContextManager[sqlite3.Connection]:
         return wal_connection(self.path)
@@ -74,6 +131,14 @@ class TaskStore:
                 ),
             )
             db.execute("DELETE FROM tasks WHERE plan_id = ?", (plan.id,))
+            if plan.status.running:
+                host, pid, started = _this_runner()
+                db.execute(
+                    "INSERT OR REPLACE INTO plan_runners VALUES (?, ?, ?, ?)",
+                    (plan.id, host, pid, started),
+                )
+            else:
+                db.execute("DELETE FROM plan_runners WHERE plan_id = ?", (plan.id,))
             db.executemany(
                 "INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -113,3 +178,32 @@ class TaskStore:
                 (session_id, *_OPEN),
             ).fetchone()
         return TaskPlan.from_dict(json.loads(row[0])) if row else None
+
+    def mark_interrupted(self) -> list[TaskPlan]:
+        """Mark running plans whose process is gone `interrupted`; return them."""
+        marks = ",".join("?" for _ in _RUNNING)
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT p.record, r.host, r.pid, r.started FROM plans p "
+                "LEFT JOIN plan_runners r ON r.plan_id = p.id "
+                f"WHERE p.status IN ({marks})",
+                _RUNNING,
+            ).fetchall()
+        abandoned = [
+            TaskPlan.from_dict(json.loads(record))
+            for record, host, pid, started in rows
+            if host is None or not _runner_alive(str(host), int(pid), str(started))
+        ]
+        for plan in abandoned:
+            plan.status = PlanStatus.INTERRUPTED
+            if not plan.summary:
+                plan.summary = "Interrupted: the process running this plan ended; resume it."
+            self._save_if_still_running(plan)
+        return abandoned
+
+    def _save_if_still_running(self, plan: TaskPlan) -> None:
+        """Save `plan` unless its process saved a newer state meanwhile."""
+        with self._db() as db:
+            row = db.execute("SELECT status FROM plans WHERE id = ?", (plan.id,)).fetchone()
+        if row is not None and row[0] in _RUNNING:
+            self.save(plan)

@@ -47,10 +47,15 @@ class TaskStatus(StrEnum):
 
 
 class PlanStatus(StrEnum):
-    """Where a plan stands; the last four are final."""
+    """Where a plan stands; the last four are final.
+
+    `INTERRUPTED`: the process running the plan ended mid-plan (killed, crashed, quit); the
+    plan is not final, it waits to be resumed or cancelled.
+    """
 
     PLANNING = "planning"
     EXECUTING = "executing"
+    INTERRUPTED = "interrupted"
     COMPLETED = "completed"
     COMPLETED_WITH_WARNINGS = "completed_with_warnings"
     FAILED = "failed"
@@ -59,7 +64,12 @@ class PlanStatus(StrEnum):
     @property
     def final(self) -> bool:
         """Whether the plan has ended."""
-        return self not in (PlanStatus.PLANNING, PlanStatus.EXECUTING)
+        return self not in (PlanStatus.PLANNING, PlanStatus.EXECUTING, PlanStatus.INTERRUPTED)
+
+    @property
+    def running(self) -> bool:
+        """Whether a process is (or should be) working on the plan right now."""
+        return self in (PlanStatus.PLANNING, PlanStatus.EXECUTING)
 
 
 def utc_stamp() -> str:
