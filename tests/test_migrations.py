@@ -58,6 +58,8 @@ def _open_every_store(home: Path) -> None:
 
     plan = TaskStore(settings).load("p-fixture")
     assert plan.request == "plot ACE |B|" and plan.tasks[0].mission == "ACE"
+    # Left open by a process that no longer runs: offered for resume, by design.
+    assert plan.status == "interrupted"
 
     pipeline = PipelineStore(settings).load("pl_0c71f09469")
     assert pipeline.name == "ACE field plot" and len(pipeline.steps) == 2
@@ -85,6 +87,9 @@ def test_state_written_by_the_previous_version_is_migrated_with_nothing_lost(
         path = xhelio_home / name
         after = _rows(path)
         for table, rows in before[name].items():
+            if (name, table) == ("plans.sqlite", "plans"):  # status: interrupted (see above)
+                assert [r[:3] for r in after[table]] == [r[:3] for r in rows]
+                continue
             assert after[table] == rows, f"{name}: {table} changed"
         with sqlite3.connect(path) as db:
             versions = applied_versions(db)
