@@ -116,7 +116,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Works
 def _compute(ws: Workspace, source: str, code: str, label: str) -> dict[str, Any]:
     args = {"source_labels": [source], "code": code, "output_label": label}
     args["description"] = f"smoothing of {source}"
-    return ws.funnel.call("custom_operation", args, caller="orchestrator")
+    return ws.funnel.call("custom_operation", args, caller="orchestrator").to_dict()
 
 
 def test_custom_operation_keeps_only_clean_runs_on_fetched_data(workspace: Workspace) -> None:

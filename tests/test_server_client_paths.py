@@ -140,7 +140,7 @@ def test_mcp_over_http_names_no_server_path(
     async def main(url: str) -> None:
         async with (
             httpx2.AsyncClient(timeout=120) as http,
-            Client(streamable_http_client(url, http_client=http)) as client,
+            Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
         ):
             for message in (ACE, "Export the figure as HTML", "Describe it"):
                 result = await client.call_tool("chat", {"message": message})

@@ -51,7 +51,7 @@ def _demo(services: Services) -> Any:
 
 
 def _call(ws: Workspace, tool: str, **args: Any) -> dict[str, Any]:
-    result = ws.funnel.call(tool, args, caller="test")
+    result = ws.funnel.call(tool, args, caller="test").to_dict()
     assert result.get("status", "ok") == "ok", result
     return result
 
