@@ -103,12 +103,14 @@ class ChatPage {
     if (detail.figure) this.showFigure(detail.figure);
     if (detail.plan) this.plan.show(detail.plan);
     this.scrollDown();
-    // A run started elsewhere (a pipeline replay) names where its events begin, so the
-    // activity shows it from its first step; a reload follows from what the server has.
+    // A run still going (started before a reload, on another page, or elsewhere such as a
+    // pipeline replay) is followed again from its first step: the activity replays what
+    // was missed, then the answer and figure arrive live.
     const param = new URLSearchParams(location.search).get("after");
     const after = param === null ? NaN : Number(param);
     if (location.search) history.replaceState(null, "", location.pathname);
-    if (detail.busy) this.follow(Number.isInteger(after) && after >= 0 && after <= detail.last_event_id ? after : detail.last_event_id);
+    const turnStart = detail.turn_after_event_id ?? detail.last_event_id;
+    if (detail.busy) this.follow(Number.isInteger(after) && after >= 0 && after <= detail.last_event_id ? after : turnStart);
     this.focusInput();
   }
 
