@@ -79,3 +79,19 @@ def test_cancel_after_a_reload_still_stops_the_request(page: sync_api.Page, serv
     reply = wait_answer(page)
     assert "cancel" in reply.inner_text().lower()
     served.hapi.clear_faults()
+
+
+def test_the_welcome_gains_the_offline_sentence_when_status_answers_late(
+    page: sync_api.Page, served: Served
+):
+    held: list[sync_api.Route] = []
+    page.route("**/api/v1/status", lambda route: held.append(route))  # a cold server
+
+    page.goto(served.url + "/")
+    page.click("#new-session")
+    welcome = page.locator(".welcome")
+    sync_api.expect(welcome).to_contain_text("Ask for heliophysics data")
+    assert held and "offline mode" not in welcome.inner_text()
+    for route in held:
+        route.continue_()
+    sync_api.expect(welcome).to_contain_text("offline mode")

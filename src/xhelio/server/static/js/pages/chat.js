@@ -6,7 +6,7 @@ import { api, download, sessionPath, ApiError } from "../api.js";
 import { drawFigure, downloadPng, ensurePlotly, purgeFigure } from "../plot.js";
 import { renderMarkdown } from "../markdown.js";
 import { liveRun } from "../sse.js";
-import { setSession, sessionsChanged, state } from "../state.js";
+import { onChange, setSession, sessionsChanged, state } from "../state.js";
 import { errorBox, h, loading, setChildren, toastError, toast } from "../ui.js";
 import { ActivityPanel, PlanPanel, UsagePanel } from "./chat_panels.js";
 
@@ -64,6 +64,7 @@ class ChatPage {
   }
 
   destroy() {
+    this.stopStatus?.();
     this.controller?.abort();
     purgeFigure(this.figureBox);
   }
@@ -124,13 +125,23 @@ class ChatPage {
   }
 
   welcome() {
-    const offline = state.status?.offline;
+    const intro = h("p.welcome-intro");
+    const showMode = () => {
+      const offline = state.status?.offline;
+      intro.replaceChildren("xhelio finds CDAWeb datasets, fetches them, computes and plots. ", offline ? "The server runs in offline mode: requests are read by a rule-based interpreter, no model key needed." : "");
+    };
+    showMode();
+    // A cold server answers /status seconds after the page is drawn: complete the text then.
+    this.stopStatus?.();
+    this.stopStatus = onChange((what) => {
+      if (what === "status") showMode();
+    });
     setChildren(
       this.conversation,
       h(
         "div.welcome",
         h("h1", "Ask for heliophysics data"),
-        h("p", "xhelio finds CDAWeb datasets, fetches them, computes and plots. ", offline ? "The server runs in offline mode: requests are read by a rule-based interpreter, no model key needed." : ""),
+        intro,
         h("div.examples", EXAMPLES.map((text) => h("button.chip", { onclick: () => this.ask(text) }, text))),
       ),
     );
