@@ -15,6 +15,13 @@ __version__ = "0.1.0"
 __all__ = ["AskRequest", "AskResponse", "Assistant", "__version__"]
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext xhelio` in Jupyter/IPython: the `%%xhelio` cell magic (`notebook` extra)."""
+    from xhelio.notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
 def __getattr__(name: str) -> Any:
     if name in {"Assistant", "AskRequest", "AskResponse"}:
         from xhelio import api

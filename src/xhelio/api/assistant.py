@@ -116,16 +116,24 @@ class Assistant:
         )
 
     async def astream(
-        self, request: AskRequest | str, *, wait: bool = True, **fields: Any
+        self,
+        request: AskRequest | str,
+        *,
+        wait: bool = True,
+        detach: bool = False,
+        **fields: Any,
     ) -> AsyncIterator[StreamEvent]:
         """Yield the turn's events as they happen, then `answer`, `usage` and `done`.
 
         The first event is `session` (`data.session_id`); `done.data.response` is the
-        `AskResponse` as JSON. Leaving the loop early cancels the turn.
+        `AskResponse` as JSON. Leaving the loop early cancels the turn, unless `detach`:
+        then the turn runs on to its end (a server's client that went away follows it again
+        on the session's events; `cancel` stops it).
 
         Args:
             request: An `AskRequest`, or the question text.
             wait: Wait while the session runs another request (else `SessionBusyError`).
+            detach: Keep the turn running when the loop is left early.
             **fields: Other `AskRequest` fields.
         """
         req = self._request(request, fields)
@@ -171,7 +179,7 @@ class Assistant:
                 yield StreamEvent(type="error", data=response.error.model_dump())
             yield StreamEvent(type="done", data={"response": response.model_dump(mode="json")})
         finally:
-            if not finished and session:
+            if not finished and session and not detach:
                 entry = self.hub.peek(session[0])
                 if entry is not None:
                     entry.cancel.set()

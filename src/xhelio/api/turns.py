@@ -26,6 +26,7 @@ from xhelio.agents.planning.assistant import PlanningAssistant
 from xhelio.agents.planning.routing import AgentPreferences
 from xhelio.agents.turn import Assistant, TurnResult, run_turn
 from xhelio.agents.usage import UsageTracker
+from xhelio.api.compose import compose_answer
 from xhelio.api.error_types import error_type
 from xhelio.api.events import figure_json, trace_event
 from xhelio.api.hub import SessionHub
@@ -203,7 +204,7 @@ def build_response(
         kind = result.error_type or _error_type(workspace, first_op, result.error)
         error = ErrorInfo(type=kind, message=result.error)
     return AskResponse(
-        answer=result.answer,
+        answer=compose_answer(result.answer),
         session_id=result.session_id,
         data=data,
         table=_table(workspace, data[0].label) if request.include_data and data else None,

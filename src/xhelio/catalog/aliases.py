@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xhelio.catalog.model import Mission, ParameterInfo
 from xhelio.vocabulary import load_vocabulary
@@ -369,24 +370,46 @@ class QueryPlan:
         for p in parameters:
             if p.is_time:
                 continue
-            if p.name.upper() in typed or any(_describes(p, t, col) for t, col in terms):
+            if p.name.upper() in typed:
+                matched.append(p.name)
+                continue
+            words = _words_of(p.name, p.units, p.description)
+            if any(_describes(words, t, col) for t, col in terms):
                 matched.append(p.name)
         return tuple(matched)
 
 
-def _describes(parameter: ParameterInfo, term: str, column: str | None) -> bool:
-    name = normalize_name(parameter.name)
-    name_tokens = {*name.split(), parameter.name.lower()}
+@dataclass(frozen=True)
+class _ParameterWords:
+    """A parameter's name, units and description normalized once (searches reuse them)."""
+
+    compact_name: str
+    name_tokens: frozenset[str]
+    units: str
+    description: str  # padded with spaces, for whole-word tests
+
+
+@lru_cache(maxsize=1 << 15)
+def _words_of(name: str, units: str, description: str) -> _ParameterWords:
+    normalized = normalize_name(name)
+    return _ParameterWords(
+        compact_name=normalized.replace(" ", ""),
+        name_tokens=frozenset({*normalized.split(), name.lower()}),
+        units=normalize_name(units),
+        description=f" {normalize_name(description)} ",
+    )
+
+
+def _describes(words: _ParameterWords, term: str, column: str | None) -> bool:
     if column == "units":
-        return term == normalize_name(parameter.units)
+        return term == words.units
     if column is not None:
-        return term in name_tokens or term.replace(" ", "") == name.replace(" ", "")
-    if " " not in term and term in name_tokens:
+        return term in words.name_tokens or term.replace(" ", "") == words.compact_name
+    if " " not in term and term in words.name_tokens:
         return True
     if len(term) < 3:
         return False
-    description = f" {normalize_name(parameter.description)} "
-    return f" {term} " in description or f" {term}s " in description
+    return f" {term} " in words.description or f" {term}s " in words.description
 
 
 def plan_query(text: str, aliases: AliasTable) -> QueryPlan:

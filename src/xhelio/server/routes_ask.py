@@ -42,9 +42,13 @@ async def ask(request: AskRequest, state: State) -> AskResponse:
 
 @router.post("/ask/stream", response_class=StreamingResponse)
 async def ask_stream(request: AskRequest, state: State) -> StreamingResponse:
-    """Answer one request as server-sent events, ending with `done`."""
+    """Answer one request as server-sent events, ending with `done`.
+
+    The turn outlives its stream: a client that goes away (a reload, another page) follows
+    it again on `GET /sessions/{id}/events`; only `POST /sessions/{id}/cancel` stops it.
+    """
     _precheck(state, request)
-    events = state.assistant.astream(request, wait=False)
+    events = state.assistant.astream(request, wait=False, detach=True)
     return sse_response(events, state.config.max_stream_events)
 
 

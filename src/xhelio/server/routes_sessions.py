@@ -12,10 +12,11 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from xhelio.agents.planning.store import TaskStore
-from xhelio.api.events import event_payload, figure_json
+from xhelio.api.events import event_payload, figure_json, stream_events
 from xhelio.api.models import StreamEvent
 from xhelio.server.deps import ServerState, server_state
 from xhelio.server.sse import sse_response
+from xhelio.session.events import Event
 from xhelio.tools.data_tools import entry_summary
 from xhelio.tools.funnel import sanitize
 
@@ -81,15 +82,25 @@ def get_session(session_id: str, state: State) -> dict[str, Any]:
     workspace = hub.view(session_id)
     entry = hub.peek(session_id)
     events = workspace.session.events.events()
+    busy = bool(entry and entry.busy)
     return {
         **info.model_dump(),
         "history": sanitize(list(workspace.session.history)),
         "entries": sanitize([entry_summary(e) for e in workspace.session.store]),
         "figure": figure_json(workspace),
         "plan": _last_plan(state, session_id),
-        "busy": bool(entry and entry.busy),
+        "busy": busy,
         "last_event_id": events[-1].id if events else _stored_last_id(state, session_id),
+        "turn_after_event_id": _turn_start(events) if busy else None,
     }
+
+
+def _turn_start(events: list[Event]) -> int | None:
+    """The event id just before the running turn's request: follow from it to see it all."""
+    for event in reversed(events):
+        if event.type == "user_request":
+            return event.id - 1
+    return None
 
 
 def _stored_last_id(state: ServerState, session_id: str) -> int:
@@ -159,13 +170,15 @@ async def _session_events(
     while True:
         for event in bus.events(since_id=last):
             last = event.id
-            yield StreamEvent(type=event.type, id=event.id, data=event_payload(event))
+            for item in stream_events(event, workspace):  # with its `figure` and `data`
+                yield item
         entry = hub.peek(session_id)
         if not follow or entry is None or not entry.busy:
             break
         await asyncio.sleep(POLL_S)
     for event in bus.events(since_id=last):
-        yield StreamEvent(type=event.type, id=event.id, data=event_payload(event))
+        for item in stream_events(event, workspace):
+            yield item
     yield StreamEvent(type="done", data={})
 
 

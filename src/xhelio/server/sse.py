@@ -2,8 +2,8 @@
 
 `sse_response` turns an async iterator of `StreamEvent` into a `text/event-stream` response.
 A pump task reads the iterator so that a quiet stream still sends `: ping` comments; when
-the client goes away the pump is cancelled, which closes the iterator (and so cancels the
-turn behind it).
+the client goes away the pump is cancelled, which closes the iterator (the iterator decides
+what that means for the turn behind it: `/ask/stream` lets it run on).
 """
 
 from __future__ import annotations

@@ -92,6 +92,7 @@ const sleep = (ms, signal) =>
 export async function liveRun(opts) {
   const { onEvent, onConnection = () => {}, signal, retries = 6 } = opts;
   let lastId = null;
+  let typesAtLast = new Set(); // a step's `figure` and `data` events share its id
   let finished = false;
   let reconnecting = false;
   const seen = (event) => {
@@ -99,8 +100,15 @@ export async function liveRun(opts) {
       reconnecting = false;
       onConnection("live");
     }
-    if (event.id !== null && lastId !== null && event.id <= lastId) return; // replayed twice
-    if (event.id !== null) lastId = event.id;
+    if (event.id !== null && lastId !== null) {
+      const replayed = event.id < lastId || (event.id === lastId && typesAtLast.has(event.type));
+      if (replayed) return; // a resumed stream repeats what was already shown
+    }
+    if (event.id !== null) {
+      if (event.id !== lastId) typesAtLast = new Set();
+      lastId = event.id;
+      typesAtLast.add(event.type);
+    }
     if (event.type === "done") finished = true;
     onEvent(event);
   };

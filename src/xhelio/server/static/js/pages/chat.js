@@ -6,7 +6,7 @@ import { api, download, sessionPath, ApiError } from "../api.js";
 import { drawFigure, downloadPng, ensurePlotly, purgeFigure } from "../plot.js";
 import { renderMarkdown } from "../markdown.js";
 import { liveRun } from "../sse.js";
-import { setSession, sessionsChanged, state } from "../state.js";
+import { onChange, setSession, sessionsChanged, state } from "../state.js";
 import { errorBox, h, loading, setChildren, toastError, toast } from "../ui.js";
 import { ActivityPanel, PlanPanel, UsagePanel } from "./chat_panels.js";
 
@@ -64,6 +64,7 @@ class ChatPage {
   }
 
   destroy() {
+    this.stopStatus?.();
     this.controller?.abort();
     purgeFigure(this.figureBox);
   }
@@ -103,12 +104,14 @@ class ChatPage {
     if (detail.figure) this.showFigure(detail.figure);
     if (detail.plan) this.plan.show(detail.plan);
     this.scrollDown();
-    // A run started elsewhere (a pipeline replay) names where its events begin, so the
-    // activity shows it from its first step; a reload follows from what the server has.
+    // A run still going (started before a reload, on another page, or elsewhere such as a
+    // pipeline replay) is followed again from its first step: the activity replays what
+    // was missed, then the answer and figure arrive live.
     const param = new URLSearchParams(location.search).get("after");
     const after = param === null ? NaN : Number(param);
     if (location.search) history.replaceState(null, "", location.pathname);
-    if (detail.busy) this.follow(Number.isInteger(after) && after >= 0 && after <= detail.last_event_id ? after : detail.last_event_id);
+    const turnStart = detail.turn_after_event_id ?? detail.last_event_id;
+    if (detail.busy) this.follow(Number.isInteger(after) && after >= 0 && after <= detail.last_event_id ? after : turnStart);
     this.focusInput();
   }
 
@@ -122,13 +125,23 @@ class ChatPage {
   }
 
   welcome() {
-    const offline = state.status?.offline;
+    const intro = h("p.welcome-intro");
+    const showMode = () => {
+      const offline = state.status?.offline;
+      intro.replaceChildren("xhelio finds CDAWeb datasets, fetches them, computes and plots. ", offline ? "The server runs in offline mode: requests are read by a rule-based interpreter, no model key needed." : "");
+    };
+    showMode();
+    // A cold server answers /status seconds after the page is drawn: complete the text then.
+    this.stopStatus?.();
+    this.stopStatus = onChange((what) => {
+      if (what === "status") showMode();
+    });
     setChildren(
       this.conversation,
       h(
         "div.welcome",
         h("h1", "Ask for heliophysics data"),
-        h("p", "xhelio finds CDAWeb datasets, fetches them, computes and plots. ", offline ? "The server runs in offline mode: requests are read by a rule-based interpreter, no model key needed." : ""),
+        intro,
         h("div.examples", EXAMPLES.map((text) => h("button.chip", { onclick: () => this.ask(text) }, text))),
       ),
     );
