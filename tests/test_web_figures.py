@@ -1,0 +1,103 @@
+"""Figures in the web app that behave (issue 26).
+
+Zoom kept only for the same figure, a figure sized to its box with a maximise button,
+no cloud/share buttons, unified hover.
+
+Same set-up as test_web_app: `xhelio serve` on loopback with the catalog test HAPI server,
+headless Debian chromium driven by Playwright, offline mode.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from test_web_app import ACE, SLOW, ask, browser, page, served, shot, sync_api, wait_answer
+
+__all__ = ["browser", "page", "served"]  # the fixtures, shared with test_web_app
+
+OMNI = "OMNI solar wind speed for 2024-01-15"
+FIG = "document.getElementById('figure')"
+
+
+def _zoom(page: sync_api.Page) -> list[str]:
+    plot = page.locator("#figure .nsewdrag").first
+    box = plot.bounding_box()
+    assert box is not None
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + box["width"] * 0.3, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.5, y, steps=5)
+    page.mouse.up()
+    zoomed = page.evaluate(f"{FIG}.layout.xaxis.range")
+    assert zoomed
+    return zoomed
+
+
+def test_a_new_unrelated_figure_opens_at_its_own_full_range(page: sync_api.Page, served):
+    page.goto(served.url + "/")
+    ask(page, ACE)
+    wait_answer(page)
+    page.wait_for_selector("#figure .main-svg")
+    first = page.evaluate(f"{FIG}.layout.uirevision")
+    zoomed = _zoom(page)
+    ask(page, OMNI)
+    wait_answer(page)
+    page.wait_for_function(f"{FIG}.layout.uirevision !== {first!r}", timeout=SLOW)
+    shown = page.evaluate(f"{FIG}._fullLayout.xaxis.range")
+    assert shown != zoomed
+    # The new figure spans its data: its x range covers the first and last sample.
+    x = page.evaluate(f"{FIG}.data[0].x")
+    start, end, first_x, last_x = (str(t).replace("T", " ")[:19] for t in (*shown, x[0], x[-1]))
+    assert start <= first_x and end >= last_x
+
+
+def test_the_figure_fits_its_box_and_shows_no_cloud_buttons(page: sync_api.Page, served):
+    page.goto(served.url + "/")
+    ask(page, ACE)
+    wait_answer(page)
+    page.wait_for_selector("#figure .main-svg")
+    # Unified hover across traces, and the modebar has no share/cloud/edit buttons.
+    assert page.evaluate(f"{FIG}.layout.hovermode") == "x unified"
+    context = page.evaluate(
+        f"({{logo: {FIG}._context.displaylogo, link: {FIG}._context.showLink,"
+        f" cloud: {FIG}._context.showSendToCloud, edit: {FIG}._context.showEditInChartStudio}})"
+    )
+    # plotly.js 4 dropped the link/edit options; whatever the version, none is on.
+    assert context["logo"] is False and not any(context.values())
+    page.hover("#figure .nsewdrag")
+    titles = page.eval_on_selector_all(
+        "#figure .modebar-btn", "bs => bs.map(b => b.getAttribute('data-title') || '')"
+    )
+    assert titles and not [t for t in titles if "cloud" in t.lower() or "chart studio" in t.lower()]
+    assert page.locator("#figure .modebar-btn[data-title*='plotly' i]").count() == 0
+    # The figure fills its box: the plot is as tall as the space under the figure bar.
+    room = page.evaluate(f"{FIG}.clientHeight")
+    drawn = page.evaluate(f"{FIG}._fullLayout.height")
+    assert room - 20 <= drawn <= room
+    # Maximise: the figure takes the window and is redrawn to it; Escape restores it.
+    page.click(".figure-bar .maximise")
+    page.wait_for_function(f"{FIG}._fullLayout.height > {drawn} + 100")
+    shot(page, "chat-figure-maximised")
+    page.keyboard.press("Escape")
+    page.wait_for_function(f"{FIG}._fullLayout.height <= {room}")
+
+
+@pytest.mark.parametrize("viewport", [{"width": 700, "height": 800}])
+def test_long_legend_names_go_under_the_plot(
+    browser: sync_api.Browser, served, viewport: dict[str, int]
+):
+    context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+    context.set_default_timeout(SLOW)
+    pg = context.new_page()
+    try:
+        pg.goto(served.url + "/")
+        ask(pg, "Plot ACE magnetic field components in GSE for 2024-01-15")
+        wait_answer(pg)
+        pg.wait_for_selector("#figure .main-svg")
+        legend = pg.evaluate(f"{FIG}._fullLayout.legend")
+        plot_width = pg.evaluate(f"{FIG}._fullLayout._size.w")
+        width = pg.evaluate(f"{FIG}._fullLayout.width")
+        # Either the legend is beside a plot that keeps most of the width, or below it.
+        assert legend["orientation"] == "h" or plot_width > 0.7 * width
+    finally:
+        context.close()
