@@ -170,5 +170,5 @@ def test_html_export_offers_no_cloud_share_or_edit_button(tmp_path: Path) -> Non
     )
     html = path.read_text(encoding="utf-8").replace(" ", "")
     assert '"displaylogo":false' in html
-    assert '"showLink":false' in html and '"showSendToCloud":false' in html
+    assert '"showSendToCloud":false' in html
     assert '"modeBarButtonsToRemove":["sendDataToCloud","editInChartStudio"]' in html

@@ -309,11 +309,10 @@ def shared_exporter() -> FigureExporter:
 
 
 # Plotly's modebar without cloud, share and edit buttons: exported data stays local.
+# (plotly.js 4 has no link or Chart Studio options left; the buttons are removed by name.)
 PLOT_CONFIG: Mapping[str, Any] = {
     "displaylogo": False,
-    "showLink": False,
     "showSendToCloud": False,
-    "showEditInChartStudio": False,
     "modeBarButtonsToRemove": ["sendDataToCloud", "editInChartStudio"],
 }
 

@@ -27,9 +27,7 @@ export function ensurePlotly() {
 export const PLOT_CONFIG = Object.freeze({
   responsive: true,
   displaylogo: false,
-  showLink: false,
   showSendToCloud: false,
-  showEditInChartStudio: false,
   modeBarButtonsToRemove: ["sendDataToCloud", "editInChartStudio"],
   scrollZoom: false,
   toImageButtonOptions: { format: "png", scale: 2 },
