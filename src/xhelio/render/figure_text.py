@@ -139,9 +139,9 @@ def default_title(entries: Sequence[DataEntry]) -> str:
 
 
 def citations(entries: Sequence[DataEntry]) -> str:
-    """The distinct citations of the plotted entries (at most three), one per line."""
-    lines = list(dict.fromkeys(citation_text(e.citation) for e in entries if e.citation))
-    return "<br>".join(line for line in lines[:3] if line)
+    """Every distinct citation of the plotted entries (computed ones: their inputs'), one a line."""
+    lines = dict.fromkeys(citation_text(c) for e in entries for c in e.citations)
+    return "<br>".join(line for line in lines if line)
 
 
 def unit_of(entry: DataEntry, column: str) -> str:

@@ -87,6 +87,8 @@ def _meaning(entry: DataEntry) -> dict[str, Any]:
         meaning["dims"] = {str(d): int(entry.data.sizes[d]) for d in entry.data.dims}
     if entry.citation:
         meaning["citation"] = entry.citation
+    if entry.citations:
+        meaning["citations"] = entry.citations
     return meaning
 
 

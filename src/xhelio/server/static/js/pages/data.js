@@ -327,8 +327,26 @@ function progressFraction(data) {
   return null;
 }
 
-/** How to cite a fetched entry: dataset, source archive, access date. */
+/** The citation records of an entry: its dataset's, or for computed data its inputs'. */
+export function citationsOf(entry) {
+  if (Array.isArray(entry.citations) && entry.citations.length) return entry.citations;
+  if (entry.citation && Object.keys(entry.citation).length) return [entry.citation];
+  return [];
+}
+
+/** One line naming dataset, PI, DOI and provider; the archive's generic text when none is known. */
+export function citationLine(c) {
+  const parts = [`Data: ${c.dataset || "?"}`];
+  if (c.pi) parts.push(`PI ${c.pi}`);
+  if (c.doi) parts.push(`doi:${c.doi}`);
+  if (c.provider) parts.push(`via ${c.provider}`);
+  return parts.join("; ");
+}
+
+/** How to cite an entry: every dataset it comes from, with DOI and PI when known. */
 export function citation(entry) {
+  const known = citationsOf(entry);
+  if (known.length) return known.map(citationLine).join(" · ");
   const ds = entry.dataset || String(entry.label).split(".")[0];
   const today = new Date().toISOString().slice(0, 10);
   return `Data: ${ds}${entry.parameter ? ` (${entry.parameter})` : ""}, NASA Space Physics Data Facility CDAWeb, https://cdaweb.gsfc.nasa.gov/ (accessed ${today}). Cite the instrument team's reference given in the dataset's metadata.`;

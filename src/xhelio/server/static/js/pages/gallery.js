@@ -7,7 +7,7 @@ import { api, download, sessionPath } from "../api.js";
 import { drawFigure, purgeFigure, downloadPng } from "../plot.js";
 import { onChange, state } from "../state.js";
 import { errorBox, fmtTime, h, loading, setChildren, toast, toastError } from "../ui.js";
-import { citation } from "./data.js";
+import { citation, citationLine, citationsOf } from "./data.js";
 
 export function mount(root) {
   const page = new GalleryPage(root);
@@ -107,7 +107,8 @@ class GalleryPage {
       const steps = lineage(this.operations || [], used, item.created);
       const made = new Set(steps.flatMap(produced));
       const cited = (this.entries || []).filter((e) => made.has(e.label) || used.has(e.label) || [...used].some((n) => String(n).includes(e.parameter || "\0")));
-      const datasets = [...new Map((cited.length ? cited : this.entries || []).map((e) => [e.dataset || e.label, e])).values()];
+      // Every dataset behind the figure, computed data citing its inputs, each once.
+      const lines = [...new Set((cited.length ? cited : this.entries || []).flatMap((e) => (citationsOf(e).length ? citationsOf(e).map(citationLine) : [citation(e)])))];
       setChildren(
         this.viewer,
         h("div.viewer-head", h("h2", `Figure ${item.id}`), h("span.spacer"), ...this.exportButtons(sid, item.id, plot), h("button.small", { onclick: () => this.close(), "aria-label": "Close figure" }, "Close")),
@@ -120,7 +121,7 @@ class GalleryPage {
             : h("p.muted", "The steps of this figure are not in the session's operations log."),
           h("p.muted.small", "To replay it for another time range, say “save this as a pipeline called NAME” in Chat, then use the Pipelines page.")),
         // When the traces do not name their data, say the list is the session's data.
-        h("details.citations", { open: true }, h("summary", cited.length ? "Data citations" : "Data citations (all data of this session)"), datasets.length ? h("ul", datasets.map((e) => h("li", citation(e)))) : h("p.muted", "No data entries recorded for this figure.")),
+        h("details.citations", { open: true }, h("summary", cited.length ? "Data citations" : "Data citations (all data of this session)"), lines.length ? h("ul", lines.map((line) => h("li", line))) : h("p.muted", "No data entries recorded for this figure.")),
       );
       await drawFigure(plot, item.figure, { revision: `gallery-${item.id}` });
       plot.focus?.();
