@@ -95,3 +95,14 @@ def test_an_axis_of_non_negative_data_stays_above_zero() -> None:
     bz = _entry("OMNI.BZ", "BZ", "nT", rng.normal(0.0, 3.0, 200))
     assert _render(density)["layout"]["yaxis"].get("rangemode") == "nonnegative"
     assert _render(bz)["layout"]["yaxis"].get("rangemode") is None
+
+
+def test_an_archive_banner_is_not_part_of_the_axis_title() -> None:
+    entry = _entry(
+        "AC_K0_MFI.Magnitude",
+        "Magnitude",
+        "nT",
+        np.full(200, 5.0),
+        "[PRELIMINARY VALUES - BROWSE USE ONLY] B-field magnitude",
+    )
+    assert _render(entry)["layout"]["yaxis"]["title"]["text"] == "B-field magnitude (nT)"

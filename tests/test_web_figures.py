@@ -101,3 +101,68 @@ def test_long_legend_names_go_under_the_plot(
         assert legend["orientation"] == "h" or plot_width > 0.7 * width
     finally:
         context.close()
+
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+PAGES = ["/data", "/pipelines", "/gallery", "/settings", "/no-such-page"]
+
+
+def _no_sideways_scroll(pg: sync_api.Page) -> None:
+    width = pg.evaluate("window.innerWidth")
+    assert pg.evaluate("document.documentElement.scrollWidth") <= width + 1
+    wide = pg.evaluate(
+        """() => [...document.querySelectorAll('#page *')]
+          .filter(e => e.offsetParent && e.getBoundingClientRect().right > window.innerWidth + 2
+                       && getComputedStyle(e).position !== 'fixed')
+          .filter(e => !e.closest('.table-scroll, pre, .figure-plot, .viewer-plot, .js-plotly-plot,'
+                                  + ' .session-list'))
+          .map(e => e.tagName + '.' + e.className).slice(0, 5)"""
+    )
+    assert not wide, f"content wider than the screen: {wide}"
+
+
+def test_phone_layout_collapses_the_sidebar_and_gives_chat_the_width(
+    browser: sync_api.Browser, served
+):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)  # type: ignore[arg-type]
+    context.set_default_timeout(SLOW)
+    pg = context.new_page()
+    try:
+        pg.goto(served.url + "/")
+        drawer = pg.locator("#nav-drawer")
+        sync_api.expect(drawer).to_be_hidden()
+        shot(pg, "phone-chat-empty")
+        ask(pg, ACE)
+        wait_answer(pg)
+        pg.wait_for_selector("#figure .main-svg")
+        for selector in ("#figure", ".conversation", ".composer"):
+            box = pg.locator(selector).bounding_box()
+            assert box is not None and box["width"] >= PHONE["width"] - 40, selector
+        assert pg.evaluate(f"{FIG}._fullLayout.width") >= PHONE["width"] - 40
+        _no_sideways_scroll(pg)
+        shot(pg, "phone-chat-figure")
+        # The menu opens the drawer (pages and sessions); choosing a page closes it.
+        pg.click("#nav-toggle")
+        sync_api.expect(drawer).to_be_visible()
+        sync_api.expect(pg.locator("#sessions .session")).not_to_have_count(0)
+        shot(pg, "phone-menu")
+        pg.click("#nav a[data-page='data']")
+        sync_api.expect(drawer).to_be_hidden()
+        for path in PAGES:
+            pg.goto(served.url + path)
+            pg.wait_for_load_state("networkidle")
+            _no_sideways_scroll(pg)
+            shot(pg, "phone-" + (path.strip("/") or "chat"))
+    finally:
+        context.close()
+
+
+def test_desktop_pages_fit_and_an_unknown_url_shows_a_page(page: sync_api.Page, served):
+    for path in PAGES:
+        page.goto(served.url + path)
+        page.wait_for_load_state("networkidle")
+        _no_sideways_scroll(page)
+        shot(page, "desktop-" + path.strip("/"))
+    sync_api.expect(page.locator("#page h1")).to_have_text("Page not found")
+    assert page.locator("#nav-drawer").is_visible()

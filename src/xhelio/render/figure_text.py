@@ -53,6 +53,9 @@ def quantity_title(entry: DataEntry) -> str:
     """
     name = quantity(entry)
     description = " ".join(entry.description.split())
+    # Archive banners ("[PRELIMINARY VALUES - BROWSE USE ONLY] B-field magnitude") are
+    # notes about the data, not the quantity's name.
+    description = re.sub(r"^\[[^\]]*\]\s*", "", description)
     if len(description) > _SHORT_TITLE:
         # "Magnetic field in RTN coordinates (1 minute cadence)": the cadence aside goes.
         description = re.sub(r"\s*\([^()]*\)$", "", description)

@@ -77,6 +77,7 @@ export async function drawFigure(el, figure, { revision, height } = {}) {
     const margin = layout.margin || {};
     layout.margin = { ...margin, t: Math.max(margin.t ?? 80, 40 + 17 * lines.length) };
   }
+  wrapCitation(layout, el.clientWidth || 800);
   await Plotly.react(el, figure.data || [], layout, PLOT_CONFIG);
   return el;
 }
@@ -97,6 +98,19 @@ function placeLegend(el, figure, layout) {
   const margin = { ...(layout.margin || {}) };
   margin.b = (margin.b ?? 80) + 22 * Math.min(rows, 4);
   layout.margin = margin;
+}
+
+/** The citation under the figure wraps to the box's width (9 px text) instead of running off it. */
+function wrapCitation(layout, width) {
+  const perLine = Math.max(30, Math.floor((width - 90) / 5));
+  let added = 0;
+  layout.annotations = (layout.annotations || []).map((note) => {
+    if (note.name !== "xhelio-citation" || typeof note.text !== "string") return note;
+    const lines = note.text.split("<br>").flatMap((line) => wrap(line, perLine));
+    added = lines.length - note.text.split("<br>").length;
+    return { ...note, text: lines.join("<br>") };
+  });
+  if (added > 0) layout.margin = { ...(layout.margin || {}), b: (layout.margin?.b ?? 80) + 12 * added };
 }
 
 /** Split text into lines of at most `width` characters at spaces. */
