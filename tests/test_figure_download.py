@@ -35,3 +35,10 @@ def test_downloading_the_figure_records_no_step(api: Api) -> None:
         file = api.client.get(f"/sessions/{sid}/figure/export", params={"format": fmt})
         assert file.status_code == 200 and len(file.content) > 1000
     assert _tools(api, sid) == before
+
+
+def test_the_registered_sources_are_listed(api: Api) -> None:
+    listed = api.client.get("/catalog/sources").json()
+    names = [s["name"] for s in listed["sources"] if s["usable"]]
+    assert {"hapi", "cdf"} <= set(names)
+    assert listed["default"] in names

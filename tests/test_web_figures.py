@@ -166,3 +166,22 @@ def test_desktop_pages_fit_and_an_unknown_url_shows_a_page(page: sync_api.Page, 
         shot(page, "desktop-" + path.strip("/"))
     sync_api.expect(page.locator("#page h1")).to_have_text("Page not found")
     assert page.locator("#nav-drawer").is_visible()
+
+
+def test_the_data_page_fetches_from_a_chosen_source(page: sync_api.Page, served):
+    page.goto(served.url + "/data")
+    source = page.locator("#fetch-source")
+    sync_api.expect(source.locator("option[value='cdf']")).to_have_count(1)
+    sync_api.expect(source.locator("option[value='hapi']")).to_have_count(1)
+    assert source.input_value() == "hapi"  # the server's default source is preselected
+    page.locator("#missions li", has_text="ACE").first.click()
+    page.locator("#datasets li[data-id='AC_H1_MFI']").click()
+    page.locator("table.params tr", has_text="Magnitude").first.click()
+    page.fill("#time-range", "2024-01-15T00:00 to 2024-01-15T02:00")
+    with page.expect_request(lambda r: r.url.endswith("/fetch/stream")) as sent:
+        page.click("#fetch")
+    assert sent.value.post_data_json["source"] == "hapi"
+    sync_api.expect(page.locator(".fetch-message")).to_contain_text("Fetched AC_H1_MFI.Magnitude")
+    # Every citation the entry has is shown with its PI/DOI when the catalog knows them.
+    sync_api.expect(page.locator("#entry-view .citation")).to_contain_text("Data: AC_H1_MFI")
+    shot(page, "desktop-data-fetched")

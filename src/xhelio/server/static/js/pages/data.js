@@ -70,6 +70,8 @@ class DataPage {
     this.timeRange = h("input", { id: "time-range", value: "2024-01-15", placeholder: "2024-01-15, 2024-01-15T06:00 to 2024-01-16, last 3 days, 2024-03…", "aria-label": "Time range" });
     this.timeRange.addEventListener("input", () => (this.timeRangeEdited = true));
     this.fetchButton = h("button.primary", { id: "fetch", type: "submit" }, "Fetch into session");
+    // Where the data comes from: the server's registered sources (HAPI, CDF files, plugins).
+    this.source = h("select", { id: "fetch-source", "aria-label": "Data source", title: "Data source" }, h("option", { value: "" }, "default source"));
     this.fetchTarget = h("span.fetch-target", "No parameter selected");
     this.progress = h("div.progress", { hidden: true }, h("div.bar", h("span")), h("span.progress-text", { role: "status" }));
     this.fetchMessage = h("div.fetch-message");
@@ -78,6 +80,8 @@ class DataPage {
       { onsubmit: (e) => { e.preventDefault(); this.fetch(); } },
       h("label", { for: "time-range" }, "Time range"),
       this.timeRange,
+      h("label", { for: "fetch-source" }, "Source"),
+      this.source,
       this.fetchTarget,
       this.fetchButton,
     );
@@ -100,6 +104,20 @@ class DataPage {
     );
     this.loadMissions();
     this.loadEntries();
+    this.loadSources();
+  }
+
+  async loadSources() {
+    try {
+      const { sources, default: preferred } = await api("/catalog/sources");
+      const options = sources.map((s) =>
+        h("option", { value: s.name, disabled: !s.usable, title: s.problem || "" }, s.name === preferred ? `${s.name} (default)` : s.name),
+      );
+      setChildren(this.source, ...options);
+      this.source.value = preferred;
+    } catch {
+      // An older server without the list: the fetch uses the server's default source.
+    }
   }
 
   // Catalog ------------------------------------------------------------------------------
@@ -217,7 +235,7 @@ class DataPage {
       setChildren(this.fetchMessage, errorBox({ message: "Pick a dataset and a parameter first." }, "Nothing to fetch"));
       return;
     }
-    const body = { dataset_id: this.dataset.id, parameter_id: this.parameter, time_range: this.timeRange.value.trim(), source: null };
+    const body = { dataset_id: this.dataset.id, parameter_id: this.parameter, time_range: this.timeRange.value.trim(), source: this.source.value || null };
     this.fetchMessage.replaceChildren();
     this.fetchButton.disabled = true;
     this.fetching = true;
