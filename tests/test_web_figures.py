@@ -9,6 +9,8 @@ headless Debian chromium driven by Playwright, offline mode.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from test_web_app import ACE, SLOW, ask, browser, page, served, shot, sync_api, wait_answer
@@ -185,3 +187,19 @@ def test_the_data_page_fetches_from_a_chosen_source(page: sync_api.Page, served)
     # Every citation the entry has is shown with its PI/DOI when the catalog knows them.
     sync_api.expect(page.locator("#entry-view .citation")).to_contain_text("Data: AC_H1_MFI")
     shot(page, "desktop-data-fetched")
+
+
+def test_gallery_cards_show_thumbnails(page: sync_api.Page, served):
+    page.goto(served.url + "/")
+    page.click("#new-session")
+    ask(page, ACE)
+    wait_answer(page)
+    page.click("#nav a[data-page='gallery']")
+    thumb = page.locator(".gallery-grid .card .thumb img").first
+    sync_api.expect(thumb).to_have_attribute("src", re.compile(r"^data:image/png;base64,"))
+    assert page.evaluate("(img) => img.naturalWidth", thumb.element_handle()) > 100
+    shot(page, "desktop-gallery-thumbnails")
+    page.locator(".gallery-grid .card .thumb").first.click()
+    page.wait_for_selector(".viewer-plot .main-svg")
+    sync_api.expect(page.locator(".citations")).to_contain_text("Data: AC_")
+    shot(page, "desktop-gallery-open")

@@ -4,7 +4,7 @@
 // export PNG/PDF/HTML.
 
 import { api, download, sessionPath } from "../api.js";
-import { drawFigure, purgeFigure, downloadPng } from "../plot.js";
+import { drawFigure, purgeFigure, downloadPng, ensurePlotly } from "../plot.js";
 import { onChange, state } from "../state.js";
 import { errorBox, fmtTime, h, loading, setChildren, toast, toastError } from "../ui.js";
 import { citation, citationLine, citationsOf } from "./data.js";
@@ -70,13 +70,34 @@ class GalleryPage {
   }
 
   card(sid, f) {
+    const thumb = h("button.thumb", { onclick: () => this.open(sid, f.id), "aria-label": `Open figure ${f.id}`, title: "Open" });
+    this.thumbnail(sid, f.id, thumb);
     return h(
       "article.card",
+      thumb,
       h("div.card-title", `Figure ${f.id}`),
       h("p.card-request", f.request ? `“${f.request}”` : "(no request recorded)"),
       h("p.muted", `${fmtTime(f.created)} · ${f.traces} trace${f.traces === 1 ? "" : "s"}`),
       h("div.card-actions", h("button.primary.small", { onclick: () => this.open(sid, f.id) }, "Open"), ...this.exportButtons(sid, f.id)),
     );
+  }
+
+  /** A small static picture of the figure (no title, legend or citation) as the card's face. */
+  async thumbnail(sid, id, el) {
+    try {
+      const [item, Plotly] = await Promise.all([api(`${sessionPath(sid)}/gallery/${id}`), ensurePlotly()]);
+      const figure = item.figure || {};
+      const layout = { ...(figure.layout || {}), title: undefined, showlegend: false, annotations: [], width: 240, height: 130, margin: { l: 4, r: 4, t: 4, b: 4 }, autosize: false };
+      for (const key of Object.keys(layout)) {
+        if (/^[xy]axis\d*$/.test(key)) layout[key] = { ...layout[key], title: undefined, showticklabels: false };
+        if (/^legend\d+$/.test(key)) delete layout[key];
+      }
+      const data = (figure.data || []).map((t) => ({ ...t, showscale: false, hoverinfo: "skip" }));
+      const url = await Plotly.toImage({ data, layout }, { format: "png", width: 240, height: 130 });
+      el.append(h("img", { src: url, alt: `Thumbnail of figure ${id}`, width: 240, height: 130 }));
+    } catch {
+      el.append(h("span.muted", "No preview"));
+    }
   }
 
   exportButtons(sid, id, plotEl) {
