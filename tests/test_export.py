@@ -162,3 +162,13 @@ def test_write_html_needs_no_browser(tmp_path: Path) -> None:
     html = path.read_text(encoding="utf-8")
     assert html.startswith("<html>") or html.lower().startswith("<!doctype html>")
     assert '"y":[1,3,2]' in html.replace(" ", "")
+
+
+def test_html_export_offers_no_cloud_share_or_edit_button(tmp_path: Path) -> None:
+    path = write_html(
+        {"data": [{"type": "scatter", "y": [1, 2]}], "layout": {}}, tmp_path / "f.html"
+    )
+    html = path.read_text(encoding="utf-8").replace(" ", "")
+    assert '"displaylogo":false' in html
+    assert '"showSendToCloud":false' in html
+    assert '"modeBarButtonsToRemove":["sendDataToCloud","editInChartStudio"]' in html

@@ -209,8 +209,7 @@ def test_fetch_entries_preview_describe_export_plot(api: Api) -> None:
         "save_data",
         "save_data",
         "render_plotly_json",
-        "manage_plot",
-    ]
+    ]  # the figure's download is not an analysis step: no manage_plot export recorded
 
 
 def test_fetch_stream_and_bad_fetch(api: Api) -> None:

@@ -109,3 +109,17 @@ def test_gallery_export_of_a_missing_figure_is_a_readable_404(client: TestClient
     response = client.get(f"/api/v1/sessions/{sid}/gallery/7/export", params={"format": "html"})
     assert response.status_code == 404
     assert "no figure 7" in response.json()["message"]
+
+
+def test_an_unknown_url_is_a_page_for_browsers_and_json_for_api_clients(
+    client: TestClient,
+) -> None:
+    browser = client.get("/no/such/page", headers={"Accept": "text/html,application/xhtml+xml"})
+    assert browser.status_code == 404
+    assert browser.headers["content-type"].startswith("text/html")
+    assert '<div id="app">' in browser.text
+    api = client.get("/no/such/page", headers={"Accept": "application/json"})
+    assert api.status_code == 404
+    assert api.json()["type"] == "NotFound"
+    # Other methods and error codes are untouched.
+    assert client.post("/no/such/page", headers={"Accept": "text/html"}).status_code in (404, 405)

@@ -37,7 +37,8 @@ class DataEntry:
     (as the source wrote them), ``display_units``, ``description``, ``labels``,
     ``dims`` (bins: centres, edges, units, per dimension), ``fill``,
     ``valid_min``/``valid_max``, ``scale`` (e.g. 10 for Kp x10), ``citation``
-    (``dataset``, ``doi``, ``pi``, ``acknowledgement``), ``dataset_title``,
+    (``dataset``, ``doi``, ``pi``, ``acknowledgement``), ``citations`` (a computed
+    entry's list of its inputs' citations), ``dataset_title``,
     ``mission``, ``instrument`` and ``notes`` (what was done to the data)."""
 
     @property
@@ -45,6 +46,18 @@ class DataEntry:
         """The dataset's citation (dataset, doi, pi, acknowledgement), empty if unknown."""
         value = self.meta.get("citation")
         return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+    @property
+    def citations(self) -> list[dict[str, str]]:
+        """Every dataset to cite for this entry: its own, or those of a computation's inputs."""
+        inherited = self.meta.get("citations")
+        if isinstance(inherited, list):
+            return [
+                {str(k): str(v) for k, v in c.items()}
+                for c in inherited  # pyright: ignore[reportUnknownVariableType]
+                if isinstance(c, dict)
+            ]
+        return [self.citation] if self.citation else []
 
     @property
     def columns(self) -> list[str]:

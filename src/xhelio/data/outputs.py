@@ -155,8 +155,7 @@ def output_metadata(entries: list[DataEntry]) -> dict[str, Any]:
             if key in entry.meta:
                 record[key] = entry.meta[key]
         parameters[entry.label] = record
-        if entry.citation and entry.citation not in citations:
-            citations.append(entry.citation)
+        citations.extend(c for c in entry.citations if c not in citations)
     return {"parameters": parameters, **({"citations": citations} if citations else {})}
 
 

@@ -308,6 +308,15 @@ def shared_exporter() -> FigureExporter:
         return _shared
 
 
+# Plotly's modebar without cloud, share and edit buttons: exported data stays local.
+# (plotly.js 4 has no link or Chart Studio options left; the buttons are removed by name.)
+PLOT_CONFIG: Mapping[str, Any] = {
+    "displaylogo": False,
+    "showSendToCloud": False,
+    "modeBarButtonsToRemove": ["sendDataToCloud", "editInChartStudio"],
+}
+
+
 def write_html(figure: Mapping[str, Any], path: Path) -> Path:
     """Write an interactive, self-contained HTML file (plotly.js embedded); return path."""
     html = pio.to_html(
@@ -315,7 +324,7 @@ def write_html(figure: Mapping[str, Any], path: Path) -> Path:
         include_plotlyjs=True,
         full_html=True,
         validate=False,
-        config={"displaylogo": False},
+        config=dict(PLOT_CONFIG),
     )
     _atomic_write(path, html.encode("utf-8"))
     return path

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import xarray as xr
@@ -250,7 +251,15 @@ def _materialize(
 
 def _axis_facts(plan: _Plan) -> AxisFacts:
     if isinstance(plan, LinePlan):
-        return AxisFacts(plan.x.is_date, plan.x.title, plan.quantity, plan.unit, log_y=plan.log_y)
+        finite = plan.y[np.isfinite(plan.y)]
+        return AxisFacts(
+            plan.x.is_date,
+            plan.x.title,
+            plan.quantity,
+            plan.unit,
+            log_y=plan.log_y,
+            non_negative=bool(finite.size) and float(finite.min()) >= 0,
+        )
     if isinstance(plan, HeatmapPlan):
         return AxisFacts(plan.x.is_date, plan.x.title, plan.bins_title, "", log_y=plan.log_y)
     return AxisFacts(False, "", "", "", has_data=False, log_y=plan.log_y)

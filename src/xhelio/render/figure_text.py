@@ -17,15 +17,19 @@ from typing import Any
 import xarray as xr
 
 from xhelio.data.entry import DataEntry
-from xhelio.data.meaning import citation_text
+from xhelio.data.meaning import citation_text, display_units, html_units
 
 __all__ = [
     "add_citation",
+    "axis_unit",
     "citations",
     "default_title",
     "quantity",
     "quantity_title",
+    "titled",
+    "unit_key",
     "unit_of",
+    "without_unit",
 ]
 
 # A y title up to this long is used as is; descriptions up to the longer bound are wrapped.
@@ -49,6 +53,9 @@ def quantity_title(entry: DataEntry) -> str:
     """
     name = quantity(entry)
     description = " ".join(entry.description.split())
+    # Archive banners ("[PRELIMINARY VALUES - BROWSE USE ONLY] B-field magnitude") are
+    # notes about the data, not the quantity's name.
+    description = re.sub(r"^\[[^\]]*\]\s*", "", description)
     if len(description) > _SHORT_TITLE:
         # "Magnetic field in RTN coordinates (1 minute cadence)": the cadence aside goes.
         description = re.sub(r"\s*\([^()]*\)$", "", description)
@@ -61,6 +68,58 @@ def quantity_title(entry: DataEntry) -> str:
     if isinstance(scale, int | float) and scale != 1:
         text = f"{name} x{scale:g}" if text == name else f"{text} ({name} x{scale:g})"
     return text
+
+
+# A parenthesised cadence or averaging aside: "(1min)", "(5 s avg)", "(hourly)".
+_CADENCE = re.compile(
+    r"^\d*\.?\d*\s*(?:s|sec|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|hourly|daily)"
+    r"(?:\s+(?:avg|average|averages?|cadence|resolution|res))?$",
+    re.IGNORECASE,
+)
+_ASIDE = re.compile(r"\s*\(([^()]*)\)\s*$")
+
+
+def unit_key(unit: str) -> str:
+    """What a unit means, for comparing: ``nT (1min)`` is nT; ``per cc`` is ``cm^-3``."""
+    text = re.sub(r"<sup>(.*?)</sup>", r"^\1", unit)
+    text = re.sub(r"<sub>(.*?)</sub>", r"_\1", text)
+    text = re.sub(r"<[^>]+>", "", text)
+    return display_units(_without_cadence(text)).replace(" ", "").replace("{", "").replace("}", "")
+
+
+def axis_unit(raw: str) -> str:
+    """The unit as an axis shows it (HTML), without a cadence aside: ``nT (1min)`` -> nT."""
+    return html_units(display_units(_without_cadence(raw)))
+
+
+def titled(name: str, unit: str) -> str:
+    """The one rule for a quantity with its unit: ``name (unit)``, the unit said once.
+
+    A name that already ends in its unit or a cadence aside ("flow speed (km/s)",
+    "density (per cc)", "field (1min)") loses that aside before the unit is added.
+    """
+    text = without_unit(name, unit)
+    if not unit:
+        return text
+    return f"{text} ({unit})" if text else unit
+
+
+def without_unit(name: str, unit: str) -> str:
+    """`name` without trailing asides that repeat `unit` or give a cadence."""
+    text = name.strip()
+    while unit and (found := _ASIDE.search(text)):
+        inner = found.group(1)
+        if not (_CADENCE.match(inner.strip()) or unit_key(inner) == unit_key(unit)):
+            break
+        text = text[: found.start()].rstrip()
+    return text
+
+
+def _without_cadence(unit: str) -> str:
+    found = _ASIDE.search(unit)
+    if found and _CADENCE.match(found.group(1).strip()) and found.start() > 0:
+        return unit[: found.start()].rstrip()
+    return unit
 
 
 def default_title(entries: Sequence[DataEntry]) -> str:
@@ -83,9 +142,9 @@ def default_title(entries: Sequence[DataEntry]) -> str:
 
 
 def citations(entries: Sequence[DataEntry]) -> str:
-    """The distinct citations of the plotted entries (at most three), one per line."""
-    lines = list(dict.fromkeys(citation_text(e.citation) for e in entries if e.citation))
-    return "<br>".join(line for line in lines[:3] if line)
+    """Every distinct citation of the plotted entries (computed ones: their inputs'), one a line."""
+    lines = dict.fromkeys(citation_text(c) for e in entries for c in e.citations)
+    return "<br>".join(line for line in lines if line)
 
 
 def unit_of(entry: DataEntry, column: str) -> str:

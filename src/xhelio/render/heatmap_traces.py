@@ -22,8 +22,8 @@ import plotly.graph_objects as go
 import xarray as xr
 
 from xhelio.data.entry import DataEntry
-from xhelio.data.meaning import display_units, html_units, prefers_log_colour
-from xhelio.render.figure_text import quantity, quantity_title, unit_of
+from xhelio.data.meaning import prefers_log_colour
+from xhelio.render.figure_text import axis_unit, quantity, quantity_title, titled, unit_of
 from xhelio.render.result import TraceSummary
 from xhelio.render.series import (
     XValues,
@@ -124,9 +124,7 @@ def heatmap_plan(
         low, high = edges_from_centres(_frame_bins(data)[None, :])
         cells = BinCells(low, high, bins_dim, str(data.attrs.get("bins_units", "")))
     bins_title = cells.title or bins_dim
-    bins_units = display_units(cells.units)
-    if bins_units:
-        bins_title = f"{bins_title} ({html_units(bins_units)})"
+    bins_title = titled(bins_title, axis_unit(cells.units))
     rows = window_slice(x, window)
     if cells.low.shape[0] > 1:
         cells = replace(cells, low=cells.low[rows], high=cells.high[rows])
@@ -177,7 +175,7 @@ def heatmap_trace(plan: HeatmapPlan, budget: int) -> tuple[dict[str, Any], Trace
     if plan.log_color:
         positive = z > 0
         z = np.log10(z, out=np.full(z.shape, np.nan), where=positive)
-    unit = html_units(display_units(plan.unit))
+    unit = axis_unit(plan.unit)
     what = plan.quantity or "value"
     colour_title = f"{what}<br>({unit})" if unit else what
     if plan.log_color:

@@ -6,7 +6,7 @@ autosize so toolbar clicks do not resize the figure), stacks panels (one per bas
 that share one matching time axis, writes unit-bearing axis titles the model left out,
 sets log axes and the zoom window. Anything the model set explicitly is kept.
 
-Imports nothing from xhelio but `timerange`.
+Imports nothing from xhelio but `timerange` and `render.figure_text` (the unit rule).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from xhelio.render.figure_text import titled, unit_key, without_unit
 from xhelio.timerange import TimeRange
 
 __all__ = [
@@ -89,6 +90,8 @@ class AxisFacts:
     unit: str
     has_data: bool = True
     log_y: bool = False
+    # Every value is >= 0 (a density, a speed, a magnitude): the axis stays above zero.
+    non_negative: bool = False
 
 
 def build_layout(
@@ -319,8 +322,8 @@ def _title_axes(
             by_y.setdefault(_y_of(trace), []).append(fact)
     for y_id, facts in by_y.items():
         axis = _axis(layout, y_id)
-        by_key = {_unit_key(f.unit): f.unit for f in reversed(facts) if f.unit}
-        units = list(dict.fromkeys(by_key[_unit_key(f.unit)] for f in facts if f.unit))
+        by_key = {unit_key(f.unit): f.unit for f in reversed(facts) if f.unit}
+        units = list(dict.fromkeys(by_key[unit_key(f.unit)] for f in facts if f.unit))
         if len(units) > 1:
             base = _base_of(layout, y_id)
             panel = panels.index(base) + 1 if base in panels else 1
@@ -330,6 +333,8 @@ def _title_axes(
             )
         if not _has_title(axis):
             axis["title"] = {"text": _wrap(_y_title(facts, units))}
+        if all(f.non_negative and not f.log_y for f in facts) and axis.get("type") != "log":
+            axis.setdefault("rangemode", "nonnegative")
     for x_id, facts in _x_groups(pairs).items():
         axis = _axis(layout, x_id)
         if _has_title(axis) or axis.get("showticklabels") is False:
@@ -342,26 +347,14 @@ def _title_axes(
                 axis["title"] = {"text": titles[0]}
 
 
-_PER_CUBIC_CM = re.compile(r"^(?:#|n|1)?/(?:cc|cm\^?\{?3\}?)$|^cm\^?\{?-3\}?$")
-
-
-def _unit_key(unit: str) -> str:
-    """What a unit means, for comparing: ``nT (1min)`` is nT; ``#/cc`` is ``cm^-3``."""
-    text = re.sub(r"\s*\([^)]*\)\s*$", "", unit).replace(" ", "")
-    if _PER_CUBIC_CM.match(text.lower()):
-        return "cm^-3"
-    return text
-
-
 def _y_title(facts: Sequence[AxisFacts], units: Sequence[str]) -> str:
     if len(units) > 1:
-        pairs = dict.fromkeys(f"{f.quantity} ({f.unit})" if f.unit else f.quantity for f in facts)
+        pairs = dict.fromkeys(titled(f.quantity, f.unit) for f in facts)
         return " / ".join(pairs) + " [mixed units]"
-    names = list(dict.fromkeys(f.quantity for f in facts if f.quantity))
+    unit = units[0] if units else ""
+    names = list(dict.fromkeys(without_unit(f.quantity, unit) for f in facts if f.quantity))
     text = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
-    if units:
-        return f"{text} ({units[0]})" if text else units[0]
-    return text
+    return titled(text, unit)
 
 
 # A 300 px panel fits about 34 characters of 12 px text along its y axis.

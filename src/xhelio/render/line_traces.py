@@ -23,11 +23,10 @@ import pandas as pd
 import xarray as xr
 
 from xhelio.data.entry import DataEntry
-from xhelio.data.meaning import display_units, html_units
 from xhelio.errors import UserError
 from xhelio.render.component_names import component_names
 from xhelio.render.downsample import downsample_line
-from xhelio.render.figure_text import quantity, quantity_title, unit_of
+from xhelio.render.figure_text import axis_unit, quantity, quantity_title, unit_of
 from xhelio.render.result import TraceSummary
 from xhelio.render.series import XValues, coord_index, json_floats, window_slice, x_values
 from xhelio.render.spectrogram import GAP_FACTOR
@@ -106,7 +105,7 @@ def line_plans(
                 if expanded
                 else (column and f"{entry.label}.{column}") or entry.label,
                 quantity=quantity_title(entry),
-                unit=html_units(display_units(unit_of(entry, name))),
+                unit=axis_unit(unit_of(entry, name)),
                 data_label=entry.label,
                 column=name if (expanded or column) else None,
                 spec_index=index,
@@ -186,6 +185,9 @@ def line_trace(
     # plotly hides the legend of a figure with one trace; a named line keeps its entry.
     trace.setdefault("showlegend", True)
     trace.setdefault("name", plan.name)
+    # Hover names the trace and gives the value with its unit (one line per trace).
+    unit = f" {plan.unit}" if plan.unit else ""
+    trace.setdefault("hovertemplate", f"%{{fullData.name}}: %{{y:.4~g}}{unit}<extra></extra>")
     if plan.colour is not None:
         trace["line"] = {**trace.get("line", {}), "color": plan.colour}
         trace.setdefault("marker", {})

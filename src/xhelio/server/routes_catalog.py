@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 
 from xhelio.server.deps import ServerState, server_state
+from xhelio.sources.registry import registrations
 from xhelio.tools.discovery import dataset_summary, parameter_summary, search_results
 from xhelio.tools.funnel import sanitize
 
@@ -25,6 +26,19 @@ def search(
 ) -> dict[str, Any]:
     """Datasets of every data source matching words (mission, instrument, quantity, units)."""
     return search_results(state.assistant.services.search(q, limit=limit, mission=mission))
+
+
+@router.get("/sources")
+def sources(state: State) -> dict[str, Any]:
+    """The registered data sources (HAPI, CDF, plugins), the default first named."""
+    settings = state.assistant.settings
+    return {
+        "default": settings.default_source,
+        "sources": [
+            {"name": r.name, "usable": r.usable, "problem": r.problem}
+            for r in registrations(settings)
+        ],
+    }
 
 
 @router.get("/missions")

@@ -9,7 +9,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends
 from fastapi.responses import FileResponse
 
-from xhelio.api.direct import checked_call
 from xhelio.api.events import figure_json
 from xhelio.api.turns import gallery_dir
 from xhelio.server.deps import ServerState, server_state
@@ -32,15 +31,17 @@ def figure(session_id: str, state: State) -> dict[str, Any]:
 def export_figure(
     session_id: str, state: State, format: Literal["png", "pdf", "html"] = "png"
 ) -> FileResponse:
-    """Download the current figure as PNG, PDF or HTML."""
+    """Download the current figure as PNG, PDF or HTML.
+
+    A download is not an analysis step: it is written straight from the plot state, not
+    through the tool funnel, so it never enters the operations log (nor a saved pipeline).
+    """
     with state.assistant.hub.checkout(session_id, wait=False) as entry:
         assert entry.workspace is not None
-        if entry.workspace.session.plot.current is None:
+        plot = entry.workspace.session.plot
+        if plot.current is None:
             raise ApiError(404, "NotFound", "This session has no figure yet; plot something first.")
-        result = checked_call(
-            entry.workspace, "manage_plot", {"action": "export", "format": format}
-        )
-    path = Path(str(result.payload["path"]))
+        path = plot.export(format)
     return FileResponse(path, media_type=_MEDIA[format], filename=path.name)
 
 

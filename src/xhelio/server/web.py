@@ -14,10 +14,12 @@ the `/api` routes. Imports FastAPI/Starlette and `server.web_routes` only.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, PlainTextResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -109,5 +111,33 @@ def mount_web_app(app: FastAPI) -> None:
     public: list[str] | None = getattr(app.state, "public_prefixes", None)
     if public is not None:
         public.extend(p for p in (*PAGES[1:], "/assets") if "{" not in p)
+    _pages_for_unknown_urls(app)
     # Added last, so it wraps the security middleware and runs before it.
     app.add_middleware(_RootIsChat)
+
+
+def _pages_for_unknown_urls(app: FastAPI) -> None:
+    """Answer a browser's unknown URL with the app's "Page not found" page (status 404).
+
+    API clients (not asking for HTML) keep the JSON error.
+
+    Wraps the JSON handler `install_error_handlers` registered for HTTP errors.
+    """
+    json_errors = app.exception_handlers.get(StarletteHTTPException)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        accept = request.headers.get("accept", "")
+        if exc.status_code == 404 and request.method == "GET" and "text/html" in accept:
+            return FileResponse(
+                STATIC_DIR / "index.html",
+                status_code=404,
+                media_type="text/html",
+                headers=_NO_CACHE,
+            )
+        if json_errors is None:
+            return PlainTextResponse(str(exc.detail), status_code=exc.status_code)
+        answer = json_errors(request, exc)
+        return await answer if inspect.isawaitable(answer) else answer
+
+    app.add_exception_handler(StarletteHTTPException, not_found)

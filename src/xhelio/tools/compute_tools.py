@@ -56,7 +56,21 @@ def adopt_result(
     description: str,
     units: dict[str, str] | str | None = None,
 ) -> tuple[DataEntry, list[str]]:
-    """Turn a sandbox result into a DataEntry: time index, is_timeseries and units."""
+    """Turn a sandbox result into a DataEntry: time index, is_timeseries, units, citations."""
+    entry, notes = _adopt(value, output_label, sources, description, units)
+    cited = [c for s in sources for c in s.citations]
+    if cited:
+        entry.meta["citations"] = list({repr(sorted(c.items())): c for c in cited}.values())
+    return entry, notes
+
+
+def _adopt(
+    value: Any,
+    output_label: str,
+    sources: list[DataEntry],
+    description: str,
+    units: dict[str, str] | str | None,
+) -> tuple[DataEntry, list[str]]:
     notes: list[str] = []
     all_timeseries = all(s.is_timeseries for s in sources)
     if isinstance(value, xr.DataArray):

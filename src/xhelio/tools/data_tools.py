@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -88,6 +89,8 @@ def _meaning(entry: DataEntry) -> dict[str, Any]:
         meaning["dims"] = {str(d): int(entry.data.sizes[d]) for d in entry.data.dims}
     if entry.citation:
         meaning["citation"] = entry.citation
+    if entry.citations:
+        meaning["citations"] = entry.citations
     return meaning
 
 
@@ -174,16 +177,22 @@ def describe_data(ctx: ToolContext, label: str) -> dict[str, Any]:
         values = np.asarray(pd.to_numeric(frame[column], errors="coerce"), dtype=float)
         valid = values[~np.isnan(values)]
         quantiles = (0.05, 0.25, 0.5, 0.75, 0.95)
+        std = float(valid.std(ddof=1)) if valid.size > 1 else None
+        # Statistics to the digits the data's spread makes meaningful, not float noise.
+        resolution = _resolution(valid, std)
         stats[str(column)] = {
             "units": entry.units.get(str(column), entry.units.get(str(entry.columns[0]), "")),
-            "min": float(valid.min()) if valid.size else None,
-            "max": float(valid.max()) if valid.size else None,
-            "mean": float(valid.mean()) if valid.size else None,
-            "std": float(valid.std(ddof=1)) if valid.size > 1 else None,
-            "percentiles": {f"p{round(q * 100)}": float(np.quantile(valid, q)) for q in quantiles}
+            "min": _rounded(float(valid.min()), resolution) if valid.size else None,
+            "max": _rounded(float(valid.max()), resolution) if valid.size else None,
+            "mean": _rounded(float(valid.mean()), resolution) if valid.size else None,
+            "std": _rounded(std, resolution) if std is not None else None,
+            "percentiles": {
+                f"p{round(q * 100)}": _rounded(float(np.quantile(valid, q)), resolution)
+                for q in quantiles
+            }
             if valid.size
             else {},
-            "nan_fraction": float(1 - valid.size / values.size) if values.size else 1.0,
+            "nan_fraction": round(float(1 - valid.size / values.size), 4) if values.size else 1.0,
         }
     result: dict[str, Any] = {"label": label, "points": len(frame), "columns": stats}
     result.update(_time_span(frame, entry))
@@ -192,6 +201,24 @@ def describe_data(ctx: ToolContext, label: str) -> dict[str, Any]:
         result["cadence_s"] = float(np.median(steps))
         result["largest_gap_s"] = float(steps.max())
     return result
+
+
+def _resolution(valid: np.ndarray, std: float | None) -> float:
+    """The smallest step worth showing: a hundredth of the spread, else 4 significant figures."""
+    if std is not None and np.isfinite(std) and std > 0:
+        return std / 100
+    largest = float(np.abs(valid).max()) if valid.size else 0.0
+    return largest * 1e-4 if np.isfinite(largest) and largest > 0 else 0.0
+
+
+def _rounded(value: float, resolution: float) -> float:
+    """`value` to the decade of `resolution`, and never to more than 6 significant figures."""
+    if not np.isfinite(value) or value == 0:
+        return value
+    value = float(f"{value:.6g}")
+    if resolution <= 0 or not np.isfinite(resolution):
+        return value
+    return round(value, max(0, -math.floor(math.log10(resolution))))
 
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")

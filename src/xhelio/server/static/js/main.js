@@ -26,7 +26,18 @@ function route(pathname) {
 let unmount = null;
 let renderToken = 0;
 
+/** Open or close the navigation drawer (the sidebar collapses on small screens). */
+function setDrawer(open) {
+  document.body.classList.toggle("nav-open", open);
+  document.getElementById("nav-toggle").setAttribute("aria-expanded", String(open));
+}
+document.getElementById("nav-toggle").addEventListener("click", () => setDrawer(!document.body.classList.contains("nav-open")));
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && document.body.classList.contains("nav-open")) setDrawer(false);
+});
+
 async function render() {
+  setDrawer(false);
   const { page, params } = route(location.pathname);
   const root = document.getElementById("page");
   const token = ++renderToken;

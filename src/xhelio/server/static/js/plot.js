@@ -1,6 +1,7 @@
 // Plotly figures in the page. Plotly.js is served by the xhelio server from the `plotly`
-// Python package (no CDN) and loaded on first use. Every figure is drawn with a fixed
-// `uirevision`, so a figure updated while the user zoomed keeps the zoom and pan.
+// Python package (no CDN) and loaded on first use. A figure's `uirevision` is derived from
+// what it shows (its traces and their data span): the same figure restyled keeps the
+// user's zoom and pan; a new, unrelated figure opens at its own full range.
 
 let loader = null;
 
@@ -22,17 +23,50 @@ export function ensurePlotly() {
   return loader;
 }
 
+/** Plotly's modebar without the cloud, share and edit buttons: data never leaves the page. */
+export const PLOT_CONFIG = Object.freeze({
+  responsive: true,
+  displaylogo: false,
+  showSendToCloud: false,
+  modeBarButtonsToRemove: ["sendDataToCloud", "editInChartStudio"],
+  scrollZoom: false,
+  toImageButtonOptions: { format: "png", scale: 2 },
+});
+
+// Below this many pixels per panel a stacked figure scrolls instead of squeezing.
+const MIN_PANEL_PX = 170;
+
+/** What a figure shows: trace names and data span. Equal for the same figure restyled. */
+export function figureIdentity(figure) {
+  const parts = (figure.data || []).map((t) => {
+    const x = Array.isArray(t.x) ? t.x : [];
+    return [t.name ?? "", t.type ?? "", t.yaxis ?? "", x[0] ?? "", x[x.length - 1] ?? ""].join("|");
+  });
+  let hash = 0;
+  for (const ch of parts.join("\n")) hash = (Math.imul(hash, 31) + ch.codePointAt(0)) | 0;
+  return `fig-${(hash >>> 0).toString(36)}`;
+}
+
+function panelCount(layout) {
+  return Math.max(1, Object.keys(layout).filter((k) => /^yaxis\d*$/.test(k) && !layout[k]?.overlaying).length);
+}
+
 /**
- * Draw or update a figure in `el`, keeping the user's zoom/pan (same uirevision).
- * The server's renderer fixes width for files; in the page the figure fills its box.
+ * Draw or update a figure in `el`, sized to `el`: panels share the box's height (the box
+ * scrolls only when a panel would be shorter than MIN_PANEL_PX), the legend goes below the
+ * plot when names are long or the box is narrow, hover shows every trace at one time.
  */
-export async function drawFigure(el, figure, { revision = "xhelio", height } = {}) {
+export async function drawFigure(el, figure, { revision, height } = {}) {
   const Plotly = await ensurePlotly();
   const layout = { ...(figure.layout || {}) };
   delete layout.width;
   layout.autosize = true;
-  layout.uirevision = revision;
-  if (height) layout.height = height;
+  layout.uirevision = revision ?? figureIdentity(figure);
+  const panels = panelCount(layout);
+  const room = height || el.clientHeight || 0;
+  if (room > 0) layout.height = Math.max(room - 4, panels * MIN_PANEL_PX);
+  if (!layout.hovermode || layout.hovermode === "closest") layout.hovermode = "x unified";
+  placeLegend(el, figure, layout);
   // A long title would overflow a box narrower than the figure the server laid out:
   // wrap it onto lines (Plotly takes <br>) and give the top margin room for them.
   const title = typeof layout.title === "string" ? { text: layout.title } : layout.title;
@@ -43,9 +77,40 @@ export async function drawFigure(el, figure, { revision = "xhelio", height } = {
     const margin = layout.margin || {};
     layout.margin = { ...margin, t: Math.max(margin.t ?? 80, 40 + 17 * lines.length) };
   }
-  const config = { responsive: true, displaylogo: false, scrollZoom: false, toImageButtonOptions: { format: "png", scale: 2 } };
-  await Plotly.react(el, figure.data || [], layout, config);
+  wrapCitation(layout, el.clientWidth || 800);
+  await Plotly.react(el, figure.data || [], layout, PLOT_CONFIG);
   return el;
+}
+
+/**
+ * A legend never squeezes the plot: with long names or a narrow box, one legend goes in
+ * a horizontal band under the figure (names wrap there) instead of beside the panels.
+ */
+function placeLegend(el, figure, layout) {
+  const names = (figure.data || []).filter((t) => t.showlegend !== false).map((t) => String(t.name ?? ""));
+  const longest = Math.max(0, ...names.map((n) => n.length));
+  const width = el.clientWidth || 800;
+  if (longest * 7 < width * 0.18) return;
+  for (const key of Object.keys(layout)) if (/^legend\d+$/.test(key)) delete layout[key];
+  for (const trace of figure.data || []) delete trace.legend;
+  layout.legend = { orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "bottom", yref: "container" };
+  const rows = Math.ceil((names.reduce((n, name) => n + name.length + 4, 0) * 7) / width);
+  const margin = { ...(layout.margin || {}) };
+  margin.b = (margin.b ?? 80) + 22 * Math.min(rows, 4);
+  layout.margin = margin;
+}
+
+/** The citation under the figure wraps to the box's width (9 px text) instead of running off it. */
+function wrapCitation(layout, width) {
+  const perLine = Math.max(30, Math.floor((width - 90) / 5));
+  let added = 0;
+  layout.annotations = (layout.annotations || []).map((note) => {
+    if (note.name !== "xhelio-citation" || typeof note.text !== "string") return note;
+    const lines = note.text.split("<br>").flatMap((line) => wrap(line, perLine));
+    added = lines.length - note.text.split("<br>").length;
+    return { ...note, text: lines.join("<br>") };
+  });
+  if (added > 0) layout.margin = { ...(layout.margin || {}), b: (layout.margin?.b ?? 80) + 12 * added };
 }
 
 /** Split text into lines of at most `width` characters at spaces. */

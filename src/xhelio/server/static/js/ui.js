@@ -130,7 +130,7 @@ export function table(columns, rows, { caption, className = "grid" } = {}) {
 function fmtCell(v) {
   if (v === null || v === undefined) return "—";
   if (typeof v === "number") return fmtNumber(v);
-  if (typeof v === "object") return JSON.stringify(v);
+  if (typeof v === "object") return Object.entries(v).map(([k, x]) => `${k} ${fmtCell(x)}`).join(", ");
   return String(v);
 }
 

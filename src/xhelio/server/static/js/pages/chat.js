@@ -45,6 +45,7 @@ class ChatPage {
       h("button.small", { onclick: () => downloadPng(this.figureBox, "xhelio-figure"), title: "Save the figure as shown (PNG)" }, "PNG"),
       h("button.small", { onclick: () => this.exportFigure("pdf") }, "PDF"),
       h("button.small", { onclick: () => this.exportFigure("html") }, "HTML"),
+      h("button.small.maximise", { onclick: () => this.toggleMaximised(), title: "Maximise the figure (Esc to restore)", "aria-pressed": "false" }, "⤢"),
     );
     this.figureArea = h("section.figure-area", { "aria-label": "Figure", hidden: true }, this.figureBar, this.figureBox);
     this.conversation = h("div.conversation", { role: "log", "aria-live": "polite", "aria-label": "Conversation" });
@@ -54,6 +55,16 @@ class ChatPage {
     this.cancelButton = h("button.danger", { id: "cancel", type: "button", hidden: true, onclick: () => this.cancel() }, "Cancel");
     this.composer = h("form.composer", { onsubmit: (e) => { e.preventDefault(); this.ask(this.input.value); } }, this.input, h("div.composer-buttons", this.send, this.cancelButton));
     this.input.addEventListener("keydown", (e) => this.onKey(e));
+    this.onEscape = (e) => {
+      if (e.key === "Escape" && this.figureArea.classList.contains("maximised")) this.toggleMaximised();
+    };
+    document.addEventListener("keydown", this.onEscape);
+    let resizeTimer = 0;
+    this.onResize = () => {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(() => this.redraw(), 150);
+    };
+    window.addEventListener("resize", this.onResize);
 
     this.activity = new ActivityPanel();
     this.plan = new PlanPanel({ onRetry: () => this.planAction("retry"), onCancel: () => this.planAction("cancel") });
@@ -65,6 +76,8 @@ class ChatPage {
 
   destroy() {
     this.stopStatus?.();
+    document.removeEventListener("keydown", this.onEscape);
+    window.removeEventListener("resize", this.onResize);
     this.controller?.abort();
     purgeFigure(this.figureBox);
   }
@@ -164,7 +177,19 @@ class ChatPage {
     this.conversation.scrollTop = this.conversation.scrollHeight;
   }
 
+  /** The figure fills the window (or returns to its place); it is redrawn to the new size. */
+  toggleMaximised() {
+    const on = this.figureArea.classList.toggle("maximised");
+    this.figureBar.querySelector(".maximise").setAttribute("aria-pressed", String(on));
+    this.redraw();
+  }
+
+  redraw() {
+    if (this.figure && this.hasFigure) drawFigure(this.figureBox, this.figure).catch(() => {});
+  }
+
   async showFigure(figure) {
+    this.figure = figure;
     this.figureArea.hidden = false;
     this.figureBar.querySelector(".figure-title").textContent = figure.layout?.title?.text || (typeof figure.layout?.title === "string" ? figure.layout.title : "Figure");
     try {

@@ -70,6 +70,8 @@ class DataPage {
     this.timeRange = h("input", { id: "time-range", value: "2024-01-15", placeholder: "2024-01-15, 2024-01-15T06:00 to 2024-01-16, last 3 days, 2024-03…", "aria-label": "Time range" });
     this.timeRange.addEventListener("input", () => (this.timeRangeEdited = true));
     this.fetchButton = h("button.primary", { id: "fetch", type: "submit" }, "Fetch into session");
+    // Where the data comes from: the server's registered sources (HAPI, CDF files, plugins).
+    this.source = h("select", { id: "fetch-source", "aria-label": "Data source", title: "Data source" }, h("option", { value: "" }, "default source"));
     this.fetchTarget = h("span.fetch-target", "No parameter selected");
     this.progress = h("div.progress", { hidden: true }, h("div.bar", h("span")), h("span.progress-text", { role: "status" }));
     this.fetchMessage = h("div.fetch-message");
@@ -78,6 +80,8 @@ class DataPage {
       { onsubmit: (e) => { e.preventDefault(); this.fetch(); } },
       h("label", { for: "time-range" }, "Time range"),
       this.timeRange,
+      h("label", { for: "fetch-source" }, "Source"),
+      this.source,
       this.fetchTarget,
       this.fetchButton,
     );
@@ -100,6 +104,20 @@ class DataPage {
     );
     this.loadMissions();
     this.loadEntries();
+    this.loadSources();
+  }
+
+  async loadSources() {
+    try {
+      const { sources, default: preferred } = await api("/catalog/sources");
+      const options = sources.map((s) =>
+        h("option", { value: s.name, disabled: !s.usable, title: s.problem || "" }, s.name === preferred ? `${s.name} (default)` : s.name),
+      );
+      setChildren(this.source, ...options);
+      this.source.value = preferred;
+    } catch {
+      // An older server without the list: the fetch uses the server's default source.
+    }
   }
 
   // Catalog ------------------------------------------------------------------------------
@@ -217,7 +235,7 @@ class DataPage {
       setChildren(this.fetchMessage, errorBox({ message: "Pick a dataset and a parameter first." }, "Nothing to fetch"));
       return;
     }
-    const body = { dataset_id: this.dataset.id, parameter_id: this.parameter, time_range: this.timeRange.value.trim(), source: null };
+    const body = { dataset_id: this.dataset.id, parameter_id: this.parameter, time_range: this.timeRange.value.trim(), source: this.source.value || null };
     this.fetchMessage.replaceChildren();
     this.fetchButton.disabled = true;
     this.fetching = true;
@@ -327,8 +345,26 @@ function progressFraction(data) {
   return null;
 }
 
-/** How to cite a fetched entry: dataset, source archive, access date. */
+/** The citation records of an entry: its dataset's, or for computed data its inputs'. */
+export function citationsOf(entry) {
+  if (Array.isArray(entry.citations) && entry.citations.length) return entry.citations;
+  if (entry.citation && Object.keys(entry.citation).length) return [entry.citation];
+  return [];
+}
+
+/** One line naming dataset, PI, DOI and provider; the archive's generic text when none is known. */
+export function citationLine(c) {
+  const parts = [`Data: ${c.dataset || "?"}`];
+  if (c.pi) parts.push(`PI ${c.pi}`);
+  if (c.doi) parts.push(`doi:${c.doi}`);
+  if (c.provider) parts.push(`via ${c.provider}`);
+  return parts.join("; ");
+}
+
+/** How to cite an entry: every dataset it comes from, with DOI and PI when known. */
 export function citation(entry) {
+  const known = citationsOf(entry);
+  if (known.length) return known.map(citationLine).join(" · ");
   const ds = entry.dataset || String(entry.label).split(".")[0];
   const today = new Date().toISOString().slice(0, 10);
   return `Data: ${ds}${entry.parameter ? ` (${entry.parameter})` : ""}, NASA Space Physics Data Facility CDAWeb, https://cdaweb.gsfc.nasa.gov/ (accessed ${today}). Cite the instrument team's reference given in the dataset's metadata.`;

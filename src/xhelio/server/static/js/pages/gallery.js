@@ -4,10 +4,10 @@
 // export PNG/PDF/HTML.
 
 import { api, download, sessionPath } from "../api.js";
-import { drawFigure, purgeFigure, downloadPng } from "../plot.js";
+import { drawFigure, purgeFigure, downloadPng, ensurePlotly } from "../plot.js";
 import { onChange, state } from "../state.js";
 import { errorBox, fmtTime, h, loading, setChildren, toast, toastError } from "../ui.js";
-import { citation } from "./data.js";
+import { citation, citationLine, citationsOf } from "./data.js";
 
 export function mount(root) {
   const page = new GalleryPage(root);
@@ -70,13 +70,35 @@ class GalleryPage {
   }
 
   card(sid, f) {
+    // Clickable picture; keyboard and screen-reader users have the card's Open button.
+    const thumb = h("div.thumb", { onclick: () => this.open(sid, f.id), title: "Open" });
+    this.thumbnail(sid, f.id, thumb);
     return h(
       "article.card",
+      thumb,
       h("div.card-title", `Figure ${f.id}`),
       h("p.card-request", f.request ? `“${f.request}”` : "(no request recorded)"),
       h("p.muted", `${fmtTime(f.created)} · ${f.traces} trace${f.traces === 1 ? "" : "s"}`),
       h("div.card-actions", h("button.primary.small", { onclick: () => this.open(sid, f.id) }, "Open"), ...this.exportButtons(sid, f.id)),
     );
+  }
+
+  /** A small static picture of the figure (no title, legend or citation) as the card's face. */
+  async thumbnail(sid, id, el) {
+    try {
+      const [item, Plotly] = await Promise.all([api(`${sessionPath(sid)}/gallery/${id}`), ensurePlotly()]);
+      const figure = item.figure || {};
+      const layout = { ...(figure.layout || {}), title: undefined, showlegend: false, annotations: [], width: 240, height: 130, margin: { l: 4, r: 4, t: 4, b: 4 }, autosize: false };
+      for (const key of Object.keys(layout)) {
+        if (/^[xy]axis\d*$/.test(key)) layout[key] = { ...layout[key], title: undefined, showticklabels: false };
+        if (/^legend\d+$/.test(key)) delete layout[key];
+      }
+      const data = (figure.data || []).map((t) => ({ ...t, showscale: false, hoverinfo: "skip" }));
+      const url = await Plotly.toImage({ data, layout }, { format: "png", width: 240, height: 130 });
+      el.append(h("img", { src: url, alt: `Thumbnail of figure ${id}`, width: 240, height: 130 }));
+    } catch {
+      el.append(h("span.muted", "No preview"));
+    }
   }
 
   exportButtons(sid, id, plotEl) {
@@ -107,7 +129,8 @@ class GalleryPage {
       const steps = lineage(this.operations || [], used, item.created);
       const made = new Set(steps.flatMap(produced));
       const cited = (this.entries || []).filter((e) => made.has(e.label) || used.has(e.label) || [...used].some((n) => String(n).includes(e.parameter || "\0")));
-      const datasets = [...new Map((cited.length ? cited : this.entries || []).map((e) => [e.dataset || e.label, e])).values()];
+      // Every dataset behind the figure, computed data citing its inputs, each once.
+      const lines = [...new Set((cited.length ? cited : this.entries || []).flatMap((e) => (citationsOf(e).length ? citationsOf(e).map(citationLine) : [citation(e)])))];
       setChildren(
         this.viewer,
         h("div.viewer-head", h("h2", `Figure ${item.id}`), h("span.spacer"), ...this.exportButtons(sid, item.id, plot), h("button.small", { onclick: () => this.close(), "aria-label": "Close figure" }, "Close")),
@@ -120,7 +143,7 @@ class GalleryPage {
             : h("p.muted", "The steps of this figure are not in the session's operations log."),
           h("p.muted.small", "To replay it for another time range, say “save this as a pipeline called NAME” in Chat, then use the Pipelines page.")),
         // When the traces do not name their data, say the list is the session's data.
-        h("details.citations", { open: true }, h("summary", cited.length ? "Data citations" : "Data citations (all data of this session)"), datasets.length ? h("ul", datasets.map((e) => h("li", citation(e)))) : h("p.muted", "No data entries recorded for this figure.")),
+        h("details.citations", { open: true }, h("summary", cited.length ? "Data citations" : "Data citations (all data of this session)"), lines.length ? h("ul", lines.map((line) => h("li", line))) : h("p.muted", "No data entries recorded for this figure.")),
       );
       await drawFigure(plot, item.figure, { revision: `gallery-${item.id}` });
       plot.focus?.();
