@@ -16,7 +16,7 @@ from xhelio.tools.toolset import default_registry
 SRC = Path(__file__).resolve().parents[1] / "src" / "xhelio"
 
 LAYERS: list[tuple[str, ...]] = [
-    ("cli", "server", "mcp_server", "api"),
+    ("cli", "server", "mcp_server", "api", "notebook"),
     ("agents",),
     ("tools",),
     ("services",),
