@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from xhelio.agents.turn import TurnResult
+from xhelio.api.models import AskResponse, ErrorInfo
 from xhelio.cli.progress import print_turn_result
 from xhelio.config import Settings
 from xhelio.errors import SandboxError
@@ -100,9 +100,8 @@ def test_labels_with_control_characters_are_refused_and_attrs_cleaned(
 def test_the_cli_prints_errors_and_answers_without_terminal_control() -> None:
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=False, width=200)
-    print_turn_result(
-        console, TurnResult(answer=f"answer {HOSTILE}", session_id="s", error=f"oops {HOSTILE}")
-    )
+    error = ErrorInfo(type="SandboxError", message=f"oops {HOSTILE}")
+    print_turn_result(console, AskResponse(answer=f"answer {HOSTILE}", session_id="s", error=error))
     printed = buffer.getvalue()
     assert "\x1b" not in printed and _is_display_text(printed)
     assert "oops" in printed and "answer" in printed

@@ -97,7 +97,7 @@ def workspace(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Worksp
 
 def _compute(ws: Workspace, code: str, label: str) -> dict[str, Any]:
     args = {"source_labels": ["mag"], "code": code, "output_label": label}
-    return ws.funnel.call("custom_operation", args, caller="orchestrator")
+    return ws.funnel.call("custom_operation", args, caller="orchestrator").to_dict()
 
 
 def test_a_session_s_computed_results_have_a_total_cap(workspace: Workspace) -> None:
