@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
 
 from xhelio.catalog.index import Catalog, open_catalog
@@ -74,6 +74,7 @@ class _CdawebCatalogSource:
         self.settings = setup.settings
         self._open_shared = setup.catalog
         self._own_catalog: Catalog | None = None
+        self._client: HapiSource | CdawebSource | None = None
 
     def _catalog(self) -> Catalog:
         if self._open_shared is not None:
@@ -102,9 +103,28 @@ class _CdawebCatalogSource:
             return replace(info, stop=None)
         return info
 
+    def _make_client(self) -> HapiSource | CdawebSource:
+        """The client this source fetches through (called once, on first use)."""
+        raise NotImplementedError
+
+    def _fetcher(self) -> HapiSource | CdawebSource:
+        if self._client is None:
+            self._client = self._make_client()
+        return self._client
+
     def _describe(self, dataset_id: str) -> DatasetInfo:
         """The server's description of a dataset the catalog does not list."""
-        raise NotImplementedError
+        return self._fetcher().info(dataset_id)
+
+    def fetch(
+        self,
+        dataset_id: str,
+        parameters: Sequence[str],
+        time_range: TimeRange,
+        progress: ProgressCallback | None = None,
+    ) -> dict[str, ParameterData]:
+        """Fetch through the client (HAPI /data, or the CDF files of the range)."""
+        return self._fetcher().fetch(dataset_id, parameters, time_range, progress)
 
     def cite(self, dataset_id: str) -> Citation:
         """The provider of `_service_url`, with the dataset's title, DOI and PI."""
@@ -134,7 +154,10 @@ class _CdawebCatalogSource:
         )
 
     def close(self) -> None:
-        """Close the catalog connection if this source opened it."""
+        """Close the client and the catalog connection if this source opened them."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
         if self._own_catalog is not None:
             self._own_catalog.close()
             self._own_catalog = None
@@ -145,7 +168,6 @@ class CdawebHapiSource(_CdawebCatalogSource):
 
     def __init__(self, setup: SourceSetup) -> None:
         super().__init__(setup)
-        self._hapi: HapiSource | None = None
         self.server_url = setup.settings.hapi_url.rstrip("/")
         """Keys the fragment cache, so data of different servers never mixes."""
         self._service_url = self.server_url
@@ -153,30 +175,12 @@ class CdawebHapiSource(_CdawebCatalogSource):
     @property
     def hapi(self) -> HapiSource:
         """The HAPI client it fetches through (made on first use)."""
-        if self._hapi is None:
-            from xhelio.sources.hapi import HapiSource
+        return cast("HapiSource", self._fetcher())
 
-            self._hapi = HapiSource(self.settings, self.server_url)
-        return self._hapi
+    def _make_client(self) -> HapiSource:
+        from xhelio.sources.hapi import HapiSource
 
-    def _describe(self, dataset_id: str) -> DatasetInfo:
-        return self.hapi.info(dataset_id)
-
-    def fetch(
-        self,
-        dataset_id: str,
-        parameters: Sequence[str],
-        time_range: TimeRange,
-        progress: ProgressCallback | None = None,
-    ) -> dict[str, ParameterData]:
-        """Fetch over HAPI (the server's own /info describes the parameters)."""
-        return self.hapi.fetch(dataset_id, parameters, time_range, progress)
-
-    def close(self) -> None:
-        """Close the HTTP client and any catalog this source opened."""
-        if self._hapi is not None:
-            self._hapi.close()
-        super().close()
+        return HapiSource(self.settings, self.server_url)
 
 
 class CdawebCdfSource(_CdawebCatalogSource):
@@ -185,33 +189,14 @@ class CdawebCdfSource(_CdawebCatalogSource):
     def __init__(self, setup: SourceSetup) -> None:
         super().__init__(setup)
         self._shared_cache = setup.cache
-        self._files: CdawebSource | None = None
         self._service_url = setup.settings.cdas_url
 
     @property
     def files(self) -> CdawebSource:
         """The CDAS file listing and CDF reader it fetches through (made on first use)."""
-        if self._files is None:
-            from xhelio.sources.cdaweb import CdawebSource
+        return cast("CdawebSource", self._fetcher())
 
-            self._files = CdawebSource(self.settings, cache=self._shared_cache)
-        return self._files
+    def _make_client(self) -> CdawebSource:
+        from xhelio.sources.cdaweb import CdawebSource
 
-    def _describe(self, dataset_id: str) -> DatasetInfo:
-        return self.files.info(dataset_id)
-
-    def fetch(
-        self,
-        dataset_id: str,
-        parameters: Sequence[str],
-        time_range: TimeRange,
-        progress: ProgressCallback | None = None,
-    ) -> dict[str, ParameterData]:
-        """Download the CDF files of the range (cached whole) and read the parameters."""
-        return self.files.fetch(dataset_id, parameters, time_range, progress)
-
-    def close(self) -> None:
-        """Close the HTTP client and any catalog this source opened."""
-        if self._files is not None:
-            self._files.close()
-        super().close()
+        return CdawebSource(self.settings, cache=self._shared_cache)
