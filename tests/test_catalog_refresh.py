@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from xhelio.catalog.index import open_catalog
 from xhelio.catalog.refresh import refresh_catalog
 from xhelio.config import Settings, load_settings
 from xhelio.errors import ServerUnreachableError
+from xhelio.migrations import applied_versions
 
 START, STOP = "2024-01-01T00:00:00Z", "2024-01-01T02:00:00Z"
 
@@ -103,6 +105,36 @@ def test_refresh_merges_new_and_updated_datasets_and_counts_failures() -> None:
         assert catalog.parameter("XH_TEST_QUOKKA", "N_quokka").fill == "-1.0E31"
         assert catalog.search("quokka density", limit=1)[0].dataset_id == "XH_TEST_QUOKKA"
         assert len(catalog.dataset_ids()) == 2890
+
+
+def test_a_rebuild_of_the_index_keeps_what_a_refresh_brought(xhelio_home: Path) -> None:
+    with HapiTestServer(version="3.3") as server:
+        _serve_three(server)
+        refresh_catalog(_settings(), server.url)
+    index = xhelio_home / "catalog.sqlite"
+    with sqlite3.connect(index) as db:  # as after an upgrade: another snapshot or schema
+        db.execute("UPDATE meta SET value = 'schema=0;snapshot=old' WHERE key = 'stamp'")
+    db.close()
+
+    with open_catalog() as catalog:
+        quokka = catalog.dataset("XH_TEST_QUOKKA")
+        assert quokka.cadence == "PT1M" and catalog.parameter("XH_TEST_QUOKKA", "B_vec").size == (
+            3,
+        )
+        assert catalog.search("quokka density", limit=1)[0].dataset_id == "XH_TEST_QUOKKA"
+        assert catalog.dataset("AC_H0_MFI").max_request_duration == "P10D"  # refreshed wins
+        assert len(catalog.dataset_ids()) == 2890
+    with sqlite3.connect(index) as db:
+        assert applied_versions(db) == [1]
+        stamp = db.execute("SELECT value FROM meta WHERE key = 'stamp'").fetchone()[0]
+    db.close()
+    assert stamp != "schema=0;snapshot=old"
+
+
+def test_a_damaged_index_is_rebuilt_from_the_snapshot(xhelio_home: Path) -> None:
+    (xhelio_home / "catalog.sqlite").write_bytes(b"<html>not a database</html>")
+    with open_catalog() as catalog:
+        assert len(catalog.dataset_ids()) == 2889
 
 
 def test_refresh_speaks_hapi_2_to_a_2_0_server() -> None:

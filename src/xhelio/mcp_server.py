@@ -66,7 +66,9 @@ _PREVIEW_ROWS = 5
 Label = Annotated[
     str, Field(description="A stored data label, e.g. AC_H1_MFI.Magnitude (from fetch_data).")
 ]
-DatasetId = Annotated[str, Field(description="CDAWeb dataset id, e.g. AC_H1_MFI.")]
+DatasetId = Annotated[
+    str, Field(description="Dataset id from search_datasets, e.g. AC_H1_MFI (CDAWeb).")
+]
 TimeRange = Annotated[
     str, Field(description="A time range, e.g. '2024-01-15 to 2024-01-20' or '2024-01-15'.")
 ]
@@ -281,7 +283,7 @@ def _register_data(server: MCPServer, state: XhelioMcp) -> None:
         limit: Annotated[int, Field(description="Maximum results.", ge=1, le=50)] = 10,
         session_id: SessionId = None,
     ) -> CallToolResult:
-        """Search NASA CDAWeb datasets by words (mission, instrument, quantity, units)."""
+        """Search every registered archive's datasets by words (mission, instrument, quantity)."""
         args = {"query": query, "mission": mission, "limit": limit}
         client = Client.of(ctx, session_id)
         return await _answer(_tool_call(state, client, "search_datasets", args))
@@ -472,7 +474,8 @@ def build_server(
         "xhelio",
         version=xhelio.__version__,
         instructions=(
-            "xhelio finds, fetches, computes and plots NASA heliophysics data (CDAWeb). Use "
+            "xhelio finds, fetches, computes and plots heliophysics data from every registered "
+            "archive (NASA CDAWeb and the others `xhelio sources` lists). Use "
             "`chat` for plain-language requests, or the direct tools (search_datasets, "
             "list_parameters, fetch_data, describe_data, custom_operation, plot)."
         ),

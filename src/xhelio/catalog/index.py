@@ -3,7 +3,9 @@
 The index lives at `settings.catalog_db`. It is built from the offline snapshot on first
 use (into a temporary file that then replaces the old one with `os.replace`, so a crash
 never leaves a half-written index) and rebuilt whenever the snapshot version or the
-index schema changes. `Catalog.upsert` merges live-refreshed datasets into it.
+index schema changes; its schema is the store's numbered migrations
+(`xhelio.migrations`). `Catalog.upsert` merges live-refreshed datasets into it, and a
+rebuild carries them over: what `xhelio catalog refresh` brought in is never lost.
 
 Search ranks datasets by, in order: an exact dataset id typed in the query, an id prefix
 typed in the query, how many of the query's concepts a dataset matches, how far its id and
@@ -38,6 +40,7 @@ from xhelio.catalog.snapshot import load_snapshot, snapshot_version
 from xhelio.config import Settings, load_settings
 from xhelio.errors import UnknownDatasetError, UnknownParameterError, UserError
 from xhelio.language.products import Term, coverage_score, product_terms
+from xhelio.migrations import Migration, migrate, sql
 from xhelio.timerange import find_time
 
 __all__ = ["Catalog", "SearchHit", "build_index", "is_auxiliary", "open_catalog"]
@@ -87,6 +90,12 @@ CREATE VIRTUAL TABLE search USING fts5(
     {", ".join(_FTS_COLUMNS)}, tokenize='porter unicode61 remove_diacritics 2'
 );
 """
+
+_MIGRATIONS = (
+    Migration(1, "catalog index: missions, datasets, parameters, FTS5 search", sql(_SCHEMA)),
+)
+_REFRESH = "refresh"
+"""The `source` of rows a live refresh wrote (the others came from the snapshot)."""
 
 _AUX_ID_TOKENS = frozenset(
     {
@@ -154,9 +163,30 @@ def _index_is_current(path: Path) -> bool:
     return row is not None and row[0] == _stamp()
 
 
+def _refreshed(path: Path) -> list[tuple[DatasetInfo, list[str]]]:
+    """The live-refreshed datasets of the index at `path` (none when it is unreadable)."""
+    if not path.is_file():
+        return []
+    try:
+        old = Catalog(path)
+    except (sqlite3.DatabaseError, UnknownDatasetError):
+        return []
+    try:
+        return [(old.dataset(i), keywords) for i, keywords in old.refreshed_records()]
+    except (sqlite3.DatabaseError, UnknownDatasetError, ValueError):
+        return []  # an index too old or too damaged to read: the snapshot alone
+    finally:
+        old.close()
+
+
 def build_index(path: Path) -> None:
-    """Build the index from the offline snapshot into `path`, atomically."""
+    """Build the index from the offline snapshot into `path`, atomically.
+
+    Datasets a live refresh had written into the index at `path` are written again on top
+    of the snapshot's, so a rebuild (a new snapshot or schema) loses none of them.
+    """
     snapshot = load_snapshot()
+    refreshed = _refreshed(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
@@ -168,7 +198,7 @@ def build_index(path: Path) -> None:
             # A crash mid-build only loses the temp file, so no journal or fsync is needed.
             conn.execute("PRAGMA journal_mode = OFF")
             conn.execute("PRAGMA synchronous = OFF")
-            conn.executescript(_SCHEMA)
+            migrate(conn, _MIGRATIONS, str(path))
             conn.executemany(
                 "INSERT INTO missions(id, name) VALUES (?, ?)",
                 [(m.id, m.name) for m in snapshot.missions],
@@ -177,6 +207,8 @@ def build_index(path: Path) -> None:
             names = {m.id: m.name for m in snapshot.missions}
             for record in snapshot.datasets:
                 _write_dataset(conn, record.info, record.keywords, aliases, names, "snapshot")
+            for info, keywords in refreshed:
+                _write_dataset(conn, info, keywords, aliases, names, _REFRESH)
             conn.execute("INSERT INTO meta VALUES ('stamp', ?)", (_stamp(),))
             conn.execute("INSERT INTO meta VALUES ('snapshot_version', ?)", (snapshot.version,))
             conn.commit()
@@ -663,6 +695,14 @@ class Catalog:
         )
         return str(rows[0][0]) if rows else None
 
+    def refreshed_records(self) -> list[tuple[str, list[str]]]:
+        """Ids and keywords of the datasets a live refresh wrote (not the snapshot)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id, keywords FROM datasets WHERE source = ?", (_REFRESH,)
+            ).fetchall()
+        return [(str(r[0]), [str(k) for k in json.loads(r[1])]) for r in rows]
+
     def upsert(self, infos: Iterable[DatasetInfo]) -> int:
         """Insert or replace datasets (from a live refresh); returns how many were written."""
         written = 0
@@ -675,7 +715,7 @@ class Catalog:
             try:
                 for info in guessed:
                     _write_dataset(
-                        self._conn, info, (), self._aliases, self._mission_names, "refresh"
+                        self._conn, info, (), self._aliases, self._mission_names, _REFRESH
                     )
                     written += 1
                 self._conn.commit()

@@ -446,9 +446,9 @@ class DataFetcher:
         names: list[str] = []
         for requested in parameters:
             param = info.parameter(requested)
-            if param is None and self.source.name == "cdf":
-                # Every variable of a CDF file is fetchable by name (support data, quality
-                # flags, uncertainties): the file, not the catalog, has the last word.
+            if param is None and getattr(self.source, "fetches_unlisted_variables", False):
+                # A file source reads every variable by name (support data, quality flags,
+                # uncertainties): the file, not the catalog, has the last word.
                 if requested not in names:
                     names.append(requested)
                 continue

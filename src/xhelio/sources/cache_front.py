@@ -21,6 +21,7 @@ class SourceBehindCache(CachedSource):
     def __init__(self, source: DataSource, cache: FragmentCache) -> None:
         adaptive = bool(getattr(source, "cadence_sizes_fragments", True))
         super().__init__(source, cache, adaptive_fragments=adaptive)
+        self.fetches_unlisted_variables = bool(getattr(source, "fetches_unlisted_variables", False))
 
     def search(self, query: str, limit: int = 10, mission: str | None = None) -> list[DatasetHit]:
         """The source's own search."""

@@ -186,6 +186,9 @@ class CdawebHapiSource(_CdawebCatalogSource):
 class CdawebCdfSource(_CdawebCatalogSource):
     """CDAWeb's datasets read from its CDF files (CDAS REST listing, ``cdas_url``)."""
 
+    fetches_unlisted_variables = True
+    """Every variable of a file is fetchable by name (support data, quality flags)."""
+
     def __init__(self, setup: SourceSetup) -> None:
         super().__init__(setup)
         self._shared_cache = setup.cache
