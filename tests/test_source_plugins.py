@@ -20,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from servers.hapi_server import HapiTestServer, make_info, synthetic_frame
+from xhelio.api.assistant import Assistant
 from xhelio.cli.main import app
 from xhelio.config import load_settings
 from xhelio.errors import UserError
@@ -142,6 +143,34 @@ def test_plugin_source_is_fetched_cached_plotted_exported_found_and_replayed(
         finally:
             fresh.close()
     assert demo.closed  # Services closes every source it opened
+
+
+def test_offline_mode_finds_and_plots_a_plugin_dataset_the_catalog_lacks(plugins: None) -> None:
+    with Assistant(load_settings()) as xh:
+        sid = xh.new_session()
+        said = xh.run("plot demo wave amplitude for 2024-01-01", session_id=sid)
+        assert said.error is None, said.answer
+        assert "DEMO_WAVE_1MIN" in said.answer and "'demo'" in said.answer
+        with xh.hub.checkout(sid) as entry:
+            assert entry.workspace is not None
+            assert entry.workspace.session.store.labels() == ["DEMO_WAVE_1MIN.amplitude"]
+            assert entry.workspace.session.plot.current is not None
+        both = xh.run("DEMO_WAVE_1MIN for 2024-01-02", session_id=sid)  # the id: all its series
+        assert both.error is None and "phase" in both.answer and "amplitude" in both.answer
+        nothing = xh.run("plot zorblax quux for 2024-01-01", session_id=sid)
+        assert "DEMO" not in nothing.answer  # no archive guessed at
+
+
+def test_parameters_and_coverage_of_a_plugin_dataset_are_listed(plugins: None) -> None:
+    with Services() as services:
+        ws = open_workspace(services=services)
+        try:
+            listed = _call(ws, "list_parameters", dataset_id="DEMO_TEMP_1H", source="demo")
+            assert [p["name"] for p in listed["parameters"]] == ["temperature"]
+            covered = _call(ws, "get_data_availability", dataset_id="DEMO_TEMP_1H", source="demo")
+            assert covered["start"].startswith("2000-01-01")
+        finally:
+            ws.close()
 
 
 def test_xhelio_sources_lists_every_source_and_reports_the_broken_plugin(

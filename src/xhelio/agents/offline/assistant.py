@@ -22,6 +22,7 @@ from xhelio.agents.offline.answer import (
     describe_render,
     discovery_text,
 )
+from xhelio.agents.offline.elsewhere import plan_elsewhere
 from xhelio.agents.offline.followup import export_only, is_follow_up, merge
 from xhelio.agents.offline.intent import RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary, parse_request
@@ -29,8 +30,9 @@ from xhelio.agents.offline.pipeline_requests import pipeline_reply
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
 from xhelio.agents.offline.skills import FetchedSeries, skill_reply
 from xhelio.agents.turn import AssistantReply
+from xhelio.errors import UnknownDatasetError
 from xhelio.operations import ToolResult
-from xhelio.tools.result import no_usable_data
+from xhelio.tools.result import no_usable_result
 from xhelio.tools.workspace import Workspace
 
 _SAME_TURN_S = 10.0  # an interpretation is reused within a turn, never across turns
@@ -72,18 +74,27 @@ def _ref_of(trace: dict[str, Any]) -> str:
     return match[1] if match else ""
 
 
-def _unreachable(result: dict[str, Any]) -> str | None:
+def _unreachable(result: ToolResult) -> str | None:
     """The message of a fetch that could not reach the data server at all, else None."""
-    if result.get("status") == "error" and result.get("type") == _UNREACHABLE:
-        return str(result.get("message") or "the data server could not be reached")
+    if not result.ok and result.error_type == _UNREACHABLE:
+        return result.error or "the data server could not be reached"
     return None
 
 
-def _unusable(result: dict[str, Any]) -> str | None:
+def _unusable(result: ToolResult) -> str | None:
     """Why a fetch result cannot be used, or None when it can."""
-    if result.get("status") == "error":
-        return f"{result.get('type')}: {result.get('message')}"
-    return no_usable_data(result)
+    if not result.ok:
+        return f"{result.error_type}: {result.error}"
+    return no_usable_result(result)
+
+
+def _label(result: ToolResult) -> str:
+    """The label a fetch or computation stored its result under."""
+    return str(result.payload.get("label") or (result.labels[0] if result.labels else ""))
+
+
+def _columns(result: ToolResult) -> int:
+    return len(result.payload.get("columns") or [])
 
 
 class OfflineAssistant:
@@ -108,9 +119,6 @@ class OfflineAssistant:
     def call_tool(self, tool: str, args: dict[str, Any]) -> ToolResult:
         """Run `tool` through the session's funnel as offline mode (traced and logged)."""
         return self.workspace.funnel.call(tool, args, caller=_CALLER)
-
-    def _call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        return self.call_tool(tool, args).to_dict()
 
     def fetch_for(self, text: str) -> FetchedSeries:
         """Fetch the series `text` names, as the ordinary reading plans them; no plot.
@@ -180,21 +188,31 @@ class OfflineAssistant:
         if base is not None and follow:
             intent, kept = merge(base, intent)
         plan = build_plan(self.vocab, intent)
+        if not plan.steps and not intent.discovery:
+            plan = plan_elsewhere(intent, self.call_tool, self._in_catalog) or plan
         interpretation = (intent, replace(plan, notes=(*kept, *plan.notes)), follow)
         self._last = (key, interpretation)
         return interpretation
+
+    def _in_catalog(self, dataset_id: str) -> bool:
+        try:
+            self.vocab.catalog.dataset(dataset_id)
+        except UnknownDatasetError:
+            return False
+        return True
 
     def _export(self, intent: RequestIntent) -> AssistantReply:
         """Export the figure on screen as it is (nothing fetched or drawn again)."""
         args: dict[str, Any] = {"action": "export", "format": intent.plot.export_format}
         if intent.plot.export_filename:
             args["filename"] = intent.plot.export_filename
-        result = self._call("manage_plot", args)
-        if result.get("status") == "error":
-            message = f"The export failed: {result.get('message')}"
+        result = self.call_tool("manage_plot", args)
+        if not result.ok:
+            message = f"The export failed: {result.error}"
             return AssistantReply(message, error=message, follow_up=True)
         return AssistantReply(
-            f"Exported the current figure as {intent.plot.export_format}: {result.get('path')}.",
+            f"Exported the current figure as {intent.plot.export_format}: "
+            f"{result.payload.get('path')}.",
             follow_up=True,
         )
 
@@ -241,7 +259,7 @@ class OfflineAssistant:
             return
         skipped: list[str] = []
         for call in step.calls:
-            result = self._call(call.tool, call.args)
+            result = self.call_tool(call.tool, call.args)
             down = _unreachable(result)
             if down is not None:
                 # Another candidate on the same server cannot do better: stop at once.
@@ -254,15 +272,15 @@ class OfflineAssistant:
                 skipped.append(f"{dataset}.{call.args['parameter_id']} ({why})")
                 continue
             assert step.output is not None
-            run.refs[step.output] = str(result["label"])
-            run.vector[step.output] = len(result.get("columns") or []) > 1
+            run.refs[step.output] = _label(result)
+            run.vector[step.output] = _columns(result) > 1
             run.fetched += 1
-            run.lines.append(describe_fetch(step.series, result))
+            run.lines.append(describe_fetch(step.series, result.payload))
             if skipped:
                 run.lines.append(
                     f"Used {dataset} because earlier candidates were skipped: {'; '.join(skipped)}."
                 )
-            run.lines.extend(str(n) for n in result.get("notes") or [])
+            run.lines.extend(str(n) for n in result.payload.get("notes") or [])
             return
         run.problems.append(
             f"Could not get {step.series}: every candidate failed: {'; '.join(skipped)}."
@@ -277,20 +295,21 @@ class OfflineAssistant:
             run.lines.append(f"{run.refs[source]} is already a single series; used it as it is.")
             return
         call = step.calls[0]
-        result = self._call(call.tool, run.fill(call.args))
-        if result.get("status") == "error":
-            run.problems.append(f"{step.description} failed: {result.get('message')}")
+        result = self.call_tool(call.tool, run.fill(call.args))
+        if not result.ok:
+            run.problems.append(f"{step.description} failed: {result.error}")
             return
-        run.refs[step.output] = str(result["label"])
-        run.vector[step.output] = len(result.get("columns") or []) > 1
-        units = result.get("units") or {}
+        label = _label(result)
+        run.refs[step.output] = label
+        run.vector[step.output] = _columns(result) > 1
+        units = result.payload.get("units") or {}
         unit = next(iter(units.values()), "") if isinstance(units, dict) else ""
         run.lines.append(
-            f"Computed {result['label']}: {step.description} ({result.get('points')} points"
+            f"Computed {label}: {step.description} ({result.payload.get('points')} points"
             + (f", {unit}" if unit else "")
             + ")."
         )
-        run.lines.extend(str(n) for n in result.get("notes") or [])
+        run.lines.extend(str(n) for n in result.payload.get("notes") or [])
 
     def _plot(self, step: PlanStep, run: StepRun) -> None:
         figure: dict[str, Any] = dict(step.calls[0].args["figure"])
@@ -305,20 +324,20 @@ class OfflineAssistant:
             for t in traces
         ]
         figure = {**figure, "data": run.fill(traces)}
-        result = self._call("render_plotly_json", {"figure": figure})
-        if result.get("status") == "error":
-            run.problems.append(f"The plot failed: {result.get('message')}")
+        result = self.call_tool("render_plotly_json", {"figure": figure})
+        if not result.ok:
+            run.problems.append(f"The plot failed: {result.error}")
             return
-        run.lines.append(describe_render(result))
-        run.lines.extend(str(n) for n in result.get("notes") or [])
+        run.lines.append(describe_render(result.payload))
+        run.lines.extend(str(n) for n in result.payload.get("notes") or [])
 
     def _simple(self, step: PlanStep, run: StepRun) -> None:
         call = step.calls[0]
-        result = self._call(call.tool, run.fill(call.args))
-        if result.get("status") == "error":
-            run.problems.append(f"{step.description} failed: {result.get('message')}")
+        result = self.call_tool(call.tool, run.fill(call.args))
+        if not result.ok:
+            run.problems.append(f"{step.description} failed: {result.error}")
         else:
-            run.lines.append(f"{step.description}: saved to {result.get('path')}.")
+            run.lines.append(f"{step.description}: saved to {result.payload.get('path')}.")
 
     # answers -------------------------------------------------------------------------
 
@@ -338,14 +357,14 @@ class OfflineAssistant:
         assert wish is not None
         mission = intent.missions[0] if intent.missions else None
         if wish.kind == "missions":
-            subject, result = "missions", self._call("list_missions", {})
+            subject, result = "missions", self.call_tool("list_missions", {})
         elif wish.kind in ("parameters", "availability") and intent.dataset_ids:
             tool = "list_parameters" if wish.kind == "parameters" else "get_data_availability"
             subject = intent.dataset_ids[0]
-            result = self._call(tool, {"dataset_id": subject})
+            result = self.call_tool(tool, {"dataset_id": subject})
         elif wish.kind == "browse" and mission is not None:
             subject = mission.name
-            result = self._call("browse_datasets", {"mission": mission.mission_id})
+            result = self.call_tool("browse_datasets", {"mission": mission.mission_id})
         else:
             words = [describe_quantity(q) for q in intent.quantities] or [
                 _search_words(intent.text)
@@ -355,8 +374,8 @@ class OfflineAssistant:
             if mission is not None:
                 args["mission"] = mission.mission_id
                 subject = f"{subject} ({mission.name})"
-            result = self._call("search_datasets", args)
-        return AssistantReply(discovery_text(wish.kind, subject, result))
+            result = self.call_tool("search_datasets", args)
+        return AssistantReply(discovery_text(wish.kind, subject, result.to_dict()))
 
 
 def _failure(plan: OfflinePlan, run: StepRun) -> str | None:

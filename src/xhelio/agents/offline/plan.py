@@ -37,7 +37,7 @@ from xhelio.language.products import main_parameter, named_product, request_term
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
-__all__ = ["OfflinePlan", "PlanStep", "ToolCall", "build_plan"]
+__all__ = ["OfflinePlan", "PlanStep", "ToolCall", "build_plan", "presentation_steps"]
 
 _NAMED = "__named__"  # a parameter the user named in a dataset they named
 _NO_QUANTITY = "a quantity (e.g. magnetic field, solar wind speed, density, Dst)"
@@ -646,13 +646,23 @@ def _binary(b: _Builder, finals: list[tuple[str, str, str]]) -> list[tuple[str, 
 
 def _presentation(b: _Builder, finals: list[tuple[str, str, str]], span: TimeRange | None) -> None:
     """Plot, export and save steps for the final series."""
-    intent = b.intent
+    steps, notes = presentation_steps(b.intent, finals, span)
+    b.steps.extend(steps)
+    b.notes.extend(notes)
+
+
+def presentation_steps(
+    intent: RequestIntent, finals: list[tuple[str, str, str]], span: TimeRange | None
+) -> tuple[list[PlanStep], list[str]]:
+    """The plot, export and save steps for the final series (ref, name, group), and notes."""
+    steps: list[PlanStep] = []
+    notes: list[str] = []
     if intent.plot.wanted:
         figure, layout_note = figure_spec(intent, finals, span)
         if layout_note:
-            b.notes.append(layout_note)
+            notes.append(layout_note)
         refs = tuple(r for r, _, _ in finals)
-        b.steps.append(
+        steps.append(
             PlanStep(
                 "plot",
                 f"Plot {', '.join(n for _, n, _ in finals)}",
@@ -665,7 +675,7 @@ def _presentation(b: _Builder, finals: list[tuple[str, str, str]], span: TimeRan
             args: dict[str, Any] = {"action": "export", "format": intent.plot.export_format}
             if intent.plot.export_filename:
                 args["filename"] = intent.plot.export_filename
-            b.steps.append(
+            steps.append(
                 PlanStep(
                     "export",
                     f"Export the figure as {intent.plot.export_format}",
@@ -675,7 +685,7 @@ def _presentation(b: _Builder, finals: list[tuple[str, str, str]], span: TimeRan
             )
     if intent.save_data_format:
         for ref, name, _ in finals:
-            b.steps.append(
+            steps.append(
                 PlanStep(
                     "save",
                     f"Save {name} as {intent.save_data_format}",
@@ -688,3 +698,4 @@ def _presentation(b: _Builder, finals: list[tuple[str, str, str]], span: TimeRan
                     inputs=(ref,),
                 )
             )
+    return steps, notes

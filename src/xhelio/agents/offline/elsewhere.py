@@ -1,0 +1,147 @@
+"""Data the CDAWeb catalog does not hold: a request answered from another registered archive.
+
+The ordinary reading resolves missions and quantities against the catalog index. When it
+finds nothing to fetch, and the request has a time range, the request's words (its time
+expression and request verbs left out) go to the one ranked search over every registered
+source, through the funnel. A hit is taken only when it is a dataset the catalog does not
+know and its id, title, mission and parameters hold most of those words (a dataset id
+typed in the request is always enough); its parameters that the request names (else its
+first few data parameters) are fetched from that source and plotted. Nothing taken means
+None, and the ordinary clarification stands: no archive is guessed at.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from xhelio.agents.offline.intent import RequestIntent
+from xhelio.agents.offline.plan import OfflinePlan, PlanStep, ToolCall, presentation_steps
+from xhelio.operations import ToolResult
+from xhelio.sources.search import query_words
+from xhelio.timerange import find_time
+
+__all__ = ["plan_elsewhere"]
+
+CallTool = Callable[[str, dict[str, Any]], ToolResult]
+
+_MAX_PARAMETERS = 3
+_MIN_COVERAGE = 0.6
+_REQUEST_WORDS = frozenset(
+    {
+        "plot", "show", "fetch", "get", "give", "me", "please", "graph", "draw", "display",
+        "load", "download", "from", "between", "to", "at", "during", "over", "until", "till",
+        "vs", "versus", "compare", "what", "was", "were", "how", "is", "are", "time", "series",
+    }
+)  # fmt: skip
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _content_words(intent: RequestIntent) -> list[str]:
+    """The request's words that could name data: no time expression, no request verbs."""
+    text = intent.text
+    for start, end in sorted(find_time(text).spans, reverse=True):
+        text = text[:start] + " " + text[end:]
+    return [w for w in query_words(text) if w not in _REQUEST_WORDS and not w.isdigit()]
+
+
+def _covered(words: list[str], text: str) -> list[str]:
+    tokens = set(_WORD.findall(text.lower()))
+    return [
+        w for w in words if w in tokens or (len(w) >= 3 and any(t.startswith(w) for t in tokens))
+    ]
+
+
+def _chosen_hit(
+    hits: list[dict[str, Any]], words: list[str], known: Callable[[str], bool]
+) -> dict[str, Any] | None:
+    """The first hit outside the catalog that holds enough of the request's words."""
+    for hit in hits:
+        dataset = str(hit.get("dataset_id", ""))
+        if not dataset or known(dataset):
+            continue
+        if dataset.lower() in words or dataset.lower() in " ".join(words):
+            return hit
+        text = " ".join(
+            [dataset, str(hit.get("title", "")), str(hit.get("mission") or "")]
+            + [str(p) for p in hit.get("parameters") or []]
+        )
+        matched = _covered(words, text)
+        if len(matched) >= min(2, len(words)) and len(matched) >= _MIN_COVERAGE * len(words):
+            return hit
+    return None
+
+
+def _chosen_parameters(parameters: list[dict[str, Any]], words: list[str]) -> list[dict[str, Any]]:
+    """The parameters the request singles out, else the first few one-dimensional ones.
+
+    A parameter is singled out when its name and description hold more of the request's
+    words than some other parameter's do (words every parameter shares name nothing).
+    """
+    scores = [
+        len(_covered(words, f"{p.get('name', '')} {p.get('description', '')}")) for p in parameters
+    ]
+    if scores and max(scores) > min(scores):
+        return [p for p, n in zip(parameters, scores, strict=True) if n == max(scores)][
+            :_MAX_PARAMETERS
+        ]
+    plain = [p for p in parameters if not p.get("size") or len(p["size"]) <= 1]
+    return (plain or parameters)[:_MAX_PARAMETERS]
+
+
+def plan_elsewhere(
+    intent: RequestIntent, call: CallTool, known: Callable[[str], bool]
+) -> OfflinePlan | None:
+    """A fetch-and-plot plan from another archive, or None (see the module doc).
+
+    Args:
+        intent: The request as read; it must have a time range.
+        call: Runs a tool through the session's funnel.
+        known: Whether the catalog index knows a dataset id.
+    """
+    span = intent.time_range
+    if span is None or intent.time_error or intent.doubts:
+        return None
+    words = _content_words(intent)
+    if not words:
+        return None
+    found = call("search_datasets", {"query": " ".join(words), "limit": 10})
+    hits = found.payload.get("results") if found.ok else None
+    hit = _chosen_hit(list(hits or []), words, known)
+    if hit is None:
+        return None
+    dataset, source = str(hit["dataset_id"]), str(hit["source"])
+    listed = call("list_parameters", {"dataset_id": dataset, "source": source})
+    if not listed.ok:
+        return None
+    parameters = _chosen_parameters(list(listed.payload.get("parameters") or []), words)
+    steps: list[PlanStep] = []
+    finals: list[tuple[str, str, str]] = []
+    for n, p in enumerate(parameters):
+        name = str(p["name"])
+        args = {
+            "dataset_id": dataset,
+            "parameter_id": name,
+            "time_range": str(span),
+            "source": source,
+        }
+        ref = f"elsewhere{n}"
+        series = f"{dataset} {name}"
+        steps.append(
+            PlanStep(
+                "fetch",
+                f"Fetch {series} from '{source}'",
+                "__data_ops__",
+                (ToolCall("fetch_data", args),),
+                ref,
+                series=series,
+            )
+        )
+        units = str(p.get("units") or "")
+        # Series of one unit share a panel; each other unit gets its own.
+        finals.append((ref, f"{name} ({units})" if units else name, units or name))
+    shown, notes = presentation_steps(intent, finals, span)
+    title = hit.get("title", "")
+    note = f"The CDAWeb catalog has no match; found {dataset} ({title}) in source '{source}'."
+    return OfflinePlan(intent, (*steps, *shown), (note, *notes), (), span)
