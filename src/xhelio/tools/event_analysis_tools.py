@@ -127,9 +127,20 @@ def detect_sep_onsets(
         name: The list's name; stored as events.NAME.
     """
     series = numeric_series(frame_of(ctx.store.get(label)), label, column)
-    window = (pd.Timestamp(background_start, tz="UTC"), pd.Timestamp(background_end, tz="UTC"))
+    window = (_utc(background_start), _utc(background_end))
     events = find_sep_onsets(series, window, name, origin=f"detected in {label}")
     return keep_event_list(ctx, events)
+
+
+def _utc(text: str) -> pd.Timestamp:
+    """`text` as a UTC time; a clear error when it is not one."""
+    try:
+        moment = pd.Timestamp(text)
+    except ValueError:
+        raise UserError(f"'{text}' is not a time; write it as ISO 8601.") from None
+    if not isinstance(moment, pd.Timestamp):  # NaT
+        raise UserError(f"'{text}' is not a time; write it as ISO 8601.")
+    return moment.tz_localize("UTC") if moment.tzinfo is None else moment.tz_convert("UTC")
 
 
 def _epochs(events: EventList, epoch: str) -> pd.DatetimeIndex:
@@ -186,8 +197,8 @@ def fetch_for_events(
         pieces.append(frame.loc[(frame.index >= start) & (frame.index < stop)])
     if not pieces:
         raise UserError("No data was fetched around any event: " + "; ".join(notes[:3]))
-    combined = pd.concat(pieces)
-    combined = combined[~combined.index.duplicated()].sort_index()
+    joined = pd.concat(pieces)
+    combined = joined.loc[~joined.index.duplicated()].sort_index()
     label = f"{entry_label(chosen.name)}.{dataset_id}.{parameter_id}"
     ctx.store.put(
         DataEntry(
@@ -269,7 +280,7 @@ def superposed_epoch(
         "bin_minutes": bin_minutes,
         "window_hours": [-before_hours, after_hours],
         "figure_file": str(path),
-        "figure": json.loads(figure.to_json()),
+        "figure": json.loads(str(figure.to_json())),
         "at_epoch_zero": _row(table, int(abs(table.index.to_numpy()).argmin())),
         "method": "superposed epoch (Chree 1913): per-event bin means, then mean, median, "
         "quartiles and counts across events",
