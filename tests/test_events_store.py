@@ -49,6 +49,8 @@ def test_phrase_picks_the_list_and_its_years(tmp_path: Path) -> None:
     assert [s["name"] for s in store.search("storm")] == ["my storms"]
     with pytest.raises(UserError, match="Your lists: fte crossings, my storms"):
         store.resolve("the substorms of 2001")
+    store.delete("fte crossings")
+    assert len(store.resolve("the 2014 events in my list")) == 1  # the only list
 
 
 def test_saving_over_a_name_needs_replace(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ def numeric_series(frame: pd.DataFrame, what: str, column: str | None = None) ->
     if column not in frame.columns:
         raise UserError(f"No column '{column}' in the {what} data ({list(frame.columns)}).")
     values = np.asarray(pd.to_numeric(frame[column].to_numpy(), errors="coerce"), dtype=float)
-    series = pd.Series(values, index=frame.index).dropna().sort_index()
+    series = pd.Series(values, index=frame.index, name=column).dropna().sort_index()
     if series.empty:
         raise UserError(f"The {what} data holds no valid values.")
     return series

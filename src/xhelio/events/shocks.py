@@ -104,6 +104,11 @@ def detect_shocks(
         "cadence": str(cadence),
         "reference": KILPUA_2015,
     }
+    if window * step_minutes > 2 * window_minutes:
+        method["note"] = (
+            f"The data cadence ({cadence}) is coarser than the {window_minutes:g}-minute "
+            f"means; {window} samples were averaged each side, so weak shocks may be missed."
+        )
     columns = ["start", "end", "type", "B_up", "B_down", "n_up", "n_down", "V_up", "V_down",
                "B_ratio", "n_ratio", "dV"]  # fmt: skip
     columns += ["T_ratio"] if temperature is not None else []

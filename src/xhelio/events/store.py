@@ -50,6 +50,7 @@ CREATE INDEX IF NOT EXISTS events_start ON events(list_id, start)
 
 _MIGRATIONS = [Migration(1, "event lists and their events, per user", sql(_SCHEMA))]
 _STOP = {"the", "a", "an", "in", "of", "my", "list", "lists", "from", "with", "events", "event"}
+_MY_LIST = re.compile(r"\bmy\s+(?:saved\s+|event\s+)?list\b", re.I)
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 
 
@@ -206,8 +207,9 @@ class EventStore:
     def resolve(self, phrase: str) -> EventList:
         """The list a phrase such as 'the 2015 storms in my list' means, with its years.
 
-        The list is the best match of the phrase's words; years in the phrase that its
-        name does not contain select the events starting in those years.
+        The list is the best match of the phrase's words (or, for "my list", the user's
+        only list); years in the phrase that its name does not contain select the events
+        starting in those years.
 
         Raises:
             UserError: no saved list matches the phrase.
@@ -218,6 +220,9 @@ class EventStore:
         years = {int(y) for y in _YEAR.findall(phrase)}
         words = [w for w in _words(phrase) if not _YEAR.fullmatch(w)]
         found = self.search(" ".join(words), limit=1) if words else []
+        names = self.names()
+        if not found and len(names) == 1 and _MY_LIST.search(phrase):
+            found = [StoredList(name=names[0])]  # "my list" when the user has one list
         if not found:
             known = ", ".join(self.names()) or "none saved yet"
             raise UserError(f"No saved event list matches '{phrase}'. Your lists: {known}.")

@@ -138,7 +138,7 @@ def _storm(
         "start": at(onset),
         "end": end,
         "minimum_time": minimum_time.isoformat(),
-        "minimum": float(values[lowest]),
+        "minimum": round(float(values[lowest]), 1),
         "class": storm_class(float(values[lowest])),
         "main_phase_hours": round((minimum_time - at(onset)).total_seconds() / 3600, 2),
         "recovery_hours": round((end - minimum_time).total_seconds() / 3600, 2),

@@ -149,7 +149,10 @@ def _epochs(events: EventList, epoch: str) -> pd.DatetimeIndex:
             f"The list {events.name} has no '{epoch}'; use start, end or one of "
             f"{events.attributes}."
         )
-    return pd.DatetimeIndex(pd.to_datetime(column(events.frame, epoch), utc=True))
+    times = pd.to_datetime(column(events.frame, epoch), utc=True, errors="coerce", format="ISO8601")
+    if times.isna().any():
+        raise UserError(f"'{epoch}' of {events.name} is not a time for every event.")
+    return pd.DatetimeIndex(times)
 
 
 @tool("data_ops_fetch", produces=_LABEL, reads=("events",), public=True)

@@ -263,7 +263,9 @@ def _epoch(assistant: SkillHost, asked: EventRequest) -> AssistantReply:
     if not summary["count"]:
         return AssistantReply(intro + "\nNo events, so no superposed epoch.")
     span = f"{summary['first_start'][:10]} to {summary['last_end'][:10]}"
-    fetched = assistant.fetch_for(f"{asked.quantity} {span}")
+    # the events' own time when detected for it; else the span of the list's events
+    when = asked.time_text if epoch == "minimum_time" else span
+    fetched = assistant.fetch_for(f"{asked.quantity} {when}")
     if not fetched.labels:
         problems = "; ".join(fetched.problems) or "nothing matched"
         return AssistantReply(
