@@ -70,6 +70,11 @@ class EventStore:
         with self._open() as db:
             migrate(db, _MIGRATIONS, str(path))
 
+    @classmethod
+    def at_home(cls, home: Path, user: str = "local") -> EventStore:
+        """The store of `user` in xhelio's home folder (`<home>/events.sqlite`)."""
+        return cls(home / "events.sqlite", user)
+
     @contextmanager
     def _open(self) -> Generator[sqlite3.Connection, None, None]:
         db = sqlite3.connect(self.path, timeout=30)

@@ -34,7 +34,7 @@ _SHOWN = 20
 
 def event_store(ctx: ToolContext) -> EventStore:
     """The saved event lists of the context's user."""
-    return EventStore(ctx.settings.home / "events.sqlite", ctx.library_user)
+    return EventStore.at_home(ctx.settings.home, ctx.library_user)
 
 
 def resolve_event_list(ctx: ToolContext, ref: str) -> EventList:
