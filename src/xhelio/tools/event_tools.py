@@ -95,7 +95,7 @@ def import_events(
     if (path is None) == (content is None):
         raise UserError("import_events needs exactly one of path or content.")
     if path is not None:
-        events = read_event_file(user_named_path(ctx, path), name, format)
+        events = read_event_file(user_named_path(ctx, path, "import_events"), name, format)
     else:
         events = read_events(content or "", name or "imported", "the given text", format)
     return keep_event_list(ctx, events.renamed(name) if name else events, save)
