@@ -113,8 +113,16 @@ def test_superposed_epoch_stores_table_and_figure(ws: Workspace) -> None:
     dst, planted, _ = dst_with_storms(cadence="1min")
     ws.session.store.put(DataEntry("SYM.H", dst.to_frame("SYM_H"), {"SYM_H": "nT"}))
     _ok(ws, "detect_storms", label="SYM.H", name="planted")
-    done = _ok(ws, "superposed_epoch", events="planted", label="SYM.H", epoch="minimum_time",
-               before_hours=12, after_hours=24, bin_minutes=30)  # fmt: skip
+    done = _ok(
+        ws,
+        "superposed_epoch",
+        events="planted",
+        label="SYM.H",
+        epoch="minimum_time",
+        before_hours=12,
+        after_hours=24,
+        bin_minutes=30,
+    )
     table = ws.session.store.get(str(done["label"])).data
     assert list(table.columns) == ["mean", "median", "q25", "q75", "count"]
     assert done["events_with_data"] == len(planted)
@@ -122,8 +130,9 @@ def test_superposed_epoch_stores_table_and_figure(ws: Workspace) -> None:
     assert zero["count"] == len(planted) and zero["mean"] < -80
     assert Path(str(done["figure_file"])).is_file()
     assert {t.get("name") for t in done["figure"]["data"]} >= {"mean", "median"}
-    bad = ws.funnel.call("superposed_epoch", {"events": "planted", "label": "SYM.H",
-                                             "epoch": "peak"})  # fmt: skip
+    bad = ws.funnel.call(
+        "superposed_epoch", {"events": "planted", "label": "SYM.H", "epoch": "peak"}
+    )
     assert not bad.ok and "no 'peak'" in (bad.error or "")
 
 
@@ -133,8 +142,15 @@ def test_fetch_for_each_event(monkeypatch: pytest.MonkeyPatch) -> None:
         ws = open_workspace(settings=load_settings())
         try:
             _ok(ws, "import_events", content=write_events(LIST, "csv"), name="three")
-            done = _ok(ws, "fetch_for_events", events="three", dataset_id="OMNI2_H0_MRG1HR",
-                       parameter_id="BZ_GSM", before_hours=6, after_hours=12)  # fmt: skip
+            done = _ok(
+                ws,
+                "fetch_for_events",
+                events="three",
+                dataset_id="OMNI2_H0_MRG1HR",
+                parameter_id="BZ_GSM",
+                before_hours=6,
+                after_hours=12,
+            )
             assert done["fetched"] == 3 and done["label"] == "events.three.OMNI2_H0_MRG1HR.BZ_GSM"
             data = ws.session.store.get(str(done["label"])).data
             for start in LIST.frame["start"]:

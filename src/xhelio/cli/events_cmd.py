@@ -57,9 +57,12 @@ def list_lists(
     table = Table("name", "events", "from", "to", "description")
     for item in saved:
         table.add_row(
-            str(item["name"]), str(item["count"]), str(item["first_start"] or "")[:10],
-            str(item["last_end"] or "")[:10], str(item["description"]),
-        )  # fmt: skip
+            str(item["name"]),
+            str(item["count"]),
+            str(item["first_start"] or "")[:10],
+            str(item["last_end"] or "")[:10],
+            str(item["description"]),
+        )
     for item in shipped:
         table.add_row(item["name"], "", "", "", f"(shipped) {item['description']}")
     Console().print(table)

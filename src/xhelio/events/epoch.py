@@ -107,21 +107,50 @@ def _statistics(matrix: np.ndarray, centres: np.ndarray) -> pd.DataFrame:
     )
 
 
+def _values(table: pd.DataFrame, column: str) -> list[float | None]:
+    return [None if np.isnan(v) else float(v) for v in table[column].to_numpy(dtype=float)]
+
+
 def epoch_figure(result: EpochResult, quantity: str, unit: str, title: str) -> go.Figure:
     """The quartile band, mean and median lines, and the events per bin beneath."""
     table = result.table
-    x = table.index.to_numpy()
+    x = table.index.to_list()  # lists, not arrays: the JSON stays plain numbers
     axis = f"{quantity} ({unit})" if unit else quantity
     figure = go.Figure()
-    figure.add_scatter(x=x, y=table["q75"], mode="lines", line={"width": 0},
-                       showlegend=False, hoverinfo="skip")  # fmt: skip
-    figure.add_scatter(x=x, y=table["q25"], mode="lines", line={"width": 0}, fill="tonexty",
-                       fillcolor="rgba(31,119,180,0.25)", name="quartiles (25-75%)")  # fmt: skip
-    figure.add_scatter(x=x, y=table["mean"], mode="lines", name="mean", line={"color": "#1f77b4"})
-    figure.add_scatter(x=x, y=table["median"], mode="lines", name="median",
-                       line={"color": "#d62728", "dash": "dash"})  # fmt: skip
-    figure.add_bar(x=x, y=table["count"], name="events per bin", yaxis="y2",
-                   marker={"color": "rgba(120,120,120,0.6)"})  # fmt: skip
+    figure.add_scatter(
+        x=x,
+        y=_values(table, "q75"),
+        mode="lines",
+        line={"width": 0},
+        showlegend=False,
+        hoverinfo="skip",
+    )
+    figure.add_scatter(
+        x=x,
+        y=_values(table, "q25"),
+        mode="lines",
+        line={"width": 0},
+        fill="tonexty",
+        fillcolor="rgba(31,119,180,0.25)",
+        name="quartiles (25-75%)",
+    )
+    figure.add_scatter(
+        x=x, y=_values(table, "mean"), mode="lines", name="mean", line={"color": "#1f77b4"}
+    )
+    figure.add_scatter(
+        x=x,
+        y=_values(table, "median"),
+        mode="lines",
+        name="median",
+        line={"color": "#d62728", "dash": "dash"},
+    )
+    figure.add_bar(
+        x=x,
+        y=_values(table, "count"),
+        name="events per bin",
+        yaxis="y2",
+        marker={"color": "rgba(120,120,120,0.6)"},
+    )
     figure.add_vline(x=0, line={"color": "black", "width": 1})
     figure.update_layout(
         title=title,

@@ -109,8 +109,20 @@ def detect_shocks(
             f"The data cadence ({cadence}) is coarser than the {window_minutes:g}-minute "
             f"means; {window} samples were averaged each side, so weak shocks may be missed."
         )
-    columns = ["start", "end", "type", "B_up", "B_down", "n_up", "n_down", "V_up", "V_down",
-               "B_ratio", "n_ratio", "dV"]  # fmt: skip
+    columns = [
+        "start",
+        "end",
+        "type",
+        "B_up",
+        "B_down",
+        "n_up",
+        "n_down",
+        "V_up",
+        "V_down",
+        "B_ratio",
+        "n_ratio",
+        "dV",
+    ]
     columns += ["T_ratio"] if temperature is not None else []
     return make_event_list(
         name,

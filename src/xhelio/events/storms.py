@@ -87,8 +87,16 @@ def detect_storms(
         "classes_nT": {name: limit for name, limit in STORM_CLASSES},
         "reference": GONZALEZ_1994,
     }
-    columns = ["start", "end", "minimum_time", "minimum", "class", "main_phase_hours",
-               "recovery_hours", "recovery_complete"]  # fmt: skip
+    columns = [
+        "start",
+        "end",
+        "minimum_time",
+        "minimum",
+        "class",
+        "main_phase_hours",
+        "recovery_hours",
+        "recovery_complete",
+    ]
     return make_event_list(
         name,
         pd.DataFrame(rows, columns=columns),

@@ -273,6 +273,7 @@ def superposed_epoch(
     figure = epoch_figure(result, quantity, unit, title)
     path = ctx.export_dir / f"{out.replace('/', '_')}.html"
     figure.write_html(path, include_plotlyjs="cdn")
+    figure_json = json.loads(str(figure.to_json()))
     table = result.table
     return {
         "label": out,
@@ -283,7 +284,7 @@ def superposed_epoch(
         "bin_minutes": bin_minutes,
         "window_hours": [-before_hours, after_hours],
         "figure_file": str(path),
-        "figure": json.loads(str(figure.to_json())),
+        "figure": figure_json,
         "at_epoch_zero": _row(table, int(abs(table.index.to_numpy()).argmin())),
         "method": "superposed epoch (Chree 1913): per-event bin means, then mean, median, "
         "quartiles and counts across events",
