@@ -19,6 +19,7 @@ EVENTS = make_event_list(
             "start": ["2015-03-17T04:00:00Z", "2003-10-29T06:00Z", "2000-07-15T14:37:00Z"],
             "end": ["2015-03-18T12:00:00Z", "2003-10-31T00:00Z", "2000-07-16T10:00:00Z"],
             "minimum": [-222.0, -383.0, -301.0],
+            "peak_time": ["2015-03-17T22:47Z", "", "2000-07-16T00:00Z"],
             "kind": ["St Patrick's day", "Halloween <2003> & more", "Bastille"],
         }
     ),
@@ -38,6 +39,8 @@ def test_every_format_round_trips_times_and_attributes(fmt: str) -> None:
     if fmt != "amda":  # an AMDA time table holds intervals only
         assert back.frame["minimum"].tolist() == [-301.0, -383.0, -222.0]
         assert back.frame["kind"].tolist()[1] == "Halloween <2003> & more"
+        peaks = back.frame["peak_time"]  # attributes named *_time are times, empty kept
+        assert peaks[0] == pd.Timestamp("2000-07-16T00:00Z") and pd.isna(peaks[1])
 
 
 def test_amda_time_table_header_gives_name_and_description(tmp_path: Path) -> None:

@@ -151,13 +151,19 @@ def entry_label(name: str) -> str:
     return LABEL_PREFIX + name.replace(" ", "_")
 
 
-def _utc_times(values: pd.Series, column: str) -> pd.Series:
-    """`values` as UTC timestamps; a clear error naming the first unreadable rows."""
+def _utc_times(values: pd.Series, column: str, required: bool = True) -> pd.Series:
+    """`values` as UTC timestamps; a clear error naming the first unreadable rows.
+
+    Unless `required`, empty cells stay empty (NaT).
+    """
     parsed = pd.to_datetime(values, utc=True, errors="coerce", format="ISO8601")
     if parsed.isna().any():
         retry = pd.to_datetime(values, utc=True, errors="coerce", format="mixed")
         parsed = parsed.fillna(retry)  # pyright: ignore[reportUnknownMemberType]
-    bad = [int(i) + 1 for i in np.flatnonzero(parsed.isna().to_numpy())[:5]]
+    failed = parsed.isna().to_numpy().copy()
+    if not required:
+        failed &= values.notna().to_numpy() & (values.astype(str).str.strip() != "").to_numpy()
+    bad = [int(i) + 1 for i in np.flatnonzero(failed)[:5]]
     if bad:
         shown = ", ".join(f"row {i}: {values.iloc[i - 1]!r}" for i in bad)
         raise UserError(f"Unreadable {column} times ({shown}); write times as ISO 8601.")
@@ -175,8 +181,8 @@ def make_event_list(
 ) -> EventList:
     """Check and normalise a table of events into an `EventList`.
 
-    `frame` needs a `start` column; `end` defaults to `start` (instant events). Times are
-    parsed as UTC; rows are sorted by start.
+    `frame` needs a `start` column; `end` defaults to `start` (instant events). Times
+    (start, end and attributes named `*_time`) are parsed as UTC; rows are sorted by start.
 
     Raises:
         UserError: no start column, unreadable times, or an end before its start.
@@ -192,6 +198,8 @@ def make_event_list(
         table["end"] = _utc_times(column(table, "end"), "end").to_numpy()
     else:
         table["end"] = table["start"]
+    for timed in [c for c in table.columns if c.lower().endswith("_time")]:
+        table[timed] = _utc_times(column(table, timed), timed, required=False).to_numpy()
     backwards = table.index[(column(table, "end") < column(table, "start")).to_numpy()]
     if len(backwards):
         rows = ", ".join(str(int(i) + 1) for i in list(backwards)[:5])

@@ -145,7 +145,7 @@ def _storm(
     return {
         "start": at(onset),
         "end": end,
-        "minimum_time": minimum_time.isoformat(),
+        "minimum_time": minimum_time,
         "minimum": round(float(values[lowest]), 1),
         "class": storm_class(float(values[lowest])),
         "main_phase_hours": round((minimum_time - at(onset)).total_seconds() / 3600, 2),

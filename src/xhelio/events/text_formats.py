@@ -25,6 +25,7 @@ __all__ = [
     "read_amda",
     "read_csv",
     "read_hapi_csv",
+    "with_iso_times",
     "write_amda",
     "write_csv",
     "write_hapi_csv",
@@ -35,7 +36,16 @@ END_NAMES = ("end", "stop", "end_time", "stop_time", "endtime", "stoptime", "tst
 
 
 def _iso(series: pd.Series) -> list[str]:
-    return [t.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z" for t in series]
+    return ["" if pd.isna(t) else t.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z" for t in series]
+
+
+def with_iso_times(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of `frame` with every time column written as ISO 8601 UTC text."""
+    table = frame.copy()
+    for name in table.columns:
+        if isinstance(table[name].dtype, pd.DatetimeTZDtype):
+            table[name] = _iso(column(table, str(name)))
+    return table
 
 
 def _pick(columns: list[str], names: tuple[str, ...]) -> str | None:
@@ -124,10 +134,7 @@ def read_hapi_csv(text: str, name: str, origin: str) -> EventList:
 
 def write_csv(events: EventList) -> str:
     """The list as CSV: start, end (ISO 8601 UTC), then the attributes."""
-    table = events.frame.copy()
-    table["start"] = _iso(column(table, "start"))
-    table["end"] = _iso(column(table, "end"))
-    return table.to_csv(index=False)
+    return with_iso_times(events.frame).to_csv(index=False)
 
 
 def write_amda(events: EventList) -> str:
@@ -157,9 +164,7 @@ def write_hapi_csv(events: EventList) -> str:
         numeric = pd.api.types.is_numeric_dtype(column(events.frame, attribute))
         parameters.append({"name": attribute, "type": "double" if numeric else "string"})
     header = {"HAPI": "3.1", "description": events.description, "parameters": parameters}
-    table = events.frame.copy()
-    table["start"] = _iso(column(table, "start"))
-    table["end"] = _iso(column(table, "end"))
+    table = with_iso_times(events.frame)
     text = json.dumps(header, indent=1)
     prefixed = "\n".join("#" + line for line in text.splitlines())
     return prefixed + "\n" + table.to_csv(index=False, header=False)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from xhelio.errors import UserError
 from xhelio.events.model import EventList, column, make_event_list
-from xhelio.events.text_formats import END_NAMES, START_NAMES
+from xhelio.events.text_formats import END_NAMES, START_NAMES, with_iso_times
 
 __all__ = ["read_votable", "write_votable"]
 
@@ -95,11 +95,7 @@ def _datatype(series: pd.Series) -> str:
 
 def write_votable(events: EventList) -> str:
     """The list as a VOTable 1.3 document with one TABLEDATA table."""
-    frame = events.frame
-    iso = {
-        c: [t.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z" for t in column(frame, c)]
-        for c in ("start", "end")
-    }
+    frame = with_iso_times(events.frame)
     fields = [
         '<FIELD name="start" ucd="time.start" datatype="char" arraysize="*" xtype="timestamp"/>',
         '<FIELD name="end" ucd="time.end" datatype="char" arraysize="*" xtype="timestamp"/>',
@@ -109,8 +105,8 @@ def write_votable(events: EventList) -> str:
     ]
     rows: list[str] = []
     for i in range(len(frame)):
-        cells = [iso["start"][i], iso["end"][i]]
-        for attribute in events.attributes:
+        cells: list[str] = []
+        for attribute in ["start", "end", *events.attributes]:
             value = column(frame, attribute).iloc[i]
             cells.append("" if pd.isna(value) else str(value))
         rows.append("<TR>" + "".join(f"<TD>{escape(c)}</TD>" for c in cells) + "</TR>")
