@@ -97,6 +97,16 @@ def test_shocks_request_runs_the_detector(offline: Offline) -> None:
     assert "events as events.shocks-wind-2015-03-17." in turn.answer and "Kilpua" in turn.answer
 
 
+def test_a_request_without_a_time_gets_a_question(offline: Offline) -> None:
+    for text in (
+        "find geomagnetic storms",
+        "list shocks in ACE data",
+        "superposed epoch of OMNI Bz for the intense storms",
+    ):
+        turn = offline.ask(text)
+        assert "Which time should I look for" in turn.answer, text
+
+
 @pytest.mark.parametrize(
     "text",
     ["plot Wind magnetic field for March 2015", "what is a geomagnetic storm?", "import numpy"],

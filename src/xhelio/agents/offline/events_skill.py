@@ -159,15 +159,19 @@ def answer(assistant: SkillHost, request: str) -> AssistantReply | None:
         if asked.name:
             args["name"] = asked.name
         return _listed(assistant, "import_events", args, "Imported")
-    if asked.kind in ("storms", "epoch") and not asked.time_text and asked.kind == "storms":
-        return AssistantReply(
-            "Which time should I look for storms in? e.g. 'in 2003'.", clarification=True
-        )
+    if asked.kind == "storms" and not asked.time_text:
+        return _ask_time("storms", "in 2003")
     if asked.kind == "storms":
         return _storms(assistant, asked, f"storms-{_slug(asked.time_text)}")[0]
     if asked.kind == "shocks":
         return _shocks(assistant, asked)
     return _epoch(assistant, asked)
+
+
+def _ask_time(what: str, example: str) -> AssistantReply:
+    return AssistantReply(
+        f"Which time should I look for {what} in? e.g. '{example}'.", clarification=True
+    )
 
 
 def _slug(text: str) -> str:
@@ -223,9 +227,7 @@ def _storms(
 
 def _shocks(assistant: SkillHost, asked: EventRequest) -> AssistantReply:
     if not asked.time_text:
-        return AssistantReply(
-            "Which time should I look for shocks in? e.g. 'for March 2015'.", clarification=True
-        )
+        return _ask_time("shocks", "for March 2015")
     labels: dict[str, str] = {}
     for key, words in (
         ("field", "magnetic field magnitude"),
@@ -255,6 +257,8 @@ def _epoch(assistant: SkillHost, asked: EventRequest) -> AssistantReply:
             return _failed("Finding the event list", loaded)
         summary = loaded.payload
         intro = _describe(summary, "Using")
+    elif not asked.time_text:
+        return _ask_time("storms", "for the storms in 2015")
     else:
         reply, found = _storms(assistant, asked, f"storms-{_slug(asked.time_text)}")
         if found is None:
