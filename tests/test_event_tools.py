@@ -159,3 +159,17 @@ def test_fetch_for_each_event(monkeypatch: pytest.MonkeyPatch) -> None:
             assert data.index.is_monotonic_increasing and data.index.is_unique
         finally:
             ws.close()
+
+
+def test_an_event_list_survives_reopening_its_session() -> None:
+    ws = open_workspace(settings=load_settings())
+    _ok(ws, "load_event_list", name="omni-dst-storms-1999-2001", as_name="solarmax")
+    sid = ws.session.id
+    ws.close()
+    again = open_workspace(session_id=sid, settings=load_settings())
+    try:
+        listed = _ok(again, "load_event_list", name="events.solarmax")  # from the session
+        assert listed["count"] == 78 and listed["method"]["threshold_nT"] == -50.0
+        assert "Gonzalez" in listed["citation"]
+    finally:
+        again.close()
