@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("pipelines",),
     ("memory",),
     ("session",),
+    ("events",),
     ("render",),
     ("sandbox",),
     ("data",),

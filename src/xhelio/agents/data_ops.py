@@ -28,8 +28,23 @@ _THINK_TOOLS = (
     "preview_data",
     "search_function_docs",
     "get_function_docs",
+    "find_event_lists",
 )
 _EXECUTE_TOOLS = ("custom_operation", "describe_data", "preview_data", "save_data")
+_EVENT_TOOLS = (
+    "import_events",
+    "events_from_selection",
+    "find_event_lists",
+    "load_event_list",
+    "save_event_list",
+    "export_event_list",
+    "detect_storms",
+    "detect_shocks",
+    "detect_sep_onsets",
+    "fetch_for_events",
+    "superposed_epoch",
+)
+"""Event lists, detection and superposed epoch (tools/event_tools.py, event_analysis_tools.py)."""
 
 
 class DataOpsAgent:
@@ -46,7 +61,10 @@ class DataOpsAgent:
             [env.tool(name) for name in _THINK_TOOLS],
         )
         self.execute = SubAgent(
-            env, "data_ops", DATA_OPS_EXECUTE_PROMPT, [env.tool(name) for name in _EXECUTE_TOOLS]
+            env,
+            "data_ops",
+            DATA_OPS_EXECUTE_PROMPT,
+            [env.tool(name) for name in (*_EXECUTE_TOOLS, *_EVENT_TOOLS)],
         )
 
     async def compute(

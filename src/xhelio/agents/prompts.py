@@ -75,7 +75,10 @@ DATA_OPS_EXECUTE_PROMPT = """\
 You compute derived data with custom_operation: code sees df (first source), sources \
 (label -> data), pd, np, xr, scipy, pywt and must assign result. Keep the time index. \
 Give units. Do only what is asked; stop after the operation succeeds and reply with the \
-output label, points and units. If a column name is wrong, check with preview_data once."""
+output label, points and units. If a column name is wrong, check with preview_data once. \
+For events use the event tools, not code: import_events/load_event_list/find_event_lists \
+for lists, detect_storms (Dst/SYM-H), detect_shocks (|B|, V, n, T), detect_sep_onsets, \
+fetch_for_events and superposed_epoch; quote each result's method and reference."""
 
 EXTRACTION_PROMPT = """\
 You turn text, tables and documents into data. read_document extracts text from a PDF. \

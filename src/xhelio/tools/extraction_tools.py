@@ -35,11 +35,14 @@ MAX_IMAGE_BYTES = 10 * 1024 * 1024
 _TIME_NAMES = ("time", "Time", "epoch", "Epoch", "datetime", "date", "start", "Start")
 
 
-def user_named_path(ctx: ToolContext, path: str) -> Path:
-    """Resolve `path` if the user wrote it (or its file name) in a message of this session."""
+def user_named_path(ctx: ToolContext, path: str, tool: str = "read_document") -> Path:
+    """Resolve `path` if the user wrote it (or its file name) in a message of this session.
+
+    `tool` is the tool asking, named in the refusals.
+    """
     wanted = path.strip().strip("'\"")
     if not wanted:
-        raise UserError("read_document needs the path of a PDF or image file.")
+        raise UserError(f"{tool} needs the path of a file.")
     resolved = Path(wanted).expanduser().resolve()
     said = [str(m.get("content", "")) for m in ctx.session.history if m.get("role") == "user"]
     named = any(
@@ -48,7 +51,7 @@ def user_named_path(ctx: ToolContext, path: str) -> Path:
     )
     if not named:
         raise UserError(
-            f"read_document only opens files the user named in the conversation; {wanted!r} "
+            f"{tool} only opens files the user named in the conversation; {wanted!r} "
             "was not. Ask the user for the file's path."
         )
     if not resolved.is_file():
