@@ -97,6 +97,16 @@ class Settings:
     catalog_refresh_workers: int = 8
     plan_review: bool = False
     plan_review_iterations: int = 2
+    memory_enabled: bool = True
+    """Long-term memory on/off: injection into prompts and the memory agent (docs/memory.md)."""
+    memory_every_turns: int = 2
+    """The memory agent reads the session's new events after every this many turns (0: never)."""
+    memory_injection_tokens: int = 1500
+    """Budget of the memory block in the orchestrator's prompt (sub-agents get half each)."""
+    memory_per_type: int = 15
+    """Active memories kept per type before consolidation archives or merges some."""
+    memory_embedder: str = ""
+    """An installed `xhelio.memory_embedders` entry point; empty: lexical search only."""
     models: tuple[tuple[str, str], ...] = ()
     """The ``[models]`` table of the config file as (key, 'provider:model') pairs."""
     hapi_servers: tuple[tuple[str, str], ...] = ()
@@ -158,6 +168,11 @@ class _Validated(BaseModel):
     catalog_refresh_workers: _Positive
     plan_review: bool
     plan_review_iterations: _Count
+    memory_enabled: bool
+    memory_every_turns: _Count
+    memory_injection_tokens: Annotated[int, Field(ge=0, le=100_000)]
+    memory_per_type: _Positive
+    memory_embedder: str
     models: tuple[tuple[str, str], ...]
     hapi_servers: tuple[tuple[str, str], ...]
 
@@ -259,6 +274,11 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
     for key, raw in file_values.items():
         if key in _KNOWN and not isinstance(raw, dict):
             values[key], origin[key] = raw, f"in {config_file}"
+    memory_table = file_values.get("memory")
+    if isinstance(memory_table, dict):  # [memory] enabled = ... is memory_enabled
+        for key, raw in memory_table.items():  # pyright: ignore[reportUnknownVariableType]
+            if f"memory_{key}" in _KNOWN:
+                values[f"memory_{key}"], origin[f"memory_{key}"] = raw, f"in {config_file} [memory]"
     for key in sorted(_KNOWN):
         env = os.environ.get(f"XHELIO_{key.upper()}")
         if env is not None:
