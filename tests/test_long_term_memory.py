@@ -84,7 +84,7 @@ def test_lexical_search_finds_identifiers_and_ranks_by_bm25(store: MemoryStore) 
     store.add("Prefer dark plots", "preference", "visualization")
     assert [m.id for m in search_memories(store, "BGSEc")] == [wanted.id]
     assert search_memories(store, "fill values mask")[0].id == wanted.id
-    assert search_memories(store, 'BGSEc" OR content:*') [0].id == wanted.id  # no FTS injection
+    assert search_memories(store, 'BGSEc" OR content:*')[0].id == wanted.id  # no FTS injection
     assert search_memories(store, "BGSEc", scope="visualization") == []
     assert "no embedding model" in describe_search(None)
 
@@ -104,9 +104,7 @@ class WordsEmbedder:
     axes = (("log", "logarithmic"), ("panel", "subplot"), ("speed", "velocity"))
 
     def embed(self, texts):  # type: ignore[no-untyped-def]
-        return [
-            [float(any(w in t.lower() for w in words)) for words in self.axes] for t in texts
-        ]
+        return [[float(any(w in t.lower() for w in words)) for words in self.axes] for t in texts]
 
 
 def test_embeddings_are_fused_with_lexical_search(store: MemoryStore) -> None:
@@ -130,7 +128,10 @@ def test_migrates_empty_and_populated_stores(tmp_path: Path) -> None:
             "VALUES ('abc12345', 'pitfall', 'OMNI gaps before 1995', '[\"generic\"]', "
             "'[\"OMNI\"]', 'extracted', '2020-01-01', '2020-01-01')"
         )
-        db.execute("INSERT INTO memory_fts (rowid, content, tags) VALUES (1, 'OMNI gaps before 1995', 'OMNI')")
+        db.execute(
+            "INSERT INTO memory_fts (rowid, content, tags) "
+            "VALUES (1, 'OMNI gaps before 1995', 'OMNI')"
+        )
     store = MemoryStore(old)
     with sqlite3.connect(old) as db:
         assert applied_versions(db) == [1, 2, 3]

@@ -164,7 +164,7 @@ class MemoryAgent:
 
         result = run_coroutine(lambda: self.router.run_with_fallback(call, "inline"))
         if self.record_usage is not None:
-            self.record_usage("memory", result.usage())
+            self.record_usage("memory", result.usage)
         return result.output
 
     def run_once(self, events: list[Event]) -> MemoryReport:
@@ -216,7 +216,9 @@ class MemoryAgent:
             if decision.candidate not in similar or decision.candidate in handled:
                 continue
             handled.add(decision.candidate)
-            self._apply(decision, candidates[decision.candidate], similar[decision.candidate], report)
+            self._apply(
+                decision, candidates[decision.candidate], similar[decision.candidate], report
+            )
 
     def _apply(
         self, decision: Decision, candidate: Candidate, offered: list[Memory], report: MemoryReport
@@ -314,13 +316,20 @@ class MemoryScheduler:
                 agent="memory",
                 status="ok",
                 summary=report.summary(),
-                data={"added": report.added, "updated": report.updated,
-                      "archived": report.archived, "refused": report.refused},
+                data={
+                    "added": report.added,
+                    "updated": report.updated,
+                    "archived": report.archived,
+                    "refused": report.refused,
+                },
             )
         except Exception as exc:  # the memory agent must never break a session
             logger.warning("The memory agent failed: %s", exc, exc_info=True)
             self.events.publish(
-                "memory_agent", agent="memory", status="error", summary=f"memory agent failed: {exc}"
+                "memory_agent",
+                agent="memory",
+                status="error",
+                summary=f"memory agent failed: {exc}",
             )
         finally:
             self._lock.release()

@@ -23,6 +23,7 @@ from xhelio.agents.memory_agent import MemoryAgent, MemoryScheduler
 from xhelio.agents.models import ModelRouter
 from xhelio.errors import XhelioError
 from xhelio.long_term_memory.inject import inject
+from xhelio.long_term_memory.model import MemoryRequestError, check_scopes
 from xhelio.long_term_memory.store import MemoryStore
 from xhelio.tools.workspace import Workspace
 
@@ -34,7 +35,10 @@ logger = logging.getLogger(__name__)
 def agent_scope(agent: str) -> str:
     """The memory scope an agent reads, from its name."""
     if agent.startswith("mission:"):
-        return agent
+        try:
+            return check_scopes(agent)[0]  # mission ids are matched in upper case
+        except MemoryRequestError:
+            return "generic"
     if agent in ("data_ops", "data_extraction"):
         return "data_ops"
     if agent == "visualization":

@@ -15,7 +15,7 @@ package.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -65,52 +65,51 @@ def _stamp(text: str | None) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def prefilter(memories: Sequence[Memory], per_type: int, now: datetime | None = None) -> list[Retirement]:
+def prefilter(
+    memories: Sequence[Memory], per_type: int, now: datetime | None = None
+) -> list[Retirement]:
     """Phase A: memories to archive by rule, for the types over `per_type`."""
     now = now or datetime.now(UTC)
-    excess = over_budget(memories, per_type)
     out: list[Retirement] = []
-    for kind, extra in excess.items():
+    for kind, extra in over_budget(memories, per_type).items():
         group = sorted(
             (m for m in memories if m.type == kind and not m.archived),
             key=lambda m: m.updated,
             reverse=True,
         )
         retired: set[str] = set()
-
-        def retire(memory: Memory, reason: str) -> None:
+        for memory, reason in _reasons(group, now, retired):
+            duplicate = reason.startswith(("same text", "near-duplicate"))
+            if len(retired) >= extra and not duplicate:
+                break
             if memory.id not in retired and memory.source != "user_explicit":
                 retired.add(memory.id)
                 out.append(Retirement(memory.id, reason))
-
-        for i, older in enumerate(group):
-            for newer in group[:i]:
-                if newer.id in retired or set(newer.scopes) != set(older.scopes):
-                    continue
-                if newer.content.casefold() == older.content.casefold():
-                    retire(older, f"same text as {newer.id}")
-                elif (
-                    _jaccard(newer.tags, older.tags) >= _NEAR_DUPLICATE
-                    and identifiers(newer.content) == identifiers(older.content)
-                ):
-                    retire(older, f"near-duplicate of {newer.id}")
-        for memory in group:
-            if len(retired) >= extra:
-                break
-            if memory.confidence < _LOW_CONFIDENCE:
-                retire(memory, f"low confidence ({memory.confidence:.2f})")
-        for memory in group:
-            if len(retired) >= extra:
-                break
-            unused = memory.access_count == 0 and now - _stamp(memory.created) > _STALE
-            if unused and memory.source == "extracted":
-                retire(memory, "never used in 30 days")
-        if kind == "summary":
-            for memory in reversed(group):
-                if len(retired) >= extra:
-                    break
-                retire(memory, "oldest session summary beyond the budget")
     return out
+
+
+def _reasons(group: list[Memory], now: datetime, retired: set[str]) -> Iterator[tuple[Memory, str]]:
+    """Why each memory of `group` (newest first) could go, most certain reasons first."""
+    for i, older in enumerate(group):
+        for newer in group[:i]:
+            if newer.id in retired or set(newer.scopes) != set(older.scopes):
+                continue
+            if newer.content.casefold() == older.content.casefold():
+                yield older, f"same text as {newer.id}"
+            elif _jaccard(newer.tags, older.tags) >= _NEAR_DUPLICATE and identifiers(
+                newer.content
+            ) == identifiers(older.content):
+                yield older, f"near-duplicate of {newer.id}"
+    for memory in group:
+        if memory.confidence < _LOW_CONFIDENCE:
+            yield memory, f"low confidence ({memory.confidence:.2f})"
+    for memory in reversed(group):  # oldest first
+        unused = memory.access_count == 0 and now - _stamp(memory.created) > _STALE
+        if unused and memory.source == "extracted":
+            yield memory, "never used in 30 days"
+    if group and group[0].type == "summary":
+        for memory in reversed(group):
+            yield memory, "oldest session summary beyond the budget"
 
 
 def merge_groups(memories: Sequence[Memory], per_type: int) -> list[list[Memory]]:

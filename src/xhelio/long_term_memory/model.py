@@ -36,10 +36,76 @@ MAX_CONTENT = 2000
 """Longest memory text accepted (a memory is a short note, not a document)."""
 
 _STOP = frozenset(
-    """a an and are as at be but by for from has have i in is it its me my of on or that the
-    this to was were with when what which use used using prefer prefers always never please
-    should would could not no do does did than then them they their there these those you your
-    will can also into over under about after before""".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "with",
+        "when",
+        "what",
+        "which",
+        "use",
+        "used",
+        "using",
+        "prefer",
+        "prefers",
+        "always",
+        "never",
+        "please",
+        "should",
+        "would",
+        "could",
+        "not",
+        "no",
+        "do",
+        "does",
+        "did",
+        "than",
+        "then",
+        "them",
+        "they",
+        "their",
+        "there",
+        "these",
+        "those",
+        "you",
+        "your",
+        "will",
+        "can",
+        "also",
+        "into",
+        "over",
+        "under",
+        "about",
+        "after",
+        "before",
+    ]
 )
 
 
@@ -106,7 +172,9 @@ class Memory:
 def check_type(value: str) -> str:
     """`value` when it is a memory type, else a `MemoryRequestError` listing the valid ones."""
     if value not in MEMORY_TYPES:
-        raise MemoryRequestError(f"Unknown memory type {value!r}; use one of {', '.join(MEMORY_TYPES)}.")
+        raise MemoryRequestError(
+            f"Unknown memory type {value!r}; use one of {', '.join(MEMORY_TYPES)}."
+        )
     return value
 
 
@@ -121,7 +189,11 @@ def check_source(value: str) -> str:
 
 
 def check_scopes(values: object) -> tuple[str, ...]:
-    """Scopes in order without repeats (``generic`` when none); `MemoryRequestError` for bad ones."""
+    """Scopes in order without repeats (``generic`` when none).
+
+    Raises:
+        MemoryRequestError: an unknown scope.
+    """
     items: list[str] = (
         [values] if isinstance(values, str) else [str(v) for v in values or ()]  # type: ignore[union-attr]
     )

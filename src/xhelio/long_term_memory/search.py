@@ -79,9 +79,7 @@ def describe_search(embedder: Embedder | None) -> str:
             "model is configured, so paraphrases with no shared words are not found. Set "
             f"memory_embedder to an installed {EMBEDDER_GROUP} entry point to add one."
         )
-    return (
-        f"FTS5 BM25 and embeddings from {embedder.name!r}, fused by reciprocal rank."
-    )
+    return f"FTS5 BM25 and embeddings from {embedder.name!r}, fused by reciprocal rank."
 
 
 def fts_query(text: str) -> str:
@@ -106,7 +104,9 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norm if norm else 0.0
 
 
-def _semantic(store: MemoryStore, embedder: Embedder, query: str, active: list[Memory]) -> list[str]:
+def _semantic(
+    store: MemoryStore, embedder: Embedder, query: str, active: list[Memory]
+) -> list[str]:
     known = store.vectors(embedder.name)
     missing = [m for m in active if m.id not in known]
     if missing:
@@ -129,15 +129,14 @@ def search_memories(
     include_disabled: bool = True,
 ) -> list[Memory]:
     """Active memories relevant to `query`, best first (fused ranking with an embedder)."""
-    active = {
-        m.id: m
-        for m in store.list(scope=scope, include_disabled=include_disabled)
-    }
+    active = {m.id: m for m in store.list(scope=scope, include_disabled=include_disabled)}
     match = fts_query(query)
     rankings = [[i for i, _ in store.lexical(match, limit * 4) if i in active]] if match else []
     if embedder is not None and active:
         try:
-            rankings.append([i for i in _semantic(store, embedder, query, list(active.values())) if i in active])
+            rankings.append(
+                [i for i in _semantic(store, embedder, query, list(active.values())) if i in active]
+            )
         except Exception as exc:  # a failing model leaves the lexical ranking
             logger.warning("Memory embedder %r failed; lexical search only: %s", embedder.name, exc)
     return [active[i] for i in reciprocal_rank(rankings)[:limit]]

@@ -130,7 +130,9 @@ class MemoryStore:
 
     # -- reading -------------------------------------------------------------------------
 
-    def _rows(self, db: sqlite3.Connection, where: str = "1", args: Sequence[Any] = ()) -> list[Memory]:
+    def _rows(
+        self, db: sqlite3.Connection, where: str = "1", args: Sequence[Any] = ()
+    ) -> list[Memory]:
         rows = db.execute(f"SELECT {_COLUMNS} FROM memories WHERE {where}", args).fetchall()
         reviews = _latest_reviews(db, [str(r[0]) for r in rows])
         return [_memory(row, reviews.get(str(row[0]))) for row in rows]
@@ -163,7 +165,9 @@ class MemoryStore:
         if wanted:
             clauses.append(f"type IN ({', '.join('?' * len(wanted))})")
         with self._connect() as db:
-            found = self._rows(db, " AND ".join(clauses) + " ORDER BY updated DESC, rowid DESC", wanted)
+            found = self._rows(
+                db, " AND ".join(clauses) + " ORDER BY updated DESC, rowid DESC", wanted
+            )
         if scope is not None:
             (wanted_scope,) = check_scopes(scope)
             found = [m for m in found if wanted_scope in m.scopes]
@@ -275,9 +279,18 @@ class MemoryStore:
                 "created, updated, session_id, version, supersedes) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    memory.id, memory.type, memory.content, json.dumps(memory.scopes),
-                    json.dumps(memory.tags), memory.source, memory.confidence, now, now,
-                    session_id, memory.version, memory.supersedes,
+                    memory.id,
+                    memory.type,
+                    memory.content,
+                    json.dumps(memory.scopes),
+                    json.dumps(memory.tags),
+                    memory.source,
+                    memory.confidence,
+                    now,
+                    now,
+                    session_id,
+                    memory.version,
+                    memory.supersedes,
                 ),
             )
             db.execute(
@@ -364,8 +377,7 @@ class MemoryStore:
         agent: str,
         session_id: str | None = None,
     ) -> Review:
-        """Record a rating: 5 prevented a mistake, 4 useful, 3 no impact, 2 irrelevant,
-        1 misleading."""
+        """Record a rating (5 prevented a mistake ... 1 misleading)."""
         memory = self.get(memory_id)
         if not 1 <= int(stars) <= 5:
             raise MemoryRequestError("Stars go from 1 (misleading) to 5 (prevented a mistake).")

@@ -75,7 +75,9 @@ def remember(
 
 
 @tool("conversation")
-def search_memory(ctx: ToolContext, query: str, scope: str | None = None, limit: int = 10) -> dict[str, Any]:
+def search_memory(
+    ctx: ToolContext, query: str, scope: str | None = None, limit: int = 10
+) -> dict[str, Any]:
     """Search the long-term memories by words (ids such as BGSEc match exactly).
 
     Args:
