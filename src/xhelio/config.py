@@ -249,6 +249,16 @@ def _hapi_servers(raw: object, where: str) -> tuple[tuple[str, str], ...]:
     return tuple(servers)
 
 
+def _memory_table(data: dict[str, Any]) -> dict[str, object]:
+    """The long-term memory settings of a ``[memory]`` table (``enabled`` is
+    ``memory_enabled``); its other keys are free-form options and are not read here."""
+    table = data.get("memory")
+    if not isinstance(table, dict):
+        return {}
+    items: dict[str, object] = dict(table)  # pyright: ignore[reportUnknownArgumentType]
+    return {f"memory_{k}": v for k, v in items.items() if f"memory_{k}" in _KNOWN}
+
+
 def load_settings(home: Path | str | None = None, **overrides: object) -> Settings:
     """Build the settings: defaults < `<home>/config.toml` < environment < `overrides`.
 
@@ -274,11 +284,8 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
     for key, raw in file_values.items():
         if key in _KNOWN and not isinstance(raw, dict):
             values[key], origin[key] = raw, f"in {config_file}"
-    memory_table = file_values.get("memory")
-    if isinstance(memory_table, dict):  # [memory] enabled = ... is memory_enabled
-        for key, raw in memory_table.items():  # pyright: ignore[reportUnknownVariableType]
-            if f"memory_{key}" in _KNOWN:
-                values[f"memory_{key}"], origin[f"memory_{key}"] = raw, f"in {config_file} [memory]"
+    for key, raw in _memory_table(file_values).items():
+        values[key], origin[key] = raw, f"in {config_file} [memory]"
     for key in sorted(_KNOWN):
         env = os.environ.get(f"XHELIO_{key.upper()}")
         if env is not None:
@@ -334,6 +341,7 @@ def check_config_values(data: dict[str, Any], path: Path) -> None:
         ConfigError: A setting with an invalid value or an invalid ``[models]`` table.
     """
     values = {k: v for k, v in data.items() if k in _KNOWN and not isinstance(v, dict)}
+    values.update(_memory_table(data))
     origin = dict.fromkeys(values, f"in {path}")
     models = _models_table(data.get("models"), path)
     servers = _hapi_servers(data.get("hapi_servers"), f"in {path}")

@@ -1,7 +1,7 @@
 """The web app: static single-page app at `/`, its assets, and Plotly.js from the package.
 
 `mount_web_app(app)` adds to the API server (i) the page routes (`/`, `/chat/{id}`,
-`/data`, `/pipelines`, `/gallery`, `/settings`), each answering the same `index.html` so a
+`/data`, `/pipelines`, `/gallery`, `/memory`, `/settings`), each answering the same `index.html` so a
 reload or a shared link opens the right page; (ii) `/assets/...`, the HTML/CSS/JS modules
 shipped inside this package (no build step, no CDN); (iii) `/assets/vendor/plotly.min.js`,
 read from the installed `plotly` Python package, so the app works with no internet; and
@@ -36,6 +36,7 @@ PAGES = (
     "/pipelines",
     "/pipelines/{pipeline_id}",
     "/gallery",
+    "/memory",
     "/settings",
 )
 
