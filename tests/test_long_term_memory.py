@@ -47,6 +47,8 @@ def test_add_edit_versions_archive_enable_delete(store: MemoryStore) -> None:
         store.edit(first.id, content="again")
     assert not store.set_enabled(second.id, False).enabled
     assert store.list(include_disabled=False) == []
+    second = store.edit(second.id, content="Plot ACE magnetic field in GSM (BGSM), 1-min")
+    assert not second.enabled and not store.get(second.id).enabled  # edits keep it off
     store.review(second.id, 5, "prevented a frame mix-up", "visualization", "s1")
     assert store.get(second.id).review is not None
     store.delete(second.id)

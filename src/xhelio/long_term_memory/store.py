@@ -262,6 +262,7 @@ class MemoryStore:
             session_id=session_id,
             version=supersedes.version + 1 if supersedes else 1,
             supersedes=supersedes.id if supersedes else None,
+            enabled=supersedes.enabled if supersedes else True,  # an edit keeps it off
         )
         with self._write() as db:
             if supersedes is not None:
@@ -276,8 +277,8 @@ class MemoryStore:
                 db.execute("UPDATE memories SET archived = 1 WHERE id = ?", (supersedes.id,))
             cursor = db.execute(
                 "INSERT INTO memories (id, type, content, scopes, tags, source, confidence, "
-                "created, updated, session_id, version, supersedes) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "created, updated, session_id, version, supersedes, enabled) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     memory.id,
                     memory.type,
@@ -291,6 +292,7 @@ class MemoryStore:
                     session_id,
                     memory.version,
                     memory.supersedes,
+                    int(memory.enabled),
                 ),
             )
             db.execute(

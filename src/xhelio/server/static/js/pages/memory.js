@@ -29,7 +29,7 @@ async function showStatus(page) {
     const counts = Object.entries(s.by_type).map(([t, n]) => `${n} ${(TYPES[t] || t).toLowerCase()}${n === 1 ? "" : "s"}`).join(", ") || "no memories yet";
     setChildren(page.status,
       h("p", h(`span.badge.${s.enabled ? "online" : "offline"}`, s.enabled ? "memory on" : "memory off"), " ", counts,
-        s.disabled ? ` · ${s.disabled} switched off` : "", s.archived ? ` · ${s.archived} archived versions` : ""),
+        s.disabled ? ` · ${s.disabled} switched off` : "", s.archived ? ` · ${s.archived} archived version${s.archived === 1 ? "" : "s"}` : ""),
       h("p.muted.small", s.search));
   } catch (err) {
     setChildren(page.status, errorBox(err, "Memory status could not be loaded"));
