@@ -250,8 +250,10 @@ def _hapi_servers(raw: object, where: str) -> tuple[tuple[str, str], ...]:
 
 
 def _memory_table(data: dict[str, Any]) -> dict[str, object]:
-    """The long-term memory settings of a ``[memory]`` table (``enabled`` is
-    ``memory_enabled``); its other keys are free-form options and are not read here."""
+    """The long-term memory settings of a ``[memory]`` table, as `memory_<key>` settings.
+
+    Its other keys are free-form options and are not read here.
+    """
     table = data.get("memory")
     if not isinstance(table, dict):
         return {}
