@@ -34,7 +34,7 @@ def _reviewer(ctx: ToolContext, memory_id: str) -> str:
     return "user"
 
 
-@tool("conversation")
+@tool("conversation", public=True)
 def review_memory(
     ctx: ToolContext,
     memory_id: str,
@@ -54,7 +54,7 @@ def review_memory(
     return {"memory_id": memory_id, "stars": review.stars, "agent": review.agent}
 
 
-@tool("conversation")
+@tool("conversation", public=True)
 def remember(
     ctx: ToolContext,
     content: str,
@@ -74,7 +74,7 @@ def remember(
     return memory.to_dict()
 
 
-@tool("conversation")
+@tool("conversation", public=True)
 def search_memory(
     ctx: ToolContext, query: str, scope: str | None = None, limit: int = 10
 ) -> dict[str, Any]:
@@ -95,7 +95,7 @@ def search_memory(
     return _shown(found)
 
 
-@tool("conversation")
+@tool("conversation", public=True)
 def list_memories(
     ctx: ToolContext, type: str | None = None, scope: str | None = None, archived: bool = False
 ) -> dict[str, Any]:
@@ -110,7 +110,7 @@ def list_memories(
     return _shown(store.list(types=[type] if type else (), scope=scope, include_archived=archived))
 
 
-@tool("conversation")
+@tool("conversation", public=True)
 def edit_memory(
     ctx: ToolContext,
     memory_id: str,
@@ -135,7 +135,7 @@ def edit_memory(
     return memory.to_dict()
 
 
-@tool("conversation")
+@tool("conversation", public=True)
 def delete_memory(ctx: ToolContext, memory_id: str) -> dict[str, Any]:
     """Delete a long-term memory for good.
 
@@ -145,7 +145,7 @@ def delete_memory(ctx: ToolContext, memory_id: str) -> dict[str, Any]:
     return {"deleted": MemoryStore.open(ctx.settings).delete(memory_id).id}
 
 
-@tool("conversation", name="memory_status")
+@tool("conversation", name="memory_status", public=True)
 def memory_status_tool(ctx: ToolContext) -> dict[str, Any]:
     """Whether long-term memory is on, how it searches, and how many memories it holds."""
     return memory_status(ctx.settings)
