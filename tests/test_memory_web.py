@@ -126,6 +126,11 @@ def test_memory_page_lists_searches_edits_disables_deletes(api: Api) -> None:
             width = phone.evaluate("document.documentElement.scrollWidth")
             assert width <= 390  # nothing runs off a phone's screen
             shoot(phone, "memory-phone")
+            page.goto(f"{api.url}/settings")
+            expect(page.get_by_label("Long-term memory on")).to_be_checked()
+            every = page.get_by_label("Memory agent every N turns")
+            expect(every).to_have_value("0")  # the effective value (tests set it to 0)
+            shoot(page, "settings-memory")
         finally:
             browser.close()
     memories = api.client.get("/memory").json()["memories"]

@@ -149,7 +149,7 @@ class SubAgent:
         self.env = env
         self.name = name
         review = env.workspace.funnel.registry.get("review_memory")
-        if env.memory is not None and review is not None:
+        if env.memory is not None and env.memory.settings.memory_enabled and review is not None:
             tools = [*tools, review]
         self.tool_names = [t.name for t in tools]
         self._memory_block = ""
