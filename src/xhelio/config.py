@@ -94,9 +94,6 @@ class Settings:
     """Sandbox children kept forked, isolated and warm ahead of calls (~10 MB each)."""
     sandbox_session_result_mb: int = 1024
     """Total size of the computed results a session may hold (custom_operation)."""
-    catalog_refresh_workers: int = 8
-    plan_review: bool = False
-    plan_review_iterations: int = 2
     memory_enabled: bool = True
     """Long-term memory on/off: injection into prompts and the memory agent (docs/memory.md)."""
     memory_every_turns: int = 2
@@ -107,6 +104,9 @@ class Settings:
     """Active memories kept per type before consolidation archives or merges some."""
     memory_embedder: str = ""
     """An installed `xhelio.memory_embedders` entry point; empty: lexical search only."""
+    catalog_refresh_workers: int = 8
+    plan_review: bool = False
+    plan_review_iterations: int = 2
     models: tuple[tuple[str, str], ...] = ()
     """The ``[models]`` table of the config file as (key, 'provider:model') pairs."""
     hapi_servers: tuple[tuple[str, str], ...] = ()
@@ -165,14 +165,14 @@ class _Validated(BaseModel):
     sandbox_cpu_s: _Positive
     sandbox_spares: Annotated[int, Field(ge=0, le=16)]
     sandbox_session_result_mb: _Positive
-    catalog_refresh_workers: _Positive
-    plan_review: bool
-    plan_review_iterations: _Count
     memory_enabled: bool
     memory_every_turns: _Count
     memory_injection_tokens: Annotated[int, Field(ge=0, le=100_000)]
     memory_per_type: _Positive
     memory_embedder: str
+    catalog_refresh_workers: _Positive
+    plan_review: bool
+    plan_review_iterations: _Count
     models: tuple[tuple[str, str], ...]
     hapi_servers: tuple[tuple[str, str], ...]
 

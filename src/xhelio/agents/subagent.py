@@ -171,12 +171,12 @@ class SubAgent:
     ) -> DelegationResult:
         """Answer one request in a fresh conversation under a LoopGuard of `mode`."""
         guard = LoopGuard(limits or GuardLimits.for_mode(mode), cancel)
-        if self.env.memory is not None:  # fresh at every delegation
-            self._memory_block = self.env.memory.block(self.name)
         state = ToolCallState(
             self.env.workspace.funnel, self.name, guard, force_first_tool=mode == "task"
         )
         router = self.env.router
+        if self.env.memory is not None:  # fresh at every delegation
+            self._memory_block = self.env.memory.block(self.name)
         run = await run_guarded(
             self.agent,
             request,
