@@ -407,3 +407,27 @@ def test_a_hostile_memory_reaches_the_model_only_as_quoted_data() -> None:
     finally:
         ws.close()
     assert MemoryStore.open(load_settings()).get(stored.id).content == hostile
+
+
+def test_the_orchestrator_stores_what_the_user_asks_it_to_remember() -> None:
+    script = Script(
+        {
+            "orchestrator": [
+                [("remember", {"content": "Plot PSP data in RTN", "scopes": ["mission:PSP"]})],
+                "Noted: PSP in RTN from now on.",
+            ]
+        }
+    )
+    ws = open_workspace(settings=load_settings())
+    try:
+        result = run_turn(
+            ws,
+            AgentAssistant(ws, scripted_config(), build_model=script.build),
+            "Remember that I prefer PSP data in RTN",
+        )
+        assert result.error is None, result.error
+    finally:
+        ws.close()
+    (memory,) = MemoryStore.open(load_settings()).list()
+    assert (memory.source, memory.scopes) == ("user_explicit", ("mission:PSP",))
+    assert memory.session_id == ws.session.id

@@ -140,6 +140,9 @@ class AgentAssistant:
             routing_registry(), self, session.events, operations=session.operations
         )
         registry_tools = [self.env.tool(name) for name in _ORCHESTRATOR_TOOLS]
+        remember = workspace.funnel.registry.get("remember")  # "remember that I prefer ..."
+        if remember is not None and workspace.context.settings.memory_enabled:
+            registry_tools.append(remember)
         self.agent: Agent[ToolCallState, str] = Agent(
             deps_type=ToolCallState,
             output_type=str,
