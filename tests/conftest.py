@@ -23,6 +23,8 @@ def xhelio_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     home = tmp_path / "xhelio-home"
     home.mkdir()
     monkeypatch.setenv("XHELIO_HOME", str(home))
+    # The background memory agent would consume scripted model replies: tests turn it on.
+    monkeypatch.setenv("XHELIO_MEMORY_EVERY_TURNS", "0")
     for var in ("XHELIO_HAPI_URL", "XHELIO_CDAS_URL", "XHELIO_MODEL"):
         monkeypatch.delenv(var, raising=False)
     # Unroutable defaults: a test that forgets to start a loopback server fails fast.

@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("tools",),
     ("services",),
     ("pipelines",),
-    ("memory",),
+    ("memory", "long_term_memory"),
     ("session",),
     ("events",),
     ("render",),

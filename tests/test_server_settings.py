@@ -92,7 +92,8 @@ def test_any_allowed_value_round_trips_without_smuggling_tables(
 ) -> None:
     response = api.client.put("/settings", json={"memory": {"note": value}})
     assert response.status_code == 200, response.text
-    assert response.json()["memory"] == {"keep": True, "note": value}
+    shown = response.json()["memory"]
+    assert {k: shown[k] for k in ("keep", "note")} == {"keep": True, "note": value}
     data = read_config_file(config)
     assert data["memory"] == {"keep": True, "note": value}
     assert set(data) == {"http_retries", "models", "memory"}
@@ -153,3 +154,16 @@ def test_parallel_updates_keep_every_key(api: Api, config: Path) -> None:
     memory = read_config_file(config)["memory"]
     assert memory == {"keep": True, **{f"k{i}": i for i in range(8)}}
     assert not [p for p in config.parent.iterdir() if p.name.startswith(".config.")]
+
+
+def test_memory_settings_are_real_and_checked(api: Api, config: Path) -> None:
+    shown = api.client.get("/settings").json()["memory"]
+    assert shown["enabled"] is True and shown["every_turns"] == 2  # the defaults
+    response = api.client.put("/settings", json={"memory": {"enabled": False, "per_type": 9}})
+    assert response.status_code == 200, response.text
+    settings = load_settings(api.home)
+    assert (settings.memory_enabled, settings.memory_per_type) == (False, 9)
+    before = config.read_bytes()
+    refused = api.client.put("/settings", json={"memory": {"every_turns": -1}})
+    assert refused.status_code == 400 and "memory_every_turns" in refused.json()["message"]
+    assert config.read_bytes() == before

@@ -109,7 +109,7 @@ def test_long_legend_names_go_under_the_plot(
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
-PAGES = ["/data", "/pipelines", "/gallery", "/settings", "/no-such-page"]
+PAGES = ["/data", "/pipelines", "/gallery", "/memory", "/settings", "/no-such-page"]
 
 
 def _no_sideways_scroll(pg: sync_api.Page) -> None:

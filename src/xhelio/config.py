@@ -94,6 +94,16 @@ class Settings:
     """Sandbox children kept forked, isolated and warm ahead of calls (~10 MB each)."""
     sandbox_session_result_mb: int = 1024
     """Total size of the computed results a session may hold (custom_operation)."""
+    memory_enabled: bool = True
+    """Long-term memory on/off: injection into prompts and the memory agent (docs/memory.md)."""
+    memory_every_turns: int = 2
+    """The memory agent reads the session's new events after every this many turns (0: never)."""
+    memory_injection_tokens: int = 1500
+    """Budget of the memory block in the orchestrator's prompt (sub-agents get half each)."""
+    memory_per_type: int = 15
+    """Active memories kept per type before consolidation archives or merges some."""
+    memory_embedder: str = ""
+    """An installed `xhelio.memory_embedders` entry point; empty: lexical search only."""
     catalog_refresh_workers: int = 8
     plan_review: bool = False
     plan_review_iterations: int = 2
@@ -155,6 +165,11 @@ class _Validated(BaseModel):
     sandbox_cpu_s: _Positive
     sandbox_spares: Annotated[int, Field(ge=0, le=16)]
     sandbox_session_result_mb: _Positive
+    memory_enabled: bool
+    memory_every_turns: _Count
+    memory_injection_tokens: Annotated[int, Field(ge=0, le=100_000)]
+    memory_per_type: _Positive
+    memory_embedder: str
     catalog_refresh_workers: _Positive
     plan_review: bool
     plan_review_iterations: _Count
@@ -234,6 +249,18 @@ def _hapi_servers(raw: object, where: str) -> tuple[tuple[str, str], ...]:
     return tuple(servers)
 
 
+def _memory_table(data: dict[str, Any]) -> dict[str, object]:
+    """The long-term memory settings of a ``[memory]`` table, as `memory_<key>` settings.
+
+    Its other keys are free-form options and are not read here.
+    """
+    table = data.get("memory")
+    if not isinstance(table, dict):
+        return {}
+    items: dict[str, object] = dict(table)  # pyright: ignore[reportUnknownArgumentType]
+    return {f"memory_{k}": v for k, v in items.items() if f"memory_{k}" in _KNOWN}
+
+
 def load_settings(home: Path | str | None = None, **overrides: object) -> Settings:
     """Build the settings: defaults < `<home>/config.toml` < environment < `overrides`.
 
@@ -259,6 +286,8 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
     for key, raw in file_values.items():
         if key in _KNOWN and not isinstance(raw, dict):
             values[key], origin[key] = raw, f"in {config_file}"
+    for key, raw in _memory_table(file_values).items():
+        values[key], origin[key] = raw, f"in {config_file} [memory]"
     for key in sorted(_KNOWN):
         env = os.environ.get(f"XHELIO_{key.upper()}")
         if env is not None:
@@ -314,6 +343,7 @@ def check_config_values(data: dict[str, Any], path: Path) -> None:
         ConfigError: A setting with an invalid value or an invalid ``[models]`` table.
     """
     values = {k: v for k, v in data.items() if k in _KNOWN and not isinstance(v, dict)}
+    values.update(_memory_table(data))
     origin = dict.fromkeys(values, f"in {path}")
     models = _models_table(data.get("models"), path)
     servers = _hapi_servers(data.get("hapi_servers"), f"in {path}")

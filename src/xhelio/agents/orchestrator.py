@@ -42,6 +42,7 @@ from pydantic_ai.models import Model
 from xhelio.agents.data_ops import DataOpsAgent
 from xhelio.agents.guard import GuardLimits, LoopGuard
 from xhelio.agents.insight import InsightAgent, PngRenderer
+from xhelio.agents.memory_context import MemoryContext, start_memory_agent
 from xhelio.agents.mission import MissionAgents
 from xhelio.agents.models import ModelConfig, ModelRouter
 from xhelio.agents.prompts import ORCHESTRATOR_PROMPT
@@ -123,7 +124,9 @@ class AgentAssistant:
     ) -> None:
         self.workspace = workspace
         self.router = ModelRouter(config, build=build_model, on_switch=self._switched)
-        self.env = AgentEnv(workspace, self.router, usage)
+        self.env = AgentEnv(workspace, self.router, usage, memory=MemoryContext(workspace))
+        self.memory_agent = start_memory_agent(workspace, self.router, self.env.record_usage)
+        self._memory_block = ""
         self.missions = MissionAgents(self.env)
         self._render_png = render_png
         self._turn: _Turn | None = None
@@ -137,10 +140,13 @@ class AgentAssistant:
             routing_registry(), self, session.events, operations=session.operations
         )
         registry_tools = [self.env.tool(name) for name in _ORCHESTRATOR_TOOLS]
+        remember = workspace.funnel.registry.get("remember")  # "remember that I prefer ..."
+        if remember is not None and workspace.context.settings.memory_enabled:
+            registry_tools.append(remember)
         self.agent: Agent[ToolCallState, str] = Agent(
             deps_type=ToolCallState,
             output_type=str,
-            instructions=ORCHESTRATOR_PROMPT,
+            instructions=[ORCHESTRATOR_PROMPT, lambda: self._memory_block],
             toolsets=[
                 FunnelToolset(registry_tools, id="registry"),
                 FunnelToolset(ROUTING_TOOLS, self._routing, id="routing", offload=True),
@@ -167,6 +173,7 @@ class AgentAssistant:
             self.workspace.funnel, "orchestrator", LoopGuard(ORCHESTRATOR_LIMITS, cancel)
         )
         history = self._load_history()
+        self._memory_block = self.env.memory.block("orchestrator") if self.env.memory else ""
 
         async def main() -> GuardedRun:
             self._turn = _Turn(state, asyncio.get_running_loop(), threading.get_ident())

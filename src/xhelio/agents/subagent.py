@@ -22,6 +22,7 @@ from pydantic_ai.messages import UserContent
 from pydantic_ai.usage import RunUsage
 
 from xhelio.agents.guard import GuardLimits, LoopGuard
+from xhelio.agents.memory_context import MemoryContext
 from xhelio.agents.models import ModelRouter, Tier
 from xhelio.agents.toolbridge import FunnelToolset, GuardedRun, ToolCallState, run_guarded
 from xhelio.agents.usage import UsageTracker
@@ -44,6 +45,8 @@ class AgentEnv:
     router: ModelRouter
     usage: UsageTracker | None = None
     turn_usage: UsageTracker = field(default_factory=UsageTracker)
+    memory: MemoryContext | None = None
+    """Long-term memory blocks for the prompts (None: no long-term memory)."""
 
     def record_usage(self, agent: str, usage: RunUsage) -> None:
         """Add one run's token usage to the session's and the current turn's totals."""
@@ -145,11 +148,15 @@ class SubAgent:
     def __init__(self, env: AgentEnv, name: str, instructions: str, tools: Sequence[Tool]) -> None:
         self.env = env
         self.name = name
+        review = env.workspace.funnel.registry.get("review_memory")
+        if env.memory is not None and env.memory.settings.memory_enabled and review is not None:
+            tools = [*tools, review]
         self.tool_names = [t.name for t in tools]
+        self._memory_block = ""
         self.agent: Agent[ToolCallState, str] = Agent(
             deps_type=ToolCallState,
             output_type=str,
-            instructions=instructions,
+            instructions=[instructions, lambda: self._memory_block],
             toolsets=[FunnelToolset(tools)],
             name=name.replace(":", "_").replace(".", "_"),
         )
@@ -168,6 +175,8 @@ class SubAgent:
             self.env.workspace.funnel, self.name, guard, force_first_tool=mode == "task"
         )
         router = self.env.router
+        if self.env.memory is not None:  # fresh at every delegation
+            self._memory_block = self.env.memory.block(self.name)
         run = await run_guarded(
             self.agent,
             request,

@@ -34,6 +34,7 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "mcp": ("mcp_cmd", False),
     "pipeline": ("pipeline_cmd", True),
     "events": ("events_cmd", True),
+    "memory": ("memory_cmd", True),
 }
 
 

@@ -27,6 +27,7 @@ from xhelio.server import (
     routes_data,
     routes_figures,
     routes_files,
+    routes_memory,
     routes_sessions,
     routes_settings,
     routes_tools,
@@ -138,6 +139,7 @@ def create_app(
         routes_files,
         routes_settings,
         routes_tools,
+        routes_memory,
     ):
         app.include_router(module.router, prefix=API_PREFIX)
     if config.cors_origins:

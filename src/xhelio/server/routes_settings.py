@@ -34,6 +34,8 @@ LIMIT_KEYS = (
     "session_memory_mb",
 )
 MODEL_KEYS = ("default", *TIERS)
+LONG_TERM_MEMORY_KEYS = ("enabled", "every_turns", "injection_tokens", "per_type")
+"""Keys of the ``[memory]`` table that are settings (`memory_<key>`, checked like them)."""
 _SECRET_WORDS = ("key", "token", "secret", "password")
 _KEY_VARS = {
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
@@ -124,7 +126,10 @@ def _view(state: ServerState) -> dict[str, Any]:
     models = {k: table.get(k) for k in MODEL_KEYS}  # type: ignore[union-attr]
     chosen = next((m for m in (models["orchestrator"], models["default"]) if m), None)
     settings = state.assistant.settings
-    memory = data.get("memory") if isinstance(data.get("memory"), dict) else {}
+    memory_table = data.get("memory")
+    memory: dict[str, Any] = {k: getattr(settings, f"memory_{k}") for k in LONG_TERM_MEMORY_KEYS}
+    if isinstance(memory_table, dict):
+        memory.update(memory_table)  # pyright: ignore[reportUnknownArgumentType]
     return {
         "provider": str(chosen).partition(":")[0] if chosen else None,
         "models": models,

@@ -1,14 +1,15 @@
 """The web app: static single-page app at `/`, its assets, and Plotly.js from the package.
 
 `mount_web_app(app)` adds to the API server (i) the page routes (`/`, `/chat/{id}`,
-`/data`, `/pipelines`, `/gallery`, `/settings`), each answering the same `index.html` so a
-reload or a shared link opens the right page; (ii) `/assets/...`, the HTML/CSS/JS modules
-shipped inside this package (no build step, no CDN); (iii) `/assets/vendor/plotly.min.js`,
-read from the installed `plotly` Python package, so the app works with no internet; and
-(iv) the few web-only API routes of `web_routes`. The pages and assets hold no data, so
-they are public (added to `app.state.public_prefixes`); every API route stays behind the
-token, which the page asks for and sends itself. The app factory calls this once, after
-the `/api` routes. Imports FastAPI/Starlette and `server.web_routes` only.
+`/data`, `/pipelines`, `/gallery`, `/memory`, `/settings`), each answering the same
+`index.html` so a reload or a shared link opens the right page; (ii) `/assets/...`, the
+HTML/CSS/JS modules shipped inside this package (no build step, no CDN); (iii)
+`/assets/vendor/plotly.min.js`, read from the installed `plotly` Python package, so the app
+works with no internet; and (iv) the few web-only API routes of `web_routes`. The pages and
+assets hold no data, so they are public (added to `app.state.public_prefixes`); every API
+route stays behind the token, which the page asks for and sends itself. The app factory
+calls this once, after the `/api` routes. Imports FastAPI/Starlette and `server.web_routes`
+only.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ PAGES = (
     "/pipelines",
     "/pipelines/{pipeline_id}",
     "/gallery",
+    "/memory",
     "/settings",
 )
 

@@ -11,6 +11,7 @@ const PAGES = {
   data: () => import("./pages/data.js"),
   pipelines: () => import("./pages/pipelines.js"),
   gallery: () => import("./pages/gallery.js"),
+  memory: () => import("./pages/memory.js"),
   settings: () => import("./pages/settings.js"),
 };
 

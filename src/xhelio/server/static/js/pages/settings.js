@@ -31,6 +31,13 @@ const MEMORY_HINTS = {
   session_memory_mb: "A fetch that would take a session over this is refused with a range that fits.",
   sandbox_memory_mb: "Memory a computation may use.",
 };
+// Long-term memory settings ([memory] in the config file; see the Memory page).
+const LONG_TERM_MEMORY = {
+  enabled: ["Long-term memory on", "Off: no memory in prompts and no memory agent."],
+  every_turns: ["Memory agent every N turns", "0 stops the background memory agent."],
+  injection_tokens: ["Memory prompt budget (tokens)", "Sub-agents get half each."],
+  per_type: ["Memories kept per type", "Over this, consolidation archives or merges."],
+};
 
 export function mount(root) {
   const body = h("div.settings-body", loading());
@@ -73,7 +80,8 @@ function render(body, s) {
   const memoryFields = Object.entries(s.memory || {}).map(([key, value]) => {
     const input = typeof value === "boolean" ? h("input", { type: "checkbox", checked: value }) : h("input", { type: typeof value === "number" ? "number" : "text", value: value ?? "" });
     memoryInputs[key] = input;
-    return field(`memory-${key}`, key.replaceAll("_", " "), input);
+    const [label, hint] = LONG_TERM_MEMORY[key] || [key.replaceAll("_", " ")];
+    return field(`memory-${key}`, label, input, hint);
   });
   const keys = Object.entries(s.keys_present || {}).map(([provider, present]) =>
     h("li", h("span", provider), " ", h(`span.badge.${present ? "online" : "muted"}`, present ? "key set on the server" : "no key")),
