@@ -99,6 +99,8 @@ def key_of(tools: set[str], instructions: str) -> str:
         return "planner"
     if instructions.startswith("You review a task plan"):
         return "reviewer"
+    if instructions.startswith("You compress the older part"):
+        return "context"
     if "delegate_to_mission" in tools:
         return "orchestrator"
     if "fetch_data" in tools:

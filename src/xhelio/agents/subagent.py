@@ -14,13 +14,21 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic_ai import Agent
+from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.messages import UserContent
 from pydantic_ai.usage import RunUsage
 
+from xhelio.agents.context import (
+    Compaction,
+    ContextBudget,
+    ContextCompactor,
+    history_capability,
+    llm_summarizer,
+)
 from xhelio.agents.guard import GuardLimits, LoopGuard
 from xhelio.agents.models import ModelRouter, Tier
 from xhelio.agents.toolbridge import FunnelToolset, GuardedRun, ToolCallState, run_guarded
@@ -52,6 +60,24 @@ class AgentEnv:
         self.turn_usage.add(agent, usage)
         if self.usage is not None:
             self.usage.add(agent, usage)
+
+    def history(self, agent: str) -> ProcessHistory[Any]:
+        """The capability that keeps `agent`'s history within the session's context budget."""
+        session = self.workspace.session
+
+        def publish(done: Compaction) -> None:
+            session.events.publish(
+                "context_compacted", agent=agent, summary=done.describe(), data=asdict(done)
+            )
+
+        compactor = ContextCompactor(
+            ContextBudget.of(self.workspace.context.settings),
+            agent,
+            summarize=llm_summarizer(self.router, self.record_usage),
+            known_labels=session.store.labels,
+            publish=publish,
+        )
+        return history_capability(compactor)
 
     def tool(self, name: str) -> Tool:
         """A registry tool of the workspace by name."""
@@ -152,6 +178,7 @@ class SubAgent:
             instructions=instructions,
             toolsets=[FunnelToolset(tools)],
             name=name.replace(":", "_").replace(".", "_"),
+            capabilities=[env.history(name)],
         )
 
     async def arun(
@@ -163,7 +190,9 @@ class SubAgent:
         limits: GuardLimits | None = None,
     ) -> DelegationResult:
         """Answer one request in a fresh conversation under a LoopGuard of `mode`."""
-        guard = LoopGuard(limits or GuardLimits.for_mode(mode), cancel)
+        repeats = self.env.workspace.context.settings.loop_repeat_limit
+        chosen = limits or GuardLimits.for_mode(mode)
+        guard = LoopGuard(replace(chosen, repeat_limit=repeats), cancel)
         state = ToolCallState(
             self.env.workspace.funnel, self.name, guard, force_first_tool=mode == "task"
         )
