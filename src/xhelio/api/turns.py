@@ -39,6 +39,7 @@ from xhelio.api.models import (
     Table,
 )
 from xhelio.errors import XhelioError
+from xhelio.report import gallery_folder
 from xhelio.session.events import Event
 from xhelio.tools.data_tools import frame_of
 from xhelio.tools.funnel import sanitize
@@ -62,7 +63,7 @@ _TABLE_ROWS = 20
 
 def gallery_dir(workspace: Workspace) -> Path:
     """The folder holding every figure the session produced (one JSON file each)."""
-    return workspace.session.folder / "gallery"
+    return gallery_folder(workspace.session)
 
 
 def save_gallery_figure(workspace: Workspace, request: str) -> int | None:

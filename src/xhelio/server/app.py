@@ -27,6 +27,7 @@ from xhelio.server import (
     routes_data,
     routes_figures,
     routes_files,
+    routes_report,
     routes_sessions,
     routes_settings,
 )
@@ -136,6 +137,7 @@ def create_app(
         routes_figures,
         routes_files,
         routes_settings,
+        routes_report,
     ):
         app.include_router(module.router, prefix=API_PREFIX)
     if config.cors_origins:
