@@ -30,6 +30,7 @@ from xhelio.server import (
     routes_report,
     routes_sessions,
     routes_settings,
+    routes_tools,
 )
 from xhelio.server.client_paths import ClientPaths, PathMap
 from xhelio.server.config import ServerConfig, check_bind
@@ -137,6 +138,7 @@ def create_app(
         routes_figures,
         routes_files,
         routes_settings,
+        routes_tools,
         routes_report,
     ):
         app.include_router(module.router, prefix=API_PREFIX)
