@@ -272,7 +272,7 @@ def _figures(session: Session) -> list[Figure]:
     if current is not None:
         figure = json.loads(json.dumps(current.figure, default=str))
         if not figures or figures[-1].figure != figure:
-            figures.append(Figure(_title(figure), "current figure", figure))
+            figures.append(Figure(_title(figure), "", figure))
     return figures
 
 
@@ -280,7 +280,11 @@ def _title(figure: Mapping[str, Any]) -> str:
     title = (figure.get("layout") or {}).get("title")
     if isinstance(title, Mapping):
         title = title.get("text")  # pyright: ignore[reportUnknownMemberType]
-    return str(title) if title else "Figure"
+    if title:
+        return str(title)
+    names = [str(t.get("name") or t.get("data_label") or "") for t in figure.get("data") or []]
+    shown = [n for n in dict.fromkeys(names) if n]
+    return ", ".join(shown[:6]) if shown else "Figure"
 
 
 def _citations(session: Session) -> list[dict[str, str]]:
@@ -342,13 +346,18 @@ def _limitations(
 
 
 def build_report(
-    session: Session, *, question: str | None = None, title: str | None = None
+    session: Session,
+    *,
+    question: str | None = None,
+    answer: str | None = None,
+    title: str | None = None,
 ) -> Report:
     """Gather a session's report.
 
     Args:
         session: The session (loaded or live).
         question: The question the report answers (default: the first request).
+        answer: The answer (default: the last reply in the chat history).
         title: The report's title (default: from the question).
     """
     history = session.history
@@ -367,7 +376,7 @@ def build_report(
         session_id=session.id,
         created=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         question=asked,
-        answer=answers[-1] if answers else "",
+        answer=answer if answer is not None else (answers[-1] if answers else ""),
         requests=requests,
         steps=steps,
         stages=stages,

@@ -1,12 +1,13 @@
 """The session's working folder: files the user uploaded, which the agents can list and load.
 
 The folder is the session's `uploads/` (`PUT /api/v1/sessions/{id}/uploads/{name}` fills
-it; `extraction_tools.work_folder` is the one place that names it). `list_work_files` says
-what is there; `load_work_file` turns a data file into DataStore entries: CSV (a time
-column becomes the index), CDF (each time-series variable, ISTP fill values and units honoured, through the
-same reader as CDAWeb files) and netCDF (each variable along a time dimension). PDFs are
-read with `read_document`, which opens files of this folder by name. A name is a plain
-file name inside the folder, never a path. Imports the data, sources and tools layers.
+it; `extraction_tools.work_folder` is the one place that names it). `list_work_files`
+says what is there; `load_work_file` turns a data file into DataStore entries: CSV (a
+time column becomes the index), CDF (each time-series variable, ISTP fill values and
+units honoured, through the same reader as CDAWeb files) and netCDF (each variable along
+a time dimension). PDFs are read with `read_document`, which opens files of this folder
+by name. A name is a plain file name inside the folder, never a path. Imports the data,
+sources and tools layers.
 """
 
 from __future__ import annotations

@@ -303,14 +303,16 @@ class PlanLoop:
         waiting = {_task_key(t): t for t in pending}
         for item in verdict.remaining:
             task = self._task(item, stage.round)
-            kept = waiting.pop(_task_key(task), None)
-            if kept is None:
-                plan.tasks.append(task)
-            keep.append(kept or task)
+            keep.append(waiting.pop(_task_key(task), None) or task)
         for dropped in waiting.values():
             dropped.finish(
                 TaskStatus.SKIPPED, "", f"dropped after reflection: {verdict.note}"[:200]
             )
+        # The plan lists stages in the order they run: the revised ones right after this one.
+        ids = {t.id for t in keep}
+        others = [t for t in plan.tasks if t.id not in ids]
+        at = next(i for i, t in enumerate(others) if t.id == stage.id) + 1
+        plan.tasks = [*others[:at], *keep, *others[at:]]
         self._save(plan, stage)
         return [t for t in rest if t.status != TaskStatus.PENDING] + keep
 
