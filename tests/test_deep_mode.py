@@ -214,3 +214,26 @@ def test_a_deep_request_runs_reflected_stages_and_ends_in_a_report(workspace: Wo
     md = Path(plan["report"]["md"]).read_text()
     assert md.startswith("# Analysis: Study the ACE") and "## Success criteria" in md
     assert "Report: " in response.answer
+
+
+def test_offline_deep_mode_judges_stages_by_rule_and_writes_the_report(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from servers.catalog_hapi import CatalogHapiServer
+    from xhelio.cli.ask_cmd import ask_once
+
+    with CatalogHapiServer() as hapi:
+        monkeypatch.setenv("XHELIO_HOME", str(tmp_path))
+        monkeypatch.setenv("XHELIO_HAPI_URL", hapi.url)
+        response = ask_once(
+            "Compare ACE and Wind magnetic field for 2024-01-01 to 2024-01-03 and plot them",
+            deep=True,
+        )
+    assert response.error is None, response.answer
+    plan = response.plan
+    assert plan is not None and plan["status"] == "completed"
+    html = Path(plan["report"]["html"]).read_text()
+    stages = html.split("<h2>Stages</h2>")[1].split("<h2>")[0]
+    assert stages.count("✔") == 3 and "✘" not in stages
+    assert "Plotly.newPlot('figure-1'" in html
+    assert Path(plan["report"]["md"]).read_text().count("| completed |") == 3
