@@ -10,6 +10,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
@@ -136,3 +137,14 @@ def test_the_report_draws_its_figure_in_chromium(api: Api, session_id: str, tmp_
             assert errors == []
         finally:
             browser.close()
+
+
+def test_the_public_session_report_tool_writes_the_report(api: Api, session_id: str) -> None:
+    listed = {t["name"] for t in api.client.get("/tools").json()}
+    assert "session_report" in listed
+    ran = api.client.post(f"/sessions/{session_id}/tools/session_report", json={"format": "md"})
+    assert ran.status_code == 200, ran.text
+    body = ran.json()
+    assert body["figures"] == 1 and body["citations"] == 1 and body["limitations"] == []
+    assert body["path"].endswith("/exports/report.md")  # a server names files by their URL
+    assert httpx.get(api.url + body["path"]).text.startswith("# Analysis: ")
