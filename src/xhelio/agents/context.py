@@ -23,8 +23,9 @@ reports one, plus an estimate (4 characters a token) of what came after; an esti
 whole history otherwise. The larger of that count and the estimate decides, so neither a
 provider that counts low nor a count made before an earlier compaction lets it overflow.
 Each compaction publishes a `context_compacted` event (tokens and messages before and
-after, results cleared, messages summarised). Imports pydantic-ai and,
-from xhelio, `config` and `agents.models`; nothing above the agents' foundations.
+after, results cleared, messages summarised); `session_history` wires all of it to a
+session. Imports pydantic-ai and, from xhelio, `config`, `agents.models` and
+`tools.workspace`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from pydantic_ai import Agent
@@ -53,6 +54,7 @@ from pydantic_ai.usage import RunUsage
 
 from xhelio.agents.models import ModelRouter
 from xhelio.config import Settings
+from xhelio.tools.workspace import Workspace
 
 __all__ = [
     "SUMMARY_MARKER",
@@ -63,6 +65,7 @@ __all__ = [
     "estimate_tokens",
     "history_capability",
     "llm_summarizer",
+    "session_history",
 ]
 
 logger = logging.getLogger(__name__)
@@ -404,3 +407,32 @@ def llm_summarizer(router: ModelRouter, record_usage: UsageRecorder | None = Non
 def history_capability(compactor: ContextCompactor) -> ProcessHistory[Any]:
     """The pydantic-ai capability that runs `compactor` before every model request."""
     return ProcessHistory(compactor.process)
+
+
+def session_history(
+    workspace: Workspace,
+    router: ModelRouter,
+    agent: str,
+    record_usage: UsageRecorder | None = None,
+) -> ProcessHistory[Any]:
+    """The capability that keeps `agent`'s history within the session's context budget.
+
+    The budget comes from the session's settings, summaries from the `inline` tier, the
+    labels to keep from the session's DataStore, and each compaction becomes a
+    `context_compacted` event of the session.
+    """
+    session = workspace.session
+
+    def publish(done: Compaction) -> None:
+        session.events.publish(
+            "context_compacted", agent=agent, summary=done.describe(), data=asdict(done)
+        )
+
+    compactor = ContextCompactor(
+        ContextBudget.of(workspace.context.settings),
+        agent,
+        summarize=llm_summarizer(router, record_usage),
+        known_labels=session.store.labels,
+        publish=publish,
+    )
+    return history_capability(compactor)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic_ai import Agent
@@ -22,13 +22,7 @@ from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.messages import UserContent
 from pydantic_ai.usage import RunUsage
 
-from xhelio.agents.context import (
-    Compaction,
-    ContextBudget,
-    ContextCompactor,
-    history_capability,
-    llm_summarizer,
-)
+from xhelio.agents.context import session_history
 from xhelio.agents.guard import GuardLimits, LoopGuard
 from xhelio.agents.models import ModelRouter, Tier
 from xhelio.agents.toolbridge import FunnelToolset, GuardedRun, ToolCallState, run_guarded
@@ -63,21 +57,7 @@ class AgentEnv:
 
     def history(self, agent: str) -> ProcessHistory[Any]:
         """The capability that keeps `agent`'s history within the session's context budget."""
-        session = self.workspace.session
-
-        def publish(done: Compaction) -> None:
-            session.events.publish(
-                "context_compacted", agent=agent, summary=done.describe(), data=asdict(done)
-            )
-
-        compactor = ContextCompactor(
-            ContextBudget.of(self.workspace.context.settings),
-            agent,
-            summarize=llm_summarizer(self.router, self.record_usage),
-            known_labels=session.store.labels,
-            publish=publish,
-        )
-        return history_capability(compactor)
+        return session_history(self.workspace, self.router, agent, self.record_usage)
 
     def tool(self, name: str) -> Tool:
         """A registry tool of the workspace by name."""
