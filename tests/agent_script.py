@@ -99,6 +99,10 @@ def key_of(tools: set[str], instructions: str) -> str:
         return "planner"
     if instructions.startswith("You review a task plan"):
         return "reviewer"
+    if instructions.startswith("You compress the older part"):
+        return "context"
+    if instructions.startswith("You check one stage"):
+        return "reflector"
     if "delegate_to_mission" in tools:
         return "orchestrator"
     if "fetch_data" in tools:

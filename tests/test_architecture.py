@@ -19,6 +19,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("cli", "server", "mcp_server", "api", "notebook"),
     ("agents",),
     ("tools",),
+    ("report",),
     ("services",),
     ("pipelines",),
     ("memory", "long_term_memory"),

@@ -107,6 +107,14 @@ class Settings:
     catalog_refresh_workers: int = 8
     plan_review: bool = False
     plan_review_iterations: int = 2
+    context_budget_tokens: int = 60_000
+    """Largest history (tokens) an agent sends before old turns are compacted."""
+    context_max_messages: int = 40
+    """Largest number of history messages before compaction (seed 004: 40 events)."""
+    context_keep_messages: int = 20
+    """Recent messages compaction never touches (seed 004: keep 20)."""
+    loop_repeat_limit: int = 5
+    """Near-identical model outputs or tool calls in one run that end it (seed 004)."""
     models: tuple[tuple[str, str], ...] = ()
     """The ``[models]`` table of the config file as (key, 'provider:model') pairs."""
     hapi_servers: tuple[tuple[str, str], ...] = ()
@@ -173,6 +181,10 @@ class _Validated(BaseModel):
     catalog_refresh_workers: _Positive
     plan_review: bool
     plan_review_iterations: _Count
+    context_budget_tokens: Annotated[int, Field(ge=1000)]
+    context_max_messages: Annotated[int, Field(ge=4)]
+    context_keep_messages: Annotated[int, Field(ge=2)]
+    loop_repeat_limit: Annotated[int, Field(ge=2)]
     models: tuple[tuple[str, str], ...]
     hapi_servers: tuple[tuple[str, str], ...]
 

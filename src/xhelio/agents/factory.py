@@ -43,13 +43,16 @@ def make_assistant(
     if config.offline:
         from xhelio.agents.offline import OfflineAssistant
         from xhelio.agents.pipeline_phrases import OfflinePlanningAssistant
+        from xhelio.agents.planning.assistant import DeepHooks
         from xhelio.agents.planning.offline_planner import OfflinePlanning
+        from xhelio.agents.planning.reflector import RuleReflector
 
         offline = OfflineAssistant(workspace)
         planning = OfflinePlanning(offline)
         assistant = OfflinePlanningAssistant(
             offline, workspace, lambda cancel: planning, planning, wants_plan=planning.needs_plan
         )
+        assistant.deep = DeepHooks(lambda: RuleReflector(workspace))
         return assistant, config
     from xhelio.agents.orchestrator import AgentAssistant
 
@@ -60,8 +63,9 @@ def make_assistant(
 def with_llm_planning(agent: AgentAssistant, workspace: Workspace) -> PlanningAssistant:
     """Wrap the LLM orchestrator for planning; its `request_planning` uses the same loop."""
     from xhelio.agents.planning.agent_runner import AgentTaskRunner
-    from xhelio.agents.planning.assistant import PlanningAssistant
+    from xhelio.agents.planning.assistant import DeepHooks, PlanningAssistant
     from xhelio.agents.planning.llm_planner import LLMPlanner, LLMReviewer
+    from xhelio.agents.planning.reflector import LLMReflector
 
     settings = workspace.context.settings
     reviewer = LLMReviewer(agent.router, agent.env.record_usage) if settings.plan_review else None
@@ -74,4 +78,8 @@ def with_llm_planning(agent: AgentAssistant, workspace: Workspace) -> PlanningAs
         review_iterations=settings.plan_review_iterations,
     )
     agent.planner = planning.plan_request
+    deep_reviewer = reviewer or LLMReviewer(agent.router, agent.env.record_usage)
+    planning.deep = DeepHooks(
+        lambda: LLMReflector(workspace, agent.router, agent.env.record_usage), deep_reviewer
+    )
     return planning

@@ -10,14 +10,17 @@ Layers, checked between and before tool calls:
 3. Cycles: a round whose set of calls equals one of the last three rounds (A,B,A or
    A,B,C,A patterns) stops the loop; this catches re-running failed rounds in circles.
 
+4. Repeats: near-identical model outputs or tool calls (`repeats.RepeatDetector`,
+   `repeat_limit` of them, seed 004's five) end the run; `observe_response` per response.
+
 Plus the all-error guard (stop after two consecutive rounds in which every tool call failed)
 and cancellation (a `threading.Event` checked before every call and every round).
 
 Use per round: `start_iteration()`, optionally `record_batch(calls)` with the model's
 proposed calls, each call through `GuardedToolset(toolset, guard.check_call).call(...)`, then
 `end_iteration(results)`. Results may be the funnel's results (only `status` is read) or its
-operation records, whose `tool` and `args` let a failed call be retried. Imports nothing
-from xhelio.
+operation records, whose `tool` and `args` let a failed call be retried. Imports only
+`agents.repeats` from xhelio.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from xhelio.agents.repeats import RepeatDetector
+
 __all__ = [
     "GUARD_LIMITS",
     "GuardLimits",
@@ -39,7 +44,9 @@ __all__ = [
 ]
 
 GuardMode = Literal["conversational", "task", "planner_discovery", "orchestrator_task"]
-StopKind = Literal["cancelled", "call_limit", "iteration_limit", "duplicate", "cycle", "all_errors"]
+StopKind = Literal[
+    "cancelled", "call_limit", "iteration_limit", "duplicate", "cycle", "all_errors", "repeat"
+]
 CallKey = tuple[str, str]
 
 _GUARD_RESULT_TYPES = frozenset({"LoopGuard", "Cancelled"})
@@ -53,6 +60,7 @@ class GuardLimits:
     max_iterations: int
     max_error_iterations: int = 2
     cycle_window: int = 3
+    repeat_limit: int = 5
 
     @classmethod
     def for_mode(cls, mode: GuardMode) -> GuardLimits:
@@ -107,6 +115,7 @@ class LoopGuard:
         self._attempted: list[CallKey] = []
         self._blocked = 0
         self._proposed: frozenset[CallKey] | None = None
+        self._repeats = RepeatDetector(limits.repeat_limit)
 
     @property
     def stop_reason(self) -> str | None:
@@ -162,6 +171,14 @@ class LoopGuard:
             self._blocked = 0
             self._proposed = None
             return None
+
+    def observe_response(
+        self, text: str, calls: Sequence[tuple[str, Mapping[str, Any]]]
+    ) -> str | None:
+        """Record one model response; return a message if it repeats enough to end the run."""
+        with self._lock:
+            repeated = self._repeats.observe(text, calls)
+            return self._stop("repeat", repeated) if repeated is not None else None
 
     def check_call(self, tool: str, args: Mapping[str, Any]) -> str | None:
         """Return a message blocking this call, or None to let it run (a funnel guard)."""

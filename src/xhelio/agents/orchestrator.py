@@ -25,18 +25,13 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
 from pydantic import ValidationError
 from pydantic_ai import Agent
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelMessagesTypeAdapter,
-    ModelRequest,
-    UserPromptPart,
-)
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from pydantic_ai.models import Model
 
 from xhelio.agents.data_ops import DataOpsAgent
@@ -69,15 +64,14 @@ from xhelio.tools.funnel import ToolFunnel
 from xhelio.tools.pipeline_tools import PIPELINE_TOOL_NAMES
 from xhelio.tools.workspace import Workspace
 
-__all__ = ["HISTORY_KEY", "MAX_HISTORY_TURNS", "ORCHESTRATOR_LIMITS", "AgentAssistant"]
+__all__ = ["HISTORY_KEY", "ORCHESTRATOR_LIMITS", "AgentAssistant"]
 
 logger = logging.getLogger(__name__)
 
 ORCHESTRATOR_LIMITS = GuardLimits(max_calls=25, max_iterations=10)
 """At most 10 rounds per turn (the seed's loop limit); calls capped as a backstop."""
 HISTORY_KEY = "model_messages"
-MAX_HISTORY_TURNS = 12
-"""Turns of model conversation kept: older ones are dropped to bound every request."""
+"""The conversation, kept within the context budget by the history capability (agents.context)."""
 MAX_DELEGATION_FAILURES = 2
 
 _ORCHESTRATOR_TOOLS = (
@@ -152,6 +146,7 @@ class AgentAssistant:
                 FunnelToolset(ROUTING_TOOLS, self._routing, id="routing", offload=True),
             ],
             name="orchestrator",
+            capabilities=[self.env.history("orchestrator")],
         )
 
     def _switched(self, fallback: str) -> None:
@@ -169,9 +164,9 @@ class AgentAssistant:
         export = export_request(request)
         if export is not None:
             return AssistantReply(export_figure(self.workspace, export, "orchestrator").text)
-        state = ToolCallState(
-            self.workspace.funnel, "orchestrator", LoopGuard(ORCHESTRATOR_LIMITS, cancel)
-        )
+        repeats = self.workspace.context.settings.loop_repeat_limit
+        limits = replace(ORCHESTRATOR_LIMITS, repeat_limit=repeats)
+        state = ToolCallState(self.workspace.funnel, "orchestrator", LoopGuard(limits, cancel))
         history = self._load_history()
         self._memory_block = self.env.memory.block("orchestrator") if self.env.memory else ""
 
@@ -342,18 +337,7 @@ class AgentAssistant:
             return []
 
     def _save_history(self, messages: Sequence[ModelMessage], closing_text: str) -> None:
-        settled = _last_turns(settle_history(messages, closing_text), MAX_HISTORY_TURNS)
+        settled = settle_history(messages, closing_text)
         self.workspace.session.meta[HISTORY_KEY] = ModelMessagesTypeAdapter.dump_python(
             settled, mode="json"
         )
-
-
-def _last_turns(messages: list[ModelMessage], turns: int) -> list[ModelMessage]:
-    """Keep the messages of the last `turns` user prompts."""
-    starts = [
-        i
-        for i, message in enumerate(messages)
-        if isinstance(message, ModelRequest)
-        and any(isinstance(part, UserPromptPart) for part in message.parts)
-    ]
-    return messages[starts[-turns] :] if len(starts) > turns else messages

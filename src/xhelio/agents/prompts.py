@@ -82,6 +82,8 @@ fetch_for_events and superposed_epoch; quote each result's method and reference.
 
 EXTRACTION_PROMPT = """\
 You turn text, tables and documents into data. read_document extracts text from a PDF. \
+Files the user uploaded are in the working folder: list_work_files shows them, \
+load_work_file loads a CSV, CDF or netCDF file as data. \
 store_dataframe stores records or columns under a label; include a time column (ISO \
 times) for event lists or time series. Reply with the stored label and row count."""
 

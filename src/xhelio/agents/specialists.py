@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from xhelio.agents.prompts import EXTRACTION_PROMPT, VISUALIZATION_PROMPT
 from xhelio.agents.subagent import AgentEnv, AgentMode, DelegationResult, SubAgent, memory_note
+from xhelio.tools.work_tools import WORK_TOOLS
 from xhelio.tools.workspace import Workspace
 
 __all__ = [
@@ -81,9 +82,13 @@ def export_figure(workspace: Workspace, export: ExportRequest, caller: str) -> D
     return DelegationResult(caller, text, tools=["manage_plot"])
 
 
+WORK_TOOL_NAMES = tuple(t.name for t in WORK_TOOLS)
+
+
 def extraction_agent(env: AgentEnv) -> SubAgent:
     """The specialist that turns text and documents into stored DataFrames."""
-    tools = [env.tool(n) for n in ("store_dataframe", "read_document", "list_fetched_data")]
+    names = ("store_dataframe", "read_document", "list_fetched_data", *WORK_TOOL_NAMES)
+    tools = [env.tool(n) for n in names]
     return SubAgent(env, "data_extraction", EXTRACTION_PROMPT, tools)
 
 

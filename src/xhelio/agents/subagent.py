@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic_ai import Agent
+from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.messages import UserContent
 from pydantic_ai.usage import RunUsage
 
+from xhelio.agents.context import session_history
 from xhelio.agents.guard import GuardLimits, LoopGuard
 from xhelio.agents.memory_context import MemoryContext
 from xhelio.agents.models import ModelRouter, Tier
@@ -55,6 +57,10 @@ class AgentEnv:
         self.turn_usage.add(agent, usage)
         if self.usage is not None:
             self.usage.add(agent, usage)
+
+    def history(self, agent: str) -> ProcessHistory[Any]:
+        """The capability that keeps `agent`'s history within the session's context budget."""
+        return session_history(self.workspace, self.router, agent, self.record_usage)
 
     def tool(self, name: str) -> Tool:
         """A registry tool of the workspace by name."""
@@ -159,6 +165,7 @@ class SubAgent:
             instructions=[instructions, lambda: self._memory_block],
             toolsets=[FunnelToolset(tools)],
             name=name.replace(":", "_").replace(".", "_"),
+            capabilities=[env.history(name)],
         )
 
     async def arun(
@@ -170,7 +177,9 @@ class SubAgent:
         limits: GuardLimits | None = None,
     ) -> DelegationResult:
         """Answer one request in a fresh conversation under a LoopGuard of `mode`."""
-        guard = LoopGuard(limits or GuardLimits.for_mode(mode), cancel)
+        repeats = self.env.workspace.context.settings.loop_repeat_limit
+        chosen = limits or GuardLimits.for_mode(mode)
+        guard = LoopGuard(replace(chosen, repeat_limit=repeats), cancel)
         state = ToolCallState(
             self.env.workspace.funnel, self.name, guard, force_first_tool=mode == "task"
         )

@@ -338,6 +338,10 @@ async def run_guarded(
                         response = node.model_response
                         last_text = response.text or last_text
                         calls = response.tool_calls
+                        said = [(c.tool_name, c.args_as_dict()) for c in calls]
+                        if loop := state.guard.observe_response(response.text or "", said):
+                            last_text = loop  # a repeating model ends the run, said plainly
+                            break
                         if calls and state.final_only:
                             break  # told to answer without tools and did not
                         if calls:

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from xhelio.errors import UserError, XhelioError
 from xhelio.operations import ToolResult
+from xhelio.tools.extraction_tools import work_folder
 from xhelio.tools.workspace import Workspace
 
 __all__ = [
@@ -109,7 +110,5 @@ def safe_upload_name(name: str) -> str:
 
 
 def uploads_dir(workspace: Workspace) -> Path:
-    """The session's own upload folder."""
-    path = workspace.session.folder / "uploads"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """The session's own upload folder (its working folder, which the agents read)."""
+    return work_folder(workspace.session)

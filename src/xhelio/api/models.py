@@ -42,6 +42,9 @@ class AskRequest(BaseModel):
         trace: Include the turn's trace events in the response.
         system_prompt: Extra instructions for this request only.
         model: `provider:model` for every tier; None uses the configuration.
+        deep: Deep analysis: a reviewed plan of stages with success criteria, each stage
+            checked as it ends (the rest may be revised), ending in a report (HTML and
+            Markdown in the session's exports; `plan["report"]` names the files).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -56,6 +59,7 @@ class AskRequest(BaseModel):
     trace: bool = False
     system_prompt: str | None = Field(default=None, max_length=20_000)
     model: str | None = None
+    deep: bool = False
 
 
 class DataItem(BaseModel):

@@ -23,6 +23,7 @@ from pydantic_ai.models import Model
 from xhelio.agents import factory
 from xhelio.agents.models import ModelConfig
 from xhelio.agents.planning.assistant import PlanningAssistant
+from xhelio.agents.planning.deep import deep_analysis
 from xhelio.agents.planning.routing import AgentPreferences
 from xhelio.agents.turn import Assistant, TurnResult, run_turn
 from xhelio.agents.usage import UsageTracker
@@ -39,6 +40,7 @@ from xhelio.api.models import (
     Table,
 )
 from xhelio.errors import XhelioError
+from xhelio.report import gallery_folder
 from xhelio.session.events import Event
 from xhelio.tools.data_tools import frame_of
 from xhelio.tools.funnel import sanitize
@@ -62,7 +64,7 @@ _TABLE_ROWS = 20
 
 def gallery_dir(workspace: Workspace) -> Path:
     """The folder holding every figure the session produced (one JSON file each)."""
-    return workspace.session.folder / "gallery"
+    return gallery_folder(workspace.session)
 
 
 def save_gallery_figure(workspace: Workspace, request: str) -> int | None:
@@ -266,6 +268,11 @@ def run_request(
     last_id = max((e.id for e in bus.events()), default=0)
     first_op = len(workspace.session.operations)
     started = time.time()
+    if request.deep:
+        try:
+            assistant = deep_analysis(assistant)
+        except XhelioError as exc:
+            return failed_before_turn(exc, workspace.session.id)
     result = run_turn(
         workspace,
         assistant,

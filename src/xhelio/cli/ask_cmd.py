@@ -44,6 +44,7 @@ def ask_once(
     prefer: Sequence[str] = (),
     disable: Sequence[str] = (),
     trace: bool = False,
+    deep: bool = False,
 ) -> AskResponse:
     """Run one request in a (new or resumed) session and return its response; never raises.
 
@@ -59,6 +60,7 @@ def ask_once(
             prefer_agents=list(prefer),  # type: ignore[arg-type]  # validated below
             disable_agents=list(disable),  # type: ignore[arg-type]
             trace=trace,
+            deep=deep,
         )
     except ValidationError:
         asked = None
@@ -127,6 +129,14 @@ def ask(
         list[str] | None,
         typer.Option("--disable", help="Agent the request must not use (repeatable)."),
     ] = None,
+    deep: Annotated[
+        bool,
+        typer.Option(
+            "--deep",
+            help="Deep analysis: reviewed stages with success criteria, checked after each "
+            "stage, ending in an HTML and Markdown report.",
+        ),
+    ] = False,
 ) -> None:
     """Answer one request, print the result and exit (1 if it failed)."""
     if not request.strip():
@@ -141,6 +151,7 @@ def ask(
         prefer=prefer or (),
         disable=disable or (),
         trace=trace,
+        deep=deep,
     )
     if as_json:
         typer.echo(_json_line(result))

@@ -35,6 +35,7 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "pipeline": ("pipeline_cmd", True),
     "events": ("events_cmd", True),
     "memory": ("memory_cmd", True),
+    "report": ("report_cmd", False),
 }
 
 

@@ -28,6 +28,7 @@ from xhelio.server import (
     routes_figures,
     routes_files,
     routes_memory,
+    routes_report,
     routes_sessions,
     routes_settings,
     routes_tools,
@@ -140,6 +141,7 @@ def create_app(
         routes_settings,
         routes_tools,
         routes_memory,
+        routes_report,
     ):
         app.include_router(module.router, prefix=API_PREFIX)
     if config.cors_origins:

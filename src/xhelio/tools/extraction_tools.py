@@ -1,7 +1,8 @@
 """Data-extraction tools: read a document the user named, store a table as data.
 
 `read_document` reads only files whose path appears in one of the user's own messages of
-this session, so a model cannot wander the disk: PDFs come back as text (pypdf), images
+this session, or a file of the session's working folder (its uploads) named plainly, so a
+model cannot wander the disk: PDFs come back as text (pypdf), images
 come back as an `attachment` the agent layer sends to a vision model. `store_dataframe`
 turns records or columns into a DataFrame (a time column becomes a UTC DatetimeIndex)
 and stores it under a label. Imports xhelio's data and tools layers only.
@@ -17,12 +18,13 @@ import pandas as pd
 
 from xhelio.data.entry import DataEntry
 from xhelio.errors import UserError
+from xhelio.session.state import Session
 from xhelio.tools.context import ToolContext
 from xhelio.tools.data_tools import entry_summary
 from xhelio.tools.registry import Produces, tool
 from xhelio.tools.results import EntrySummary
 
-__all__ = ["EXTRACTION_TOOLS", "frame_from_table", "user_named_path"]
+__all__ = ["EXTRACTION_TOOLS", "frame_from_table", "user_named_path", "work_folder"]
 
 IMAGE_TYPES = {
     ".png": "image/png",
@@ -35,6 +37,13 @@ MAX_IMAGE_BYTES = 10 * 1024 * 1024
 _TIME_NAMES = ("time", "Time", "epoch", "Epoch", "datetime", "date", "start", "Start")
 
 
+def work_folder(session: Session) -> Path:
+    """The session's working folder (its uploads), created when missing."""
+    folder = session.folder / "uploads"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def user_named_path(ctx: ToolContext, path: str, tool: str = "read_document") -> Path:
     """Resolve `path` if the user wrote it (or its file name) in a message of this session.
 
@@ -44,6 +53,9 @@ def user_named_path(ctx: ToolContext, path: str, tool: str = "read_document") ->
     if not wanted:
         raise UserError(f"{tool} needs the path of a file.")
     resolved = Path(wanted).expanduser().resolve()
+    uploaded = work_folder(ctx.session) / resolved.name
+    if Path(wanted).name == wanted and uploaded.is_file():
+        return uploaded  # a file of the session's working folder, named plainly
     said = [str(m.get("content", "")) for m in ctx.session.history if m.get("role") == "user"]
     named = any(
         wanted in text or str(resolved) in text or _mentions_name(text, resolved.name)

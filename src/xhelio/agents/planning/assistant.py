@@ -20,6 +20,7 @@ from xhelio.agents.planning.loop import (
     PlanLoop,
     Planner,
     PlannerFailedError,
+    Reflector,
     Reviewer,
     TaskRunner,
 )
@@ -36,9 +37,19 @@ from xhelio.agents.planning.tasks import PlanStatus, Task, TaskPlan, TaskStatus
 from xhelio.agents.turn import Assistant, AssistantReply
 from xhelio.tools.workspace import Workspace
 
-__all__ = ["PlanningAssistant"]
+__all__ = ["DeepHooks", "PlanningAssistant"]
 
 PlannerFactory = Callable[[threading.Event], Planner]
+
+
+class DeepHooks:
+    """What deep-analysis mode adds to a planning assistant: a stage reflector, a reviewer."""
+
+    def __init__(
+        self, make_reflector: Callable[[], Reflector], reviewer: Reviewer | None = None
+    ) -> None:
+        self.make_reflector = make_reflector
+        self.reviewer = reviewer
 
 
 _ROUTES: dict[AgentName, str] = {
@@ -90,6 +101,10 @@ class PlanningAssistant:
         self.preferences = preferences or AgentPreferences()
         self.store = store or TaskStore(workspace.context.settings)
         self.wants_plan = wants_plan
+        self.reflector: Reflector | None = None
+        """Judges each stage as it ends (set for the length of a deep analysis)."""
+        self.deep: DeepHooks | None = None
+        """Deep-analysis mode's reflector and reviewer (set by the factory)."""
 
     def _memory(self) -> list[str]:
         return [f"{e.label} ({', '.join(e.columns)})" for e in self.workspace.session.store]
@@ -117,6 +132,7 @@ class PlanningAssistant:
             reviewer=self.reviewer,
             review_iterations=self.review_iterations,
             preferences=self.preferences,
+            reflector=self.reflector,
             on_change=publish,
         )
 
@@ -130,9 +146,16 @@ class PlanningAssistant:
         return self.plan_request(request, cancel, verdict)
 
     def plan_request(
-        self, request: str, cancel: threading.Event, verdict: Complexity | None = None
+        self,
+        request: str,
+        cancel: threading.Event,
+        verdict: Complexity | None = None,
+        note: str | None = None,
     ) -> AssistantReply:
-        """Run `request` through the plan loop (the orchestrator's request_planning too)."""
+        """Run `request` through the plan loop (the orchestrator's request_planning too).
+
+        `note` is told to the planner with the request (deep analysis asks for stages).
+        """
         if verdict is None:
             verdict = is_complex_request(request, self.workspace.context.catalog.aliases)
         reasons = verdict.reasons or ("requested",)
@@ -150,6 +173,8 @@ class PlanningAssistant:
                 f"Resolved time range: {resolved[0]!s}. Use this exact range for ALL fetch tasks."
             )
         notes += _preference_notes(self.preferences)
+        if note:
+            notes.append(note)
         try:
             self._loop(cancel).run(plan, cancel, time_note="\n".join(notes) or None)
         except PlannerFailedError as exc:

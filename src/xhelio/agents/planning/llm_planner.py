@@ -22,6 +22,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.usage import RunUsage
 
+from xhelio.agents.context import session_history
 from xhelio.agents.guard import GuardLimits, LoopGuard
 from xhelio.agents.models import ModelRouter, Tier
 from xhelio.agents.planning.loop import RoundFeedback
@@ -139,6 +140,7 @@ class LLMPlanner:
             deps_type=ToolCallState,
             instructions=DISCOVERY_PROMPT,
             toolsets=[FunnelToolset(tools)],
+            capabilities=[session_history(self.workspace, self.router, "planner")],
         )
         state = ToolCallState(
             self.workspace.funnel,
@@ -157,7 +159,13 @@ class LLMPlanner:
         return verified_reference(self.workspace.session.operations[first:])
 
     def _structured(self, prompt: str, tier: Tier = "planner") -> PlannerOutput:
-        agent = Agent(output_type=PlannerOutput, instructions=PLANNER_PROMPT)
+        agent = Agent(
+            output_type=PlannerOutput,
+            instructions=PLANNER_PROMPT,
+            capabilities=[
+                session_history(self.workspace, self.router, "planner", self.record_usage)
+            ],
+        )
 
         async def call(model: Any) -> Any:
             return await agent.run(

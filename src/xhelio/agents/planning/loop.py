@@ -10,7 +10,10 @@ task that failed so far ("must NOT be retried"; the loop also refuses to rerun o
 budget warnings in the last two rounds, and says "continue" with a new batch or "done".
 Tasks routed to an agent the request disabled are SKIPPED with the reason. The plan is
 saved to the `TaskStore` after every change, so a crash leaves a resumable record, and
-`resume` runs what an interrupted plan had left. Imports only the planning records.
+`resume` runs what an interrupted plan had left. With a `Reflector` (deep analysis), each
+stage is judged against its own criteria as soon as it ends, and the reflector may add,
+change or drop the stages still to run in its batch (dropped ones become SKIPPED with the
+reason). Imports only the planning records.
 """
 
 from __future__ import annotations
@@ -21,7 +24,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from xhelio.agents.planning.routing import AgentName, AgentPreferences
-from xhelio.agents.planning.schema import PlannedTask, PlannerOutput, ReviewDecision
+from xhelio.agents.planning.schema import (
+    PlannedTask,
+    PlannerOutput,
+    ReviewDecision,
+    StageReflection,
+)
 from xhelio.agents.planning.store import TaskStore
 from xhelio.agents.planning.tasks import (
     ROLE_DATA_EXTRACTION,
@@ -39,6 +47,7 @@ __all__ = [
     "PlanLoop",
     "Planner",
     "PlannerFailedError",
+    "Reflector",
     "Reviewer",
     "RoundFeedback",
     "TaskOutcome",
@@ -86,6 +95,11 @@ class RoundFeedback:
                 line += f" | New data labels: {', '.join(task.new_labels)}"
             if task.error:
                 line += f" | Error: {task.error}"
+            unmet = [str(c.get("criterion")) for c in task.criteria_results if not c.get("met")]
+            if unmet:
+                line += f" | Criteria NOT met: {'; '.join(unmet)}"
+            if task.reflection:
+                line += f" | Reflection: {task.reflection}"
             lines.append(line)
         lines.append("Data in memory: " + (", ".join(self.data_in_memory) or "none"))
         if self.failed_tasks:
@@ -126,6 +140,14 @@ class Reviewer(Protocol):
 
     def review(self, request: str, output: PlannerOutput) -> ReviewDecision:
         """Approve (`exit=True`) or ask for changes, with the reason."""
+        ...
+
+
+class Reflector(Protocol):
+    """Judges a finished stage against its criteria and may revise the stages still to run."""
+
+    def reflect(self, plan: TaskPlan, stage: Task, remaining: Sequence[Task]) -> StageReflection:
+        """The stage's criteria judged on what it produced, and the remaining stages."""
         ...
 
 
@@ -171,6 +193,8 @@ class PlanLoop:
     review_iterations: int = 2
     max_rounds: int = MAX_ROUNDS
     preferences: AgentPreferences = field(default_factory=AgentPreferences)
+    reflector: Reflector | None = None
+    """Deep analysis: after each stage, judge its criteria and revise the remaining stages."""
     on_change: Callable[[TaskPlan, Task | None], None] = lambda plan, task: None
 
     def run(
@@ -230,10 +254,14 @@ class PlanLoop:
         plan.status = PlanStatus.EXECUTING
         batch = resume_batch if resume_batch is not None else self._add_batch(plan, output.tasks)
         while True:
-            for task in batch:
-                if cancel.is_set():
-                    break
+            index = 0
+            while index < len(batch) and not cancel.is_set():
+                task = batch[index]
+                ran = task.status == TaskStatus.PENDING
                 self._run_task(plan, task, cancel)
+                index += 1
+                if ran and self.reflector is not None and not cancel.is_set():
+                    batch[index:] = self._reflect(plan, task, batch[index:])
             if cancel.is_set():
                 return self._finish(plan, output, cancelled=True)
             rounds_left = self.max_rounds - plan.rounds
@@ -256,6 +284,48 @@ class PlanLoop:
             if not batch:
                 return self._finish(plan, output)
 
+    def _reflect(self, plan: TaskPlan, stage: Task, rest: list[Task]) -> list[Task]:
+        """Record the reflector's verdict on `stage`; return the stages to run next."""
+        assert self.reflector is not None
+        pending = [t for t in rest if t.status == TaskStatus.PENDING]
+        try:
+            verdict = self.reflector.reflect(plan, stage, pending)
+        except Exception as exc:  # a failing reflector leaves the plan as it was
+            stage.reflection = f"Reflection failed ({type(exc).__name__}: {exc})."
+            self._save(plan, stage)
+            return rest
+        stage.criteria_results = [c.model_dump() for c in verdict.criteria_results]
+        stage.reflection = verdict.note
+        if verdict.remaining is None:
+            self._save(plan, stage)
+            return rest
+        keep: list[Task] = []
+        waiting = {_task_key(t): t for t in pending}
+        for item in verdict.remaining:
+            task = self._task(item, stage.round)
+            keep.append(waiting.pop(_task_key(task), None) or task)
+        for dropped in waiting.values():
+            dropped.finish(
+                TaskStatus.SKIPPED, "", f"dropped after reflection: {verdict.note}"[:200]
+            )
+        # The plan lists stages in the order they run: the revised ones right after this one.
+        ids = {t.id for t in keep}
+        others = [t for t in plan.tasks if t.id not in ids]
+        at = next(i for i, t in enumerate(others) if t.id == stage.id) + 1
+        plan.tasks = [*others[:at], *keep, *others[at:]]
+        self._save(plan, stage)
+        return [t for t in rest if t.status != TaskStatus.PENDING] + keep
+
+    def _task(self, item: PlannedTask, round_number: int) -> Task:
+        return Task(
+            description=item.description,
+            instruction=item.instruction,
+            mission=item.mission,
+            candidate_datasets=list(item.candidate_datasets),
+            round=round_number,
+            criteria=list(item.criteria),
+        )
+
     def _add_batch(self, plan: TaskPlan, planned: Sequence[PlannedTask]) -> list[Task]:
         if not planned:
             return []
@@ -264,13 +334,7 @@ class PlanLoop:
         tried = {_task_key(t) for t in plan.tasks if t.status == TaskStatus.FAILED}
         batch: list[Task] = []
         for item in planned:
-            task = Task(
-                description=item.description,
-                instruction=item.instruction,
-                mission=item.mission,
-                candidate_datasets=list(item.candidate_datasets),
-                round=round_number,
-            )
+            task = self._task(item, round_number)
             agent = agent_of(task.mission)
             if agent is not None and not self.preferences.allows(agent):
                 task.finish(TaskStatus.SKIPPED, "", f"the {agent} agent is disabled by request")

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-__all__ = ["CriterionCheck", "PlannedTask", "PlannerOutput", "ReviewDecision"]
+__all__ = ["CriterionCheck", "PlannedTask", "PlannerOutput", "ReviewDecision", "StageReflection"]
 
 _NO_MISSION = {"", "null", "none", "orchestrator"}
 
@@ -33,6 +33,10 @@ class PlannedTask(BaseModel):
     )
     candidate_datasets: list[str] = Field(
         default_factory=list[str], description="Verified dataset ids to inspect, best first."
+    )
+    criteria: list[str] = Field(
+        default_factory=list[str],
+        description="Deep analysis: 1-3 checkable conditions this stage's result must meet.",
     )
 
     @field_validator("mission", mode="before")
@@ -77,3 +81,18 @@ class ReviewDecision(BaseModel):
 
     exit: bool = Field(description="True when the plan is good enough to execute.")
     reason: str = Field(description="Why; what must change when exit is false.")
+
+
+class StageReflection(BaseModel):
+    """After a deep-analysis stage: its criteria judged, and the remaining stages revised."""
+
+    criteria_results: list[CriterionCheck] = Field(
+        default_factory=list[CriterionCheck],
+        description="Each criterion of the stage just run, met or not, with evidence.",
+    )
+    remaining: list[PlannedTask] | None = Field(
+        default=None,
+        description="The stages still to run, in order, when they must change (add, change "
+        "or drop stages); null keeps them as planned.",
+    )
+    note: str = Field(default="", description="What was learned and why the stages changed.")

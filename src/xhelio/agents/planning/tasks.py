@@ -96,6 +96,11 @@ class Task:
     result_summary: str = ""
     error: str | None = None
     id: str = field(default_factory=lambda: new_id("t"))
+    criteria: list[str] = field(default_factory=list[str])
+    """Deep analysis: what this stage's result must meet."""
+    criteria_results: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    """Deep analysis: the reflector's verdict per criterion (criterion, met, evidence)."""
+    reflection: str = ""
 
     def finish(self, status: TaskStatus, summary: str, error: str | None = None) -> None:
         """Record how the task ended; the summary is cut to 500 characters."""
@@ -121,6 +126,9 @@ class Task:
             result_summary=str(raw.get("result_summary", "")),
             error=raw.get("error"),
             id=str(raw["id"]),
+            criteria=list(raw.get("criteria") or []),
+            criteria_results=list(raw.get("criteria_results") or []),
+            reflection=str(raw.get("reflection", "")),
         )
 
 

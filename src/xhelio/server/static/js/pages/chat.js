@@ -53,7 +53,10 @@ class ChatPage {
     this.input = h("textarea", { id: "ask-input", rows: 2, placeholder: "Ask about heliophysics data… (Enter to send, Shift+Enter for a new line, ↑/↓ for history)", "aria-label": "Your request" });
     this.send = h("button.primary", { id: "send", type: "submit" }, "Send");
     this.cancelButton = h("button.danger", { id: "cancel", type: "button", hidden: true, onclick: () => this.cancel() }, "Cancel");
-    this.composer = h("form.composer", { onsubmit: (e) => { e.preventDefault(); this.ask(this.input.value); } }, this.input, h("div.composer-buttons", this.send, this.cancelButton));
+    this.deep = h("input", { id: "deep", type: "checkbox" });
+    const deepSwitch = h("label.deep-switch", { title: "Deep analysis: a reviewed plan of stages with success criteria, checked after each stage, ending in a report" }, this.deep, " Deep");
+    this.reportButton = h("button.small", { id: "report", type: "button", title: "Download this session's report (HTML: question, steps, figures, numbers, citations, how to rerun)", onclick: () => this.downloadReport() }, "Report");
+    this.composer = h("form.composer", { onsubmit: (e) => { e.preventDefault(); this.ask(this.input.value); } }, this.input, h("div.composer-buttons", this.send, this.cancelButton, deepSwitch, this.reportButton));
     this.input.addEventListener("keydown", (e) => this.onKey(e));
     this.onEscape = (e) => {
       if (e.key === "Escape" && this.figureArea.classList.contains("maximised")) this.toggleMaximised();
@@ -209,6 +212,19 @@ class ChatPage {
     }
   }
 
+  async downloadReport() {
+    if (!this.sid) {
+      toast("Ask something first: the report describes this session's work.");
+      return;
+    }
+    try {
+      const name = await download(`${sessionPath(this.sid)}/report`, { format: "html", download: "true" }, "xhelio-report.html");
+      toast(`Saved ${name}`);
+    } catch (err) {
+      toastError(err, "Report failed: ");
+    }
+  }
+
   showSuggestions(list) {
     setChildren(this.suggestions, (list || []).map((text) => h("button.chip", { onclick: () => this.ask(text), title: "Ask this" }, text)));
   }
@@ -265,7 +281,9 @@ class ChatPage {
     this.input.value = "";
     this.showSuggestions([]);
     this.addMessage("user", question);
-    await this.run({ url: "/api/v1/ask/stream", method: "POST", body: { question, session_id: this.sid } });
+    const body = { question, session_id: this.sid };
+    if (this.deep.checked) body.deep = true;
+    await this.run({ url: "/api/v1/ask/stream", method: "POST", body });
   }
 
   /** Follow a request already running (after a reload): events after `afterId`. */
