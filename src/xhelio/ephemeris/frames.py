@@ -83,9 +83,26 @@ def _sunpy_frame(frame: str, times: Any) -> Any:
 
 
 def _exact_rotation(frame: str, knots: pd.DatetimeIndex) -> np.ndarray:
-    """(n, 3, 3) matrices taking J2000 components to `frame` components at `knots`."""
+    """(n, 3, 3) matrices taking J2000 components to `frame` components at `knots`.
+
+    sunpy reaches GSM through the Earth's orientation with aberration, which bends the
+    axes by ~1e-4: GSM is built here from GSE (same X) and the direction sunpy gives its Z.
+    """
+    if frame != "GSM":
+        return _sunpy_rotation("J2000", frame, knots)
+    gse = _sunpy_rotation("J2000", "GSE", knots)
+    z_axis = _sunpy_rotation("GSE", "GSM", knots)[:, 2].copy()
+    z_axis[:, 0] = 0.0
+    z_axis /= np.linalg.norm(z_axis, axis=1, keepdims=True)
+    x_axis = np.broadcast_to([1.0, 0.0, 0.0], z_axis.shape)
+    gse_to_gsm = np.stack([x_axis, np.cross(z_axis, x_axis), z_axis], axis=1)
+    return gse_to_gsm @ gse
+
+
+def _sunpy_rotation(source: str, frame: str, knots: pd.DatetimeIndex) -> np.ndarray:
+    """(n, 3, 3) matrices sunpy's transform from `source` to `frame` applies at `knots`."""
     import astropy.units as u
-    from astropy.coordinates import HCRS, CartesianRepresentation
+    from astropy.coordinates import CartesianRepresentation
     from astropy.time import Time
 
     n = len(knots)
@@ -96,7 +113,7 @@ def _exact_rotation(frame: str, knots: pd.DatetimeIndex) -> np.ndarray:
         xyz[axis, (axis + 1) * n : (axis + 2) * n] = scale
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # astropy/erfa "dubious year" far from today
-        points = HCRS(CartesianRepresentation(xyz * u.km), obstime=times)
+        points = _sunpy_frame(source, times).realize_frame(CartesianRepresentation(xyz * u.km))
         image = points.transform_to(_sunpy_frame(frame, times)).cartesian.xyz.to_value(u.km)
     origin = image[:, :n]
     columns = [(image[:, (k + 1) * n : (k + 2) * n] - origin) / scale for k in range(3)]
@@ -130,9 +147,9 @@ def rotation(frame: str, times: pd.DatetimeIndex, center: np.ndarray | None = No
     spacing_s = _KNOT_SPACING_S.get(frame, _DEFAULT_SPACING_S)
     seconds = seconds_since_epoch(times)
     span_s = float(seconds[-1] - seconds[0]) if len(times) else 0.0
-    if len(times) < 3 or span_s <= spacing_s:
-        return _exact_rotation(frame, times)
     count = int(np.ceil(span_s / spacing_s)) + 1
+    if count >= len(times) or not times.is_monotonic_increasing:
+        return _exact_rotation(frame, times)
     knots = pd.date_range(times[0], times[-1], periods=count)
     at_knots = _exact_rotation(frame, knots)
     knot_seconds = seconds_since_epoch(knots)
