@@ -251,5 +251,5 @@ def test_separation_and_alignment_periods() -> None:
     angles = angle_between(a, b)
     assert np.allclose(angles, [90, 2.862, 0.573, 90], atol=1e-3)
     index = pd.date_range("2022-01-01", periods=4, freq="1D", tz="UTC")
-    periods = periods_within(pd.Series(angles, index=index), 5.0)
+    periods = periods_within(index, angles, 5.0)
     assert [(p.start.day, p.end.day, p.at.day) for p in periods] == [(2, 3, 3)]

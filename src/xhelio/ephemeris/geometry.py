@@ -87,14 +87,17 @@ class Period:
         }
 
 
-def periods_within(angle: pd.Series, threshold_deg: float) -> list[Period]:
-    """The periods when `angle` (deg, time-indexed) is at most `threshold_deg`."""
-    inside = (angle <= threshold_deg).to_numpy()
+def periods_within(
+    times: pd.DatetimeIndex, angle: np.ndarray, threshold_deg: float
+) -> list[Period]:
+    """The periods when `angle` (deg, at `times`) is at most `threshold_deg`."""
+    stamps: list[datetime] = list(times.to_pydatetime())
+    inside = angle <= threshold_deg
     periods: list[Period] = []
     edges = np.flatnonzero(np.diff(np.concatenate([[0], inside.astype(int), [0]])))
     for first, after in zip(edges[::2], edges[1::2], strict=True):
-        stretch = angle.iloc[first:after]
-        times: list[datetime] = list(pd.DatetimeIndex(stretch.index).to_pydatetime())
-        lowest = int(np.argmin(stretch.to_numpy()))
-        periods.append(Period(times[0], times[-1], float(stretch.min()), times[lowest]))
+        lowest = first + int(np.argmin(angle[first:after]))
+        periods.append(
+            Period(stamps[first], stamps[after - 1], float(angle[lowest]), stamps[lowest])
+        )
     return periods
