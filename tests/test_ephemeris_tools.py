@@ -192,3 +192,21 @@ def test_transform_frame_says_what_it_needs(archive_only: Workspace) -> None:
         {"label": "B", "to_frame": "RTN", "from_frame": "HCI", "spacecraft": "PSP"},
     )
     assert located.status == "ok", located.error
+
+
+def test_the_cli_prints_and_writes_the_ephemeris(with_kernels: Workspace, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from xhelio.cli.main import app
+
+    out = tmp_path / "psp.csv"
+    runner = CliRunner(env={"COLUMNS": "200"})
+    result = runner.invoke(
+        app, ["ephemeris", "PSP", "--time", "2021-04-29", "--frame", "HEE", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "ephemeris.PSP.HEE" in result.output and "SPICE" in result.output
+    written = pd.read_csv(out, comment="#")
+    assert {"x [km]", "distance_au [AU]", "light_time [s]"} <= set(written.columns)
+    refused = runner.invoke(app, ["ephemeris", "PSP", "--time", "2021-04-29", "--frame", "XYZ"])
+    assert refused.exit_code != 0 and "Unknown frame 'XYZ'" in refused.output
