@@ -210,3 +210,38 @@ def test_the_cli_prints_and_writes_the_ephemeris(with_kernels: Workspace, tmp_pa
     assert {"x [km]", "distance_au [AU]", "light_time [s]"} <= set(written.columns)
     refused = runner.invoke(app, ["ephemeris", "PSP", "--time", "2021-04-29", "--frame", "XYZ"])
     assert refused.exit_code != 0 and "Unknown frame 'XYZ'" in refused.output
+
+
+def _offline(workspace: Workspace, request: str) -> str:
+    import threading
+
+    from xhelio.agents.offline.assistant import OfflineAssistant
+
+    return OfflineAssistant(workspace).respond(request, threading.Event()).text
+
+
+def test_offline_geometry_questions_are_understood(archive_only: Workspace) -> None:
+    connected = _offline(
+        archive_only, "were Solar Orbiter and PSP magnetically connected on 2022-02-25"
+    )
+    assert "SOLO and PSP were" in connected and "Footpoint longitudes" in connected
+    assert "SOLO_HELIO1HR_POSITION" in connected  # where the positions came from
+    where = _offline(archive_only, "where was PSP relative to Earth on 2022-02-25")
+    assert "PSP seen from EARTH in GSE" in where and "AU" in where
+    apart = _offline(archive_only, "separation between Solar Orbiter and Earth on 2022-02-26")
+    assert "Angle between SOLO and EARTH seen from Sun" in apart
+    aligned = _offline(archive_only, "when were PSP and Solar Orbiter aligned on 2022-02-26")
+    assert "Within 10 deg" in aligned
+
+
+def test_offline_geometry_asks_for_a_time_and_leaves_other_requests(
+    archive_only: Workspace,
+) -> None:
+    from xhelio.agents.offline.assistant import OfflineAssistant
+    from xhelio.agents.offline.ephemeris_skill import answer
+
+    assistant = OfflineAssistant(archive_only)
+    asked = answer(assistant, "where was Solar Orbiter")
+    assert asked is not None and asked.clarification and "For which time" in asked.text
+    assert answer(assistant, "ACE magnetic field 2022-02-25") is None
+    assert answer(assistant, "plot the distance column of my data on 2022-02-25") is None

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 
 from xhelio.errors import UserError
 
-__all__ = ["BODIES", "Body", "KernelLocation", "UnknownBodyError", "find_body", "resolve_body"]
+__all__ = [
+    "BODIES",
+    "Body",
+    "KernelLocation",
+    "UnknownBodyError",
+    "bodies_in",
+    "find_body",
+    "resolve_body",
+]
 
 
 @dataclass(frozen=True)
@@ -49,7 +57,7 @@ def _spk(folder: str, pattern: str) -> KernelLocation:
 
 
 BODIES: tuple[Body, ...] = (
-    Body("SUN", 10, ("sol",)),
+    Body("SUN", 10),
     Body("MERCURY", 199, (), "MERCURY"),
     Body("VENUS", 299, (), "VENUS"),
     Body("EARTH", 399, ("earth-moon",), "EARTH"),
@@ -70,7 +78,7 @@ BODIES: tuple[Body, ...] = (
     Body(
         "SOLO",
         -144,
-        ("solar orbiter", "solarorbiter", "solo", "so"),
+        ("solar orbiter", "solarorbiter", "solo"),
         "SOLO",
         _spk(
             "https://spiftp.esac.esa.int/data/SPICE/SOLAR-ORBITER/kernels/spk/",
@@ -80,14 +88,14 @@ BODIES: tuple[Body, ...] = (
     Body(
         "STEREO-A",
         -234,
-        ("stereo a", "stereo ahead", "sta", "stereoa", "ahead"),
+        ("stereo a", "stereo ahead", "sta", "stereoa"),
         "STA",
         _spk("STEREO/kernels/spk/", r"ahead_.*\.bsp"),
     ),
     Body(
         "STEREO-B",
         -235,
-        ("stereo b", "stereo behind", "stb", "stereob", "behind"),
+        ("stereo b", "stereo behind", "stb", "stereob"),
         "STB",
         _spk("STEREO/kernels/spk/", r"behind_.*\.bsp"),
     ),
@@ -161,3 +169,32 @@ def resolve_body(name: str) -> Body:
             "(e.g. -96) with a kernel that covers it (--kernel)."
         )
     return found
+
+
+def _name_pattern(name: str) -> str:
+    parts = re.split(r"[\s_\-]+", name.strip())
+    return r"[\s_\-]?".join(re.escape(p) for p in parts if p)
+
+
+_MENTION = re.compile(
+    r"(?<![\w-])("
+    + "|".join(
+        sorted(
+            {_name_pattern(n) for b in BODIES for n in (b.key, *b.names)},
+            key=len,
+            reverse=True,
+        )
+    )
+    + r")(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def bodies_in(text: str) -> list[Body]:
+    """The bodies and spacecraft `text` names, in the order it names them, each once."""
+    found: dict[str, Body] = {}
+    for match in _MENTION.finditer(text):
+        body = find_body(match.group(1))
+        if body is not None:
+            found.setdefault(body.key, body)
+    return list(found.values())

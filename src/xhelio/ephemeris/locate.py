@@ -143,7 +143,7 @@ class Locator:
             UserError: neither kernels nor archives cover the body at those times.
         """
         if body.naif_id == 10:
-            return Heliocentric(np.zeros((len(times), 6)), "the Sun (origin)")
+            return Heliocentric(np.zeros((len(times), 6)), "")  # the origin: nothing to cite
         why = "no SPICE kernels (install xhelio[ephemeris])"
         if self.kernels is not None:
             try:
