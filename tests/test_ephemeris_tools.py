@@ -245,3 +245,32 @@ def test_offline_geometry_asks_for_a_time_and_leaves_other_requests(
     assert asked is not None and asked.clarification and "For which time" in asked.text
     assert answer(assistant, "ACE magnetic field 2022-02-25") is None
     assert answer(assistant, "plot the distance column of my data on 2022-02-25") is None
+
+
+def test_a_mission_agent_uses_the_ephemeris_tools(archive_only: Workspace) -> None:
+    import threading
+
+    from agent_script import Script, scripted_config
+    from xhelio.agents.mission import MissionAgents
+    from xhelio.agents.models import ModelRouter
+    from xhelio.agents.subagent import AgentEnv
+    from xhelio.agents.toolbridge import run_coroutine
+
+    times = pd.date_range("2022-02-25", periods=6, freq="1h", tz="UTC")
+    archive_only.context.store.put(
+        DataEntry(
+            "AC_H2_MFI.BGSEc",
+            pd.DataFrame(np.ones((6, 3)), index=times, columns=["x", "y", "z"]),
+            units=dict.fromkeys("xyz", "nT"),
+            source_parameter="BGSEc",
+        )
+    )
+    call = [("transform_frame", {"label": "AC_H2_MFI.BGSEc", "to_frame": "GSM"})]
+    script = Script({"mission:ACE": [call, "Stored AC_H2_MFI.BGSEc_in_GSM."]})
+    agent = MissionAgents(
+        AgentEnv(archive_only, ModelRouter(scripted_config(), build=script.build))
+    ).get("ACE")
+    run_coroutine(lambda: agent.fetch("ACE field in GSM", threading.Event(), mode="task"))
+    done = [(op["tool"], op["status"]) for op in archive_only.session.operations]
+    assert ("transform_frame", "ok") in done
+    assert archive_only.context.store.has("AC_H2_MFI.BGSEc_in_GSM")
