@@ -1,11 +1,12 @@
 """Mission agents: one fetch-only specialist per spacecraft, cached for the session.
 
 A mission agent sees the discovery tools, `fetch_data`, `list_fetched_data` and the
-ephemeris tools (position, separation, connectivity, frame changes), and a prompt listing the mission's recommended datasets from the catalog. It works in two
-modes: candidate inspection (the request names "Candidate datasets to inspect", or the
-planner passes candidates: inspect them, pick, fetch) and direct execution (do exactly
-what the request says). A fetch that fails, has no samples or is all NaN comes back to
-the model as an error (`toolbridge` judges fetch results), so it moves on to the next
+ephemeris tools (position, separation, connectivity, frame changes), and a prompt
+listing the mission's recommended datasets from the catalog. It works in two modes:
+candidate inspection (the request names "Candidate datasets to inspect", or the planner
+passes candidates: inspect them, pick, fetch) and direct execution (do exactly what the
+request says). A fetch that fails, has no samples or is all NaN comes back to the model
+as an error (`toolbridge` judges fetch results), so it moves on to the next
 candidate. Imports `agents.subagent` and `agents.prompts`; never the orchestrator.
 """
 
