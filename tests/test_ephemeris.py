@@ -48,7 +48,13 @@ DAY = pd.date_range("2021-04-29", "2021-04-30", freq="1h", tz="UTC")
 @pytest.fixture(scope="module")
 def planets_spk(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("kernels")
-    return write_spk(folder / "planets.bsp", {399: (KERNEL_TIMES, earth_states(KERNEL_TIMES))})
+    return write_spk(
+        folder / "planets.bsp",
+        {
+            399: (KERNEL_TIMES, earth_states(KERNEL_TIMES)),
+            4: (KERNEL_TIMES, circular_states(KERNEL_TIMES, 1.52, 100.0)),
+        },
+    )
 
 
 @pytest.fixture(scope="module")
@@ -253,3 +259,11 @@ def test_separation_and_alignment_periods() -> None:
     index = pd.date_range("2022-01-01", periods=4, freq="1D", tz="UTC")
     periods = periods_within(index, angles, 5.0)
     assert [(p.start.day, p.end.day, p.at.day) for p in periods] == [(2, 3, 3)]
+
+
+def test_a_planet_the_ephemeris_has_as_a_barycentre_is_located_by_it(naif: NaifStandIn) -> None:
+    track = Locator(_manager(naif.url), None).track(
+        resolve_body("Mars"), resolve_body("sun"), DAY, "J2000"
+    )
+    assert np.allclose(track.table()["distance_au"], 1.52 * AU_KM / 149_597_870.7)
+    assert any("MARS system barycentre" in s for s in track.sources)

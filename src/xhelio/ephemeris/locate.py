@@ -166,10 +166,18 @@ class Locator:
     def _from_kernels(self, body: Body, times: pd.DatetimeIndex) -> Heliocentric:
         assert self.kernels is not None
         paths = [*self.kernels.for_body(body), *self.user_kernels]
-        with self.kernels.loaded(paths):
-            states = spice.states(body.naif_id, 10, spice.ephemeris_times(times))
         names = ", ".join(p.name for p in paths[2:])
-        return Heliocentric(states, f"SPICE ({names})")
+        with self.kernels.loaded(paths):
+            ets = spice.ephemeris_times(times)
+            try:
+                return Heliocentric(spice.states(body.naif_id, 10, ets), f"SPICE ({names})")
+            except spice.NoCoverageError:
+                barycentre = body.naif_id // 100
+                if not (400 < body.naif_id < 1000 and body.naif_id % 100 == 99):
+                    raise
+                # de440s carries Mars..Pluto as system barycentres only (planet + moons).
+                states = spice.states(barycentre, 10, ets)
+        return Heliocentric(states, f"SPICE ({names}; {body.key} system barycentre)")
 
     def body_fixed(self, frame: str, times: pd.DatetimeIndex) -> np.ndarray:
         """Rotations from J2000 into a body-fixed IAU_<BODY> frame (needs the generic kernels).
