@@ -3,9 +3,9 @@
 CDAWeb serves hourly heliocentric positions of planets and many spacecraft as
 ``<PREFIX>_HELIO1HR_POSITION`` (distance ``RAD_AU`` and the HGI, i.e. HCI, latitude and
 longitude ``HGI_LAT``/``HGI_LON``; daily ``HELIO1DAY`` versions for some). Any registered
-source that serves them (CDAWeb's HAPI or CDF source, an SSCWeb-style HAPI server
-configured under ``hapi_servers``) can be asked. Positions are interpolated linearly onto
-the requested times, velocities are the time derivative of the interpolated track.
+source that serves them under those names (CDAWeb's HAPI or CDF source) can be asked.
+Positions are interpolated linearly onto the requested times, velocities are the time
+derivative of the interpolated track.
 """
 
 from __future__ import annotations

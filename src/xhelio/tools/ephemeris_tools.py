@@ -24,7 +24,6 @@ from xhelio.ephemeris.geometry import angle_between, footpoint_longitude, period
 from xhelio.ephemeris.kernels import KernelManager
 from xhelio.ephemeris.locate import UNITS, Locator, Track, sample_times
 from xhelio.errors import UserError
-from xhelio.sources.registry import source_names
 from xhelio.timerange import TimeRange, parse_time_range
 from xhelio.tools.context import ToolContext
 from xhelio.tools.data_tools import entry_summary, frame_of
@@ -33,15 +32,11 @@ from xhelio.tools.results import EntrySummary
 
 __all__ = ["EPHEMERIS_TOOLS"]
 
-_ARCHIVE_SOURCES = ("sscweb",)
-"""Registered sources asked for positions after the default one, when configured."""
-
 
 def _locator(ctx: ToolContext, kernels: list[str] | None) -> Locator:
     manager = KernelManager(ctx.settings)
-    known = set(source_names(ctx.settings))
-    names = [ctx.settings.default_source, *(n for n in _ARCHIVE_SOURCES if n in known)]
-    archive = ArchivePositions([ctx.shared.source(n) for n in dict.fromkeys(names)])
+    # CDAWeb's position datasets, through the default source (HAPI or CDF, cached).
+    archive = ArchivePositions([ctx.shared.source(ctx.settings.default_source)])
     return Locator(manager, archive, manager.user_kernels(kernels or []))
 
 
