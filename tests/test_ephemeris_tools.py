@@ -274,3 +274,17 @@ def test_a_mission_agent_uses_the_ephemeris_tools(archive_only: Workspace) -> No
     done = [(op["tool"], op["status"]) for op in archive_only.session.operations]
     assert ("transform_frame", "ok") in done
     assert archive_only.context.store.has("AC_H2_MFI.BGSEc_in_GSM")
+
+
+def test_an_ephemeris_replays_in_a_pipeline_for_another_time(with_kernels: Workspace) -> None:
+    funnel = with_kernels.funnel
+    first = funnel.call("get_ephemeris", {"target": "PSP", "time_range": "2021-04-29"})
+    assert first.status == "ok", first.error
+    seqs = [op["seq"] for op in with_kernels.session.operations if op["tool"] == "get_ephemeris"]
+    saved = funnel.call("save_pipeline", {"name": "psp where", "step_seqs": seqs})
+    assert saved.status == "ok", saved.error
+    replayed = funnel.call("run_pipeline", {"pipeline": "psp where", "time_range": "2021-04-30"})
+    assert replayed.status == "ok", replayed.error
+    entry = with_kernels.context.store.get("ephemeris.PSP.HCI")
+    assert isinstance(entry.data, pd.DataFrame)
+    assert str(entry.data.index[0].date()) == "2021-04-30"
