@@ -288,3 +288,20 @@ def test_an_ephemeris_replays_in_a_pipeline_for_another_time(with_kernels: Works
     entry = with_kernels.context.store.get("ephemeris.PSP.HCI")
     assert isinstance(entry.data, pd.DataFrame)
     assert str(entry.data.index[0].date()) == "2021-04-30"
+
+
+def test_on_a_server_kernels_come_only_from_the_session_uploads(tmp_path: Path) -> None:
+    from xhelio.api.policy import server_policy
+
+    (tmp_path / "uploads").mkdir()
+    own = tmp_path / "uploads" / "mission.bsp"
+    own.write_bytes(b"DAF/SPK ")
+    policy = server_policy(tmp_path, allow_unsandboxed_code=False)
+    spec = default_registry().get("get_ephemeris")
+    assert spec is not None and spec.file_args == ("kernels",)
+    base = {"target": "PSP", "time_range": "2021-04-29"}
+    assert policy(spec, base) is None  # no kernel of the user's: nothing to check
+    assert policy(spec, {**base, "kernels": [str(own)]}) is None
+    for bad in (["/etc/passwd"], [str(own), "../../x.bsp"], ["~/.ssh/id_rsa"]):
+        refused = policy(spec, {**base, "kernels": bad})
+        assert refused is not None and not refused.ok, bad
