@@ -21,7 +21,7 @@ AU_KM = 149_597_870.7
 MINIMAL_PCK = (
     "KPL/PCK\n\n\\begindata\n"
     "BODY399_RADII = ( 6378.1366 6378.1366 6356.7519 )\n"
-    "BODY399_POLE_RA = ( 0. -0.641 0. )\nBODY399_POLE_DEC = ( 90. -0.557 0. )\n"
+    "BODY399_POLE_RA = ( 0. 0. 0. )\nBODY399_POLE_DEC = ( 90. 0. 0. )\n"
     "BODY399_PM = ( 190.147 360.9856235 0. )\n"
     "\\begintext\n"
 )

@@ -267,3 +267,20 @@ def test_a_planet_the_ephemeris_has_as_a_barycentre_is_located_by_it(naif: NaifS
     )
     assert np.allclose(track.table()["distance_au"], 1.52 * AU_KM / 149_597_870.7)
     assert any("MARS system barycentre" in s for s in track.sources)
+
+
+def test_body_fixed_frames_come_from_the_planetary_constants(naif: NaifStandIn) -> None:
+    # The test PCK puts the Earth's pole on J2000's Z: the body-fixed frame spins about it.
+    locator = Locator(_manager(naif.url), None)
+    psp, earth = resolve_body("psp"), resolve_body("earth")
+    inertial = locator.track(psp, earth, DAY, "J2000").position
+    fixed = locator.track(psp, earth, DAY, "IAU_EARTH").position
+    assert np.allclose(fixed[:, 2], inertial[:, 2], atol=1e-3)
+    assert np.allclose(np.linalg.norm(fixed, axis=1), np.linalg.norm(inertial, axis=1))
+    turned = np.degrees(
+        np.arctan2(inertial[:, 1], inertial[:, 0]) - np.arctan2(fixed[:, 1], fixed[:, 0])
+    )
+    hourly = np.diff(np.unwrap(np.radians(turned)))
+    assert np.allclose(np.degrees(hourly), 360.9856235 / 24, atol=0.01)  # sidereal spin
+    with pytest.raises(Exception, match="IAU_VULCAN"):
+        locator.track(psp, earth, DAY, "IAU_VULCAN")

@@ -67,7 +67,10 @@ def _store(
 
 
 def _default_observer(frame: str) -> str:
-    return "EARTH" if frame in {"GSE", "GSM"} or frame == "IAU_EARTH" else "SUN"
+    """Earth for the geocentric frames, the body of a body-fixed frame, else the Sun."""
+    if frame.startswith("IAU_"):
+        return frame.removeprefix("IAU_")
+    return "EARTH" if frame in {"GSE", "GSM"} else "SUN"
 
 
 @tool(
@@ -101,7 +104,8 @@ def get_ephemeris(
         time_range: Time range, e.g. '2021-04-29' or '2022-02-20 to 2022-03-01'.
         frame: J2000, HCI, HEE, HAE, HEEQ, GSE, GSM, RTN (the observer's; the target's
             from the Sun) or a body-fixed IAU_<BODY> frame.
-        observer: Body the position is seen from (default: Sun; Earth for GSE/GSM).
+        observer: Body the position is seen from (default: Sun; Earth for GSE/GSM; the
+            body itself for IAU_<BODY>).
         step: Time between samples, e.g. '10min', '1h', '1D' (default: at most ~1000).
         kernels: Paths of the user's own SPICE kernels to load too.
         label: Label to store under (default ephemeris.TARGET.FRAME[.from_OBSERVER]).
