@@ -241,10 +241,12 @@ def test_offline_geometry_asks_for_a_time_and_leaves_other_requests(
     from xhelio.agents.offline.ephemeris_skill import answer
 
     assistant = OfflineAssistant(archive_only)
-    asked = answer(assistant, "where was Solar Orbiter")
+    asked = answer(assistant, "where was Solar Orbiter relative to Earth")
     assert asked is not None and asked.clarification and "For which time" in asked.text
     assert answer(assistant, "ACE magnetic field 2022-02-25") is None
     assert answer(assistant, "plot the distance column of my data on 2022-02-25") is None
+    assert answer(assistant, "where was Wind on 2018-01-01") is None  # the archive's data
+    assert answer(assistant, "ARTEMIS P1 magnetic field in lunar orbit 2012-07-20") is None
 
 
 def test_a_mission_agent_uses_the_ephemeris_tools(archive_only: Workspace) -> None:

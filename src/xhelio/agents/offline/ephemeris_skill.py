@@ -1,8 +1,10 @@
 """Offline skill: "where was X", "separation between X and Y", "were X and Y connected".
 
 Claims a request only when it asks a geometry question in so many words (where / position
-/ distance; separation / angle between / conjunction / aligned; magnetically connected /
-connectivity) and names the bodies the question needs; with no time it asks for one.
+/ distance relative to another body, in a named frame, or as an ephemeris; separation /
+angle between / conjunction / aligned; magnetically connected / connectivity) and names
+the bodies the question needs; with no time it asks for one. A bare "where was X in T"
+stays with the ordinary reading (the archive's position data, plotted).
 Runs the ephemeris tools through the assistant's funnel, so the answers are stored
 entries like any fetch, and says where the positions came from.
 """
@@ -29,9 +31,11 @@ _SEPARATION = re.compile(
 )
 _WITHIN = re.compile(r"\b(conjunctions?|aligned|alignments?|within)\b", re.I)
 _POSITION = re.compile(
-    r"\b(where\s+(was|were|is|are)|position|location|distance|how\s+far|ephemeris|orbit)\b",
+    r"\b(where\s+(was|were|is|are)|positions?\s+of|location\s+of|distance\s+(of|from|to|between)"
+    r"|how\s+far|ephemeris|light\s+time)\b",
     re.I,
 )
+_GEOMETRY_ASKED = re.compile(r"\b(ephemeris|light\s+time|how\s+far)\b", re.I)
 _RELATIVE = re.compile(r"\b(relative\s+to|from|seen\s+from|with\s+respect\s+to)\b", re.I)
 _DEGREES = re.compile(r"within\s+(\d+(?:\.\d+)?)\s*(?:deg|degrees|°)", re.I)
 _SPEED = re.compile(r"(\d{3,4})\s*km\s*/\s*s", re.I)
@@ -45,7 +49,7 @@ def answer(assistant: SkillHost, request: str) -> AssistantReply | None:
         kind = "connectivity"
     elif _SEPARATION.search(request) and len(bodies) >= 2:
         kind = "separation"
-    elif _POSITION.search(request) and bodies and not any(b.key == "SUN" for b in bodies[:1]):
+    elif _POSITION.search(request) and bodies and bodies[0].key != "SUN" and _geometric(request):
         kind = "position"
     else:
         return None
@@ -63,6 +67,16 @@ def answer(assistant: SkillHost, request: str) -> AssistantReply | None:
     if kind == "separation":
         return _separation(assistant, request, bodies, span)
     return _position(assistant, request, bodies, span)
+
+
+def _geometric(request: str) -> bool:
+    """A position asked as geometry: relative to a body, in a frame, or as an ephemeris.
+
+    A bare "where was Wind in 2018" is left to the ordinary reading, which plots the
+    archive's position data.
+    """
+    relative = _RELATIVE.search(request) is not None and len(bodies_in(request)) > 1
+    return relative or _FRAME.search(request) is not None or bool(_GEOMETRY_ASKED.search(request))
 
 
 def _said(payload: dict[str, Any]) -> list[str]:
