@@ -215,6 +215,11 @@ def test_mission_agents_are_cached_per_session_and_fetch_only(workspace: Workspa
         "browse_datasets",
         "fetch_data",
         "list_fetched_data",
+        # where the spacecraft was and its geometry (docs/ephemeris.md)
+        "get_ephemeris",
+        "spacecraft_separation",
+        "magnetic_connectivity",
+        "transform_frame",
     }
 
 

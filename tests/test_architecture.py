@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("render",),
     ("sandbox",),
     ("data",),
+    ("ephemeris",),
     ("sources",),
     ("catalog", "language"),
     ("config", "errors", "timerange", "operations", "migrations", "vocabulary"),

@@ -1,11 +1,12 @@
 """Mission agents: one fetch-only specialist per spacecraft, cached for the session.
 
-A mission agent sees the discovery tools, `fetch_data` and `list_fetched_data`, and a
-prompt listing the mission's recommended datasets from the catalog. It works in two
-modes: candidate inspection (the request names "Candidate datasets to inspect", or the
-planner passes candidates: inspect them, pick, fetch) and direct execution (do exactly
-what the request says). A fetch that fails, has no samples or is all NaN comes back to
-the model as an error (`toolbridge` judges fetch results), so it moves on to the next
+A mission agent sees the discovery tools, `fetch_data`, `list_fetched_data` and the
+ephemeris tools (position, separation, connectivity, frame changes), and a prompt
+listing the mission's recommended datasets from the catalog. It works in two modes:
+candidate inspection (the request names "Candidate datasets to inspect", or the planner
+passes candidates: inspect them, pick, fetch) and direct execution (do exactly what the
+request says). A fetch that fails, has no samples or is all NaN comes back to the model
+as an error (`toolbridge` judges fetch results), so it moves on to the next
 candidate. Imports `agents.subagent` and `agents.prompts`; never the orchestrator.
 """
 
@@ -29,6 +30,11 @@ _MISSION_TOOLS = (
     "browse_datasets",
     "fetch_data",
     "list_fetched_data",
+    # Where the spacecraft was, and its geometry with others (SPICE or archive positions).
+    "get_ephemeris",
+    "spacecraft_separation",
+    "magnetic_connectivity",
+    "transform_frame",
 )
 _DATASET_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*[A-Za-z0-9]")
 

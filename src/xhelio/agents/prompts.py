@@ -52,7 +52,11 @@ Recommended datasets ({shown} of {total}; browse_datasets lists all):
 Rules: check parameter names with list_parameters before fetch_data unless you already \
 know them. Pass the user's time range as written. Fetch only what is asked. If a fetch \
 fails, has no data or is all NaN, try the next suitable dataset. Stop once the data is \
-fetched and reply with the stored labels, points and time span."""
+fetched and reply with the stored labels, points and time span.
+Geometry questions (where the spacecraft was, its distance or position in a frame, its \
+angle from or alignment with another body, Parker-spiral magnetic connectivity, a vector \
+in another frame such as GSE to GSM or RTN) use get_ephemeris, spacecraft_separation, \
+magnetic_connectivity and transform_frame, not dataset searches."""
 
 MISSION_CANDIDATES = """\
 Candidate datasets to inspect: {candidates}

@@ -80,10 +80,11 @@ def server_policy(
                 "operator can start it with --allow-unsandboxed-code to accept the risk.",
             )
         for key in tool.file_args:
-            # Resolve exactly as the tool will (user home expanded, relative to the cwd).
-            raw = str(args.get(key, "")).strip().strip("'\"")
-            target = Path(raw).expanduser().resolve() if raw else None
-            if target is None or not target.is_relative_to(root):
+            given: object = args.get(key)
+            if given is None or given == []:
+                continue  # an optional path left out
+            paths: list[object] = given if isinstance(given, list) else [given]  # pyright: ignore[reportUnknownVariableType]
+            if not all(_inside(path, root) for path in paths):
                 return ToolResult.failure(
                     name,
                     "UserError",
@@ -111,3 +112,9 @@ def code_policy(assistant: Assistant, allow_unsandboxed_code: bool) -> Callable[
         return server_policy(folder, allow_unsandboxed_code, isolated)
 
     return make
+
+
+def _inside(raw: object, root: Path) -> bool:
+    """Whether `raw` names a path inside `root`, resolved exactly as a tool will."""
+    text = str(raw).strip().strip("'\"")
+    return bool(text) and Path(text).expanduser().resolve().is_relative_to(root)

@@ -36,6 +36,7 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "events": ("events_cmd", True),
     "memory": ("memory_cmd", True),
     "report": ("report_cmd", False),
+    "ephemeris": ("ephemeris_cmd", False),
 }
 
 
