@@ -236,17 +236,24 @@ def _materialize(
     if isinstance(plan, HeatmapPlan):
         return heatmap_trace(plan, budget)
     trace = plan.trace
+    points = _literal_points(trace)
     summary = TraceSummary(
         name=str(trace.get("name", "")),
         data_label=None,
         column=None,
         trace_type=str(trace.get("type", "scatter")),
-        points_total=0,
-        points_sent=0,
+        points_total=points,
+        points_sent=points,
         unit="",
         spec_index=plan.spec_index,
     )
     return trace, summary
+
+
+def _literal_points(trace: Mapping[str, Any]) -> int:
+    """How many values a trace given with its own arrays carries (y, z, r or values)."""
+    sizes = [len(v) for k in ("y", "z", "r", "values") if isinstance(v := trace.get(k), list)]
+    return max(sizes, default=0)
 
 
 def _axis_facts(plan: _Plan) -> AxisFacts:

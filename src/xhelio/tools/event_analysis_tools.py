@@ -238,7 +238,8 @@ def superposed_epoch(
 
     Per epoch bin: mean, median, quartiles and the number of events with data. Stored as
     a table (index epoch_hours); the figure (mean and median lines, quartile band, events
-    per bin) is written as HTML to the export folder and returned as Plotly JSON.
+    per bin) becomes the session's current figure, is written as HTML to the export folder
+    and returned as Plotly JSON.
 
     Args:
         events: The event list (name, events.NAME label, saved or shipped list).
@@ -274,6 +275,7 @@ def superposed_epoch(
     path = ctx.export_dir / f"{out.replace('/', '_')}.html"
     figure.write_html(path, include_plotlyjs="cdn")
     figure_json = json.loads(str(figure.to_json()))
+    ctx.plot.render(figure_json)  # the session's figure: the web app and exports show it
     table = result.table
     return {
         "label": out,
