@@ -26,13 +26,15 @@ LAYERS: list[tuple[str, ...]] = [
     ("render",),
     ("sandbox",),
     ("data",),
+    ("webapis",),
     ("sources",),
     ("catalog", "language"),
     ("config", "errors", "timerange", "operations", "migrations", "vocabulary"),
 ]
 """ARCHITECTURE.md's layers, top first: data flows down, nothing imports from a layer
 above it. `services` (the process's resources) sits between the tools that use them and
-the lower layers it owns; `language` (request words against dataset metadata) serves the
+the lower layers it owns; `webapis` (described web APIs and search) reuses the sources'
+HTTP plumbing and hands plain tables up; `language` (request words against dataset metadata) serves the
 catalog's ranking and the agents; `operations` (what a tool call means), `migrations`
 (the SQLite schema steps) and `vocabulary` (the domain words as data, which the time
 grammar reads for named events) are core."""
