@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from xhelio.catalog.model import DatasetInfo
 
 __all__ = [
+    "API_PROMPT",
     "DATA_OPS_EXECUTE_PROMPT",
     "DATA_OPS_THINK_PROMPT",
-    "API_PROMPT",
     "EXTRACTION_PROMPT",
     "INSIGHT_PROMPT",
     "ORCHESTRATOR_PROMPT",

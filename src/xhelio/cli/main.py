@@ -33,6 +33,9 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "serve": ("serve_cmd", False),
     "mcp": ("mcp_cmd", False),
     "pipeline": ("pipeline_cmd", True),
+    "api": ("api_cmd", True),
+    "search-papers": ("api_cmd", False),
+    "search-web": ("api_cmd", False),
 }
 
 

@@ -50,6 +50,15 @@ def _checked_label(label: str | None, default: str) -> str:
     return chosen
 
 
+def _asked_range(params: dict[str, str]) -> tuple[str, str] | None:
+    """The days a call asked for (first date, day after the last), when it named dates."""
+    dates = sorted(v[:10] for v in params.values() if re.match(r"^\d{4}-\d{2}-\d{2}", v))
+    if not dates:
+        return None
+    end = pd.Timestamp(dates[-1], tz="UTC") + pd.Timedelta(days=1)
+    return (pd.Timestamp(dates[0], tz="UTC").isoformat(), end.isoformat())
+
+
 def api_entry(table: ApiTable, label: str) -> DataEntry:
     """The DataStore entry of an API answer, citing the API and the address asked."""
     frame = table.frame
@@ -61,6 +70,7 @@ def api_entry(table: ApiTable, label: str) -> DataEntry:
         f"{table.api}/{table.endpoint}",
         None,
         isinstance(frame.index, pd.DatetimeIndex),
+        fetched_range=_asked_range(table.params),
         meta={
             "citation": {
                 "dataset": table.title,
@@ -84,7 +94,7 @@ def _plain(value: Any) -> Any:
     return value if isinstance(value, str | int | float | bool) or value is None else str(value)
 
 
-@tool("web_api", phase="discover")
+@tool("web_api", phase="discover", public=True)
 def list_apis(ctx: ToolContext) -> dict[str, Any]:
     """List the web APIs xhelio can call and whether web and literature search are on.
 
@@ -97,7 +107,7 @@ def list_apis(ctx: ToolContext) -> dict[str, Any]:
     }
 
 
-@tool("web_api", phase="discover")
+@tool("web_api", phase="discover", public=True)
 def describe_api(ctx: ToolContext, name: str) -> dict[str, Any]:
     """Describe one web API: its endpoints and their parameters.
 
@@ -113,7 +123,7 @@ def describe_api(ctx: ToolContext, name: str) -> dict[str, Any]:
     }
 
 
-@tool("web_api", phase="fetch", produces=Produces(result_field="label"))
+@tool("web_api", phase="fetch", produces=Produces(result_field="label"), public=True)
 def call_api(
     ctx: ToolContext,
     api: str,
@@ -179,7 +189,7 @@ def _hits_entry(hits: list[SearchHit], label: str, provider: str, query: str) ->
     )
 
 
-@tool("literature", phase="discover", produces=Produces(result_field="label"))
+@tool("literature", phase="discover", produces=Produces(result_field="label"), public=True)
 def search_literature(
     ctx: ToolContext, query: str, rows: int = 10, output_label: str | None = None
 ) -> dict[str, Any]:
@@ -193,7 +203,7 @@ def search_literature(
     return _search(ctx, "literature", query, rows, output_label)
 
 
-@tool("literature", phase="discover", produces=Produces(result_field="label"))
+@tool("literature", phase="discover", produces=Produces(result_field="label"), public=True)
 def search_web(
     ctx: ToolContext, query: str, rows: int = 10, output_label: str | None = None
 ) -> dict[str, Any]:

@@ -36,9 +36,7 @@ __all__ = [
     "resolve_plan_time",
 ]
 
-AgentName = Literal[
-    "mission", "data_ops", "data_extraction", "visualization", "insight", "web_api"
-]
+AgentName = Literal["mission", "data_ops", "data_extraction", "visualization", "insight", "web_api"]
 AGENT_NAMES: tuple[AgentName, ...] = (
     "mission",
     "data_ops",
