@@ -36,8 +36,8 @@ above it. `services` (the process's resources) sits between the tools that use t
 the lower layers it owns; `webapis` (described web APIs and search) reuses the sources'
 HTTP plumbing and hands plain tables up; `language` (request words against dataset
 metadata) serves the catalog's ranking and the agents; `operations` (what a tool call
-means), `migrations` (the SQLite schema steps) and `vocabulary` (the domain words as data, which the time
-grammar reads for named events) are core."""
+means), `migrations` (the SQLite schema steps) and `vocabulary` (the domain words as
+data, which the time grammar reads for named events) are core."""
 
 
 def _layer(module: str) -> int | None:
