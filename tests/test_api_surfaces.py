@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pandas as pd
 import pytest
 from pydantic_ai.messages import ModelMessage
@@ -15,13 +16,16 @@ from typer.testing import CliRunner
 
 from agent_script import Script, scripted_config, tool_returns
 from servers.json_api_server import Answer, JsonApiServer
+from servers.xhelio_api import LiveServer
 from webapi_fixtures import KP_FORECAST_PATH, kp_forecast_rows, serve_all
 from xhelio.agents.offline.assistant import OfflineAssistant
 from xhelio.agents.orchestrator import AgentAssistant
 from xhelio.agents.planning.loop import agent_of
 from xhelio.agents.planning.routing import AgentPreferences, decide_agents
+from xhelio.api.assistant import Assistant
 from xhelio.cli.main import app
 from xhelio.config import load_settings
+from xhelio.server import ServerConfig, create_app
 from xhelio.tools.toolset import default_registry
 from xhelio.tools.workspace import Workspace, open_workspace
 
@@ -251,3 +255,30 @@ def test_a_disabled_api_agent_is_not_run(workspace: Workspace) -> None:
     assistant.respond("what is the Kp forecast", threading.Event())
     returned = tool_returns(script.requests_of("orchestrator")[1].messages, "delegate_to_api")
     assert "disabled" in returned[-1]
+
+
+# --- the web app's REST API and the Python API -------------------------------------------
+
+
+def test_python_api_and_rest_answer_and_store_entries(server: JsonApiServer) -> None:
+    with Assistant(load_settings()) as xh:
+        sid = xh.new_session("space weather")
+        said = xh.run("which CMEs did DONKI list in the week of 2024-05-08", session_id=sid)
+        assert said.error is None and "NASA DONKI lists 2 CMEs" in said.answer
+        called = xh.call_tool(sid, "call_api", {"api": "swpc", "endpoint": "planetary_k_index"})
+        assert called.ok and called.labels == ["swpc.planetary_k_index"]
+        with xh.hub.checkout(sid) as entry:
+            assert entry.workspace is not None
+            labels = entry.workspace.session.store.labels()
+        assert {"donki.CME.2024-05-08_2024-05-14", "swpc.planetary_k_index"} <= set(labels)
+        app = create_app(ServerConfig(), assistant=xh)
+        with LiveServer(app) as live, httpx.Client(base_url=live.url + "/api/v1") as http:
+            listed = {t["name"] for t in http.get("/tools").json()}
+            assert listed >= API_TOOL_NAMES
+            body = {"api": "donki", "endpoint": "FLR", "params": {"startDate": "2024-05-10"}}
+            ran = http.post(f"/sessions/{sid}/tools/call_api", json=body)
+            assert ran.status_code == 200 and ran.json()["label"] == "donki.FLR.2024-05-10"
+            refused = http.post(
+                f"/sessions/{sid}/tools/call_api", json={"api": "nope", "endpoint": "x"}
+            )
+            assert refused.json()["status"] == "error" and "known: swpc, donki" in refused.text
