@@ -304,3 +304,14 @@ def test_a_drifted_search_answer_is_clear(server: JsonApiServer, xhelio_home: Pa
     server.route("/v1/search/query", Answer.json({"docs": []}))
     with pytest.raises(SchemaDriftError, match="response: missing"):
         _web(xhelio_home, server).search("literature", "x")
+
+
+def test_a_package_registers_a_search_provider(
+    xhelio_home: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "search_plugins"))
+    web = open_web(loopback_settings(xhelio_home, "http://127.0.0.1:9", web_search_url=""))
+    provider, hits = web.search("web", "flux ropes")
+    assert provider.name == "demo" and hits[0].title == "About flux ropes"
+    assert "search.demo.example:443" in web.apis.policy.hosts
+    assert "'broken' could not be loaded" in caplog.text

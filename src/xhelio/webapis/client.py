@@ -14,6 +14,7 @@ credentials never appear in a message (`redact`). Imports `config`, `errors`,
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 import httpx
 
 from xhelio.config import Settings
-from xhelio.errors import ServerError
+from xhelio.errors import RequestDeadlineError, ServerError, ServerUnreachableError
 from xhelio.sources.http import RetryPolicy, call_with_retries, check_rate_limit, make_client
 from xhelio.webapis.guard import HostPolicy, host_key
 
@@ -70,13 +71,10 @@ class WebClient:
     ) -> None:
         self.settings = settings
         self.policy = policy
-        self.retry = retry or RetryPolicy.from_settings(settings)
-        self.retry = RetryPolicy(
-            retries=self.retry.retries,
-            backoff_base_s=self.retry.backoff_base_s,
-            sleep=self.retry.sleep,
-            deadline_s=min(self.retry.deadline_s, settings.api_timeout_s),
-            retry_after_max_s=self.retry.retry_after_max_s,
+        base = retry or RetryPolicy.from_settings(settings)
+        # One attempt, whole answer included, lasts at most api_timeout_s.
+        self.retry = dataclasses.replace(
+            base, deadline_s=min(base.deadline_s, settings.api_timeout_s)
         )
 
     def get_json(
@@ -112,13 +110,20 @@ class WebClient:
                 client.follow_redirects = False
                 return self._follow(client, first, dict(headers or {}), what, empty)
 
-        return call_with_retries(
-            attempt,
-            url=shown,
-            policy=self.retry,
-            setting_hint="the API's address in the config file",
-            timeout_s=self.settings.api_timeout_s,
-        )
+        try:
+            return call_with_retries(
+                attempt,
+                url=shown,
+                policy=self.retry,
+                setting_hint="the API's address in the config file",
+                timeout_s=self.settings.api_timeout_s,
+            )
+        except RequestDeadlineError as exc:
+            raise ServerUnreachableError(
+                f"{what}: {shown} did not answer in full within "
+                f"{self.settings.api_timeout_s:g} s (XHELIO_API_TIMEOUT_S). Retry later or ask "
+                "for less at a time."
+            ) from exc
 
     def _follow(
         self, client: httpx.Client, url: str, headers: dict[str, str], what: str, empty: Any

@@ -6,18 +6,19 @@ A provider has a `name`, a `kind` (``literature`` or ``web``), the address it ca
 Built in: `AdsProvider` (needs ``ads_token``) and `SearxProvider` (a SearXNG-style JSON
 endpoint at ``web_search_url``). A package adds its own like a data source does: an
 entry point in the group ``xhelio.search_providers`` whose value is a callable taking the
-`Settings` and returning a provider. An unconfigured provider stays listed, off, and a
-search through it says how to turn it on. Imports `config`, `errors` and `webapis`.
+`Settings` and returning a provider (one that fails to load is logged and left out). An
+unconfigured provider stays listed, off, and a search through it says how to turn it on.
+Imports `config`, `errors` and `webapis`.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Literal, Protocol, cast
 
 from xhelio.config import Settings
-from xhelio.errors import UserError
 from xhelio.webapis.client import WebClient
 from xhelio.webapis.schema import SchemaDriftError, problems
 
@@ -32,6 +33,7 @@ __all__ = [
 
 SearchKind = Literal["literature", "web"]
 ENTRY_POINT_GROUP = "xhelio.search_providers"
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -243,6 +245,6 @@ def search_providers(settings: Settings) -> list[SearchProvider]:
         try:
             make = point.load()
             found.append(cast(SearchProvider, make(settings)))
-        except (ImportError, AttributeError, TypeError, ValueError) as exc:
-            raise UserError(f"Search provider {point.name!r} failed to load: {exc}.") from exc
+        except Exception as exc:  # a broken plugin never takes the other providers down
+            _log.warning("Search provider %r could not be loaded: %s", point.name, exc)
     return found
