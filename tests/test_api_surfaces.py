@@ -22,6 +22,7 @@ from xhelio.agents.offline.assistant import OfflineAssistant
 from xhelio.agents.orchestrator import AgentAssistant
 from xhelio.agents.planning.loop import agent_of
 from xhelio.agents.planning.routing import AgentPreferences, decide_agents
+from xhelio.agents.turn import run_turn
 from xhelio.api.assistant import Assistant
 from xhelio.cli.main import app
 from xhelio.config import load_settings
@@ -282,3 +283,9 @@ def test_python_api_and_rest_answer_and_store_entries(server: JsonApiServer) -> 
                 f"/sessions/{sid}/tools/call_api", json={"api": "nope", "endpoint": "x"}
             )
             assert refused.json()["status"] == "error" and "known: swpc, donki" in refused.text
+
+
+def test_a_web_api_turn_is_not_checked_as_a_catalog_fetch(workspace: Workspace) -> None:
+    result = run_turn(workspace, OfflineAssistant(workspace), "solar flares in May 2024 from DONKI")
+    assert "NASA DONKI lists 1 solar flare:" in result.answer
+    assert "Differs from the request" not in result.answer

@@ -189,7 +189,7 @@ def _hits_entry(hits: list[SearchHit], label: str, provider: str, query: str) ->
     )
 
 
-@tool("literature", phase="discover", produces=Produces(result_field="label"), public=True)
+@tool("literature", produces=Produces(result_field="label"), public=True)
 def search_literature(
     ctx: ToolContext, query: str, rows: int = 10, output_label: str | None = None
 ) -> dict[str, Any]:
@@ -203,7 +203,7 @@ def search_literature(
     return _search(ctx, "literature", query, rows, output_label)
 
 
-@tool("literature", phase="discover", produces=Produces(result_field="label"), public=True)
+@tool("literature", produces=Produces(result_field="label"), public=True)
 def search_web(
     ctx: ToolContext, query: str, rows: int = 10, output_label: str | None = None
 ) -> dict[str, Any]:

@@ -51,7 +51,7 @@ _CATEGORY_PHASES: dict[str, Phase] = {
     "pipeline": "pipeline",
     "pipeline_ops": "pipeline",
     "web_api": "fetch",
-    "literature": "discover",
+    "literature": "fetch",
 }
 """The phase a tool of each category has unless its declaration says otherwise."""
 

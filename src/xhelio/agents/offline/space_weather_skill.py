@@ -136,10 +136,10 @@ _EVENT_FIELDS: dict[str, tuple[tuple[str, str, str], ...]] = {
 
 
 def _event_teller(
-    endpoint: str, noun: str
+    endpoint: str, one: str, noun: str
 ) -> Callable[[pd.DataFrame, TimeRange | None], list[str]]:
     def tell(frame: pd.DataFrame, _span: TimeRange | None) -> list[str]:
-        lines = [f"NASA DONKI lists {len(frame)} {noun}:"]
+        lines = [f"NASA DONKI lists {len(frame)} {noun if len(frame) > 1 else one}:"]
         for t, r in frame.iterrows():
             bits = [
                 f"{pre}{_value(r.get(name))}{post}"
@@ -174,14 +174,14 @@ _PRODUCTS: tuple[_Product, ...] = (
         _tell_alerts,
     ),
     *(
-        _Product("donki", endpoint, _rx(cue), _event_teller(endpoint, noun), needs_donki=True)
-        for endpoint, cue, noun in (
-            ("CME", r"\bcmes?\b|coronal mass ejections?", "CMEs"),
-            ("FLR", r"\bflares?\b", "solar flares"),
-            ("GST", r"geomagnetic storms?|\bstorms?\b", "geomagnetic storms"),
-            ("SEP", r"\bseps?\b|solar energetic particle", "SEP events"),
-            ("IPS", r"interplanetary shocks?|\bshocks?\b", "interplanetary shocks"),
-            ("notifications", r"notifications?", "notifications"),
+        _Product("donki", endpoint, _rx(cue), _event_teller(endpoint, *nouns), needs_donki=True)
+        for endpoint, cue, nouns in (
+            ("CME", r"\bcmes?\b|coronal mass ejections?", ("CME", "CMEs")),
+            ("FLR", r"\bflares?\b", ("solar flare", "solar flares")),
+            ("GST", r"geomagnetic storms?|\bstorms?\b", ("geomagnetic storm", "storms")),
+            ("SEP", r"\bseps?\b|solar energetic particle", ("SEP event", "SEP events")),
+            ("IPS", r"interplanetary shocks?|\bshocks?\b", ("interplanetary shock", "shocks")),
+            ("notifications", r"notifications?", ("notification", "notifications")),
         )
     ),
 )
