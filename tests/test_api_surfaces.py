@@ -132,6 +132,17 @@ def test_offline_current_kp(workspace: Workspace) -> None:
     assert "Latest planetary Kp from NOAA SWPC: 9 for the 3 hours from 2024-05-10 21:00" in text
 
 
+def test_offline_solar_wind_now_skips_gaps(workspace: Workspace) -> None:
+    text = _offline(workspace, "what is the solar wind right now?")
+    assert "2024-05-10 17:02 UTC): speed 731.4 km/s, density 13.1 cm^-3" in text
+
+
+def test_offline_swpc_alerts_in_a_range(workspace: Workspace) -> None:
+    text = _offline(workspace, "NOAA space weather alerts on 2024-05-10")
+    assert "NOAA SWPC issued 1 message:" in text
+    assert "K07A: ALERT: Geomagnetic K-index of 7" in text and "G3" not in text
+
+
 def test_offline_donki_cmes_in_a_week(workspace: Workspace, server: JsonApiServer) -> None:
     text = _offline(workspace, "which CMEs did DONKI list in the week of 2024-05-08")
     assert server.seen[-1].query["startDate"] == "2024-05-08"

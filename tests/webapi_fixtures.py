@@ -39,6 +39,40 @@ def kp_forecast_rows(days: list[str]) -> list[list[Any]]:
     return rows
 
 
+def plasma_rows() -> list[list[str | None]]:
+    """The real-time solar wind plasma product (header row; a gap is null)."""
+    return [
+        ["time_tag", "density", "speed", "temperature"],
+        ["2024-05-10 17:00:00.000", "12.5", "702.1", "512000"],
+        ["2024-05-10 17:01:00.000", None, None, None],
+        ["2024-05-10 17:02:00.000", "13.1", "731.4", "498000"],
+    ]
+
+
+def alerts() -> list[dict[str, str]]:
+    """The alerts product: one object per message."""
+    text = (
+        "Space Weather Message Code: {code}\r\nSerial Number: {n}\r\nIssue Time: 2024 May 10"
+        " {hhmm} UTC\r\n\r\n{line}\r\nNOAA Space Weather Scale descriptions ..."
+    )
+    return [
+        {
+            "product_id": "K07A",
+            "issue_datetime": "2024-05-10 18:40:00.000",
+            "message": text.format(
+                code="ALTK07", n=1, hhmm="1840", line="ALERT: Geomagnetic K-index of 7"
+            ),
+        },
+        {
+            "product_id": "A30F",
+            "issue_datetime": "2024-05-09 12:00:00.000",
+            "message": text.format(
+                code="WATA30", n=2, hhmm="1200", line="WATCH: Geomagnetic Storm Category G3"
+            ),
+        },
+    ]
+
+
 def cme_events() -> list[dict[str, Any]]:
     """DONKI CME answers of the week of 2024-05-08 (shape of api.nasa.gov/DONKI/CME)."""
     return [
@@ -127,6 +161,8 @@ def searx_answer() -> dict[str, Any]:
 def serve_all(server: JsonApiServer) -> None:
     """Register the recorded answers on their real paths."""
     server.route(KP_PATH, Answer.json(kp_rows()))
+    server.route("/products/solar-wind/plasma-1-day.json", Answer.json(plasma_rows()))
+    server.route("/products/alerts.json", Answer.json(alerts()))
     server.route("/DONKI/CME", Answer.json(cme_events()))
     server.route("/DONKI/FLR", Answer.json(flare_events()))
     server.route("/v1/search/query", Answer.json(ads_answer()))

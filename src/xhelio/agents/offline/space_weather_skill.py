@@ -118,11 +118,19 @@ def _tell_alerts(frame: pd.DataFrame, span: TimeRange | None) -> list[str]:
     rows = _within(frame, span)
     if rows.empty:
         return ["SWPC issued no alerts, watches or warnings in that time."]
-    lines = [f"NOAA SWPC issued {len(rows)} messages:"]
+    lines = [f"NOAA SWPC issued {len(rows)} message{'s' * (len(rows) != 1)}:"]
     for t, r in rows.iloc[::-1].iterrows():
-        first = next((ln for ln in str(r["message"]).splitlines()[2:] if ln.strip()), "")
-        lines.append(f"- {_time(t)} {r['product_id']}: {first.strip()[:120]}")
+        lines.append(f"- {_time(t)} {r['product_id']}: {_headline(str(r['message']))}")
     return lines
+
+
+_MESSAGE_HEADER = _rx(r"^\s*(?:space weather message code|serial number|issue time)\b")
+
+
+def _headline(message: str) -> str:
+    """The first line of an SWPC message after its header (code, serial, issue time)."""
+    lines = (ln.strip() for ln in message.splitlines())
+    return next((ln for ln in lines if ln and not _MESSAGE_HEADER.match(ln)), "")[:120]
 
 
 _EVENT_FIELDS: dict[str, tuple[tuple[str, str, str], ...]] = {
