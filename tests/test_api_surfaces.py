@@ -300,3 +300,15 @@ def test_a_web_api_turn_is_not_checked_as_a_catalog_fetch(workspace: Workspace) 
     result = run_turn(workspace, OfflineAssistant(workspace), "solar flares in May 2024 from DONKI")
     assert "NASA DONKI lists 1 solar flare:" in result.answer
     assert "Differs from the request" not in result.answer
+
+
+def test_a_planned_web_api_task_runs_on_the_api_agent(workspace: Workspace) -> None:
+    args = {"api": "donki", "endpoint": "FLR", "params": {"startDate": "2024-05-10"}}
+    script = Script({"web_api": [[("call_api", args)], "One X3.9 flare."]})
+    assistant = AgentAssistant(workspace, scripted_config(), build_model=script.build)
+    kind = agent_of("__web_api__")
+    assert kind == "web_api"
+    result = assistant.run_task(kind, "Flares DONKI listed since 2024-05-10", threading.Event())
+    assert not result.failed and result.labels == ["donki.FLR.2024-05-10"]
+    assert result.text.startswith("One X3.9 flare.\n\nSources:\n1. [donki.FLR.2024-05-10]")
+    assert script.left() == {}
