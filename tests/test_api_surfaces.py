@@ -312,3 +312,18 @@ def test_a_planned_web_api_task_runs_on_the_api_agent(workspace: Workspace) -> N
     assert not result.failed and result.labels == ["donki.FLR.2024-05-10"]
     assert result.text.startswith("One X3.9 flare.\n\nSources:\n1. [donki.FLR.2024-05-10]")
     assert script.left() == {}
+
+
+def test_api_entries_work_with_the_data_tools(workspace: Workspace) -> None:
+    args = {"api": "donki", "endpoint": "CME", "params": {"startDate": "2024-05-08"}}
+    label = workspace.funnel.call("call_api", args, caller="test").labels[0]
+    for tool, extra in (
+        ("list_fetched_data", {}),
+        ("preview_data", {"label": label}),
+        ("describe_data", {"label": label}),
+        ("save_data", {"label": label, "format": "csv"}),
+    ):
+        result = workspace.funnel.call(tool, {**extra}, caller="test")
+        assert result.ok, (tool, result.error)
+    plot = {"figure": {"data": [{"type": "scatter", "data_label": f"{label}.speed"}]}}
+    assert workspace.funnel.call("render_plotly_json", plot, caller="test").ok
