@@ -116,6 +116,8 @@ def key_of(tools: set[str], instructions: str) -> str:
         return "data_extraction"
     if "render_plotly_json" in tools:
         return "visualization"
+    if "call_api" in tools:
+        return "web_api"
     return "insight"
 
 

@@ -29,16 +29,18 @@ LAYERS: list[tuple[str, ...]] = [
     ("sandbox",),
     ("data",),
     ("ephemeris",),
+    ("webapis",),
     ("sources",),
     ("catalog", "language"),
     ("config", "errors", "timerange", "operations", "migrations", "vocabulary"),
 ]
 """ARCHITECTURE.md's layers, top first: data flows down, nothing imports from a layer
 above it. `services` (the process's resources) sits between the tools that use them and
-the lower layers it owns; `language` (request words against dataset metadata) serves the
-catalog's ranking and the agents; `operations` (what a tool call means), `migrations`
-(the SQLite schema steps) and `vocabulary` (the domain words as data, which the time
-grammar reads for named events) are core."""
+the lower layers it owns; `webapis` (described web APIs and search) reuses the sources'
+HTTP plumbing and hands plain tables up; `language` (request words against dataset
+metadata) serves the catalog's ranking and the agents; `operations` (what a tool call
+means), `migrations` (the SQLite schema steps) and `vocabulary` (the domain words as
+data, which the time grammar reads for named events) are core."""
 
 
 def _layer(module: str) -> int | None:

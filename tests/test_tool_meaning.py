@@ -140,5 +140,6 @@ def test_old_logs_get_their_meaning_from_the_specs() -> None:
 
 def test_the_label_creating_tools_are_those_whose_spec_says_so() -> None:
     makers = {t.name for t in default_registry().label_makers()}
-    assert makers == {"fetch_data", "custom_operation", "store_dataframe"}
+    web = {"call_api", "search_literature", "search_web"}  # answers stored as entries
+    assert makers == {"fetch_data", "custom_operation", "store_dataframe", *web}
     assert all(t.phase in {"fetch", "compute"} for t in default_registry().label_makers())

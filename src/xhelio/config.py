@@ -121,6 +121,25 @@ class Settings:
     """The ``[models]`` table of the config file as (key, 'provider:model') pairs."""
     hapi_servers: tuple[tuple[str, str], ...] = ()
     """HAPI servers registered as data sources, as (name, url) pairs."""
+    swpc_url: str = "https://services.swpc.noaa.gov"
+    """Base address of the NOAA SWPC JSON products (the `swpc` web API)."""
+    donki_url: str = "https://api.nasa.gov/DONKI"
+    """Base address of NASA DONKI (the `donki` web API)."""
+    donki_api_key: str = field(default="", repr=False)
+    """api.nasa.gov key for DONKI; empty uses the shared, tightly limited DEMO_KEY."""
+    ads_url: str = "https://api.adsabs.harvard.edu/v1"
+    ads_token: str = field(default="", repr=False)
+    """NASA ADS token: literature search is off without one."""
+    web_search_url: str = ""
+    """A SearXNG-style JSON search endpoint (``.../search``): web search is off without one."""
+    web_search_key: str = field(default="", repr=False)
+    """Sent as a bearer token to the web search endpoint, when it needs one."""
+    api_max_mb: int = 20
+    """Largest answer a web API or search call may send."""
+    api_timeout_s: float = 30.0
+    """Longest a web API or search call (one attempt, whole answer) may take."""
+    web_apis: tuple[tuple[str, str, str, str, str], ...] = field(default=(), repr=False)
+    """Web APIs the user added (``[web_apis.NAME]``), as (name, kind, url, spec, token)."""
 
     @property
     def config_file(self) -> Path:
@@ -150,6 +169,7 @@ class Settings:
 _Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 _Count = Annotated[int, Field(ge=0)]
 _Positive = Annotated[int, Field(ge=1)]
+_HTTP_URL = r"^https?://\S+$"
 
 
 class _Validated(BaseModel):
@@ -190,6 +210,16 @@ class _Validated(BaseModel):
     loop_repeat_limit: Annotated[int, Field(ge=2)]
     models: tuple[tuple[str, str], ...]
     hapi_servers: tuple[tuple[str, str], ...]
+    swpc_url: Annotated[str, Field(pattern=_HTTP_URL)]
+    donki_url: Annotated[str, Field(pattern=_HTTP_URL)]
+    donki_api_key: str
+    ads_url: Annotated[str, Field(pattern=_HTTP_URL)]
+    ads_token: str
+    web_search_url: Annotated[str, Field(pattern=rf"{_HTTP_URL}|^$")]
+    web_search_key: str
+    api_max_mb: _Positive
+    api_timeout_s: _Seconds
+    web_apis: tuple[tuple[str, str, str, str, str], ...]
 
 
 _EXPECTED = {
@@ -202,6 +232,7 @@ _EXPECTED = {
     "greater_than_equal": "a number of at least {ge:g}",
     "string_pattern_mismatch": "a data source name such as hapi or cdf (see `xhelio sources`)",
 }
+_URL_KEYS = frozenset({"swpc_url", "donki_url", "ads_url", "web_search_url"})
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
@@ -276,6 +307,42 @@ def _memory_table(data: dict[str, Any]) -> dict[str, object]:
     return {f"memory_{k}": v for k, v in items.items() if f"memory_{k}" in _KNOWN}
 
 
+_WEB_API_KINDS = ("openapi", "hapi")
+
+
+def _web_apis(raw: object, where: str) -> tuple[tuple[str, str, str, str, str], ...]:
+    """Validate the ``[web_apis]`` table: NAME = {kind, url, spec (OpenAPI file), token}."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise ConfigError(f"[web_apis] {where} must hold tables such as [web_apis.myapi].")
+    apis: list[tuple[str, str, str, str, str]] = []
+    for name, table in raw.items():  # pyright: ignore[reportUnknownVariableType]
+        label = f"[web_apis.{name}] {where}"
+        if not isinstance(name, str) or not re.match(SOURCE_NAME_PATTERN, name):
+            raise ConfigError(f"{label}: the name must be lower-case letters, digits, - or _.")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{label} must be a table with kind, url, spec and token.")
+        entry: dict[str, object] = {str(k): v for k, v in table.items()}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        unknown = set(entry) - {"kind", "url", "spec", "token"}
+        if unknown:
+            raise ConfigError(
+                f"{label}: unknown keys {sorted(unknown)}; use kind, url, spec, token."
+            )
+        kind, url = entry.get("kind", "openapi"), entry.get("url", "")
+        spec, token = entry.get("spec", ""), entry.get("token", "")
+        if kind not in _WEB_API_KINDS:
+            raise ConfigError(f"{label}: kind must be one of {', '.join(_WEB_API_KINDS)}.")
+        if not isinstance(url, str) or not re.match(_HTTP_URL, url.strip()):
+            raise ConfigError(f"{label} needs url = an http(s):// address.")
+        if not isinstance(spec, str) or not isinstance(token, str):
+            raise ConfigError(f"{label}: spec and token must be text.")
+        if kind == "openapi" and not spec.strip():
+            raise ConfigError(f"{label}: an OpenAPI service needs spec = the path of its JSON.")
+        apis.append((name, str(kind), url.strip().rstrip("/"), spec.strip(), token))
+    return tuple(apis)
+
+
 def load_settings(home: Path | str | None = None, **overrides: object) -> Settings:
     """Build the settings: defaults < `<home>/config.toml` < environment < `overrides`.
 
@@ -319,9 +386,10 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
         if env_servers is not None
         else _hapi_servers(file_values.get("hapi_servers"), f"in {config_file}")
     )
-    checked = _validated(defaults, values, origin, models, servers)
+    apis = _web_apis(file_values.get("web_apis"), f"in {config_file}")
+    checked = _validated(defaults, values, origin, models, servers, apis)
     settings = Settings(**checked.model_dump())
-    for url_key in ("hapi_url", "cdas_url", "naif_url"):
+    for url_key in ("hapi_url", "cdas_url", "naif_url", "swpc_url", "donki_url", "ads_url"):
         object.__setattr__(settings, url_key, getattr(settings, url_key).strip().rstrip("/"))
     return settings
 
@@ -330,6 +398,7 @@ _KNOWN = frozenset(f.name for f in dataclasses.fields(Settings)) - {
     "home",
     "models",
     "hapi_servers",
+    "web_apis",
 }
 
 
@@ -339,12 +408,14 @@ def _validated(
     origin: dict[str, str],
     models: tuple[tuple[str, str], ...],
     hapi_servers: tuple[tuple[str, str], ...] = (),
+    web_apis: tuple[tuple[str, str, str, str, str], ...] = (),
 ) -> _Validated:
     """`defaults` with `values` laid over them, validated (`ConfigError` naming the key)."""
     merged = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(Settings)}
     merged.update(values)
     merged["models"] = models
     merged["hapi_servers"] = hapi_servers
+    merged["web_apis"] = web_apis
     try:
         return _Validated.model_validate(merged)
     except ValidationError as exc:
@@ -362,7 +433,8 @@ def check_config_values(data: dict[str, Any], path: Path) -> None:
     origin = dict.fromkeys(values, f"in {path}")
     models = _models_table(data.get("models"), path)
     servers = _hapi_servers(data.get("hapi_servers"), f"in {path}")
-    _validated(Settings(home=path.parent), values, origin, models, servers)
+    apis = _web_apis(data.get("web_apis"), f"in {path}")
+    _validated(Settings(home=path.parent), values, origin, models, servers, apis)
 
 
 def write_config_file(path: Path, data: dict[str, Any]) -> None:
@@ -407,6 +479,8 @@ def _config_error(
     key = str(error["loc"][0]) if error["loc"] else "?"
     context: dict[str, Any] = dict(error.get("ctx") or {})
     template = _EXPECTED.get(error["type"], error["msg"])
+    if key in _URL_KEYS:
+        template = "an http(s):// address"
     try:
         expected = template.format(**context)
     except (KeyError, IndexError):

@@ -49,6 +49,8 @@ def fetched_in(operations: Sequence[Operation | dict[str, Any]]) -> list[Fetched
     for op in map(Operation.of, operations):
         if op.phase != "fetch" or not op.ok or not op.result.get("points"):
             continue
+        if "dataset_id" not in op.args:  # a web API answer: no catalog dataset to check
+            continue
         args = op.args
         found.append(
             Fetched(

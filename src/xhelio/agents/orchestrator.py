@@ -34,6 +34,7 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from pydantic_ai.models import Model
 
+from xhelio.agents.api_agent import ApiAgent
 from xhelio.agents.data_ops import DataOpsAgent
 from xhelio.agents.guard import GuardLimits, LoopGuard
 from xhelio.agents.insight import InsightAgent, PngRenderer
@@ -81,6 +82,7 @@ _ORCHESTRATOR_TOOLS = (
     "browse_datasets",
     "list_missions",
     "list_fetched_data",
+    "compose_answer",
     *PIPELINE_TOOL_NAMES,
 )
 PlanHook = Callable[[str, threading.Event], AssistantReply]
@@ -227,6 +229,8 @@ class AgentAssistant:
             result = self._wait(turn, self.visualization.draw(request, cancel))
         elif kind == "insight":
             result = self._wait(turn, self.insight.analyze(request, cancel))
+        elif kind == "web_api":
+            result = self._wait(turn, self.web_api.answer(request, cancel))
         else:
             raise ValueError(f"Unknown delegation kind {kind!r}.")
         self._count_failure(turn, result)
@@ -270,6 +274,8 @@ class AgentAssistant:
             make = lambda: self.extraction.arun(instruction, cancel, "task")  # noqa: E731
         elif kind == "visualization":
             make = lambda: self.visualization.draw(instruction, cancel, "task")  # noqa: E731
+        elif kind == "web_api":
+            make = lambda: self.web_api.answer(instruction, cancel, "task")  # noqa: E731
         else:
             make = lambda: self.insight.analyze(instruction, cancel)  # noqa: E731
         turn = self._turn
@@ -297,6 +303,11 @@ class AgentAssistant:
     def visualization(self) -> VisualizationAgent:
         """The session's visualization agent."""
         return VisualizationAgent(self.env)
+
+    @cached_property
+    def web_api(self) -> ApiAgent:
+        """The session's web-API and search agent."""
+        return ApiAgent(self.env)
 
     @cached_property
     def insight(self) -> InsightAgent:

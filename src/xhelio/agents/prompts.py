@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from xhelio.catalog.model import DatasetInfo
 
 __all__ = [
+    "API_PROMPT",
     "DATA_OPS_EXECUTE_PROMPT",
     "DATA_OPS_THINK_PROMPT",
     "EXTRACTION_PROMPT",
@@ -35,6 +36,10 @@ resampling, filters, spectra); name the input labels and the output label.
 - delegate_to_data_extraction(request): turn text, tables or documents into data.
 - delegate_to_visualization(request): plot, restyle, zoom or export; name the labels.
 - delegate_to_insight(request): interpret the current figure.
+- delegate_to_api(request): NOAA SWPC and NASA DONKI space-weather products (Kp, solar \
+wind, alerts, forecasts, CMEs, flares, storms, SEPs), the user's web APIs, and paper or \
+web searches; its reply cites its sources. When an answer combines data, API results or \
+papers, finish with compose_answer(answer, labels) and give its answer text.
 - request_planning(request): for long multi-step requests.
 - ask_clarification(question): only when the request cannot be understood.
 - Pipelines: save_pipeline when the user wants to keep an analysis; run_pipeline to redo a \
@@ -83,6 +88,15 @@ output label, points and units. If a column name is wrong, check with preview_da
 For events use the event tools, not code: import_events/load_event_list/find_event_lists \
 for lists, detect_storms (Dst/SYM-H), detect_shocks (|B|, V, n, T), detect_sep_onsets, \
 fetch_for_events and superposed_epoch; quote each result's method and reference."""
+
+API_PROMPT = """\
+You answer from documented web APIs and search. list_apis names the APIs (swpc: NOAA SWPC \
+real-time products; donki: NASA DONKI event lists; any the user added); describe_api \
+gives an API's endpoints and parameters; call_api calls one and stores the answer as data \
+(DONKI dates are yyyy-MM-dd, startDate and endDate). search_literature finds papers (NASA \
+ADS), search_web finds pages; if search is off, say so. Never invent endpoints, \
+parameters, events or papers. Finish with compose_answer(answer, labels) over the labels \
+you stored and reply with its answer text unchanged."""
 
 EXTRACTION_PROMPT = """\
 You turn text, tables and documents into data. read_document extracts text from a PDF. \

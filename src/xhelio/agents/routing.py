@@ -86,6 +86,16 @@ def delegate_to_insight(ctx: Router, request: str) -> dict[str, Any]:  # noqa: D
 
 
 @tool("routing")
+def delegate_to_api(ctx: Router, request: str) -> dict[str, Any]:  # noqa: D417
+    """Have the web-API specialist call NOAA SWPC, NASA DONKI or a user API, or search papers.
+
+    Args:
+        request: What to look up, with dates, e.g. 'CMEs DONKI listed 2024-05-08 to 05-15'.
+    """
+    return ctx.delegate("web_api", request)
+
+
+@tool("routing")
 def request_planning(ctx: Router, request: str) -> dict[str, Any]:  # noqa: D417
     """Ask for a multi-step plan for a long request.
 
@@ -111,6 +121,7 @@ ROUTING_TOOLS = [
     delegate_to_data_extraction,
     delegate_to_visualization,
     delegate_to_insight,
+    delegate_to_api,
     request_planning,
     ask_clarification,
 ]

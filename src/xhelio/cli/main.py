@@ -37,6 +37,9 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "memory": ("memory_cmd", True),
     "report": ("report_cmd", False),
     "ephemeris": ("ephemeris_cmd", False),
+    "api": ("api_cmd", True),
+    "search-papers": ("api_cmd", False),
+    "search-web": ("api_cmd", False),
 }
 
 

@@ -35,6 +35,8 @@ CATEGORIES = (
     "routing",
     "pipeline",
     "pipeline_ops",
+    "web_api",
+    "literature",
 )
 
 _CATEGORY_PHASES: dict[str, Phase] = {
@@ -48,6 +50,8 @@ _CATEGORY_PHASES: dict[str, Phase] = {
     "routing": "conversation",
     "pipeline": "pipeline",
     "pipeline_ops": "pipeline",
+    "web_api": "fetch",
+    "literature": "fetch",
 }
 """The phase a tool of each category has unless its declaration says otherwise."""
 

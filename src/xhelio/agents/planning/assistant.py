@@ -58,6 +58,7 @@ _ROUTES: dict[AgentName, str] = {
     "data_extraction": "__data_extraction__",
     "visualization": "__visualization__",
     "insight": "insight (figure interpretation)",
+    "web_api": "__web_api__",
 }
 
 

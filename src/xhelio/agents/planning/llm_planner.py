@@ -46,7 +46,8 @@ You plan multi-step space physics requests for specialist agents. Each task has 
 description, an instruction, a mission and candidate_datasets. mission is a mission id \
 (e.g. "ACE") for fetching that spacecraft's data, "__data_ops__" for computations on data \
 in memory, "__visualization__" for plots and exports, "__data_extraction__" for turning \
-text or documents into data, or null for anything else. Fetch instructions state physics \
+text or documents into data, "__web_api__" for NOAA SWPC / NASA DONKI products and \
+paper or web searches, or null for anything else. Fetch instructions state physics \
 intent (e.g. "magnetic field vector"), never parameter names; give verified dataset ids as \
 candidate_datasets. Later tasks name the actual labels reported by earlier rounds. Plan \
 one round at a time: fetches first, then computations, then the plot. With the first \

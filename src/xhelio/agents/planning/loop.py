@@ -35,6 +35,7 @@ from xhelio.agents.planning.tasks import (
     ROLE_DATA_EXTRACTION,
     ROLE_DATA_OPS,
     ROLE_VISUALIZATION,
+    ROLE_WEB_API,
     CriterionResult,
     PlanStatus,
     Task,
@@ -167,6 +168,7 @@ def agent_of(mission: str | None) -> AgentName | None:
         ROLE_DATA_OPS: "data_ops",
         ROLE_VISUALIZATION: "visualization",
         ROLE_DATA_EXTRACTION: "data_extraction",
+        ROLE_WEB_API: "web_api",
     }
     if mission is None:
         return None

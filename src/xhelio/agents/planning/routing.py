@@ -36,13 +36,14 @@ __all__ = [
     "resolve_plan_time",
 ]
 
-AgentName = Literal["mission", "data_ops", "data_extraction", "visualization", "insight"]
+AgentName = Literal["mission", "data_ops", "data_extraction", "visualization", "insight", "web_api"]
 AGENT_NAMES: tuple[AgentName, ...] = (
     "mission",
     "data_ops",
     "data_extraction",
     "visualization",
     "insight",
+    "web_api",
 )
 
 
@@ -170,6 +171,13 @@ _AGENT_CUES: tuple[tuple[AgentName, re.Pattern[str]], ...] = (
     ("data_extraction", _rx(r"\b(?:pdf|table|document|paper|event list|extract|csv text)\b")),
     ("visualization", _rx(r"\b(?:plot|show|display|graph|visuali[sz]e|chart|figure|panel)\w*")),
     ("insight", _rx(r"\b(?:interpret|explain|insight|what (?:does|do) .* (?:show|mean))\b")),
+    (
+        "web_api",
+        _rx(
+            r"\b(?:swpc|donki|noaa|forecast\w*|alerts?|cmes?|flares?|kp index|papers?|"
+            r"literature|publications?|search the web|web search)\b"
+        ),
+    ),
 )
 
 

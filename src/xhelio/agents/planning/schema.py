@@ -29,7 +29,7 @@ class PlannedTask(BaseModel):
     mission: str | None = Field(
         default=None,
         description="Mission id (e.g. 'ACE'), '__data_ops__', '__visualization__', "
-        "'__data_extraction__', or null for the orchestrator.",
+        "'__data_extraction__', '__web_api__', or null for the orchestrator.",
     )
     candidate_datasets: list[str] = Field(
         default_factory=list[str], description="Verified dataset ids to inspect, best first."

@@ -20,6 +20,7 @@ __all__ = [
     "ROLE_DATA_EXTRACTION",
     "ROLE_DATA_OPS",
     "ROLE_VISUALIZATION",
+    "ROLE_WEB_API",
     "CriterionResult",
     "PlanStatus",
     "Task",
@@ -32,6 +33,7 @@ __all__ = [
 ROLE_DATA_OPS = "__data_ops__"
 ROLE_VISUALIZATION = "__visualization__"
 ROLE_DATA_EXTRACTION = "__data_extraction__"
+ROLE_WEB_API = "__web_api__"
 
 RESULT_SUMMARY_CHARS = 500
 
