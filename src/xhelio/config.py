@@ -69,6 +69,8 @@ class Settings:
     home: Path = field(default_factory=home_dir)
     hapi_url: str = "https://cdaweb.gsfc.nasa.gov/hapi"
     cdas_url: str = "https://cdaweb.gsfc.nasa.gov/WS/cdasr/1"
+    pds_url: str = "https://pds-ppi.igpp.ucla.edu"
+    """The PDS Planetary Plasma Interactions archive the 'pds' source reads products from."""
     default_source: str = "hapi"
     http_timeout_s: float = 60.0
     """Longest wait for any single network read (and for connecting)."""
@@ -140,6 +142,7 @@ class _Validated(BaseModel):
     home: Path
     hapi_url: str
     cdas_url: str
+    pds_url: str
     default_source: Annotated[str, Field(pattern=SOURCE_NAME_PATTERN)]
     http_timeout_s: _Seconds
     http_deadline_s: _Seconds
@@ -277,7 +280,7 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
     )
     checked = _validated(defaults, values, origin, models, servers)
     settings = Settings(**checked.model_dump())
-    for url_key in ("hapi_url", "cdas_url"):
+    for url_key in ("hapi_url", "cdas_url", "pds_url"):
         object.__setattr__(settings, url_key, getattr(settings, url_key).strip().rstrip("/"))
     return settings
 
