@@ -244,7 +244,7 @@ def test_a_damaged_label_is_a_clear_error(archive: PpiTestServer) -> None:
     )
     source = make_source("pds", load_settings(), cached=False)
     try:
-        with pytest.raises(ServerError, match="label 20060101_FGM_KRTP_1M.xml cannot be read"):
+        with pytest.raises(ServerError, match=r"label 20060101_FGM_KRTP_1M\.xml cannot be read"):
             source.fetch(CASSINI, ["BR"], _range("2006-01-01T00:00 to 2006-01-01T00:10"))
     finally:
         source.close()
