@@ -316,3 +316,25 @@ class PpiTestServer:
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
+
+
+def catalog_day(
+    slot: str, dataset_id: str, fields: Sequence[str], day: datetime, rows: int = 1440
+) -> tuple[str, dict[str, bytes]]:
+    """One day of products for any catalog dataset, in its own format (PDS3 or PDS4).
+
+    Returns the folder (the dataset's slot, then the year) and the files. Field k holds
+    ``k + row/1000``, so values can be checked; the cadence is one minute.
+    """
+    count = min(rows, 1440)
+    columns = [
+        Column(name, [k + i / 1000 for i in range(count)], "nT", width=14)
+        for k, name in enumerate(fields, 1)
+    ]
+    name = f"{day:%Y%m%d}_test"
+    if dataset_id.startswith("pds3:"):
+        files = pds3_product(name.upper(), iso_minutes(day, count, doy=True), columns)
+    else:
+        lid = ":".join(dataset_id.split(":")[:5])
+        files = pds4_product(name, lid, [t + "Z" for t in iso_minutes(day, count)], columns)
+    return f"{slot}/{day:%Y}", files

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.sources.registry import SourceName
 from xhelio.sources.search import SearchResults
 from xhelio.timerange import format_time
 from xhelio.tools.context import ToolContext
@@ -72,14 +73,24 @@ def search_results(found: SearchResults) -> dict[str, Any]:
     return {"results": results, **({"notes": found.notes} if found.notes else {})}
 
 
+def _described(ctx: ToolContext, dataset_id: str, source: str | None) -> DatasetInfo:
+    """The catalog's description, or the named source's (a PDS or HAPI-server dataset)."""
+    if source is None or source in ("hapi", "cdf"):
+        return ctx.catalog.dataset(dataset_id)
+    return ctx.fetcher(source).source.info(dataset_id)
+
+
 @tool("discovery", result=ParameterList)
-def list_parameters(ctx: ToolContext, dataset_id: str) -> dict[str, Any]:
+def list_parameters(
+    ctx: ToolContext, dataset_id: str, source: SourceName | None = None
+) -> dict[str, Any]:
     """List a dataset's parameters with type, units and size.
 
     Args:
-        dataset_id: CDAWeb dataset id.
+        dataset_id: Dataset id, e.g. AC_H2_MFI.
+        source: The source of a search result that is not CDAWeb's (e.g. 'pds').
     """
-    info = ctx.catalog.dataset(dataset_id)
+    info = _described(ctx, dataset_id, source)
     return {
         **dataset_summary(info),
         "parameters": [parameter_summary(p) for p in info.data_parameters],
@@ -87,13 +98,16 @@ def list_parameters(ctx: ToolContext, dataset_id: str) -> dict[str, Any]:
 
 
 @tool("discovery", result=DatasetSummary)
-def get_data_availability(ctx: ToolContext, dataset_id: str) -> dict[str, Any]:
+def get_data_availability(
+    ctx: ToolContext, dataset_id: str, source: SourceName | None = None
+) -> dict[str, Any]:
     """Return the time range a dataset covers.
 
     Args:
-        dataset_id: CDAWeb dataset id.
+        dataset_id: Dataset id, e.g. AC_H2_MFI.
+        source: The source of a search result that is not CDAWeb's (e.g. 'pds').
     """
-    info = ctx.catalog.dataset(dataset_id)
+    info = _described(ctx, dataset_id, source)
     return {"dataset_id": info.id, **dataset_summary(info)}
 
 

@@ -98,6 +98,12 @@ class PdsCatalog:
         """The mission ids, sorted."""
         return sorted({d.info.mission_id or "" for d in self.datasets.values()} - {""})
 
+    def mission_datasets(self, mission_id: str) -> list[DatasetInfo]:
+        """The datasets of a mission (its id, any case), those with known fields first."""
+        wanted = mission_id.strip().upper()
+        found = [d.info for d in self.datasets.values() if d.info.mission_id == wanted]
+        return sorted(found, key=lambda info: (not info.data_parameters, info.id))
+
 
 def target_words(dataset_id: str) -> str:
     """The targets a PDS3 data set id names, as words ("" for a PDS4 URN)."""
