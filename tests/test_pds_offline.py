@@ -1,11 +1,11 @@
 """Offline requests naming planetary missions and targets resolve to PDS datasets.
 
-"Juno magnetometer at Jupiter 2016-08-27" and "Cassini MAG 2005-02-15" are answered by
-the planetary skill from the "pds" source: the shipped catalog is searched, the chosen
-dataset's products are read from a loopback PPI archive (serving, for whichever dataset
-is chosen, a day built from the catalog's own field list), fetched and plotted, cited to
-NASA PDS PPI. Requests of heliospheric missions without a planetary target stay with
-the ordinary reader.
+"Juno magnetometer at Jupiter 2016-08-27", "Galileo magnetometer 1996-06-27" and
+"Cassini MAG at Saturn 2005-02-15" are answered by the planetary skill from "pds": the
+shipped catalog is searched, the chosen dataset's products are read from a loopback PPI
+archive (serving, for whichever dataset is chosen, a day built from the catalog's own
+field list), fetched and plotted, cited to NASA PDS PPI. Requests of missions CDAWeb
+also serves, without a planetary target or the word PDS, stay with the ordinary reader.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ def offline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Offline]:
         _serve_every(archive, "JUNO", datetime(2016, 8, 27, tzinfo=UTC))
         _serve_every(archive, "CASSINI", datetime(2005, 2, 15, tzinfo=UTC))
         _serve_every(archive, "VOYAGER1", datetime(1980, 11, 12, tzinfo=UTC))
+        _serve_every(archive, "GALILEO", datetime(1996, 6, 27, tzinfo=UTC))
         env.setenv("XHELIO_HOME", str(home))
         env.setenv("XHELIO_PDS_URL", archive.url)
         workspace = open_workspace(settings=load_settings())
@@ -75,7 +76,8 @@ def offline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Offline]:
     ("text", "mission", "day"),
     [
         ("Juno magnetometer at Jupiter 2016-08-27", "JUNO", "2016-08-27"),
-        ("Cassini MAG 2005-02-15", "CASSINI", "2005-02-15"),
+        ("Cassini MAG at Saturn 2005-02-15", "CASSINI", "2005-02-15"),
+        ("Galileo magnetometer 1996-06-27", "GALILEO", "1996-06-27"),
         ("show the magnetic field of Voyager 1 at Saturn on 1980-11-12", "VOYAGER1", "1980-11-12"),
     ],
 )
@@ -109,7 +111,10 @@ def test_a_time_outside_every_dataset_is_said(offline: Offline) -> None:
     assert not result.data and "covers" in result.answer and "Closest" in result.answer
 
 
+@dataclass
 class _NoTools:
+    workspace: Workspace
+
     def call_tool(self, tool: str, args: dict[str, Any]) -> Any:
         raise AssertionError(f"the skill must not take this request (called {tool})")
 
@@ -117,10 +122,14 @@ class _NoTools:
 @pytest.mark.parametrize(
     "text",
     [
-        "Voyager 1 magnetic field 1980-11-12",  # heliospheric, no target: CDAWeb's
+        "Voyager 1 magnetic field 1980-11-12",  # CDAWeb serves it and no target is named
+        "Cassini magnetometer 1-minute field 2004-07-01",
+        "MAVEN MAG magnetic field vector 2015-03-08",
         "ACE magnetic field 2024-01-01",
         "plot the Moon phase",  # a target alone names no mission
     ],
 )
-def test_requests_of_other_archives_are_left_to_the_ordinary_reader(text: str) -> None:
-    assert answer(_NoTools(), text) is None  # type: ignore[arg-type]
+def test_requests_of_other_archives_are_left_to_the_ordinary_reader(
+    offline: Offline, text: str
+) -> None:
+    assert answer(_NoTools(offline.workspace), text) is None  # type: ignore[arg-type]

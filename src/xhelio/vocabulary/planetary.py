@@ -1,8 +1,8 @@
 """Planetary missions and targets (``planetary.toml``), for requests the PDS source answers.
 
 `load_planetary()` reads the data once. `PlanetaryVocabulary.mission_in` and
-`targets_in` find the missions and bodies a request names (whole words, any case);
-a mission is `planetary` when PDS is its archive of record. Imports nothing from xhelio.
+`targets_in` find the missions and bodies a request names (whole words, any case).
+Imports nothing from xhelio.
 """
 
 from __future__ import annotations
@@ -24,11 +24,10 @@ def _words(names: list[str]) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class PlanetaryMission:
-    """A mission of the PDS catalog: its id, names, and whether PDS is its archive."""
+    """A mission of the PDS catalog: its id and the names people type."""
 
     mission_id: str
     names: tuple[str, ...]
-    planetary: bool
     pattern: re.Pattern[str]
 
 
@@ -71,7 +70,7 @@ def load_planetary() -> PlanetaryVocabulary:
     text = resources.files("xhelio.vocabulary").joinpath("planetary.toml").read_text("utf-8")
     data: dict[str, Any] = tomllib.loads(text)
     missions = tuple(
-        PlanetaryMission(key, tuple(v["names"]), bool(v.get("planetary")), _words(v["names"]))
+        PlanetaryMission(key, tuple(v["names"]), _words(v["names"]))
         for key, v in data.get("missions", {}).items()
     )
     targets = tuple(

@@ -1,9 +1,11 @@
 """Offline skill: planetary requests ("Juno magnetometer at Jupiter 2016-08-27") from PDS.
 
 A request is taken when it names a mission of the planetary vocabulary
-(`vocabulary.planetary`) whose archive of record is PDS (Juno, Cassini, Galileo,
-MAVEN...), or any of its missions together with a planetary target (Jupiter, Saturn,
-Titan...) or the word PDS; with a time range. Then the datasets of the "pds" source are
+(`vocabulary.planetary`) of which the CDAWeb catalog has no science data (Juno, Galileo,
+Mars Express...),
+or any of its missions together with a planetary target (Jupiter, Saturn, Titan...) or
+the word PDS: "Cassini magnetometer 2004-07-01" stays CDAWeb's (it serves Cassini MAG),
+"Cassini MAG at Saturn 2005-02-15" is PDS's. Then the datasets of the "pds" source are
 searched (``search_datasets`` through the funnel, restricted to that mission) with the
 request's words and its targets' words; the first whose coverage holds the range and
 whose fields are known is fetched (``fetch_data`` with ``source="pds"``): the magnetic
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from xhelio.agents.turn import AssistantReply
 from xhelio.catalog.model import DatasetInfo
-from xhelio.errors import XhelioError
+from xhelio.errors import UserError, XhelioError
 from xhelio.sources.pds.catalog import load_catalog
 from xhelio.timerange import TimeRange, find_time_range
 from xhelio.vocabulary.planetary import PlanetaryMission, load_planetary
@@ -46,15 +48,21 @@ _MAX_PARAMETERS = 4
 _DAY = timedelta(days=1)
 
 
-def _claimed(request: str) -> PlanetaryMission | None:
+def _claimed(host: SkillHost, request: str) -> PlanetaryMission | None:
     vocabulary = load_planetary()
     named = vocabulary.mission_in(request)
     if named is None:
         return None
-    mission = named[0]
-    if mission.planetary or vocabulary.targets_in(request) or _PDS.search(request):
+    mission, words = named
+    if vocabulary.targets_in(request) or _PDS.search(request):
         return mission
-    return None
+    catalog = host.workspace.context.catalog
+    try:
+        science = catalog.browse(catalog.mission(words).id)
+    except UserError:
+        science = []
+    # No CDAWeb science data of that mission (Galileo has only ephemerides there): PDS's.
+    return None if science else mission
 
 
 def _query(request: str, time_text: str | None, mission: PlanetaryMission) -> str:
@@ -97,7 +105,7 @@ def _candidates(host: SkillHost, query: str, mission: PlanetaryMission) -> list[
 
 def answer(host: SkillHost, request: str) -> AssistantReply | None:
     """Fetch and plot the PDS data a planetary request names; None when not one."""
-    mission = _claimed(request)
+    mission = _claimed(host, request)
     if mission is None:
         return None
     try:
