@@ -74,10 +74,10 @@ def search_results(found: SearchResults) -> dict[str, Any]:
 
 
 def _described(ctx: ToolContext, dataset_id: str, source: str | None) -> DatasetInfo:
-    """The catalog's description, or the named source's (a PDS or HAPI-server dataset)."""
-    if source is None or source in ("hapi", "cdf"):
+    """The dataset as its source describes it (the catalog index when no source is named)."""
+    if source is None:
         return ctx.catalog.dataset(dataset_id)
-    return ctx.fetcher(source).source.info(dataset_id)
+    return ctx.shared.source(source).info(dataset_id)
 
 
 @tool("discovery", result=ParameterList)
@@ -88,7 +88,8 @@ def list_parameters(
 
     Args:
         dataset_id: Dataset id, e.g. AC_H2_MFI.
-        source: The source of a search result that is not CDAWeb's (e.g. 'pds').
+        source: The data source of the dataset (the 'source' of a search result); default:
+            the CDAWeb catalog.
     """
     info = _described(ctx, dataset_id, source)
     return {
@@ -105,7 +106,8 @@ def get_data_availability(
 
     Args:
         dataset_id: Dataset id, e.g. AC_H2_MFI.
-        source: The source of a search result that is not CDAWeb's (e.g. 'pds').
+        source: The data source of the dataset (the 'source' of a search result); default:
+            the CDAWeb catalog.
     """
     info = _described(ctx, dataset_id, source)
     return {"dataset_id": info.id, **dataset_summary(info)}
