@@ -31,6 +31,7 @@ def xhelio_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     monkeypatch.setenv("XHELIO_HAPI_URL", "http://127.0.0.1:9/hapi")
     monkeypatch.setenv("XHELIO_CDAS_URL", "http://127.0.0.1:9/WS/cdasr/1")
     monkeypatch.setenv("XHELIO_NAIF_URL", "http://127.0.0.1:9/naif")
+    monkeypatch.setenv("XHELIO_PDS_URL", "http://127.0.0.1:9")
     yield home
 
 

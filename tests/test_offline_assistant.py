@@ -363,8 +363,9 @@ def test_no_data_on_first_candidate_falls_back(session: Session) -> None:
         ("plot ACE magnetic field on 2024-02-30", "valid time range"),
         ("energetic particle flux 2003-10-29", "mission"),
         ("asdf qwerty 12", "quantity"),
-        # A spacecraft the catalog has no mission for is named, never swapped for OMNI.
-        ("plot Juno magnetic field for 2017-01-01", "'Juno': no mission by that name"),
+        # A spacecraft no source has a mission for is named, never swapped for OMNI (Juno is
+        # now answered from PDS: tests/test_pds_offline.py).
+        ("plot Hayabusa magnetic field for 2017-01-01", "'Hayabusa': no mission by that name"),
         ("Foobar's solar wind speed in 2017", "'Foobar': no mission by that name"),
     ],
 )

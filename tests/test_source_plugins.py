@@ -72,7 +72,7 @@ def test_without_the_plugin_its_name_is_unknown_and_the_error_lists_the_names() 
     with pytest.raises(UserError) as caught:
         make_source("demo", load_settings())
     assert "Unknown data source 'demo'" in caught.value.message
-    assert "Registered sources: cdf, hapi." in caught.value.message
+    assert "Registered sources: cdf, hapi, pds." in caught.value.message
 
 
 def test_a_broken_plugin_is_a_clear_user_error_when_asked_for(plugins: None) -> None:

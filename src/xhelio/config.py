@@ -71,6 +71,8 @@ class Settings:
     cdas_url: str = "https://cdaweb.gsfc.nasa.gov/WS/cdasr/1"
     naif_url: str = "https://naif.jpl.nasa.gov/pub/naif"
     """Where SPICE kernels are downloaded from (the NAIF archive, or a mirror)."""
+    pds_url: str = "https://pds-ppi.igpp.ucla.edu"
+    """The PDS Planetary Plasma Interactions archive the 'pds' source reads products from."""
     default_source: str = "hapi"
     http_timeout_s: float = 60.0
     """Longest wait for any single network read (and for connecting)."""
@@ -181,6 +183,7 @@ class _Validated(BaseModel):
     hapi_url: str
     cdas_url: str
     naif_url: str
+    pds_url: str
     default_source: Annotated[str, Field(pattern=SOURCE_NAME_PATTERN)]
     http_timeout_s: _Seconds
     http_deadline_s: _Seconds
@@ -389,7 +392,9 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
     apis = _web_apis(file_values.get("web_apis"), f"in {config_file}")
     checked = _validated(defaults, values, origin, models, servers, apis)
     settings = Settings(**checked.model_dump())
-    for url_key in ("hapi_url", "cdas_url", "naif_url", "swpc_url", "donki_url", "ads_url"):
+    for url_key in (
+        "hapi_url", "cdas_url", "naif_url", "pds_url", "swpc_url", "donki_url", "ads_url"
+    ):
         object.__setattr__(settings, url_key, getattr(settings, url_key).strip().rstrip("/"))
     return settings
 

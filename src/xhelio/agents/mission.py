@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 from xhelio.agents.prompts import MISSION_CANDIDATES, mission_prompt, mission_task_prompt
 from xhelio.agents.subagent import AgentEnv, AgentMode, DelegationResult, SubAgent, memory_note
-from xhelio.catalog.model import Mission
+from xhelio.catalog.model import DatasetInfo, Mission
+from xhelio.errors import UserError, XhelioError
 
 __all__ = ["CANDIDATE_MARKER", "MissionAgent", "MissionAgents", "candidates_in"]
 
@@ -36,7 +37,8 @@ _MISSION_TOOLS = (
     "magnetic_connectivity",
     "transform_frame",
 )
-_DATASET_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*[A-Za-z0-9]")
+# CDAWeb ids (AC_H2_MFI), and PDS ids (pds3:JNO-J-3-FGM-CAL-V1.0:DATA, urn:nasa:pds:...).
+_DATASET_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-:./]*[A-Za-z0-9]")
 
 
 def candidates_in(request: str) -> list[str]:
@@ -50,9 +52,11 @@ def candidates_in(request: str) -> list[str]:
 class MissionAgent(SubAgent):
     """The fetch specialist of one spacecraft."""
 
-    def __init__(self, env: AgentEnv, mission: Mission) -> None:
-        catalog = env.workspace.context.catalog
-        datasets = catalog.browse(mission.id)
+    def __init__(
+        self, env: AgentEnv, mission: Mission, datasets: Sequence[DatasetInfo] | None = None
+    ) -> None:
+        if datasets is None:
+            datasets = env.workspace.context.catalog.browse(mission.id)
         tools = [env.tool(name) for name in _MISSION_TOOLS]
         super().__init__(
             env, f"mission:{mission.id}", mission_prompt(mission.name, datasets), tools
@@ -93,16 +97,43 @@ class MissionAgents:
         self._lock = threading.Lock()
 
     def get(self, mission_id: str) -> MissionAgent:
-        """The agent of `mission_id` (any name or alias the catalog knows).
+        """The agent of `mission_id` (a name or alias the catalog knows, or a PDS-only mission).
 
         Raises:
             UserError: the catalog knows no such mission (the message suggests close names).
         """
-        mission = self.env.workspace.context.catalog.mission(mission_id)
+        try:
+            mission = self.env.workspace.context.catalog.mission(mission_id)
+            planetary = None
+        except UserError:
+            planetary = _pds_mission(mission_id)
+            if planetary is None:
+                raise
+            mission = planetary[0]
         with self._lock:
             if mission.id not in self._agents:
-                self._agents[mission.id] = MissionAgent(self.env, mission)
+                datasets = planetary[1] if planetary is not None else None
+                self._agents[mission.id] = MissionAgent(self.env, mission, datasets)
             return self._agents[mission.id]
 
     def __len__(self) -> int:
         return len(self._agents)
+
+
+def _pds_mission(name: str) -> tuple[Mission, list[DatasetInfo]] | None:
+    """A mission only PDS has (Juno, Galileo...) by id or name, with its PDS datasets."""
+    from xhelio.sources.pds.catalog import load_catalog
+    from xhelio.vocabulary.planetary import load_planetary
+
+    named = load_planetary().mission_in(name)
+    mission_id = named[0].mission_id if named is not None else name.strip().upper()
+    try:
+        datasets = load_catalog().mission_datasets(mission_id)
+    except XhelioError:  # the planetary extra is not installed
+        return None
+    if not datasets:
+        return None
+    label = named[0].names[0] if named is not None else mission_id
+    ids = tuple(d.id for d in datasets)
+    name = f"{label} (NASA PDS PPI; fetch with source='pds')"
+    return Mission(mission_id, name, (), ids), datasets

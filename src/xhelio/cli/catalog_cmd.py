@@ -24,6 +24,7 @@ from xhelio.cli.errors import handle_errors
 from xhelio.config import load_settings
 from xhelio.errors import UserError
 from xhelio.sources.base import DatasetHit, DataSource
+from xhelio.sources.known_servers import refresh_server, resolve_server
 from xhelio.sources.registry import make_source, source_names
 from xhelio.sources.search import search_registered
 
@@ -245,11 +246,27 @@ def browse(
 def refresh(
     server: Annotated[
         str | None,
-        typer.Option("--server", help="HAPI server URL (default: the configured hapi_url)."),
+        typer.Option(
+            "--server",
+            help="A known HAPI server's name (amda, csa, sscweb, intermagnet, lisird...) or "
+            "address: its catalog joins the search as a source. Any other HAPI URL "
+            "refreshes the CDAWeb catalog from it (default: the configured hapi_url).",
+        ),
     ] = None,
 ) -> None:
-    """Update the catalog from a live HAPI server's /catalog and /info."""
+    """Update a catalog: a known server's (--server NAME), else CDAWeb's from a HAPI server."""
     settings = load_settings()
+    named = server is not None and "://" not in server
+    if server is not None and (named or resolve_server(settings, server) is not None):
+        done = refresh_server(settings, server)
+        console.print(
+            f"Kept the catalog of {done.provider or done.url} ({done.datasets} datasets) as "
+            f"source '{done.name}': `xhelio catalog search` finds them; fetch with "
+            f"--source {done.name}.",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return
     with Progress(
         TextColumn("[bold]refreshing catalog"),
         BarColumn(),

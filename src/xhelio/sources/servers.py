@@ -42,7 +42,7 @@ from xhelio.timerange import TimeRange
 if TYPE_CHECKING:  # the HAPI client (pandas) loads on first use, not to search
     from xhelio.sources.hapi import HapiSource
 
-__all__ = ["CONFIGURED_SERVERS", "HapiServerSource"]
+__all__ = ["CONFIGURED_SERVERS", "HapiServerSource", "kept_catalog_path"]
 
 CATALOG_MAX_AGE_S = 86400.0
 """How long a kept copy of a server's /catalog is used before asking the server again."""
@@ -51,8 +51,13 @@ CATALOG_MAX_AGE_S = 86400.0
 class HapiServerSource:
     """One HAPI server by URL, with its own catalog (see the module docstring)."""
 
-    def __init__(self, setup: SourceSetup, url: str) -> None:
+    def __init__(
+        self, setup: SourceSetup, url: str, provider: str = "", acknowledgement: str = ""
+    ) -> None:
         self.name = setup.name
+        self.provider = provider
+        """Who to credit when the server's /about does not say (known servers)."""
+        self.acknowledgement = acknowledgement
         self.settings = setup.settings
         self.server_url = url.rstrip("/")
         """Keys the fragment cache, so data of different servers never mixes."""
@@ -72,7 +77,7 @@ class HapiServerSource:
 
     @property
     def _kept(self) -> Path:
-        return self.settings.home / "sources" / f"{self.name}.catalog.json"
+        return kept_catalog_path(self.settings, self.name)
 
     def datasets(self) -> list[DatasetInfo]:
         """The server's catalog: ids and titles (kept on disk, see the module docstring)."""
@@ -80,6 +85,14 @@ class HapiServerSource:
             if self._datasets is None:
                 self._datasets = self._load_catalog()
             return self._datasets
+
+    def refresh(self) -> int:
+        """Ask the server for its /catalog now and keep it; return how many datasets it lists."""
+        listing = self._hapi.catalog()
+        _write_kept(self._kept, self.server_url, listing)
+        with self._lock:
+            self._datasets = [DatasetInfo(id=i, title=t) for i, t in listing]
+            return len(self._datasets)
 
     def _load_catalog(self) -> list[DatasetInfo]:
         kept = _read_kept(self._kept, self.server_url)
@@ -113,13 +126,17 @@ class HapiServerSource:
         return self._hapi.fetch(dataset_id, parameters, time_range, progress)
 
     def _provider(self) -> tuple[str, str]:
-        """The server's /about title and citation (HAPI 3), or its host; asked once."""
+        """The known provider, else the server's /about title (HAPI 3), else its host.
+
+        With the /about citation, else the known server's terms; /about is asked once.
+        """
         with self._lock:
             if self._about is None:
                 self._about = self._read_about()
             about = self._about
-        title = str(about.get("title") or "").strip()
-        return title or provider_name(self.server_url), str(about.get("citation") or "").strip()
+        title = self.provider or str(about.get("title") or "").strip()
+        request = str(about.get("citation") or "").strip() or self.acknowledgement
+        return title or provider_name(self.server_url), request
 
     def _read_about(self) -> dict[str, Any]:
         """The server's /about answer; {} when it has none (HAPI 2) or does not answer."""
@@ -151,14 +168,18 @@ class HapiServerSource:
             size: int | None = len(self.datasets())
         except XhelioError:
             size = None
-        return SourceStatus(
-            provider_name(self.server_url), self.server_url, size, not problem, problem
-        )
+        provider = self.provider or provider_name(self.server_url)
+        return SourceStatus(provider, self.server_url, size, not problem, problem)
 
     def close(self) -> None:
         """Close the HTTP client."""
         if self._client is not None:
             self._client.close()
+
+
+def kept_catalog_path(settings: Settings, name: str) -> Path:
+    """Where the catalog of the server named `name` is kept."""
+    return settings.home / "sources" / f"{name}.catalog.json"
 
 
 def _read_kept(path: Path, url: str) -> tuple[float, list[DatasetInfo]] | None:
