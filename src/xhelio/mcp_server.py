@@ -290,13 +290,18 @@ def _register_data(server: MCPServer, state: XhelioMcp) -> None:
 
     @server.tool()
     async def list_parameters(
-        dataset_id: DatasetId, ctx: Context, session_id: SessionId = None
+        dataset_id: DatasetId,
+        ctx: Context,
+        source: Annotated[
+            str | None,
+            Field(description="The source of the dataset: the 'source' of a search result."),
+        ] = None,
+        session_id: SessionId = None,
     ) -> CallToolResult:
         """A dataset's parameters with type, units, size, plus its coverage and cadence."""
+        args = {"dataset_id": dataset_id, "source": source}
         return await _answer(
-            _tool_call(
-                state, Client.of(ctx, session_id), "list_parameters", {"dataset_id": dataset_id}
-            )
+            _tool_call(state, Client.of(ctx, session_id), "list_parameters", args)
         )
 
     @server.tool()
@@ -305,10 +310,20 @@ def _register_data(server: MCPServer, state: XhelioMcp) -> None:
         parameter_id: Annotated[str, Field(description="Parameter name, e.g. Magnitude.")],
         time_range: TimeRange,
         ctx: Context,
+        source: Annotated[
+            str | None,
+            Field(description="The source of the dataset: the 'source' of a search result."),
+        ] = None,
         session_id: SessionId = None,
     ) -> CallToolResult:
         """Fetch one parameter into the session; returns a summary and a preview."""
-        args = {"dataset_id": dataset_id, "parameter_id": parameter_id, "time_range": time_range}
+        args: dict[str, Any] = {
+            "dataset_id": dataset_id,
+            "parameter_id": parameter_id,
+            "time_range": time_range,
+        }
+        if source:
+            args["source"] = source
         client = Client.of(ctx, session_id)
 
         def work(ws: Workspace) -> list[ContentBlock]:
