@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("render",),
     ("sandbox",),
     ("data",),
+    ("analysis",),
     ("sources",),
     ("catalog", "language"),
     ("config", "errors", "timerange", "operations", "migrations", "vocabulary"),
@@ -33,7 +34,9 @@ LAYERS: list[tuple[str, ...]] = [
 """ARCHITECTURE.md's layers, top first: data flows down, nothing imports from a layer
 above it. `services` (the process's resources) sits between the tools that use them and
 the lower layers it owns; `language` (request words against dataset metadata) serves the
-catalog's ranking and the agents; `operations` (what a tool call means), `migrations`
+catalog's ranking and the agents; `analysis` (the pure analysis methods, issue 23) sits
+below the data layer so the tools, the sandbox and exported scripts can all use it;
+`operations` (what a tool call means), `migrations`
 (the SQLite schema steps) and `vocabulary` (the domain words as data, which the time
 grammar reads for named events) are core."""
 
