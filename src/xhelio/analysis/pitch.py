@@ -15,6 +15,7 @@ import re
 import numpy as np
 import numpy.typing as npt
 import xarray as xr
+from pydantic import Field
 
 from xhelio.analysis.report import AnalysisResult, Check
 from xhelio.errors import UserError
@@ -32,8 +33,8 @@ _ENERGY = re.compile(r"energ|^e$|ebin", re.IGNORECASE)
 class PadResult(AnalysisResult):
     """Pitch-angle bins (degrees), the time-mean distribution and its anisotropy."""
 
-    pitch_angle_deg: list[float]
-    mean_distribution: list[float]
+    pitch_angle_deg: list[float] = Field(default_factory=list[float])
+    mean_distribution: list[float] = Field(default_factory=list[float])
     anisotropy: float
     energy_range: list[float] | None = None
 

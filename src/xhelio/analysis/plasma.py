@@ -17,15 +17,24 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from astropy import constants as _constants
-from astropy import units as _units
 
 from xhelio.analysis.report import AnalysisResult, Check
+from xhelio.errors import UserError
 
 __all__ = ["QUANTITIES", "REFERENCE", "PlasmaResult", "plasma_quantities"]
 
-const: Any = _constants  # astropy builds these modules' members at import: untyped
-u: Any = _units
+
+def _astropy() -> tuple[Any, Any]:
+    """Astropy's constants and units (members built at import, so typed as Any)."""
+    try:
+        from astropy import constants, units
+    except ImportError:
+        raise UserError(
+            "Plasma quantities need astropy: install the analysis extra, "
+            "pip install 'xhelio[analysis]'."
+        ) from None
+    return constants, units
+
 
 REFERENCE = (
     "NRL Plasma Formulary (Huba, J. D., 2019 ed., pp. 28-29); Baumjohann & Treumann "
@@ -89,6 +98,7 @@ def plasma_quantities(
         proton_temperature_k: Proton temperature, K; for β, sound speed, pressures.
         electron_temperature_k: Electron temperature, K (default: not counted).
     """
+    const, u = _astropy()
     n_values = np.asarray(density_cm3, dtype=np.float64).ravel()
     size = len(n_values)
     b_values = _array(field_nt, size)

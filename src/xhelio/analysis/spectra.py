@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pywt
+from pydantic import Field
 from scipy import signal, stats
 
 from xhelio.analysis.checks import FloatArray, sampling_checks, seconds
@@ -59,10 +60,10 @@ MAX_GAP_FRACTION = 0.1
 class PsdResult(AnalysisResult):
     """PSD per frequency with its lower and upper confidence bounds."""
 
-    frequency_hz: list[float]
-    psd: list[float]
-    lower: list[float]
-    upper: list[float]
+    frequency_hz: list[float] = Field(default_factory=list[float])
+    psd: list[float] = Field(default_factory=list[float])
+    lower: list[float] = Field(default_factory=list[float])
+    upper: list[float] = Field(default_factory=list[float])
     confidence: float
     dof: float
     step_s: float
@@ -82,7 +83,7 @@ class IndexResult(AnalysisResult):
 class SpectrogramResult(AnalysisResult):
     """Dynamic spectrum: power (time × frequency) of a series."""
 
-    frequency_hz: list[float]
+    frequency_hz: list[float] = Field(default_factory=list[float])
     segment_s: float
     columns: int
 
@@ -90,23 +91,24 @@ class SpectrogramResult(AnalysisResult):
 class WaveletResult(AnalysisResult):
     """Wavelet power (time × frequency) and its time-average (global) spectrum."""
 
-    frequency_hz: list[float]
-    global_power: list[float]
+    frequency_hz: list[float] = Field(default_factory=list[float])
+    global_power: list[float] = Field(default_factory=list[float])
     peak_frequency_hz: float
 
 
 def uniform_series(
     times: npt.ArrayLike, values: npt.ArrayLike
 ) -> tuple[FloatArray, FloatArray, float, list[Check]]:
-    """The series on its median cadence (seconds from start), gaps interpolated.
+    """The series (n,) or (n, k) on its median cadence, as (k, grid), gaps interpolated.
 
     Raises:
         UserError: fewer than 16 samples, or more than 10% of the grid missing.
     """
-    x = np.asarray(values, dtype=np.float64).ravel()
+    x = np.asarray(values, dtype=np.float64)
+    x = x.reshape(len(x), -1)
     t = seconds(times)
     checks = sampling_checks(times, x)
-    keep = np.isfinite(x)
+    keep = np.isfinite(x).all(axis=1)
     if keep.sum() < 16:
         raise UserError("Spectral analysis needs at least 16 valid samples.")
     t, x = t[keep], x[keep]
@@ -126,7 +128,7 @@ def uniform_series(
             detail=f"put on a {step:g} s grid; {missing:.1%} of it interpolated across gaps",
         )
     )
-    return grid, np.interp(grid, t, x), step, checks
+    return grid, np.array([np.interp(grid, t, column) for column in x.T]), step, checks
 
 
 def _welch_dof(window: FloatArray, segments: int, shift: int) -> float:
@@ -165,11 +167,13 @@ def welch_psd(
     if not 0 < confidence < 1:
         raise UserError("confidence must be between 0 and 1, e.g. 0.95.")
     _, x, step, checks = uniform_series(times, values)
-    nperseg = int(segment_s / step) if segment_s else max(16, len(x) // 8)
-    nperseg = max(8, min(nperseg, len(x)))
+    samples = x.shape[1]
+    nperseg = int(segment_s / step) if segment_s else max(16, samples // 8)
+    nperseg = max(8, min(nperseg, samples))
     shift = nperseg // 2
     f, p = signal.welch(x, fs=1 / step, window="hann", nperseg=nperseg, noverlap=nperseg - shift)
-    segments = 1 + (len(x) - nperseg) // shift
+    p = p.sum(axis=0)  # one series, or the trace of a vector's spectral matrix
+    segments = 1 + (samples - nperseg) // shift
     window = np.asarray(signal.get_window("hann", nperseg), dtype=np.float64)
     dof = _welch_dof(window, segments, shift)
     alpha = 1 - confidence
@@ -178,7 +182,8 @@ def welch_psd(
     f, p, lower, upper = f[1:], p[1:], lower[1:], upper[1:]  # drop the mean (f = 0)
     peak = int(np.argmax(p))
     text = (
-        f"Welch PSD of {len(x)} samples at {step:g} s: {segments} Hann segments of "
+        f"Welch PSD{' (trace of ' + str(len(x)) + ' components)' if len(x) > 1 else ''} "
+        f"of {samples} samples at {step:g} s: {segments} Hann segments of "
         f"{nperseg * step:g} s, {dof:.1f} degrees of freedom; the {confidence:.0%} band is "
         f"×{lower[0] / p[0]:.2f} to ×{upper[0] / p[0]:.2f} of each estimate. Peak at "
         f"{f[peak]:.3g} Hz ({p[peak]:.3g} {unit + '²/Hz' if unit else 'per Hz'}). "
@@ -189,7 +194,15 @@ def welch_psd(
         reference=PSD_REFERENCE,
         assumptions=[
             "a stationary series over the interval; Hann window, 50% overlap, mean removed "
-            "per segment"
+            "per segment",
+            *(
+                [
+                    "a vector's PSD is the trace (sum of its components' PSDs); the band "
+                    "keeps one component's degrees of freedom (conservative)"
+                ]
+                if len(x) > 1
+                else []
+            ),
         ],
         checks=checks,
         answer=text,
@@ -259,8 +272,8 @@ def dynamic_spectrum(
         segment_s: Segment length in seconds (default: 1/32 of the series, ≥ 16 samples).
     """
     grid, x, step, checks = uniform_series(times, values)
-    nperseg = int(segment_s / step) if segment_s else max(16, len(x) // 32)
-    nperseg = max(8, min(nperseg, len(x)))
+    nperseg = int(segment_s / step) if segment_s else max(16, x.shape[1] // 32)
+    nperseg = max(8, min(nperseg, x.shape[1]))
     f, t, power = signal.spectrogram(
         x, fs=1 / step, window="hann", nperseg=nperseg, noverlap=nperseg // 2
     )
@@ -275,7 +288,7 @@ def dynamic_spectrum(
         segment_s=nperseg * step,
         columns=len(t),
     )
-    return t + grid[0], f, power.T, result
+    return t + grid[0], f, power.sum(axis=0).T, result
 
 
 def wavelet_power(
@@ -299,14 +312,15 @@ def wavelet_power(
     grid, x, step, checks = uniform_series(times, values)
     if frequencies_hz is None:
         top = 1 / (4 * step)
-        bottom = 4 / (len(x) * step)
+        bottom = 4 / (x.shape[1] * step)
         freqs = np.geomspace(top, bottom, 48)
     else:
         freqs = np.asarray(frequencies_hz, dtype=np.float64)
     centre = pywt.central_frequency(wavelet)
     scales = centre / (freqs * step)
-    coefficients, _ = pywt.cwt(x - x.mean(), scales, wavelet, sampling_period=step)
-    power: Any = np.abs(coefficients) ** 2
+    power: Any = sum(
+        np.abs(pywt.cwt(c - c.mean(), scales, wavelet, sampling_period=step)[0]) ** 2 for c in x
+    )
     power = (
         power / scales[:, None]
     )  # Liu et al. (2007) bias rectification: peaks comparable across scales

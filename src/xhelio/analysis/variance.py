@@ -95,9 +95,15 @@ def _constrained(matrix: FloatArray, mean: FloatArray) -> tuple[FloatArray, Floa
     # The eigenvalue ~0 belongs to e: the normal is the smaller of the other two.
     null = int(np.argmax(np.abs(vectors @ e)))
     keep = [i for i in range(3) if i != null]
-    values = np.array([values[keep[0]], values[keep[1]], 0.0])
+    # Ordered as the directions: maximum variance, ⟨B⟩ (no variance left), the normal.
+    values = np.array([values[keep[0]], 0.0, values[keep[1]]])
     vectors = np.array([vectors[keep[0]], e, vectors[keep[1]]])
     return values, vectors
+
+
+def _ratio(top: float, bottom: float) -> float:
+    """λ2/λ3 (or λ1/λ2); a huge finite number when the smaller is exactly 0."""
+    return float(top / bottom) if bottom > 0 else 1e12
 
 
 def _errors(values: FloatArray, samples: int) -> dict[str, float]:
@@ -107,7 +113,7 @@ def _errors(values: FloatArray, samples: int) -> dict[str, float]:
     for (i, j), (li, lj) in {(1, 2): (l1, l2), (1, 3): (l1, l3), (2, 3): (l2, l3)}.items():
         gap = li - lj
         out[f"{i}{j}"] = (
-            float(np.sqrt(l3 / (samples - 1) * (li + lj - l3) / gap**2)) if gap > 0 else np.inf
+            float(np.sqrt(l3 / (samples - 1) * (li + lj - l3) / gap**2)) if gap > 0 else np.pi
         )
     return out
 
@@ -144,18 +150,13 @@ def minimum_variance(
     samples = len(data)
     mean = data.mean(axis=0)
     matrix = (data.T @ data) / samples - np.outer(mean, mean)
+    values, axes = _ordered(matrix)
+    ratio = float(values[0] / values[1]) if maximum else _ratio(values[1], values[2])
     if constrained and np.linalg.norm(mean) > 0:
         values, axes = _constrained(matrix, mean)
-    else:
-        values, axes = _ordered(matrix)
     normal_index = 0 if maximum else 2
     axes = _orient(axes, normal_index)
     normal = axes[normal_index]
-    ratio = (
-        float(values[0] / values[1])
-        if maximum
-        else float(values[1] / values[2] if values[2] > 0 else np.inf)
-    )
     errors = {} if constrained else _errors(values, samples)
     cone: list[float] | None = None
     bn_error: float | None = None
@@ -177,7 +178,11 @@ def minimum_variance(
         "the sign of the normal is arbitrary; it is given with a non-negative x component",
     ]
     if constrained:
-        assumptions.append("⟨B·n⟩ = 0 imposed (a tangential discontinuity): no error cone")
+        assumptions.append(
+            "⟨B·n⟩ = 0 imposed (a tangential discontinuity): eigenvalues are those of the "
+            "projected matrix (x2 is along ⟨B⟩), the ratio and its meaning are those of the "
+            "unconstrained analysis, and no error cone is given"
+        )
     if samples < 10:
         checks.append(
             Check(name="samples", ok=False, detail=f"only {samples} samples: errors are rough")
