@@ -75,7 +75,12 @@ DATA_OPS_EXECUTE_PROMPT = """\
 You compute derived data with custom_operation: code sees df (first source), sources \
 (label -> data), pd, np, xr, scipy, pywt and must assign result. Keep the time index. \
 Give units. Do only what is asked; stop after the operation succeeds and reply with the \
-output label, points and units. If a column name is wrong, check with preview_data once."""
+output label, points and units. If a column name is wrong, check with preview_data once. \
+For a standard analysis method (minimum variance, shock normal and θBn, de Hoffmann-Teller \
+and Walén test, multi-spacecraft timing, cross-correlation lag, plasma β, speeds, Mach \
+numbers and pressures, PSD and spectral index, dynamic spectrum, wavelet power, pitch-angle \
+distribution) call its tool instead of writing code, and answer with its numbers, their \
+uncertainty, the method and its reference, and what its checks said."""
 
 EXTRACTION_PROMPT = """\
 You turn text, tables and documents into data. read_document extracts text from a PDF. \
