@@ -26,6 +26,7 @@ DNS rebinding and a body size limit (the same `SecurityMiddleware`).
 
 from __future__ import annotations
 
+import inspect
 import json
 import threading
 from collections.abc import Callable, Sequence
@@ -54,7 +55,7 @@ from xhelio.server.client_paths import ClientPaths, PathMap
 from xhelio.server.config import ServerConfig, check_bind
 from xhelio.server.security import ASGIApp, SecurityMiddleware
 from xhelio.tools.funnel import sanitize
-from xhelio.tools.registry import ToolRegistry
+from xhelio.tools.registry import Tool, ToolRegistry
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["XhelioMcp", "build_server", "http_app"]
@@ -418,6 +419,38 @@ def _register_pipelines(server: MCPServer, state: XhelioMcp, registry: ToolRegis
         return await _answer(_tool_call(state, client, "run_pipeline", args))
 
 
+def _public_tool(state: XhelioMcp, t: Tool) -> Callable[..., Any]:
+    """An MCP tool function for registry tool `t`: its own arguments plus `session_id`."""
+
+    async def run(ctx: Context, **arguments: Any) -> CallToolResult:
+        client = Client.of(ctx, arguments.pop("session_id", None))
+        return await _answer(_tool_call(state, client, t.name, arguments))
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter("ctx", keyword, annotation=Context)]
+    for name, field in t.arguments.model_fields.items():
+        annotation = Annotated[field.annotation, Field(description=field.description)]
+        default = (
+            inspect.Parameter.empty
+            if field.is_required()
+            else field.get_default(call_default_factory=True)
+        )
+        params.append(inspect.Parameter(name, keyword, default=default, annotation=annotation))
+    params.append(inspect.Parameter("session_id", keyword, default=None, annotation=SessionId))
+    run.__signature__ = inspect.Signature(params, return_annotation=CallToolResult)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in params} | {"return": CallToolResult}
+    run.__name__ = t.name
+    return run
+
+
+def _register_public(server: MCPServer, state: XhelioMcp, registry: ToolRegistry) -> None:
+    """Every public registry tool that has no hand-written MCP form yet, as it is."""
+    taken = {t.name for t in server._tool_manager.list_tools()}  # pyright: ignore[reportPrivateUsage]
+    for t in registry.public():
+        if t.name not in taken:
+            server.add_tool(_public_tool(state, t), name=t.name, description=t.description)
+
+
 def build_server(
     settings: Settings | None = None,
     allow_unsandboxed_code: bool = False,
@@ -449,6 +482,7 @@ def build_server(
     from xhelio.tools.toolset import default_registry
 
     _register_pipelines(server, state, default_registry())
+    _register_public(server, state, default_registry())
     return server, state
 
 

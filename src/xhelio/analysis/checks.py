@@ -126,7 +126,8 @@ def unit_scale(unit: str | None, kind: str) -> tuple[float, Check]:
             ok=False,
             detail=f"no unit given for the {kind}: assumed {expected}",
         )
-    key = re.sub(r"\s+", " ", unit.strip().lower().replace("**", "^"))
+    bare = re.sub(r"\(.*?\)", "", unit)  # "nT (1min)": a remark, not part of the unit
+    key = re.sub(r"\s+", " ", bare.strip().lower().replace("**", "^"))
     table = _UNITS[kind]
     if key in table:
         factor = table[key]

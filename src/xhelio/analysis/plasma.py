@@ -79,6 +79,11 @@ def _array(values: npt.ArrayLike | None, size: int) -> npt.NDArray[np.float64] |
     return np.broadcast_to(array.ravel(), (size,)).astype(np.float64)
 
 
+def _positive(values: npt.NDArray[np.float64] | None) -> npt.NDArray[np.float64] | None:
+    """Values with the unphysical (≤ 0, fill) ones made NaN."""
+    return None if values is None else np.where(values > 0, values, np.nan)
+
+
 def plasma_quantities(
     density_cm3: npt.ArrayLike,
     field_nt: npt.ArrayLike,
@@ -100,8 +105,10 @@ def plasma_quantities(
     """
     const, u = _astropy()
     n_values = np.asarray(density_cm3, dtype=np.float64).ravel()
+    unphysical = int(np.sum(n_values <= 0))
+    n_values = np.where(n_values > 0, n_values, np.nan)
     size = len(n_values)
-    b_values = _array(field_nt, size)
+    b_values = _positive(_array(field_nt, size))
     assert b_values is not None
     n = n_values * u.cm**-3
     b = b_values * u.nT
@@ -116,8 +123,8 @@ def plasma_quantities(
         omega = np.sqrt(n * const.e.si**2 / (const.eps0 * mass))
         out[name] = (const.c / omega).to(u.km, equivalencies=u.dimensionless_angles())
     assumptions = ["protons only (ρ = n m_p, no alphas); isotropic temperatures"]
-    tp = _array(proton_temperature_k, size)
-    te = _array(electron_temperature_k, size)
+    tp = _positive(_array(proton_temperature_k, size))
+    te = _positive(_array(electron_temperature_k, size))
     if tp is not None:
         temperature = (tp + (te if te is not None else 0.0)) * u.K
         if te is None:
@@ -148,8 +155,10 @@ def plasma_quantities(
     }
     finite = int(np.isfinite(n_values).sum())
     checks = [
-        Check(name="gaps", ok=finite == size, detail=f"{finite} of {size} samples with a density")
+        Check(name="gaps", ok=finite == size, detail=f"{finite} of {size} samples with a density"),
     ]
+    if unphysical:
+        checks.append(Check(name="values", ok=False, detail=f"{unphysical} densities ≤ 0 left out"))
     shown = ", ".join(
         f"{k.replace('_', ' ')} {medians[k]:.3g} {QUANTITIES[k][0]}".rstrip()
         for k in QUANTITIES

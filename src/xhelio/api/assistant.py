@@ -28,8 +28,12 @@ from xhelio.api.hub import SessionHub
 from xhelio.api.models import AskRequest, AskResponse, StreamEvent
 from xhelio.api.turns import execute
 from xhelio.config import Settings, load_settings
+from xhelio.errors import UserError
+from xhelio.operations import ToolResult
 from xhelio.services import Services
 from xhelio.session.events import Event
+from xhelio.tools.registry import Tool
+from xhelio.tools.toolset import default_registry
 from xhelio.tools.workspace import Workspace
 from xhelio.tools.wrappers import Policy
 
@@ -183,6 +187,41 @@ class Assistant:
                 entry = self.hub.peek(session[0])
                 if entry is not None:
                     entry.cancel.set()
+
+    def call_tool(
+        self,
+        session_id: str,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        wait: bool = True,
+        caller: str = "api",
+    ) -> ToolResult:
+        """Run the public tool `name` in a session, through its funnel (traced, logged).
+
+        A failed call is a `ToolResult` with status "error", never an exception.
+
+        Args:
+            session_id: The session to run it in (its data and figure).
+            name: A public tool (see `public_tools`).
+            arguments: The tool's arguments, as its schema says.
+            wait: Wait while the session runs another request (else `SessionBusyError`).
+            caller: Who is calling, as recorded in the operations log.
+
+        Raises:
+            UserError: There is no public tool called `name`.
+            SessionNotFoundError: No such session.
+            SessionBusyError: The session is busy and `wait` is False.
+        """
+        if name not in {t.name for t in self.public_tools()}:
+            raise UserError(f"There is no public tool named {name!r}.")
+        with self.hub.checkout(session_id, wait=wait) as entry:
+            assert entry.workspace is not None
+            return entry.workspace.funnel.call(name, dict(arguments or {}), caller=caller)
+
+    def public_tools(self) -> list[Tool]:
+        """The tools offered on every surface as they are (`@tool(..., public=True)`)."""
+        return default_registry().public()
 
     def cancel(self, session_id: str) -> bool:
         """Cancel the request running in `session_id`; False when none was running."""

@@ -12,7 +12,7 @@ from rich.table import Table
 from xhelio.cli.errors import handle_errors
 from xhelio.errors import UserError
 from xhelio.services import Services
-from xhelio.tools.toolset import default_registry
+from xhelio.tools.toolset import default_registry, tool_group_problems
 from xhelio.tools.workspace import open_workspace
 
 __all__ = ["register"]
@@ -29,7 +29,10 @@ def list_tools(
     table = Table("tool", "category", "what it does", title=f"{len(registry)} tools")
     for t in registry:
         table.add_row(t.name, t.category, t.description.splitlines()[0])
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    for group, why in tool_group_problems().items():
+        console.print(f"[yellow]Tool group {group!r} left out: {why}[/yellow]")
 
 
 @handle_errors

@@ -29,6 +29,7 @@ from xhelio.server import (
     routes_files,
     routes_sessions,
     routes_settings,
+    routes_tools,
 )
 from xhelio.server.client_paths import ClientPaths, PathMap
 from xhelio.server.config import ServerConfig, check_bind
@@ -136,6 +137,7 @@ def create_app(
         routes_figures,
         routes_files,
         routes_settings,
+        routes_tools,
     ):
         app.include_router(module.router, prefix=API_PREFIX)
     if config.cors_origins:

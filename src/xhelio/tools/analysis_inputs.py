@@ -137,6 +137,7 @@ def read_series(
     times = (index.tz_convert(None) if index.tz is not None else index).to_numpy()
     values = frame[chosen].to_numpy(dtype=np.float64)
     unit = next((entry.units.get(c, "") for c in chosen if entry.units.get(c)), "")
+    unit = re.sub(r"\s*\(.*?\)", "", unit).strip()  # "nT (1min)": the remark is no unit
     return Series(entry, times, values, chosen, unit, frame_name(entry))
 
 

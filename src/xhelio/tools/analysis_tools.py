@@ -40,6 +40,7 @@ def _label(given: str | None, source: str, suffix: str) -> str:
 
 @tool(
     "data_ops_compute",
+    public=True,
     produces=_STORED,
     reads=("label",),
     time_args=("time_range",),
@@ -130,6 +131,7 @@ def _sides(
 
 @tool(
     "data_ops_compute",
+    public=True,
     reads=("field_label", "velocity_label", "density_label", "temperature_label"),
     time_args=("shock_time", "upstream_range", "downstream_range"),
     result=shock.ShockResult,
@@ -200,6 +202,7 @@ def _plasma_on(ctx: ToolContext, field: Series, label: str, time_range: str | No
 
 @tool(
     "data_ops_compute",
+    public=True,
     reads=("field_label", "velocity_label"),
     time_args=("time_range",),
     result=frames.HTResult,
@@ -227,6 +230,7 @@ def de_hoffmann_teller(
 
 @tool(
     "data_ops_compute",
+    public=True,
     reads=("field_label", "velocity_label", "density_label"),
     time_args=("time_range",),
     result=frames.WalenResult,
@@ -259,7 +263,12 @@ def walen_test(
     return with_stored(result, [])
 
 
-@tool("data_ops_compute", time_args=("crossing_times",), result=timing.TimingResult)
+@tool(
+    "data_ops_compute",
+    public=True,
+    time_args=("crossing_times",),
+    result=timing.TimingResult,
+)
 def boundary_timing(
     ctx: ToolContext,
     crossing_times: list[str],
@@ -289,6 +298,7 @@ def boundary_timing(
 
 @tool(
     "data_ops_compute",
+    public=True,
     reads=("label_a", "label_b"),
     time_args=("time_range",),
     result=timing.LagResult,
@@ -327,6 +337,7 @@ def _spectral_input(ctx: ToolContext, label: str, time_range: str | None, column
 
 @tool(
     "data_ops_compute",
+    public=True,
     produces=_STORED,
     reads=("label",),
     time_args=("time_range",),
@@ -394,6 +405,7 @@ def _store_grid(
 
 @tool(
     "data_ops_compute",
+    public=True,
     produces=_STORED,
     reads=("label",),
     time_args=("time_range",),
@@ -428,6 +440,7 @@ def dynamic_spectrum(
 
 @tool(
     "data_ops_compute",
+    public=True,
     produces=_STORED,
     reads=("label",),
     time_args=("time_range",),
@@ -460,6 +473,7 @@ def wavelet_power(
 
 @tool(
     "data_ops_compute",
+    public=True,
     produces=_STORED,
     reads=("label",),
     time_args=("time_range",),
@@ -505,6 +519,7 @@ def pitch_angle_distribution(
 
 @tool(
     "data_ops_compute",
+    public=True,
     produces=_STORED,
     reads=("density_label", "field_label", "velocity_label", "temperature_label",
            "electron_temperature_label"),

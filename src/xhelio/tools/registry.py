@@ -143,6 +143,8 @@ class Tool:
         edits_figure: It acts on the current figure instead of drawing a new one.
         runs_code: It runs generated code (a server refuses it without OS isolation).
         file_args: Arguments that are paths of the user's own files.
+        public: Offered on every surface as it is: an MCP tool of the same name, REST
+            `POST /api/v1/sessions/{id}/tools/{name}` and `Assistant.call_tool`.
     """
 
     name: str
@@ -158,6 +160,7 @@ class Tool:
     edits_figure: bool = False
     runs_code: bool = False
     file_args: tuple[str, ...] = ()
+    public: bool = False
 
     def produced(self, args: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
         """The labels a successful call with `args` that returned `result` created."""
@@ -206,6 +209,7 @@ def tool(
     edits_figure: bool = False,
     runs_code: bool = False,
     file_args: tuple[str, ...] = (),
+    public: bool = False,
 ) -> Callable[[ToolFunction], Tool]:
     """Declare a function as a tool in `category` and say what a call of it means.
 
@@ -221,6 +225,7 @@ def tool(
         edits_figure: It acts on the current figure instead of drawing a new one.
         runs_code: It runs generated code.
         file_args: Arguments that are paths of the user's own files.
+        public: Offer it on MCP, REST and the Python API with no more code.
 
     Raises:
         ValueError: an unknown category, or a declared argument the function does not have.
@@ -252,6 +257,7 @@ def tool(
             edits_figure=edits_figure,
             runs_code=runs_code,
             file_args=file_args,
+            public=public,
         )
 
     return wrap
@@ -286,6 +292,10 @@ class ToolRegistry:
     def by_phase(self, *phases: Phase) -> list[Tool]:
         """Tools whose phase is one of `phases`."""
         return [t for t in self._tools.values() if t.phase in phases]
+
+    def public(self) -> list[Tool]:
+        """The tools offered on every surface as they are (MCP, REST, Python API)."""
+        return [t for t in self._tools.values() if t.public]
 
     def label_makers(self) -> list[Tool]:
         """The tools whose successful calls create DataStore labels."""

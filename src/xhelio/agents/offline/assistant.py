@@ -27,7 +27,9 @@ from xhelio.agents.offline.intent import RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.pipeline_requests import pipeline_reply
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
+from xhelio.agents.offline.skills import FetchedSeries, skill_reply
 from xhelio.agents.turn import AssistantReply
+from xhelio.operations import ToolResult
 from xhelio.tools.result import no_usable_data
 from xhelio.tools.workspace import Workspace
 
@@ -103,13 +105,37 @@ class OfflineAssistant:
             self._vocab = Vocabulary.from_catalog(self.workspace.context.catalog)
         return self._vocab
 
+    def call_tool(self, tool: str, args: dict[str, Any]) -> ToolResult:
+        """Run `tool` through the session's funnel as offline mode (traced and logged)."""
+        return self.workspace.funnel.call(tool, args, caller=_CALLER)
+
     def _call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-        return self.workspace.funnel.call(tool, args, caller=_CALLER).to_dict()
+        return self.call_tool(tool, args).to_dict()
+
+    def fetch_for(self, text: str) -> FetchedSeries:
+        """Fetch the series `text` names, as the ordinary reading plans them; no plot.
+
+        For skills: "Wind magnetic field 2015-03-17 10:15 to 10:25" fetches that field
+        and gives its label. Follow-ups are completed from the session like any request.
+        """
+        _, plan, _ = self.interpret(text)
+        run = StepRun()
+        fetches = [s for s in plan.steps if s.kind == "fetch"]
+        for step in fetches:
+            self.execute_step(step, run)
+        labels = [run.refs[s.output] for s in fetches if s.output in run.refs]
+        problems = [*run.problems]
+        if not fetches:
+            needed = " and ".join(plan.missing or ("a mission and a quantity",))
+            problems.append(f"Not fetched: still need {needed}.")
+        return FetchedSeries(labels, run.lines, problems, str(plan.time_range or ""))
 
     def respond(self, request: str, cancel: threading.Event) -> AssistantReply:
         """Answer `request`: discovery, or plan and run fetch/compute/plot steps."""
         if (said := pipeline_reply(self.workspace, request)) is not None:
             return AssistantReply(said)
+        if (reply := skill_reply(self, request)) is not None:
+            return reply
         intent = parse_request(request, self.vocab)
         if intent.discovery is not None:
             return self._discover(intent)
