@@ -199,3 +199,11 @@ def test_pitch_angles_of_a_field_aligned_beam() -> None:
     times = np.datetime64("2020-01-01") + np.arange(4) * np.timedelta64(3, "s")
     pad, result = bin_pitch_angles(times, flux, directions, field, bins=9)
     assert pad.shape == (4, 9) and result.anisotropy > 0.3
+
+
+def test_noise_free_data_gives_exact_numbers_not_rounding_errors() -> None:
+    z = np.linspace(-3, 3, 50)
+    b = np.column_stack([20 * np.tanh(z), 6 / np.cosh(z), np.full(50, 2.0)]) @ rotation()
+    result = minimum_variance(b)
+    assert result.eigenvalues[2] >= 0 and np.isfinite(result.ratio)
+    assert result.cone_deg is not None and result.cone_deg[0] < 1e-3

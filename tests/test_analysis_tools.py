@@ -150,3 +150,20 @@ def test_pitch_angle_tool_needs_a_pitch_angle_dimension(ws) -> None:
     put(ws, "flat", np.ones(10), ["x"], "")
     with pytest.raises(UserError, match="angle-resolved"):
         call(ws, "pitch_angle_distribution", label="flat")
+
+
+def test_the_tools_are_public_on_the_python_api() -> None:
+    from xhelio.api.assistant import Assistant
+
+    with Assistant(load_settings()) as xh:
+        sid = xh.new_session("analysis")
+        with xh.hub.checkout(sid) as entry:
+            assert entry.workspace is not None
+            z = np.linspace(-3, 3, 120)
+            b = np.column_stack([20 * np.tanh(z), 6 / np.cosh(z), np.full(120, 2.0)])
+            put(entry.workspace, "B", b @ rotation(), ["Bx", "By", "Bz"], "nT")
+        result = xh.call_tool(sid, "minimum_variance", {"label": "B"})
+        assert result.ok and result.payload["stored"] == ["B.LMN"]
+        assert "Sonnerup" in result.payload["reference"]
+        failed = xh.call_tool(sid, "minimum_variance", {"label": "nothing"})
+        assert not failed.ok and "nothing" in (failed.error or "")

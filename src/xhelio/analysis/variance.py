@@ -71,6 +71,7 @@ def normal_quality(ratio: float) -> str:
 
 def _ordered(matrix: FloatArray) -> tuple[FloatArray, FloatArray]:
     values, vectors = np.linalg.eigh(matrix)
+    values = np.clip(values, 0.0, None)  # a variance matrix: rounding may leave -1e-15
     order = np.argsort(values)[::-1]
     return values[order], vectors[:, order].T.copy()
 
