@@ -119,11 +119,8 @@ def _sides(
         ):
             name = labels.get(key)
             if name:
-                other = read_series(ctx, name, span)
-                factor, check = unit_scale(other.unit, kind)
+                on, check = _plasma_on(ctx, field, name, span, kind)
                 notes.append(check.detail)
-                values = Series(other.entry, other.times, other.values, other.columns, "", None)
-                on = values.on(field.times) * factor
                 parts[key[0]] = on[:, :3] if key == "velocity" else on[:, 0]
         sides.append(shock.ShockSide.of(parts["b"], parts.get("v"), parts.get("d"), parts.get("t")))
     return sides[0], sides[1], frame, sorted(set(notes))

@@ -98,11 +98,12 @@ def _reply(
     args: dict[str, Any],
     fetched: FetchedSeries,
     lead: Callable[[dict[str, Any]], str] | None = None,
+    note: str = "",
 ) -> AssistantReply:
     result = host.call_tool(tool, args)
     said = [*fetched.lines]
-    if tool == "shock_normal" and "velocity_label" not in args:
-        said.append("No velocity vectors were found: the normal is by magnetic coplanarity.")
+    if note:
+        said.append(note)
     if not result.ok:
         said.append(f"The {tool.replace('_', ' ')} could not be computed: {result.error}")
         return AssistantReply("\n".join(said), error=result.error)
@@ -168,7 +169,8 @@ def _shock(host: SkillHost, request: str) -> AssistantReply | None:
         args["velocity_label"] = velocity
     if density:
         args["density_label"] = density
-    return _reply(host, "shock_normal", args, fetched)
+    note = "" if velocity else "No velocity vectors were found: magnetic coplanarity is used."
+    return _reply(host, "shock_normal", args, fetched, note=note)
 
 
 def _spectrum(host: SkillHost, request: str) -> AssistantReply:
