@@ -69,6 +69,7 @@ def test_plasma_beta_from_omni(session: Session) -> None:
     assert turn.error is None, turn.answer
     assert "OMNI" in turn.answer and "Beta: median" in turn.answer
     assert "NRL Plasma Formulary" in turn.answer
+    assert turn.figures  # the asked quantity over time is drawn
 
 
 def test_other_requests_are_left_to_the_ordinary_reader(session: Session) -> None:

@@ -86,7 +86,7 @@ def _positive(values: npt.NDArray[np.float64] | None) -> npt.NDArray[np.float64]
 
 def plasma_quantities(
     density_cm3: npt.ArrayLike,
-    field_nt: npt.ArrayLike,
+    field_nt: npt.ArrayLike | None = None,
     speed_km_s: npt.ArrayLike | None = None,
     proton_temperature_k: npt.ArrayLike | None = None,
     electron_temperature_k: npt.ArrayLike | None = None,
@@ -97,7 +97,7 @@ def plasma_quantities(
 
     Args:
         density_cm3: Proton density, cm^-3 (n samples).
-        field_nt: Field magnitude, nT (n) or vectors (n, 3).
+        field_nt: Field magnitude, nT (n) or vectors (n, 3); for speeds, β, frequencies.
         speed_km_s: Bulk speed, km/s (n) or velocity vectors (n, 3); for Mach numbers
             and dynamic pressure.
         proton_temperature_k: Proton temperature, K; for β, sound speed, pressures.
@@ -108,20 +108,19 @@ def plasma_quantities(
     unphysical = int(np.sum(n_values <= 0))
     n_values = np.where(n_values > 0, n_values, np.nan)
     size = len(n_values)
-    b_values = _positive(_array(field_nt, size))
-    assert b_values is not None
     n = n_values * u.cm**-3
-    b = b_values * u.nT
     mp = const.m_p
-    out: dict[str, object] = {}
-    va = (b / np.sqrt(const.mu0 * n * mp)).to(u.km / u.s)
-    out["alfven_speed"] = va
-    out["magnetic_pressure"] = (b**2 / (2 * const.mu0)).to(u.nPa)
-    out["proton_gyrofrequency"] = (const.e.si * b / (2 * np.pi * mp)).to(u.Hz)
-    out["electron_gyrofrequency"] = (const.e.si * b / (2 * np.pi * const.m_e)).to(u.Hz)
+    out: dict[str, Any] = {}
     for name, mass in (("ion_inertial_length", mp), ("electron_inertial_length", const.m_e)):
         omega = np.sqrt(n * const.e.si**2 / (const.eps0 * mass))
         out[name] = (const.c / omega).to(u.km, equivalencies=u.dimensionless_angles())
+    b_values = _positive(_array(field_nt, size))
+    if b_values is not None:
+        b = b_values * u.nT
+        out["alfven_speed"] = (b / np.sqrt(const.mu0 * n * mp)).to(u.km / u.s)
+        out["magnetic_pressure"] = (b**2 / (2 * const.mu0)).to(u.nPa)
+        out["proton_gyrofrequency"] = (const.e.si * b / (2 * np.pi * mp)).to(u.Hz)
+        out["electron_gyrofrequency"] = (const.e.si * b / (2 * np.pi * const.m_e)).to(u.Hz)
     assumptions = ["protons only (ρ = n m_p, no alphas); isotropic temperatures"]
     tp = _positive(_array(proton_temperature_k, size))
     te = _positive(_array(electron_temperature_k, size))
@@ -129,24 +128,26 @@ def plasma_quantities(
         temperature = (tp + (te if te is not None else 0.0)) * u.K
         if te is None:
             assumptions.append("no electron temperature: β and pressures count protons only")
-        p_th = (n * const.k_B * temperature).to(u.nPa)
-        out["thermal_pressure"] = p_th
-        out["total_pressure"] = p_th + out["magnetic_pressure"]  # type: ignore[operator]
-        out["beta"] = (p_th / out["magnetic_pressure"]).to(u.dimensionless_unscaled)  # type: ignore[operator]
-        cs = np.sqrt(_GAMMA * const.k_B * temperature / mp).to(u.km / u.s)
-        out["sound_speed"] = cs
-        out["magnetosonic_speed"] = np.sqrt(va**2 + cs**2)
+        out["thermal_pressure"] = (n * const.k_B * temperature).to(u.nPa)
+        out["sound_speed"] = np.sqrt(_GAMMA * const.k_B * temperature / mp).to(u.km / u.s)
+    if "thermal_pressure" in out and "magnetic_pressure" in out:
+        out["total_pressure"] = out["thermal_pressure"] + out["magnetic_pressure"]
+        out["beta"] = (out["thermal_pressure"] / out["magnetic_pressure"]).to(
+            u.dimensionless_unscaled
+        )
+        out["magnetosonic_speed"] = np.sqrt(out["alfven_speed"] ** 2 + out["sound_speed"] ** 2)
     v = _array(speed_km_s, size)
     if v is not None:
         speed = v * u.km / u.s
         out["dynamic_pressure"] = (n * mp * speed**2).to(u.nPa)
-        out["alfven_mach"] = (speed / va).to(u.dimensionless_unscaled)
-        if "magnetosonic_speed" in out:
-            out["magnetosonic_mach"] = (speed / out["magnetosonic_speed"]).to(
-                u.dimensionless_unscaled
-            )  # type: ignore[operator]
+        for mach, base in (
+            ("alfven_mach", "alfven_speed"),
+            ("magnetosonic_mach", "magnetosonic_speed"),
+        ):
+            if base in out:
+                out[mach] = (speed / out[base]).to(u.dimensionless_unscaled)
     series = {
-        k: np.asarray(q.to_value(QUANTITIES[k][0] or u.dimensionless_unscaled), dtype=np.float64)  # type: ignore[attr-defined]
+        k: np.asarray(q.to_value(QUANTITIES[k][0] or u.dimensionless_unscaled), dtype=np.float64)
         for k, q in out.items()
     }
     medians = {

@@ -526,7 +526,7 @@ def pitch_angle_distribution(
 def plasma_quantities(
     ctx: ToolContext,
     density_label: str,
-    field_label: str,
+    field_label: str | None = None,
     velocity_label: str | None = None,
     temperature_label: str | None = None,
     electron_temperature_label: str | None = None,
@@ -541,7 +541,7 @@ def plasma_quantities(
 
     Args:
         density_label: Stored proton density (cm^-3).
-        field_label: Stored field magnitude or vectors (nT).
+        field_label: Stored field magnitude or vectors (nT): speeds, β, frequencies.
         velocity_label: Stored bulk speed or velocity (km/s): Mach numbers, dynamic pressure.
         temperature_label: Stored proton temperature (K or eV): β, sound speed, pressures.
         electron_temperature_label: Stored electron temperature (K or eV).
@@ -562,8 +562,6 @@ def plasma_quantities(
             values, check = _plasma_on(ctx, density, name, time_range, kind)
             inputs[key] = values if values.shape[1] == 3 else values[:, 0]
             checks.append(check)
-    if "field_nt" not in inputs:
-        raise UserError("plasma_quantities needs the field.")
     series, result = plasma.plasma_quantities(density.scalar() * n_scale, **inputs)
     result.checks.extend(checks)
     table = pd.DataFrame(series, index=pd.DatetimeIndex(density.times).tz_localize("UTC"))

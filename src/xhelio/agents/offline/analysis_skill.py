@@ -193,10 +193,11 @@ def _plasma(host: SkillHost, request: str) -> AssistantReply:
     )
     found = _labels(host, fetched)
     density = _pick(found, _DENSITY)
-    field = _pick(found, _NT, vector=False)
-    if density is None or field is None:
-        return _nothing(fetched, "density and field")
-    args: dict[str, Any] = {"density_label": density, "field_label": field}
+    if density is None:
+        return _nothing(fetched, "density")
+    args: dict[str, Any] = {"density_label": density}
+    if (field := _pick(found, _NT, vector=False)) is not None:
+        args["field_label"] = field
     if (speed := _pick(found, _KMS, vector=False)) is not None:
         args["velocity_label"] = speed
     if (temperature := _pick(found, _KELVIN)) is not None:
@@ -208,7 +209,13 @@ def _plasma(host: SkillHost, request: str) -> AssistantReply:
         if asked is None or value is None:
             return ""
         unit = payload.get("units", {}).get(asked, "")
-        return f"{asked.replace('_', ' ').capitalize()}: median {value:.3g} {unit}".rstrip() + "."
+        name = asked.replace("_", " ")
+        stored = payload.get("stored", [])
+        if stored:  # the asked quantity over time, as the ordinary reading would show it
+            trace = {"type": "scatter", "data_label": f"{stored[0]}.{asked}", "name": name}
+            figure = {"data": [trace], "layout": {"title": {"text": name}}}
+            host.call_tool("render_plotly_json", {"figure": figure})
+        return f"{name.capitalize()}: median {value:.3g} {unit}".rstrip() + "."
 
     return _reply(host, "plasma_quantities", args, fetched, lead)
 
