@@ -151,10 +151,19 @@ def _result_problems(
         short.append("no figure")
     if case.traces is not None and len(traces) != case.traces:
         short.append(f"{len(traces)} traces, not {case.traces}")
-    labels = [
-        str((op.get("result") or {}).get("label", "")) + " " + str(op["args"].get("code", ""))
+    labels = [  # a computation: generated code, or an analysis method with its outputs
+        " ".join(
+            [
+                str((op.get("result") or {}).get("label", "")),
+                str((op.get("result") or {}).get("method", "")),
+                *[str(label) for label in op.get("produced") or []],
+                str(op["args"].get("code", "")),
+            ]
+        )
         for op in operations
-        if op.get("tool") == "custom_operation" and op.get("status") == "ok"
+        if op.get("phase") == "compute"
+        and op.get("status") == "ok"
+        and (op["args"].get("code") or (op.get("result") or {}).get("method"))
     ]
     short += [
         f"no computation matching {p}"

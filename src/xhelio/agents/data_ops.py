@@ -2,10 +2,11 @@
 
 Think phase: a short run with read-only tools (describe, preview, list, function docs)
 that ends with a plan (inputs, columns, units, approach, output label). Execute phase: a
-fresh run with `custom_operation`, describe, preview, save and list, given the request
-plus that plan. Both phases run under their own LoopGuard and share the cancellation
-event; a think phase that fails for a model reason or is cancelled ends the request.
-Imports `agents.subagent` and `agents.prompts`; never the orchestrator.
+fresh run with `custom_operation`, describe, preview, save and list, and the standard
+analysis methods (`tools.analysis_tools`), given the request plus that plan. Both phases
+run under their own LoopGuard and share the cancellation event; a think phase that fails
+for a model reason or is cancelled ends the request. Imports `agents.subagent` and
+`agents.prompts`; never the orchestrator.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from xhelio.agents.guard import GuardLimits
 from xhelio.agents.prompts import DATA_OPS_EXECUTE_PROMPT, DATA_OPS_THINK_PROMPT
 from xhelio.agents.subagent import AgentEnv, AgentMode, DelegationResult, SubAgent, memory_note
 from xhelio.pipelines.library import library_note
+from xhelio.tools.analysis_tools import ANALYSIS_TOOLS
 
 __all__ = ["THINK_LIMITS", "DataOpsAgent"]
 
@@ -45,6 +47,8 @@ _EVENT_TOOLS = (
     "superposed_epoch",
 )
 """Event lists, detection and superposed epoch (tools/event_tools.py, event_analysis_tools.py)."""
+_ANALYSIS_TOOLS = tuple(t.name for t in ANALYSIS_TOOLS)
+"""The standard analysis methods (issue 23), offered where the registry has them."""
 
 
 class DataOpsAgent:
@@ -60,11 +64,16 @@ class DataOpsAgent:
             DATA_OPS_THINK_PROMPT,
             [env.tool(name) for name in _THINK_TOOLS],
         )
+        registry = env.workspace.funnel.registry
+        analysis = [env.tool(n) for n in _ANALYSIS_TOOLS if registry.get(n) is not None]
         self.execute = SubAgent(
             env,
             "data_ops",
             DATA_OPS_EXECUTE_PROMPT,
-            [env.tool(name) for name in (*_EXECUTE_TOOLS, *_EVENT_TOOLS)],
+            [
+                *(env.tool(name) for name in (*_EXECUTE_TOOLS, *_EVENT_TOOLS)),
+                *analysis,
+            ],
         )
 
     async def compute(

@@ -87,7 +87,12 @@ Give units. Do only what is asked; stop after the operation succeeds and reply w
 output label, points and units. If a column name is wrong, check with preview_data once. \
 For events use the event tools, not code: import_events/load_event_list/find_event_lists \
 for lists, detect_storms (Dst/SYM-H), detect_shocks (|B|, V, n, T), detect_sep_onsets, \
-fetch_for_events and superposed_epoch; quote each result's method and reference."""
+fetch_for_events and superposed_epoch; quote each result's method and reference. \
+For a standard analysis method (minimum variance, shock normal and θBn, de Hoffmann-Teller \
+and Walén test, multi-spacecraft timing, cross-correlation lag, plasma β, speeds, Mach \
+numbers and pressures, PSD and spectral index, dynamic spectrum, wavelet power, pitch-angle \
+distribution) call its tool instead of writing code, and answer with its numbers, their \
+uncertainty, the method and its reference, and what its checks said."""
 
 API_PROMPT = """\
 You answer from documented web APIs and search. list_apis names the APIs (swpc: NOAA SWPC \

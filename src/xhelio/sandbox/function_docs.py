@@ -1,10 +1,12 @@
 """Searchable documentation of the scientific functions sandboxed code may call.
 
-Covers scipy.signal, scipy.fft, scipy.interpolate, scipy.stats, scipy.integrate and
-pywt, built from the installed packages' own docstrings and signatures (so it always
-matches what the sandbox runs). The index is built lazily on first use, cached as JSON at
+Covers scipy.signal, scipy.fft, scipy.interpolate, scipy.stats, scipy.integrate, pywt
+and the standard analysis methods (`analysis.*`, from `xhelio.analysis.namespace`),
+built from the installed packages' own docstrings and signatures (so it always matches
+what the sandbox runs). The index is built lazily on first use, cached as JSON at
 `settings.home / "function_docs.json"` keyed by the package versions, and held in memory
-for the rest of the process. Imports nothing from xhelio but `config` and `errors`.
+for the rest of the process. Imports nothing from xhelio but `config` and `errors` (the
+analysis namespace it documents is imported by name).
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ DOCUMENTED_MODULES = (
     "scipy.stats",
     "scipy.integrate",
     "pywt",
+    "xhelio.analysis.namespace",
 )
-_FORMAT_VERSION = 1
+_SHOWN = {"xhelio.analysis.namespace": "analysis"}
+"""Modules the code sees under another name: their functions are documented by it."""
+_FORMAT_VERSION = 2
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -74,7 +79,10 @@ def _build() -> list[FunctionDoc]:
     entries: list[FunctionDoc] = []
     for module_name in DOCUMENTED_MODULES:
         module = importlib.import_module(module_name)
+        shown = _SHOWN.get(module_name, module_name)
         for name in _public_names(module):
+            if shown != module_name and name in {"sandbox_module", "warm_up"}:
+                continue
             obj = getattr(module, name, None)
             if obj is None or inspect.ismodule(obj) or not callable(obj):
                 continue
@@ -82,8 +90,8 @@ def _build() -> list[FunctionDoc]:
             summary = next((line.strip() for line in doc.splitlines() if line.strip()), "")
             entries.append(
                 FunctionDoc(
-                    name=f"{module_name}.{name}",
-                    module=module_name,
+                    name=f"{shown}.{name}",
+                    module=shown,
                     signature=_signature(name, obj),
                     summary=summary,
                     doc=doc,

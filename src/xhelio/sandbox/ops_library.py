@@ -29,8 +29,8 @@ the code (inputs, result kind, units, library calls); the author's description o
 deduplicates. `custom_operation` keeps code only when its run was clean (no warnings,
 non-empty result) on real, fetched data.
 Stored in SQLite (WAL) at `settings.home / "ops_library.sqlite"`; never pickle.
-Imports nothing from xhelio but `config`, `errors`, `sandbox.ops_summary` and
-`sandbox.validate`.
+Imports nothing from xhelio but `config`, `errors`, `sandbox.ops_summary`,
+`sandbox.validate` and `analysis.namespace`.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ import pywt
 import scipy
 import xarray as xr
 
+from xhelio.analysis.namespace import sandbox_module
 from xhelio.config import Settings
 from xhelio.errors import SandboxError
 from xhelio.migrations import Migration, columns, migrate, sql
@@ -106,7 +107,9 @@ CREATE TABLE IF NOT EXISTS ops (
 )
 """
 _REVIEW_VERSION = "review-2"  # neutral code and a generated summary
-_LIBRARIES = {"np": np, "pd": pd, "xr": xr, "scipy": scipy, "pywt": pywt}
+_LIBRARIES = {
+    "np": np, "pd": pd, "xr": xr, "scipy": scipy, "pywt": pywt, "analysis": sandbox_module()
+}  # fmt: skip
 _UNPROVEN = ProvingRun(real_data=False, clean=False, input_columns=(), output_kind="result")
 
 

@@ -45,7 +45,7 @@ REDUCTIONS = frozenset(
         "prod", "size", "nunique", "sem", "skew", "kurt", "quantile", "ohlc", "describe",
     }
 )  # fmt: skip
-PROVIDED = frozenset({"df", "sources", "pd", "np", "xr", "scipy", "pywt", "result"})
+PROVIDED = frozenset({"df", "sources", "pd", "np", "xr", "scipy", "pywt", "analysis", "result"})
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.:+\-]{0,11}")
 _UNIT = re.compile(r"[A-Za-z0-9/^*.\-+()]{1,12}")
 _RAW_MEMORY = frozenset({"frombuffer", "data", "ctypes", "view", "as_strided", "getbuffer"})

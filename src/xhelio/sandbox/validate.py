@@ -32,8 +32,10 @@ __all__ = [
 MAX_CODE_CHARS = 100_000
 MAX_AST_NODES = 20_000
 
-PROVIDED_NAMES = frozenset({"df", "sources", "pd", "np", "xr", "scipy", "pywt", "result"})
-MODULE_NAMES = frozenset({"pd", "np", "xr", "scipy", "pywt"})
+PROVIDED_NAMES = frozenset(
+    {"df", "sources", "pd", "np", "xr", "scipy", "pywt", "analysis", "result"}
+)
+MODULE_NAMES = frozenset({"pd", "np", "xr", "scipy", "pywt", "analysis"})
 
 ALLOWED_BUILTINS = frozenset(
     {

@@ -13,8 +13,8 @@ object walks and more. It raises a BaseException so `except Exception` in user c
 cannot swallow it, and records what was refused. It is defence in depth: the OS layers
 are the boundary.
 
-Imports from xhelio only `sandbox.wire`, `sandbox.results`, `sandbox.harden` and
-`sandbox.validate`.
+Imports from xhelio only `sandbox.wire`, `sandbox.results`, `sandbox.harden`,
+`sandbox.validate` and `analysis.namespace` (the `analysis` module the code sees).
 """
 
 from __future__ import annotations
@@ -262,7 +262,18 @@ def load_modules() -> dict[str, ModuleType]:
         for name in _LAZY_MODULES:
             importlib.import_module(name)
     _prime_array_printing()
-    return {"pd": pd, "np": np, "xr": xr, "scipy": scipy, "pywt": pywt}
+    from xhelio.analysis.namespace import sandbox_module
+    from xhelio.analysis.namespace import warm_up as warm_up_analysis
+
+    warm_up_analysis()  # its lazy imports happen now, before the audit hook
+    return {
+        "pd": pd,
+        "np": np,
+        "xr": xr,
+        "scipy": scipy,
+        "pywt": pywt,
+        "analysis": sandbox_module(),
+    }
 
 
 def vm_size_bytes() -> int:

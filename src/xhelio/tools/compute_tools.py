@@ -169,8 +169,10 @@ def custom_operation(
     """Run pandas/numpy/scipy/pywt code on stored data in the sandbox and store `result`.
 
     The code sees `df` (the first source), `sources` (label -> DataFrame/DataArray),
-    `pd`, `np`, `xr`, `scipy` and `pywt`, and must assign `result` (DataFrame, Series,
-    DataArray or scalar). No imports, no file or network access.
+    `pd`, `np`, `xr`, `scipy`, `pywt` and `analysis` (standard methods with their
+    references, e.g. `analysis.minimum_variance(df[['bx', 'by', 'bz']])['normal']`,
+    `analysis.welch_psd(df['bx'])`; see search_function_docs), and must assign `result`
+    (DataFrame, Series, DataArray or scalar). No imports, no file or network access.
 
     Args:
         source_labels: Labels of the inputs; the first is `df`.

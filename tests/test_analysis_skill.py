@@ -1,0 +1,77 @@
+"""Offline mode answers analysis requests through the analysis skill (synthetic HAPI data).
+
+The loopback server serves synthetic data for whatever dataset is picked, so these tests
+check that the right series are fetched and the method's answer (numbers, method,
+reference) comes back, not the physics (tests/test_analysis_methods.py does that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from servers.catalog_hapi import CatalogHapiServer
+from xhelio.agents.offline import OfflineAssistant
+from xhelio.agents.offline.analysis_skill import answer
+from xhelio.agents.turn import TurnResult, run_turn
+from xhelio.config import load_settings
+from xhelio.tools.workspace import Workspace, open_workspace
+
+
+@dataclass
+class Session:
+    workspace: Workspace
+    assistant: OfflineAssistant
+
+    def ask(self, text: str) -> TurnResult:
+        return run_turn(self.workspace, self.assistant, text)
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    home = tmp_path_factory.mktemp("analysis-home")
+    with CatalogHapiServer() as server, pytest.MonkeyPatch.context() as env:
+        env.setenv("XHELIO_HOME", str(home))
+        env.setenv("XHELIO_HAPI_URL", server.url)
+        workspace = open_workspace(settings=load_settings())
+        try:
+            yield Session(workspace, OfflineAssistant(workspace))
+        finally:
+            workspace.close()
+
+
+def test_minimum_variance_on_the_wind_field(session: Session) -> None:
+    turn = session.ask("minimum variance on the Wind field from 10:15 to 10:25 on 2015-03-17")
+    assert turn.error is None, turn.answer
+    assert "WI_H0_MFI" in turn.answer and "Minimum variance normal n = (" in turn.answer
+    assert "λ2/λ3" in turn.answer and "Sonnerup" in turn.answer
+    assert any(d.label.endswith(".LMN") for d in turn.data)
+
+
+def test_theta_bn_of_a_shock_from_wind(session: Session) -> None:
+    turn = session.ask("θBn of the shock at 2015-03-17 04:00 from Wind")
+    assert "WI_H0_MFI" in turn.answer
+    assert "θBn = " in turn.answer and "Schwartz" in turn.answer, turn.answer
+
+
+def test_psd_of_the_ace_field(session: Session) -> None:
+    turn = session.ask("PSD of the ACE field on 2020-01-01")
+    assert turn.error is None, turn.answer
+    assert "AC_H" in turn.answer and "degrees of freedom" in turn.answer
+    assert "Welch" in turn.answer and any(d.label.endswith(".PSD") for d in turn.data)
+
+
+def test_plasma_beta_from_omni(session: Session) -> None:
+    pytest.importorskip("astropy")
+    turn = session.ask("plasma beta from OMNI for March 2015")
+    assert turn.error is None, turn.answer
+    assert "OMNI" in turn.answer and "Beta: median" in turn.answer
+    assert "NRL Plasma Formulary" in turn.answer
+    assert turn.figures  # the asked quantity over time is drawn
+
+
+def test_other_requests_are_left_to_the_ordinary_reader(session: Session) -> None:
+    assert answer(session.assistant, "plot the ACE magnetic field on 2020-01-01") is None
+    assert answer(session.assistant, "shock normal please") is None  # no time: not ours
