@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("session",),
     ("render",),
     ("sandbox",),
+    ("sql",),
     ("data",),
     ("sources",),
     ("catalog", "language"),
@@ -32,7 +33,8 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 """ARCHITECTURE.md's layers, top first: data flows down, nothing imports from a layer
 above it. `services` (the process's resources) sits between the tools that use them and
-the lower layers it owns; `language` (request words against dataset metadata) serves the
+the lower layers it owns; `sql` (queries over the session's entries) sits just above
+the data it reads; `language` (request words against dataset metadata) serves the
 catalog's ranking and the agents; `operations` (what a tool call means), `migrations`
 (the SQLite schema steps) and `vocabulary` (the domain words as data, which the time
 grammar reads for named events) are core."""
