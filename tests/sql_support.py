@@ -16,10 +16,8 @@ def dst_entry() -> DataEntry:
     """Quiet Dst (-10 nT) with three storm days dipping below -100 nT."""
     values = np.full(len(HOURS), -10.0)
     for depth, day in zip((-222.0, -204.0, -155.0), STORM_DAYS, strict=True):
-        hours = (HOURS >= pd.Timestamp(day, tz="UTC")) & (
-            HOURS < pd.Timestamp(day, tz="UTC") + pd.Timedelta(hours=6)
-        )
-        values[hours] = depth
+        first = pd.Timestamp(day, tz="UTC")
+        values[np.asarray((first <= HOURS) & (first + pd.Timedelta(hours=6) > HOURS))] = depth
     frame = pd.DataFrame({"DST1800": values}, index=HOURS)
     return DataEntry(DST, frame, {"DST1800": "nT"}, "Dst index", "OMNI2_H0_MRG1HR", "DST1800")
 

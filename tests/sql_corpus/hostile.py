@@ -44,7 +44,11 @@ ATTEMPTS: list[tuple[str, str, tuple[str, ...]]] = [
     ("file as table", "SELECT * FROM '/etc/passwd'", GUARD),
     ("url as table", "SELECT * FROM 'https://example.com/data.csv'", GUARD),
     ("glob", "SELECT * FROM glob('/*')", GUARD),
-    ("read in subquery", "SELECT * FROM ace WHERE Bz > (SELECT count(*) FROM read_csv('/x'))", GUARD),
+    (
+        "read in subquery",
+        "SELECT * FROM ace WHERE Bz > (SELECT count(*) FROM read_csv('/x'))",
+        GUARD,
+    ),
     ("read in join", "SELECT * FROM ace a JOIN read_csv('/etc/passwd') b ON true", GUARD),
     ("read in union", "SELECT 'a' UNION SELECT * FROM read_text('/etc/passwd')", GUARD),
     ("parquet_scan", "SELECT * FROM parquet_scan('/x.parquet')", GUARD),
@@ -66,7 +70,7 @@ ATTEMPTS: list[tuple[str, str, tuple[str, ...]]] = [
     ("reset", "RESET ALL", GUARD),
     ("install", "INSTALL httpfs", GUARD),
     ("load", "LOAD httpfs", GUARD),
-    ("extension function", "SELECT ST_Point(1, 2)", GUARD),
+    ("extension function", "SELECT ST_Point(1, 2)", ("engine",)),  # not autoloaded
     ("attach", "ATTACH 'x.db' AS x", GUARD),
     ("detach", "DETACH x", GUARD),
     ("call", "CALL pragma_version()", GUARD),
@@ -97,10 +101,17 @@ ATTEMPTS: list[tuple[str, str, tuple[str, ...]]] = [
     ("cyrillic getenv", "SELECT g\u0435tenv('HOME')", GUARD),
     ("nul in a path", "SELECT * FROM read_csv('/etc/pass\u0000wd')", GUARD),
     # recursive CTE bombs
-    ("recursive counter", "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
-     "SELECT count(*) FROM r", GUARD),
-    ("recursive doubling", "WITH RECURSIVE r(s) AS (SELECT 'x' UNION ALL SELECT s || s FROM r) "
-     "SELECT max(length(s)) FROM r", GUARD),
+    (
+        "recursive counter",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
+        GUARD,
+    ),
+    (
+        "recursive doubling",
+        "WITH RECURSIVE r(s) AS (SELECT 'x' UNION ALL SELECT s || s FROM r) "
+        "SELECT max(length(s)) FROM r",
+        GUARD,
+    ),
     # huge cross joins and memory bombs
     ("triple cross join", "SELECT count(*) FROM ace a, ace b, ace c", HEAVY),
     ("cross join rows", "SELECT * FROM ace a CROSS JOIN ace b", HEAVY),

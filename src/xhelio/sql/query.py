@@ -66,20 +66,23 @@ def _traced_unit(node: exp.Expr, units: dict[str, str]) -> str:
 
 
 def _units(sql: str, tables: Iterable[SqlTable], frame: pd.DataFrame) -> dict[str, str]:
-    """The unit of each result column that keeps one input column's meaning."""
+    """The unit of each result column that keeps one input column's meaning.
+
+    Selects are read innermost first, so a CTE's or subquery's output names carry
+    their unit up to the outer query.
+    """
     known: dict[str, str] = {}
     for table in tables:
         for column in table.columns:
             if column.unit:
                 known.setdefault(column.name.lower(), column.unit)
-    found = {str(c): known.get(str(c).lower(), "") for c in frame.columns}
     tree = sqlglot.parse_one(sql, read="duckdb")
-    selects = [tree] if isinstance(tree, exp.Select) else list(tree.find_all(exp.Select))[:1]
-    for select in selects:
+    for select in reversed(list(tree.find_all(exp.Select))):
         for projection in select.expressions:
             unit = _traced_unit(projection, known)
-            if unit and projection.alias_or_name in found:
-                found[projection.alias_or_name] = unit
+            if unit:
+                known[projection.alias_or_name.lower()] = unit
+    found = {str(c): known.get(str(c).lower(), "") for c in frame.columns}
     return {k: v for k, v in found.items() if v}
 
 
