@@ -33,6 +33,7 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "serve": ("serve_cmd", False),
     "mcp": ("mcp_cmd", False),
     "pipeline": ("pipeline_cmd", True),
+    "sql": ("sql_cmd", False),
 }
 
 
