@@ -112,6 +112,8 @@ def key_of(tools: set[str], instructions: str) -> str:
         return "data_extraction"
     if "render_plotly_json" in tools:
         return "visualization"
+    if "query_data" in tools:
+        return "sql"
     return "insight"
 
 

@@ -24,7 +24,7 @@ __all__ = [
     "TraceEvent",
 ]
 
-AgentName = Literal["mission", "data_ops", "data_extraction", "visualization", "insight"]
+AgentName = Literal["mission", "data_ops", "data_extraction", "sql", "visualization", "insight"]
 AgentStatus = Literal["pending", "running", "succeeded", "failed", "skipped"]
 
 

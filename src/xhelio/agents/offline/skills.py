@@ -37,6 +37,7 @@ __all__ = [
 SKILL_GROUP = "xhelio.offline_skills"
 _log = logging.getLogger(__name__)
 
+
 @dataclass
 class FetchedSeries:
     """What `OfflineAssistant.fetch_for` fetched for a piece of request text.
