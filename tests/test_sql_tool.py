@@ -80,3 +80,35 @@ def test_describe_tables_gives_names_types_and_units(workspace: Workspace) -> No
     ]
     assert tables["events.storms"]["columns"][0] == {"name": "start", "type": "TIMESTAMP"}
     assert "V DOUBLE [km/s]" in result.payload["schema_text"]
+
+
+def test_rest_runs_query_data_and_the_result_is_a_session_entry() -> None:
+    import httpx
+
+    from servers.xhelio_api import LiveServer
+    from xhelio.api.assistant import Assistant
+    from xhelio.config import load_settings
+    from xhelio.server import ServerConfig, create_app
+
+    with Assistant(load_settings()) as xh:
+        sid = xh.new_session("sql over REST")
+        with xh.hub.checkout(sid) as held:
+            assert held.workspace is not None
+            for entry in session_entries():
+                held.workspace.session.store.put(entry)
+        app = create_app(ServerConfig(), assistant=xh)
+        with (
+            LiveServer(app) as server,
+            httpx.Client(base_url=server.url + "/api/v1", timeout=120) as http,
+        ):
+            listed = {t["name"] for t in http.get("/tools").json()}
+            assert {"query_data", "describe_tables"} <= listed
+            sql = "SELECT time, Bz FROM ace WHERE V > 600 ORDER BY time"
+            ran = http.post(f"/sessions/{sid}/tools/query_data", json={"sql": sql})
+            assert ran.status_code == 200, ran.text
+            assert ran.json()["points"] == 48 and ran.json()["is_timeseries"]
+            refused = http.post(f"/sessions/{sid}/tools/query_data", json={"sql": "DROP TABLE ace"})
+            assert refused.json()["status"] == "error"
+            tables = http.post(f"/sessions/{sid}/tools/describe_tables", json={}).json()
+            made = next(t for t in tables["tables"] if t["table"] == "query_1")
+            assert {"name": "Bz", "type": "DOUBLE", "unit": "nT"} in made["columns"]
