@@ -16,7 +16,7 @@ from xhelio.sql.child import run_in_child
 from xhelio.sql.engine import SqlExecutionError, SqlLimitError, SqlLimits, run_checked
 from xhelio.sql.tables import session_tables
 
-TABLES = session_tables([ace_entry()])
+TABLES = {name: table.frame for name, table in session_tables([ace_entry()]).items()}
 FAST = SqlLimits(seconds=2)
 
 
@@ -58,7 +58,7 @@ def test_each_query_gets_a_fresh_connection() -> None:
 def test_the_connection_holds_only_the_tables_given() -> None:
     names = run_checked("SELECT table_name FROM duckdb_tables()", TABLES, FAST)
     views = run_checked("SELECT view_name FROM duckdb_views() WHERE NOT internal", TABLES, FAST)
-    assert [*names["table_name"], *views["view_name"]] == ["ace"]
+    assert [*names["table_name"].to_pylist(), *views["view_name"].to_pylist()] == ["ace"]
 
 
 def test_a_long_query_is_interrupted() -> None:
@@ -88,10 +88,19 @@ def test_a_query_stuck_in_one_call_is_killed() -> None:
     assert caught.value.layer in {"time limit", "memory limit"}
 
 
+def test_the_child_imports_no_pandas() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, xhelio.sql.worker; print('pandas' in sys.modules)"
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "False"
+
+
 def test_the_child_returns_typed_results() -> None:
     frame = run_in_child(
         "SELECT date_trunc('day', time) AS day, min(Bz) AS bz FROM ace GROUP BY 1 ORDER BY 1",
-        TABLES,
+        session_tables([ace_entry()]),
         FAST,
     )
     assert len(frame) == 365

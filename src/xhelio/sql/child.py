@@ -23,7 +23,7 @@ from typing import IO, Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.feather as feather
+import pyarrow.ipc as ipc
 
 from xhelio.sql.engine import SqlExecutionError, SqlLimitError, SqlLimits
 from xhelio.sql.tables import SqlTable
@@ -50,7 +50,8 @@ def _write_job(folder: Path, sql: str, tables: Mapping[str, SqlTable], limits: S
     for number, (name, table) in enumerate(tables.items()):
         files[name] = f"table{number}.arrow"
         arrow = pa.Table.from_pandas(table.frame, preserve_index=False)
-        feather.write_feather(arrow, folder / files[name])
+        with ipc.new_file(folder / files[name], arrow.schema) as writer:
+            writer.write_table(arrow)
     job = {"sql": sql, "limits": asdict(limits), "tables": files}
     (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
 
@@ -101,4 +102,4 @@ def run_in_child(sql: str, tables: Mapping[str, SqlTable], limits: SqlLimits) ->
             raise SqlLimitError("memory limit", "The query ran out of memory and was stopped.")
         if not status.get("ok"):
             raise _failure(status, stderr)
-        return feather.read_table(folder / "result.arrow").to_pandas()
+        return ipc.open_file(folder / "result.arrow").read_all().to_pandas()

@@ -1,13 +1,14 @@
 """Run one checked query on a fresh, locked-down, in-memory DuckDB connection.
 
-Each query gets its own connection holding only the tables it reads (the session's
-frames, scanned in place, never copied to disk). The connection is opened with external
+Each query gets its own connection holding only the tables it reads (pandas frames or
+Arrow tables, scanned in place, never copied to disk). The connection is opened with external
 access off (no file, network or Python-variable scans), extensions neither installed nor
 loaded, no temporary spill files, a memory limit and a thread count, and its
 configuration locked, so the query itself cannot loosen any of it. A timer thread
 interrupts it at the time limit. At most `max_rows` rows come back; a larger result is
 refused (aggregate, filter or add LIMIT). Every refusal is a `SqlLimitError` naming its
-layer. Imports `sql.tables` and `errors` from xhelio.
+layer. Needs only DuckDB and pyarrow (the child process imports no pandas); imports
+`errors` from xhelio.
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import duckdb
-import pandas as pd
+import pyarrow as pa
 
 from xhelio.errors import UserError
-from xhelio.sql.tables import SqlTable
 
 __all__ = ["SqlExecutionError", "SqlLimitError", "SqlLimits", "connection_config", "run_checked"]
 
@@ -89,8 +89,21 @@ def _translate(exc: duckdb.Error, limits: SqlLimits, timed_out: bool) -> UserErr
     return SqlExecutionError(f"The query failed: {message}")
 
 
-def run_checked(sql: str, tables: Mapping[str, SqlTable], limits: SqlLimits) -> pd.DataFrame:
+def _arrow(result: Any) -> Any:
+    """A relation's Arrow result as a `pyarrow.Table` (DuckDB 2 returns a reader, 1.x a table)."""
+    return result.read_all() if isinstance(result, pa.RecordBatchReader) else result
+
+
+def run_checked(sql: str, tables: Mapping[str, Any], limits: SqlLimits) -> Any:
     """Run `sql` (already accepted by the guard) over `tables` under `limits`.
+
+    Args:
+        sql: The checked query.
+        tables: Name -> pandas DataFrame or Arrow table.
+        limits: What the query may use.
+
+    Returns:
+        The result as a `pyarrow.Table`.
 
     Raises:
         SqlLimitError: a limit stopped it (time, memory, access, result size).
@@ -107,15 +120,15 @@ def run_checked(sql: str, tables: Mapping[str, SqlTable], limits: SqlLimits) -> 
     timer.daemon = True
     try:
         for name, table in tables.items():
-            con.register(name, table.frame)
+            con.register(name, table)
         timer.start()
-        frame = con.sql(sql).limit(limits.max_rows + 1).df()
+        frame = _arrow(con.sql(sql).limit(limits.max_rows + 1).arrow())
     except duckdb.Error as exc:
         raise _translate(exc, limits, timed_out.is_set()) from None
     finally:
         timer.cancel()
         con.close()
-    if len(frame) > limits.max_rows:
+    if frame.num_rows > limits.max_rows:
         raise SqlLimitError(
             "result cap",
             f"The result has more than {limits.max_rows:,} rows; aggregate, filter or add LIMIT.",
