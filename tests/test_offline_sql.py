@@ -104,5 +104,12 @@ def test_typed_sql_runs_as_it_is(session: Session) -> None:
 def test_other_requests_are_not_taken(session: Session) -> None:
     from xhelio.agents.offline.sql_skill import answer
 
-    for text in ("plot ACE magnetic field last week", "hourly mean Bz last week", "hello"):
+    others = (
+        "plot ACE magnetic field last week",
+        "hourly mean Bz last week",
+        "hello",
+        "Compute ACE |B| for 2024-06-06, smooth it over 1 hour and compare with OMNI |B|",
+        "show the days with the strongest field in 2015",
+    )
+    for text in others:
         assert answer(session.assistant, text) is None

@@ -40,8 +40,10 @@ _CONDITION = re.compile(
     re.IGNORECASE,
 )
 _SELECTION = re.compile(
-    r"\b(?P<period>days?|hours?|months?|times?|intervals?|periods?)\b[^.?!]*?"
-    r"\b(?:when|where|with|had|has|have|having|that|in which)\b",
+    r"^\W*(?:(?:which|what|list|find|show(?: me)?|give me|get)\s+(?:(?:the|all)\s+)?)?"
+    r"(?P<period>days?|hours?|months?|times?|intervals?|periods?)\b"
+    r"(?:\s+(?:in|of|during|from)\s+[^,;]*?)?"
+    r"\s+(?:when|where|with|had|has|have|having|that|in which)\b",
     re.IGNORECASE,
 )
 _AGGREGATE = re.compile(
