@@ -118,6 +118,8 @@ def key_of(tools: set[str], instructions: str) -> str:
         return "visualization"
     if "call_api" in tools:
         return "web_api"
+    if "query_data" in tools:
+        return "sql"
     return "insight"
 
 

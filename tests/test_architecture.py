@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("events",),
     ("render",),
     ("sandbox",),
+    ("sql",),
     ("data",),
     ("ephemeris",),
     ("webapis",),
@@ -37,9 +38,10 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 """ARCHITECTURE.md's layers, top first: data flows down, nothing imports from a layer
 above it. `services` (the process's resources) sits between the tools that use them and
-the lower layers it owns; `webapis` (described web APIs and search) reuses the sources'
-HTTP plumbing and hands plain tables up; `analysis` (the pure analysis methods, issue 23)
-sits below the data layer so the tools, the sandbox and exported scripts can all use it;
+the lower layers it owns; `sql` (queries over the session's entries) sits just above
+the data it reads; `webapis` (described web APIs and search) reuses the sources' HTTP
+plumbing and hands plain tables up; `analysis` (the pure analysis methods, issue 23) sits
+below the data layer so the tools, the sandbox and exported scripts can all use it;
 `language` (request words against dataset metadata) serves the catalog's ranking and the
 agents; `operations` (what a tool call means), `migrations` (the SQLite schema steps) and
 `vocabulary` (the domain words as data, which the time grammar reads for named events) are

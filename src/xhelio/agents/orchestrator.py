@@ -49,6 +49,7 @@ from xhelio.agents.specialists import (
     export_request,
     extraction_agent,
 )
+from xhelio.agents.sql_agent import SqlAgent
 from xhelio.agents.subagent import AgentEnv, DelegationResult, SubAgent, memory_note
 from xhelio.agents.toolbridge import (
     FunnelToolset,
@@ -225,6 +226,8 @@ class AgentAssistant:
         elif kind == "data_extraction":
             prompt = f"{request.strip()}\n\n{memory_note(self.workspace)}"
             result = self._wait(turn, self.extraction.arun(prompt, cancel))
+        elif kind == "sql":
+            result = self._wait(turn, self.sql.query(request, cancel))
         elif kind == "visualization":
             result = self._wait(turn, self.visualization.draw(request, cancel))
         elif kind == "insight":
@@ -272,6 +275,8 @@ class AgentAssistant:
             make = lambda: self.data_ops.compute(instruction, cancel, "task")  # noqa: E731
         elif kind == "data_extraction":
             make = lambda: self.extraction.arun(instruction, cancel, "task")  # noqa: E731
+        elif kind == "sql":
+            make = lambda: self.sql.query(instruction, cancel, "task")  # noqa: E731
         elif kind == "visualization":
             make = lambda: self.visualization.draw(instruction, cancel, "task")  # noqa: E731
         elif kind == "web_api":
@@ -298,6 +303,11 @@ class AgentAssistant:
     def extraction(self) -> SubAgent:
         """The session's data-extraction agent."""
         return extraction_agent(self.env)
+
+    @cached_property
+    def sql(self) -> SqlAgent:
+        """The session's SQL agent."""
+        return SqlAgent(self.env)
 
     @cached_property
     def visualization(self) -> VisualizationAgent:

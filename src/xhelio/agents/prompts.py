@@ -34,6 +34,8 @@ Route work to specialists; do not guess dataset or parameter names.
 - delegate_to_data_ops(request): compute on data in memory (magnitude, smoothing, \
 resampling, filters, spectra); name the input labels and the output label.
 - delegate_to_data_extraction(request): turn text, tables or documents into data.
+- delegate_to_sql(request): select or aggregate data in memory as a table (days when a \
+quantity crossed a threshold, hourly means per day); fetch the data first.
 - delegate_to_visualization(request): plot, restyle, zoom or export; name the labels.
 - delegate_to_insight(request): interpret the current figure.
 - delegate_to_api(request): NOAA SWPC and NASA DONKI space-weather products (Kp, solar \

@@ -66,6 +66,16 @@ def delegate_to_data_extraction(ctx: Router, request: str) -> dict[str, Any]:  #
 
 
 @tool("routing")
+def delegate_to_sql(ctx: Router, request: str) -> dict[str, Any]:  # noqa: D417
+    """Have the SQL specialist select or aggregate data in memory with one SQL query.
+
+    Args:
+        request: The question in words (thresholds, periods, aggregations) and the labels.
+    """
+    return ctx.delegate("sql", request)
+
+
+@tool("routing")
 def delegate_to_visualization(ctx: Router, request: str) -> dict[str, Any]:  # noqa: D417
     """Have the figure specialist plot, restyle, zoom or export.
 
@@ -119,6 +129,7 @@ ROUTING_TOOLS = [
     delegate_to_mission,
     delegate_to_data_ops,
     delegate_to_data_extraction,
+    delegate_to_sql,
     delegate_to_visualization,
     delegate_to_insight,
     delegate_to_api,

@@ -24,7 +24,10 @@ __all__ = [
     "TraceEvent",
 ]
 
-AgentName = Literal["mission", "data_ops", "data_extraction", "visualization", "insight"]
+AgentName = Literal[
+    "mission", "data_ops", "data_extraction", "sql", "visualization", "insight", "web_api"
+]
+"""The agents a request may prefer or disable (as `agents.planning.routing` names them)."""
 AgentStatus = Literal["pending", "running", "succeeded", "failed", "skipped"]
 
 

@@ -40,6 +40,7 @@ _COMMANDS: dict[str, tuple[str, bool]] = {
     "api": ("api_cmd", True),
     "search-papers": ("api_cmd", False),
     "search-web": ("api_cmd", False),
+    "sql": ("sql_cmd", False),
 }
 
 

@@ -56,6 +56,7 @@ _ROUTES: dict[AgentName, str] = {
     "mission": "mission ids (fetching)",
     "data_ops": "__data_ops__",
     "data_extraction": "__data_extraction__",
+    "sql": "__sql__",
     "visualization": "__visualization__",
     "insight": "insight (figure interpretation)",
     "web_api": "__web_api__",

@@ -34,6 +34,7 @@ from xhelio.agents.planning.store import TaskStore
 from xhelio.agents.planning.tasks import (
     ROLE_DATA_EXTRACTION,
     ROLE_DATA_OPS,
+    ROLE_SQL,
     ROLE_VISUALIZATION,
     ROLE_WEB_API,
     CriterionResult,
@@ -166,6 +167,7 @@ def agent_of(mission: str | None) -> AgentName | None:
     """The agent kind a task's `mission` routes to (None: the orchestrator itself)."""
     roles: dict[str, AgentName] = {
         ROLE_DATA_OPS: "data_ops",
+        ROLE_SQL: "sql",
         ROLE_VISUALIZATION: "visualization",
         ROLE_DATA_EXTRACTION: "data_extraction",
         ROLE_WEB_API: "web_api",

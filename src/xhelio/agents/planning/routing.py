@@ -36,11 +36,14 @@ __all__ = [
     "resolve_plan_time",
 ]
 
-AgentName = Literal["mission", "data_ops", "data_extraction", "visualization", "insight", "web_api"]
+AgentName = Literal[
+    "mission", "data_ops", "data_extraction", "sql", "visualization", "insight", "web_api"
+]
 AGENT_NAMES: tuple[AgentName, ...] = (
     "mission",
     "data_ops",
     "data_extraction",
+    "sql",
     "visualization",
     "insight",
     "web_api",
@@ -169,6 +172,13 @@ _AGENT_CUES: tuple[tuple[AgentName, re.Pattern[str]], ...] = (
     ("mission", _rx(rf"\b{_FETCH}\b|\bdata\b|\bfield\b|\bspeed\b|\bdensity\b|\bflux\b")),
     ("data_ops", _rx(_COMPUTE)),
     ("data_extraction", _rx(r"\b(?:pdf|table|document|paper|event list|extract|csv text)\b")),
+    (
+        "sql",
+        _rx(
+            r"\bsql\b|\bselect\b|\bas a table\b|\bwhich (?:days|hours|months)\b"
+            r"|\b(?:days|hours) (?:when|where|with)\b"
+        ),
+    ),
     ("visualization", _rx(r"\b(?:plot|show|display|graph|visuali[sz]e|chart|figure|panel)\w*")),
     ("insight", _rx(r"\b(?:interpret|explain|insight|what (?:does|do) .* (?:show|mean))\b")),
     (

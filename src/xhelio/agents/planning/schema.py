@@ -28,7 +28,7 @@ class PlannedTask(BaseModel):
     )
     mission: str | None = Field(
         default=None,
-        description="Mission id (e.g. 'ACE'), '__data_ops__', '__visualization__', "
+        description="Mission id (e.g. 'ACE'), '__data_ops__', '__sql__', '__visualization__', "
         "'__data_extraction__', '__web_api__', or null for the orchestrator.",
     )
     candidate_datasets: list[str] = Field(

@@ -19,6 +19,7 @@ from typing import Any
 __all__ = [
     "ROLE_DATA_EXTRACTION",
     "ROLE_DATA_OPS",
+    "ROLE_SQL",
     "ROLE_VISUALIZATION",
     "ROLE_WEB_API",
     "CriterionResult",
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 ROLE_DATA_OPS = "__data_ops__"
+ROLE_SQL = "__sql__"
 ROLE_VISUALIZATION = "__visualization__"
 ROLE_DATA_EXTRACTION = "__data_extraction__"
 ROLE_WEB_API = "__web_api__"

@@ -1,0 +1,1 @@
+"""SQL test corpora (see hostile.py)."""

@@ -1,0 +1,115 @@
+"""Offline SQL selections: the skill fetches what the request names and writes the SQL.
+
+Against the catalog-wide loopback HAPI server (synthetic data), the days a selection
+returns are checked against the fetched data itself with pandas.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pandas as pd
+import pytest
+
+from servers.catalog_hapi import CatalogHapiServer
+from xhelio.agents.offline import OfflineAssistant
+from xhelio.agents.turn import TurnResult, run_turn
+from xhelio.config import load_settings
+from xhelio.data.entry import DataEntry
+from xhelio.tools.workspace import Workspace, open_workspace
+
+
+@dataclass
+class Session:
+    workspace: Workspace
+    assistant: OfflineAssistant
+
+    def ask(self, text: str) -> TurnResult:
+        return run_turn(self.workspace, self.assistant, text)
+
+    def entry(self, label: str) -> DataEntry:
+        return self.workspace.session.store.get(label)
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
+    home = tmp_path_factory.mktemp("offline-sql-home")
+    with CatalogHapiServer() as server, pytest.MonkeyPatch.context() as env:
+        env.setenv("XHELIO_HOME", str(home))
+        env.setenv("XHELIO_HAPI_URL", server.url)
+        workspace = open_workspace(settings=load_settings())
+        try:
+            yield Session(workspace, OfflineAssistant(workspace))
+        finally:
+            workspace.close()
+
+
+def _labels(turn: TurnResult) -> list[str]:
+    return [d.label for d in turn.data]
+
+
+def _daily(entry: DataEntry, how: str) -> pd.Series:
+    assert isinstance(entry.data, pd.DataFrame)
+    return entry.data.iloc[:, 0].resample("1D").agg(how).dropna()
+
+
+def test_days_below_a_threshold(session: Session) -> None:
+    turn = session.ask("days when Dst < -20 in March 2015")
+    assert turn.error is None, turn.answer
+    assert "SQL: WITH" in turn.answer and "< -20" in turn.answer
+    source, result = (session.entry(label) for label in _labels(turn)[-2:])
+    assert source.source_dataset is not None and source.source_dataset.startswith("OMNI")
+    expected = _daily(source, "min")
+    expected = expected[expected < -20]
+    assert len(expected) > 0
+    assert list(result.data.index.date) == list(expected.index.date)
+
+
+def test_two_conditions_on_two_quantities(session: Session) -> None:
+    turn = session.ask(
+        "which days in March 2015 had Dst below -20 and solar wind faster than 400 km/s"
+    )
+    assert turn.error is None, turn.answer
+    assert " AND " in turn.answer
+    result = session.entry(_labels(turn)[-1])
+    speed = next(
+        session.entry(lb) for lb in _labels(turn) if "km/s" in session.entry(lb).units.values()
+    )
+    dst = next(session.entry(lb) for lb in _labels(turn) if "DST" in lb.upper())
+    slow = _daily(speed, "max")
+    low = _daily(dst, "min")
+    both = sorted(set(low[low < -20].index) & set(slow[slow > 400].index))
+    assert list(result.data.index) == both
+
+
+def test_hourly_means_per_day_as_a_table(session: Session) -> None:
+    turn = session.ask("hourly mean Bz per day as a table for 2015-03-17 to 2015-03-18")
+    assert turn.error is None, turn.answer
+    assert re.search(r"\| day \| hour \| mean_\w+ \(nT\) \|", turn.answer)
+    result = session.entry(_labels(turn)[-1])
+    assert result.points == 48
+    assert "GROUP BY 1, 2" in turn.answer
+
+
+def test_typed_sql_runs_as_it_is(session: Session) -> None:
+    session.ask("days when Dst < -20 in March 2015")
+    dst = next(lb for lb in session.workspace.session.store.labels() if lb.endswith(".DST"))
+    turn = session.ask(f'SELECT count(*) AS n FROM "{dst}"')
+    assert turn.error is None, turn.answer
+    assert "| n |" in turn.answer
+
+
+def test_other_requests_are_not_taken(session: Session) -> None:
+    from xhelio.agents.offline.sql_skill import answer
+
+    others = (
+        "plot ACE magnetic field last week",
+        "hourly mean Bz last week",
+        "hello",
+        "Compute ACE |B| for 2024-06-06, smooth it over 1 hour and compare with OMNI |B|",
+        "show the days with the strongest field in 2015",
+    )
+    for text in others:
+        assert answer(session.assistant, text) is None
