@@ -393,7 +393,13 @@ def load_settings(home: Path | str | None = None, **overrides: object) -> Settin
     checked = _validated(defaults, values, origin, models, servers, apis)
     settings = Settings(**checked.model_dump())
     for url_key in (
-        "hapi_url", "cdas_url", "naif_url", "pds_url", "swpc_url", "donki_url", "ads_url"
+        "hapi_url",
+        "cdas_url",
+        "naif_url",
+        "pds_url",
+        "swpc_url",
+        "donki_url",
+        "ads_url",
     ):
         object.__setattr__(settings, url_key, getattr(settings, url_key).strip().rstrip("/"))
     return settings

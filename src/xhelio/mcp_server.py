@@ -300,9 +300,7 @@ def _register_data(server: MCPServer, state: XhelioMcp) -> None:
     ) -> CallToolResult:
         """A dataset's parameters with type, units, size, plus its coverage and cadence."""
         args = {"dataset_id": dataset_id, "source": source}
-        return await _answer(
-            _tool_call(state, Client.of(ctx, session_id), "list_parameters", args)
-        )
+        return await _answer(_tool_call(state, Client.of(ctx, session_id), "list_parameters", args))
 
     @server.tool()
     async def fetch_data(
