@@ -18,6 +18,9 @@ from xhelio.agents.offline import OfflineAssistant
 from xhelio.agents.turn import TurnResult, run_turn
 from xhelio.config import load_settings
 from xhelio.data.entry import DataEntry
+from xhelio.pipelines.extract import extract_pipeline
+from xhelio.pipelines.model import TIME_RANGE_VAR
+from xhelio.pipelines.replay import replay_pipeline
 from xhelio.tools.workspace import Workspace, open_workspace
 
 
@@ -113,3 +116,19 @@ def test_other_requests_are_not_taken(session: Session) -> None:
     )
     for text in others:
         assert answer(session.assistant, text) is None
+
+
+def test_a_saved_selection_replays_with_its_fetches_for_another_month(session: Session) -> None:
+    first = len(session.workspace.session.operations)
+    turn = session.ask("days when Dst < -20 in March 2015")
+    assert turn.error is None, turn.answer
+    ops = session.workspace.session.operations[first:]
+    pipeline = extract_pipeline(ops, "storm days")
+    tools = [step.tool for step in pipeline.steps]
+    assert "fetch_data" in tools and tools[-1] == "query_data", tools
+    query = pipeline.steps[-1]
+    assert query.depends_on, "the query step depends on the fetch it reads"
+    again = replay_pipeline(pipeline, session.workspace.funnel, {TIME_RANGE_VAR: "2015-04"})
+    assert again.status == "completed", again.summary()
+    result = session.entry(_labels(turn)[-1])
+    assert all(t.month == 4 for t in result.data.index), list(result.data.index)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from xhelio.operations import Operation, ToolResult
+from xhelio.operations import Operation, ToolResult, label_mentions
 from xhelio.session.events import EventBus
 from xhelio.tools.funnel import ToolFunnel
 from xhelio.tools.meaning import backfill_meaning
@@ -143,3 +143,11 @@ def test_the_label_creating_tools_are_those_whose_spec_says_so() -> None:
     web = {"call_api", "search_literature", "search_web"}  # answers stored as entries
     assert makers == {"fetch_data", "custom_operation", "store_dataframe", *web}
     assert all(t.phase in {"fetch", "compute"} for t in default_registry().label_makers())
+
+
+def test_labels_written_inside_text_are_found_whole_and_longest_first() -> None:
+    known = ["OMNI.DST", "OMNI", "ace", "events.storms", "OMNI.DST_2"]
+    sql = 'SELECT * FROM "OMNI.DST" JOIN ace USING (t) WHERE t IN (SELECT 1 FROM "events.storms")'
+    assert label_mentions([sql], known) == ["events.storms", "OMNI.DST", "ace"]
+    assert label_mentions(["SELECT ace_speed FROM spaced"], known) == []
+    assert label_mentions(["SELECT * FROM OMNI.DST_2"], known) == ["OMNI.DST_2"]

@@ -12,6 +12,7 @@ Imports pydantic and the standard library only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Literal, Protocol
 
@@ -23,6 +24,7 @@ __all__ = [
     "Phase",
     "ToolCaller",
     "ToolResult",
+    "label_mentions",
     "label_references",
 ]
 
@@ -197,6 +199,29 @@ def label_references(values: Iterable[Any], known: Iterable[str]) -> list[str]:
                 if label not in found:
                     found.append(label)
                 break
+    return found
+
+
+def label_mentions(values: Iterable[Any], known: Iterable[str]) -> list[str]:
+    """Labels of `known` written inside the strings of `values` (SQL, a formula...).
+
+    A label counts where it stands alone: not inside a longer name (letters, digits, `_`
+    or `.` on either side), so `"OMNI.DST"` and `FROM OMNI.DST` name `OMNI.DST` while
+    `OMNI.DST_2` does not. The longest label wins where two overlap.
+    """
+    ordered = sorted(set(known), key=len, reverse=True)
+    found: list[str] = []
+    for text in _strings(list(values)):
+        taken: list[tuple[int, int]] = []
+        for label in ordered:
+            pattern = re.compile(rf"(?<![\w.]){re.escape(label)}(?![\w.])")
+            for match in pattern.finditer(text):
+                span = match.span()
+                if any(a < span[1] and span[0] < b for a, b in taken):
+                    continue
+                taken.append(span)
+                if label not in found:
+                    found.append(label)
     return found
 
 

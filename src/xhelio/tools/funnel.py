@@ -23,7 +23,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from xhelio.errors import XhelioError
-from xhelio.operations import Operation, ToolResult, label_references
+from xhelio.operations import Operation, ToolResult
 from xhelio.session.events import EventBus
 from xhelio.sources.netguard import cancel_scope
 from xhelio.tools.registry import Tool, ToolRegistry
@@ -116,13 +116,13 @@ class ToolFunnel:
         return result
 
     def _read(self, spec: Tool | None, arguments: dict[str, Any]) -> list[str]:
-        if spec is None or not spec.reads:
+        if spec is None or not (spec.reads or spec.mentions):
             return []
         if self._labels is not None:
             known = list(self._labels())
         else:
             known = [label for op in self.operations for label in op.get("produced") or []]
-        return label_references((arguments.get(k) for k in spec.reads), known)
+        return spec.read_labels(arguments, known)
 
     def _dispatch(
         self,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import MutableSequence
 from typing import Any
 
-from xhelio.operations import Operation, label_references
+from xhelio.operations import Operation
 from xhelio.tools.registry import ToolRegistry
 
 __all__ = ["backfill_meaning", "operation_of"]
@@ -31,7 +31,7 @@ def operation_of(
     spec = registry.get(op.tool)
     if spec is None:
         return op
-    refs = label_references((op.args.get(k) for k in spec.reads), known or [])
+    refs = spec.read_labels(op.args, known or [])
     return op.model_copy(
         update={
             "phase": spec.phase,

@@ -20,7 +20,7 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from xhelio.operations import Phase
+from xhelio.operations import Phase, label_mentions, label_references
 
 __all__ = ["CATEGORIES", "Produces", "Tool", "ToolOutput", "ToolRegistry", "tool"]
 
@@ -142,6 +142,7 @@ class Tool:
         phase: What it does (see `xhelio.operations.Phase`).
         produces: Which labels a successful call creates (None: none).
         reads: Arguments whose strings may name stored labels it reads.
+        mentions: Arguments whose text names stored labels inside it (SQL, formulas).
         time_args: Arguments that are time ranges.
         result: The pydantic model of its successful result.
         edits_figure: It acts on the current figure instead of drawing a new one.
@@ -159,6 +160,7 @@ class Tool:
     phase: Phase = "discover"
     produces: Produces | None = None
     reads: tuple[str, ...] = ()
+    mentions: tuple[str, ...] = ()
     time_args: tuple[str, ...] = ()
     result: type[BaseModel] = ToolOutput
     edits_figure: bool = False
@@ -169,6 +171,13 @@ class Tool:
     def produced(self, args: Mapping[str, Any], result: Mapping[str, Any]) -> list[str]:
         """The labels a successful call with `args` that returned `result` created."""
         return self.produces.labels(args, result) if self.produces is not None else []
+
+    def read_labels(self, args: Mapping[str, Any], known: Iterable[str]) -> list[str]:
+        """The stored labels (of `known`) a call with `args` reads."""
+        known = list(known)
+        found = label_references((args.get(k) for k in self.reads), known)
+        mentioned = label_mentions((args.get(k) for k in self.mentions), known)
+        return [*found, *(label for label in mentioned if label not in found)]
 
     def time_ranges(self, args: Mapping[str, Any]) -> dict[str, str]:
         """Its time-range arguments that `args` gives, as text."""
@@ -208,6 +217,7 @@ def tool(
     name: str | None = None,
     produces: Produces | None = None,
     reads: tuple[str, ...] = (),
+    mentions: tuple[str, ...] = (),
     time_args: tuple[str, ...] = (),
     result: type[BaseModel] = ToolOutput,
     edits_figure: bool = False,
@@ -224,6 +234,7 @@ def tool(
         name: Its name (default: the function's).
         produces: Which labels a successful call creates (default: none).
         reads: Arguments whose strings may name stored labels it reads.
+        mentions: Arguments whose text names stored labels inside it (SQL, formulas).
         time_args: Arguments that are time ranges.
         result: The pydantic model of its successful result (extra fields allowed).
         edits_figure: It acts on the current figure instead of drawing a new one.
@@ -241,7 +252,7 @@ def tool(
         tool_name = name or fn.__name__
         description, docs = _split_docstring(fn.__doc__ or tool_name)
         arguments = _arguments_model(tool_name, fn, docs)
-        declared = {*reads, *time_args, *file_args}
+        declared = {*reads, *mentions, *time_args, *file_args}
         if produces is not None and produces.argument is not None:
             declared.add(produces.argument)
         unknown = declared - set(arguments.model_fields)
@@ -256,6 +267,7 @@ def tool(
             phase=phase or _CATEGORY_PHASES[category],
             produces=produces,
             reads=reads,
+            mentions=mentions,
             time_args=time_args,
             result=result,
             edits_figure=edits_figure,

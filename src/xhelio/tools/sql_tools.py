@@ -65,6 +65,7 @@ def _preview(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     "data_ops_compute",
     phase="compute",
     produces=Produces(result_field="label"),
+    mentions=("sql",),
     result=SqlQueryResult,
     public=True,
 )
