@@ -1,7 +1,8 @@
 """Words for the scientist: discovery answers, clarifications and the turn summary lines.
 
 Each function turns tool results (plain dicts from the funnel) or an intent into text.
-Nothing here calls a tool. Imports only this package.
+Nothing here calls a tool. Times read as people write them (`timerange.readable`).
+Imports this package and `timerange`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from xhelio.agents.offline.intent import RequestIntent
+from xhelio.timerange import readable_iso_span
 
 __all__ = [
     "EXAMPLES",
@@ -56,8 +58,15 @@ def describe_fetch(series: str, result: dict[str, Any]) -> str:
     return (
         f"Fetched {series} as {result.get('label')} (dataset {result.get('dataset')}, "
         f"parameter {result.get('parameter')}, {units}{shape}): {result.get('points')} points "
-        f"from {result.get('start')} to {result.get('stop')}{cadence}."
+        f"{_over(result)}{cadence}."
     )
+
+
+def _over(result: dict[str, Any]) -> str:
+    start, stop = result.get("start"), result.get("stop")
+    if start is None and stop is None:
+        return "with no time span"
+    return f"over {readable_iso_span(start, stop)}"
 
 
 def describe_render(result: dict[str, Any]) -> str:
@@ -124,7 +133,8 @@ def discovery_text(kind: str, subject: str, result: dict[str, Any]) -> str:
         head = f"{result.get('id')} ({result.get('title', '')[:80]}) has {len(params)} parameters:"
         return "\n".join([head, *lines])
     return (
-        f"{result.get('dataset_id')} covers {result.get('start')} to {result.get('stop')}"
+        f"{result.get('dataset_id')} covers "
+        f"{readable_iso_span(result.get('start'), result.get('stop'))}"
         + (f" at a cadence of {result['cadence']}" if result.get("cadence") else "")
         + "."
     )
