@@ -574,3 +574,15 @@ def test_answer_names_what_each_panel_shows(store: DataStore) -> None:
     assert describe_render(overlay) == (
         "Plotted Bx GSE, By GSE, Bz GSE (nT) and AC_H0_SWE.Vp (km/s) in one panel."
     )
+
+
+def test_heatmap_hover_says_time_bin_and_value_with_units(store: DataStore) -> None:
+    for log_color, value in ((True, "10<sup>%{z:.2f}</sup>"), (False, "%{z:.4~g}")):
+        result = render_plotly_json(
+            {"data": [{"data_label": "PSP_SWP_SPI.FLUX", "log_color": log_color}]}, store
+        )
+        hover = result.figure["data"][0]["hovertemplate"]
+        assert "%{x|%Y-%m-%d %H:%M:%S} UTC" in hover
+        assert "energy: %{y:.4~g} eV<br>" in hover
+        assert f": {value} eV/cm" in hover, hover
+        json.dumps(result.figure)  # the figure stays JSON
