@@ -28,6 +28,7 @@ from xhelio.agents.turn import TurnResult, run_turn
 from xhelio.cli.chat_cmd import ChatOptions, ChatRepl
 from xhelio.cli.main import app
 from xhelio.config import load_settings
+from xhelio.timerange import parse_time_range
 from xhelio.tools.workspace import Workspace, open_workspace
 
 runner = CliRunner()
@@ -270,7 +271,7 @@ def test_plan_without_a_time_records_the_window_the_offline_plan_chose(env: Env)
     assert result.plan is not None and result.plan["status"] == "completed", result.answer
     saved = TaskStore(load_settings()).load(result.plan["id"])
     assert saved.time_range is not None and " to " in saved.time_range
-    assert f"Time range: {saved.time_range}." in result.answer
+    assert f"Time range: {parse_time_range(saved.time_range).readable()}." in result.answer
 
 
 def test_a_named_mission_without_data_makes_the_status_truthful(env: Env) -> None:

@@ -550,3 +550,39 @@ def test_real_file_titles_read_as_physics(real_data: Path) -> None:
     assert field.replace("<br>", " ") == "Magnetic field in RTN coordinates (nT)"
     assert flags == "FIELDS quality flag"
     assert store.get("PSP_FLD_L2_MAG_RTN_1MIN.psp_fld_l2_quality_flags").meta["units"] == "None"
+
+
+def test_answer_names_what_each_panel_shows(store: DataStore) -> None:
+    from xhelio.agents.offline.answer import describe_render
+
+    figure = {
+        "data": [
+            {"data_label": "AC_H2_MFI.BGSEc", "panel": 1},
+            {"data_label": "AC_H2_MFI.Magnitude", "panel": 2},
+            {"data_label": "PSP_SWP_SPI.FLUX", "panel": 3},
+        ]
+    }
+    summary = render_plotly_json(figure, store).summary()
+    assert [t["panel"] for t in summary["traces"]] == [1, 1, 1, 2, 3]
+    assert describe_render(summary) == (
+        "Plotted 3 stacked panels, top to bottom: Bx GSE, By GSE, Bz GSE (nT); "
+        "AC_H2_MFI.Magnitude (nT); a spectrogram of PSP_SWP_SPI.FLUX (eV/cm2-s-sr-eV)."
+    )
+    overlay = render_plotly_json(
+        {"data": [{"data_label": "AC_H2_MFI.BGSEc"}, {"data_label": "AC_H0_SWE.Vp"}]}, store
+    ).summary()
+    assert describe_render(overlay) == (
+        "Plotted Bx GSE, By GSE, Bz GSE (nT) and AC_H0_SWE.Vp (km/s) in one panel."
+    )
+
+
+def test_heatmap_hover_says_time_bin_and_value_with_units(store: DataStore) -> None:
+    for log_color, value in ((True, "10<sup>%{z:.2f}</sup>"), (False, "%{z:.4~g}")):
+        result = render_plotly_json(
+            {"data": [{"data_label": "PSP_SWP_SPI.FLUX", "log_color": log_color}]}, store
+        )
+        hover = result.figure["data"][0]["hovertemplate"]
+        assert "%{x|%Y-%m-%d %H:%M:%S} UTC" in hover
+        assert "energy: %{y:.4~g} eV<br>" in hover
+        assert f": {value} eV/cm" in hover, hover
+        json.dumps(result.figure)  # the figure stays JSON

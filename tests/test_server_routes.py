@@ -14,6 +14,8 @@ import pytest
 from server_fixtures import ACE, Api, hapi, live_api  # noqa: F401  (fixture)
 from servers.catalog_hapi import CatalogHapiServer
 from xhelio.api.models import AskResponse, StreamEvent
+from xhelio.operations import DOWNLOAD_CALLER
+from xhelio.pipelines.extract import extract_pipeline
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +212,21 @@ def test_fetch_entries_preview_describe_export_plot(api: Api) -> None:
         "save_data",
         "render_plotly_json",
     ]  # the figure's download is not an analysis step: no manage_plot export recorded
+
+
+def test_a_data_page_download_is_no_pipeline_step(api: Api) -> None:
+    sid = api.client.post("/sessions", json={}).json()["id"]
+    body = {"dataset_id": "AC_H1_MFI", "parameter_id": "Magnitude", "time_range": "2024-01-01"}
+    label = api.client.post(f"/sessions/{sid}/fetch", json=body).json()["label"]
+    export = api.client.get(f"/sessions/{sid}/entries/{label}/export", params={"format": "csv"})
+    assert export.status_code == 200
+    ops = api.client.get(f"/sessions/{sid}/operations").json()["operations"]
+    assert [(op["phase"], op["caller"]) for op in ops] == [
+        ("fetch", "api"),
+        ("export", DOWNLOAD_CALLER),
+    ]  # traced, as every call is
+    pipeline = extract_pipeline(ops, "download check", parameterise=False)
+    assert [step.tool_phase for step in pipeline.steps] == ["fetch"]
 
 
 def test_fetch_stream_and_bad_fetch(api: Api) -> None:

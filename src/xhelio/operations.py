@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "DATA_PHASES",
+    "DOWNLOAD_CALLER",
     "Operation",
     "Phase",
     "ToolCaller",
@@ -117,6 +118,11 @@ class ToolResult(BaseModel):
         return out
 
 
+DOWNLOAD_CALLER = "download"
+"""The caller of calls made only to hand a file to the user (the web app's download buttons):
+logged and traced like any call, but no step of the analysis, so pipelines skip them."""
+
+
 class Operation(BaseModel):
     """One executed tool call in a session's operations log, with what it meant.
 
@@ -158,6 +164,11 @@ class Operation(BaseModel):
     def ok(self) -> bool:
         """Whether the call succeeded."""
         return self.status == "ok"
+
+    @property
+    def in_analysis(self) -> bool:
+        """Whether the call is part of the analysis (a download for the user is not)."""
+        return self.caller != DOWNLOAD_CALLER
 
     @field_validator("status", mode="before")
     @classmethod

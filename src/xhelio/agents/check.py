@@ -200,7 +200,9 @@ def _time_notes(intent: RequestIntent, fetched: list[Fetched]) -> list[str]:
         if got is not None and (
             abs(got.start - asked.start) > slack or abs(got.end - asked.end) > slack
         ):
-            notes.append(f"{f.dataset} was fetched for {got}, but {intent.time_range} was asked.")
+            notes.append(
+                f"{f.dataset} was fetched for {got.readable()}, but {asked.readable()} was asked."
+            )
     return notes
 
 

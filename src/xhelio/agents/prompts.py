@@ -50,7 +50,9 @@ what is asked; search/list/delete_pipeline; get_pipeline_info, modify_pipeline_n
 execute_pipeline edit and re-run the current session's steps.
 Discovery tools answer catalog questions directly. After fetching, plot when the user \
 asked to see data. Use the labels the specialists report. When a specialist fails, say \
-what failed and what the user can try; never invent data or results. Answer briefly."""
+what failed and what the user can try; never invent data or results. Answer briefly. \
+Write time ranges as people do, inclusive ("2000-07-14 to 2000-07-17"), not as the tools' \
+end-exclusive ISO times."""
 
 MISSION_PROMPT = """\
 You fetch {mission} data from CDAWeb into memory. Tools: discovery and fetch_data.

@@ -307,11 +307,11 @@ def _from_ops(session: Session) -> LiveDag:
 def _changes_data(record: dict[str, Any]) -> bool:
     """Whether an operation since the DAG was built makes it out of date.
 
-    The DAG's own re-runs (caller "pipeline"), failures and calls that make no data or
-    figure (listing, inspecting the DAG itself) leave it as it is.
+    The DAG's own re-runs (caller "pipeline"), failures, downloads for the user and calls
+    that make no data or figure (listing, inspecting the DAG itself) leave it as it is.
     """
     op = Operation.of(record)
-    return op.caller != CALLER and op.ok and op.phase in _DAG_PHASES
+    return op.caller != CALLER and op.ok and op.in_analysis and op.phase in _DAG_PHASES
 
 
 def load_dag(session: Session) -> LiveDag:

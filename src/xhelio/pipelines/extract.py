@@ -120,7 +120,9 @@ def _choose(operations: Sequence[Operation], select: Sequence[int] | None) -> li
     usable = [
         op
         for op in operations
-        if op.ok and (op.phase in DATA_PHASES or op.phase in _PRESENTATION_PHASES)
+        if op.ok
+        and op.in_analysis
+        and (op.phase in DATA_PHASES or op.phase in _PRESENTATION_PHASES)
     ]
     if select is not None:
         wanted = set(select)

@@ -48,7 +48,7 @@ from xhelio.render.heatmap_traces import (
     heatmap_template,
     heatmap_trace,
 )
-from xhelio.render.layout import AxisFacts, build_layout
+from xhelio.render.layout import AxisFacts, build_layout, trace_panels
 from xhelio.render.line_traces import LinePlan, line_plans, line_trace, name_components
 from xhelio.render.point_budget import point_budgets
 from xhelio.render.result import RenderResult, TraceSummary
@@ -146,7 +146,9 @@ def render_plotly_json(
     add_citation(layout, citations(entries))
     resolved: dict[str, Any] = {"data": traces, "layout": layout}
     _validate(resolved)
-    return RenderResult(resolved, spec, summaries, panels, notes, time_range)
+    return RenderResult(
+        resolved, spec, summaries, panels, notes, time_range, trace_panels(layout, traces)
+    )
 
 
 def _plan_trace(

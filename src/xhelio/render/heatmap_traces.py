@@ -23,7 +23,14 @@ import xarray as xr
 
 from xhelio.data.entry import DataEntry
 from xhelio.data.meaning import prefers_log_colour
-from xhelio.render.figure_text import axis_unit, quantity, quantity_title, titled, unit_of
+from xhelio.render.figure_text import (
+    axis_unit,
+    quantity,
+    quantity_title,
+    titled,
+    unit_of,
+    without_unit,
+)
 from xhelio.render.result import TraceSummary
 from xhelio.render.series import (
     XValues,
@@ -64,6 +71,8 @@ class HeatmapPlan:
     spec_index: int
     log_y: bool = False
     quantity: str = ""
+    bins_name: str = "bin"
+    bins_unit: str = ""
 
 
 @dataclass(frozen=True)
@@ -123,8 +132,8 @@ def heatmap_plan(
         bins_dim = str(data.attrs.get("bins_name", "bin"))
         low, high = edges_from_centres(_frame_bins(data)[None, :])
         cells = BinCells(low, high, bins_dim, str(data.attrs.get("bins_units", "")))
-    bins_title = cells.title or bins_dim
-    bins_title = titled(bins_title, axis_unit(cells.units))
+    bins_unit = axis_unit(cells.units)
+    bins_name = without_unit(cells.title or bins_dim, bins_unit)
     rows = window_slice(x, window)
     if cells.low.shape[0] > 1:
         cells = replace(cells, low=cells.low[rows], high=cells.high[rows])
@@ -136,13 +145,15 @@ def heatmap_plan(
         x=XValues(x.values[rows], x.is_date),
         values=values[rows],
         cells=cells,
-        bins_title=bins_title,
+        bins_title=titled(bins_name, bins_unit),
         unit=unit,
         log_color=log_color,
         name=str(template.get("name") or entry.label),
         data_label=entry.label,
         spec_index=index,
         quantity=quantity_title(entry),
+        bins_name=bins_name,
+        bins_unit=bins_unit,
     )
 
 
@@ -164,6 +175,18 @@ def _frame_bins(frame: pd.DataFrame) -> np.ndarray:
         return np.asarray([float(c) for c in frame.columns], dtype=np.float64)
     except (TypeError, ValueError):
         return np.arange(frame.shape[1], dtype=np.float64)
+
+
+def _hover(plan: HeatmapPlan, what: str, unit: str) -> str:
+    """Time, the bin with its unit and the value with its unit (log colour: as 10^z)."""
+    when = "%{x|%Y-%m-%d %H:%M:%S} UTC" if plan.x.is_date else "%{x:.4~g}"
+    value = "10<sup>%{z:.2f}</sup>" if plan.log_color else "%{z:.4~g}"
+    bin_unit = f" {plan.bins_unit}" if plan.bins_unit else ""
+    value_unit = f" {unit}" if unit else ""
+    return (
+        f"{when}<br>{plan.bins_name}: %{{y:.4~g}}{bin_unit}<br>"
+        f"{what}: {value}{value_unit}<extra>%{{fullData.name}}</extra>"
+    )
 
 
 def heatmap_trace(plan: HeatmapPlan, budget: int) -> tuple[dict[str, Any], TraceSummary]:
@@ -189,6 +212,7 @@ def heatmap_trace(plan: HeatmapPlan, budget: int) -> tuple[dict[str, Any], Trace
     colorbar = dict(trace.get("colorbar", {}))
     colorbar.setdefault("title", {"text": colour_title})
     trace["colorbar"] = colorbar
+    trace.setdefault("hovertemplate", _hover(plan, what, unit))
     trace["x"] = x_edges
     trace["y"] = json_floats(y_edges)
     trace["z"] = [json_floats(row) for row in z]

@@ -28,6 +28,7 @@ __all__ = [
     "PANEL_HEIGHT_PX",
     "AxisFacts",
     "build_layout",
+    "trace_panels",
 ]
 
 PANEL_HEIGHT_PX = 300
@@ -186,6 +187,13 @@ def _panel_axes(layout: dict[str, Any], traces: Sequence[Mapping[str, Any]]) -> 
     """Base y axes in use, in axis-number order: one panel each, top to bottom."""
     bases = {_base_of(layout, _y_of(t)) for t in traces}
     return sorted(bases, key=_axis_number)
+
+
+def trace_panels(layout: dict[str, Any], traces: Sequence[Mapping[str, Any]]) -> list[int]:
+    """The 1-based panel (top to bottom) of each trace of a finished figure."""
+    bases = [_base_of(layout, _y_of(t)) for t in traces]
+    order = {axis: n for n, axis in enumerate(sorted(set(bases), key=_axis_number), start=1)}
+    return [order[axis] for axis in bases]
 
 
 def _stack_panels(

@@ -46,6 +46,8 @@ class RenderResult:
     panels: int
     notes: list[str] = field(default_factory=list[str])
     time_range: TimeRange | None = None
+    trace_panels: list[int] = field(default_factory=list[int])
+    """The 1-based panel of each of `traces`, top to bottom (empty: all in panel 1)."""
 
     @property
     def points_sent(self) -> int:
@@ -68,8 +70,9 @@ class RenderResult:
                     "sent": t.points_sent,
                     "downsampled": t.downsampled,
                     "unit": t.unit,
+                    "panel": self.trace_panels[n] if n < len(self.trace_panels) else 1,
                 }
-                for t in self.traces
+                for n, t in enumerate(self.traces)
             ],
             "notes": self.notes,
         }

@@ -27,6 +27,7 @@ from xhelio.api.direct import (
 from xhelio.api.events import stream_events
 from xhelio.api.models import StreamEvent
 from xhelio.api.turns import save_gallery_figure
+from xhelio.operations import DOWNLOAD_CALLER
 from xhelio.server.deps import ServerState, server_state
 from xhelio.server.errors import ApiError, error_kind, error_message
 from xhelio.server.sse import sse_response
@@ -177,11 +178,10 @@ def export_entry(
     state: State,
     format: Literal["csv", "parquet", "netcdf"] = "csv",
 ) -> FileResponse:
-    """Download an entry as CSV, parquet or netCDF."""
+    """Download an entry as CSV, parquet or netCDF (a download: never a pipeline step)."""
+    args = {"label": label, "format": format}
     result = _write(
-        state,
-        session_id,
-        lambda ws: checked_call(ws, "save_data", {"label": label, "format": format}),
+        state, session_id, lambda ws: checked_call(ws, "save_data", args, DOWNLOAD_CALLER)
     )
     return _file(Path(str(result.payload["path"])), format)
 

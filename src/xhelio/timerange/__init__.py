@@ -4,7 +4,8 @@
 time expression on its own; `sentences` reads the time of a whole request (`find_time`):
 day-of-year ranges, clock ranges (across midnight too), "N hours before/after T",
 "± N days around T", named events from the vocabulary (an unknown event name is asked
-about), and impossible dates as errors. Imports only `errors` and `vocabulary`.
+about), and impossible dates as errors; `readable` says ranges as people write them.
+Imports only `errors` and `vocabulary`.
 """
 
 from xhelio.timerange.grammar import (
@@ -13,6 +14,12 @@ from xhelio.timerange.grammar import (
     find_time_range,
     format_time,
     parse_time_range,
+)
+from xhelio.timerange.readable import (
+    parse_instant,
+    readable_iso_span,
+    readable_range,
+    readable_span,
 )
 from xhelio.timerange.sentences import TimeFound, clock_range_on, find_time, stray_clocks
 
@@ -24,6 +31,10 @@ __all__ = [
     "find_time",
     "find_time_range",
     "format_time",
+    "parse_instant",
     "parse_time_range",
+    "readable_iso_span",
+    "readable_range",
+    "readable_span",
     "stray_clocks",
 ]

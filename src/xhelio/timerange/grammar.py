@@ -34,6 +34,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 from xhelio.errors import BadTimeRangeError
+from xhelio.timerange.readable import readable_range
 
 __all__ = ["TimeInText", "TimeRange", "find_time_range", "format_time", "parse_time_range"]
 
@@ -65,6 +66,10 @@ class TimeRange:
 
     def __str__(self) -> str:
         return f"{format_time(self.start)} to {format_time(self.end)}"
+
+    def readable(self) -> str:
+        """The range as people write it, inclusive: "2000-07-14 to 2000-07-17"."""
+        return readable_range(self.start, self.end)
 
 
 def format_time(t: datetime) -> str:

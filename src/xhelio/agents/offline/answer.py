@@ -1,7 +1,8 @@
 """Words for the scientist: discovery answers, clarifications and the turn summary lines.
 
 Each function turns tool results (plain dicts from the funnel) or an intent into text.
-Nothing here calls a tool. Imports only this package.
+Nothing here calls a tool. Times read as people write them (`timerange.readable`).
+Imports this package and `timerange`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from xhelio.agents.offline.intent import RequestIntent
+from xhelio.timerange import readable_iso_span
 
 __all__ = [
     "EXAMPLES",
@@ -25,6 +27,7 @@ EXAMPLES = (
     "'What datasets does PSP have?'"
 )
 _LISTED = 25
+_NAMED = 8  # series named per panel
 
 
 def clarification(
@@ -56,22 +59,59 @@ def describe_fetch(series: str, result: dict[str, Any]) -> str:
     return (
         f"Fetched {series} as {result.get('label')} (dataset {result.get('dataset')}, "
         f"parameter {result.get('parameter')}, {units}{shape}): {result.get('points')} points "
-        f"from {result.get('start')} to {result.get('stop')}{cadence}."
+        f"{_over(result)}{cadence}."
     )
+
+
+def _over(result: dict[str, Any]) -> str:
+    start, stop = result.get("start"), result.get("stop")
+    if start is None and stop is None:
+        return "with no time span"
+    return f"over {readable_iso_span(start, stop)}"
+
+
+def _with_unit(names: list[str], unit: str) -> str:
+    shown = ", ".join(names[:_NAMED]) + (
+        f" and {len(names) - _NAMED} more" if len(names) > _NAMED else ""
+    )
+    return f"{shown} ({unit})" if unit else shown
+
+
+def _panel_words(traces: list[dict[str, Any]]) -> str:
+    """What one panel shows: lines grouped by unit, each spectrogram named as one."""
+    lines: dict[str, list[str]] = {}
+    spectrograms: list[str] = []
+    for trace in traces:
+        name, unit = str(trace.get("name") or trace.get("data_label")), str(trace.get("unit") or "")
+        if trace.get("type") == "heatmap":
+            spectrograms.append(f"a spectrogram of {_with_unit([name], unit)}")
+        else:
+            lines.setdefault(unit, []).append(name)
+    parts = [_with_unit(names, unit) for unit, names in lines.items()] + spectrograms
+    return " and ".join(parts) if len(parts) <= 2 else ", ".join(parts[:-1]) + f" and {parts[-1]}"
 
 
 def describe_render(result: dict[str, Any]) -> str:
-    """One sentence on a rendered figure: traces, panels, downsampling."""
+    """One sentence on what a rendered figure shows: each panel's series with units."""
     traces: list[dict[str, Any]] = result.get("traces") or []
-    names = ", ".join(str(t.get("name")) for t in traces[:8])
-    more = f" and {len(traces) - 8} more" if len(traces) > 8 else ""
+    if not traces:
+        return "Plotted an empty figure."
+    by_panel: dict[int, list[dict[str, Any]]] = {}
+    for trace in traces:
+        by_panel.setdefault(int(trace.get("panel") or 1), []).append(trace)
+    shown = [_panel_words(by_panel[panel]) for panel in sorted(by_panel)]
+    if len(shown) == 1:
+        text = f"Plotted {shown[0]} in one panel"
+    else:
+        text = f"Plotted {len(shown)} stacked panels, top to bottom: " + "; ".join(shown)
     thinned = sum(1 for t in traces if t.get("downsampled"))
-    note = f" ({thinned} downsampled for display, extrema kept)" if thinned else ""
-    panels = int(result.get("panels") or 1)
-    return (
-        f"Plotted {len(traces)} trace{'s' if len(traces) != 1 else ''} in {panels} "
-        f"panel{'s' if panels != 1 else ''}: {names}{more}{note}."
-    )
+    if thinned:
+        text += (
+            f" ({thinned} series downsampled for display, extrema kept)"
+            if thinned > 1
+            else " (downsampled for display, extrema kept)"
+        )
+    return f"{text}."
 
 
 def _dataset_lines(rows: list[dict[str, Any]], key: str = "id") -> list[str]:
@@ -124,7 +164,8 @@ def discovery_text(kind: str, subject: str, result: dict[str, Any]) -> str:
         head = f"{result.get('id')} ({result.get('title', '')[:80]}) has {len(params)} parameters:"
         return "\n".join([head, *lines])
     return (
-        f"{result.get('dataset_id')} covers {result.get('start')} to {result.get('stop')}"
+        f"{result.get('dataset_id')} covers "
+        f"{readable_iso_span(result.get('start'), result.get('stop'))}"
         + (f" at a cadence of {result['cadence']}" if result.get("cadence") else "")
         + "."
     )

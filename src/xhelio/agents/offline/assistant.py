@@ -344,7 +344,7 @@ class OfflineAssistant:
     def _summary(self, intent: RequestIntent, plan: OfflinePlan, run: StepRun) -> str:
         parts = [f"Offline mode understood: {'; '.join(intent.understood())}."]
         if plan.time_range is not None:
-            parts.append(f"Time range: {plan.time_range}.")
+            parts.append(f"Time range: {plan.time_range.readable()}.")
         parts.extend(run.lines)
         parts.extend(plan.notes)
         parts.extend(run.problems)

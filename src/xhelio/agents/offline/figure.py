@@ -63,7 +63,7 @@ def figure_spec(
             trace["line"] = {"color": colours[n]}
         traces.append(trace)
     names = ", ".join(dict.fromkeys(name for _, name, _ in finals))
-    title = intent.plot.title or (f"{names}, {span}" if span else names)
+    title = intent.plot.title or (f"{names}, {span.readable()}" if span else names)
     figure = {"data": traces, "layout": {"title": {"text": title}}}
     note = None
     if intent.plot.layout == "auto" and len(finals) > 1:

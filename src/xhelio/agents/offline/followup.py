@@ -222,16 +222,16 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     time_range, time_text = new.time_range, new.time_text
     zoom = clock_range_on(new.text, base.time_range) if base.time_range else None
     if time_range is None and zoom is not None:
-        time_range, time_text = zoom, str(zoom)
-        notes.append(f"Zoomed to {zoom} on the day already loaded.")
+        time_range, time_text = zoom, zoom.readable()
+        notes.append(f"Zoomed to {zoom.readable()} on the day already loaded.")
     if time_range is None and base.time_range is not None:
         shifted = _shifted(base.time_range, new, notes)
         time_range = shifted or base.time_range
-        time_text = str(time_range)
+        time_text = time_range.readable()
         if shifted is None:
             notes.append(
                 f"No time range was given, so I used the time range of the data already "
-                f"loaded ({base.time_range})."
+                f"loaded ({base.time_range.readable()})."
             )
     layout = new.plot.layout
     if layout == "auto":

@@ -203,7 +203,7 @@ def _window(intent: RequestIntent, first: Candidate, b: _Builder) -> TimeRange:
     window = TimeRange(end - _DEFAULT_SPAN, end)
     b.notes.append(
         f"No time range was given, so I used the last 7 days of {first.dataset_id} data "
-        f"({window}). Add one, e.g. 'for 2024-01-15 to 2024-01-20'."
+        f"({window.readable()}). Add one, e.g. 'for 2024-01-15 to 2024-01-20'."
     )
     return window
 

@@ -169,7 +169,7 @@ class OfflinePlanning:
             )
         lines = [f"Offline mode understood: {'; '.join(plan.intent.understood())}."]
         if plan.time_range is not None:
-            lines.append(f"Time range: {plan.time_range}.")
+            lines.append(f"Time range: {plan.time_range.readable()}.")
         lines += [*prepared.run.lines, *plan.notes, *prepared.run.problems]
         lines += [
             f"Not done: no {m.name} dataset was found for {asked}, so the result has no "
