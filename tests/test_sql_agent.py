@@ -20,6 +20,7 @@ from xhelio.agents.planning.routing import decide_agents
 from xhelio.agents.sql_agent import MAX_RETRIES, SqlAgent
 from xhelio.agents.subagent import AgentEnv
 from xhelio.agents.toolbridge import run_coroutine
+from xhelio.tools.sql_tools import query_label
 from xhelio.tools.workspace import Workspace, open_workspace
 
 GOOD = (
@@ -90,7 +91,7 @@ def test_the_orchestrator_delegates_to_sql(workspace: Workspace) -> None:
     assistant = AgentAssistant(workspace, scripted_config(), build_model=script.build)
     reply = assistant.respond(QUESTION, threading.Event())
     assert "2015-03-17" in reply.text
-    assert workspace.session.store.has("query_1")
+    assert workspace.session.store.has(query_label(GOOD))
 
 
 def test_the_planner_routes_selections_to_sql() -> None:

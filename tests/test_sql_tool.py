@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from sql_support import DST, session_entries
+from xhelio.tools.sql_tools import query_label
 from xhelio.tools.workspace import Workspace, open_workspace
 
 
@@ -44,7 +45,9 @@ def test_two_conditions_over_two_tables(workspace: Workspace) -> None:
     )
     result = workspace.funnel.call("query_data", {"sql": sql})
     assert result.ok, result.error
-    assert result.payload["label"] == "query_1"
+    assert result.payload["label"] == query_label(sql)
+    again = workspace.funnel.call("query_data", {"sql": "  " + sql.upper()})
+    assert again.payload["label"] == query_label(sql)  # the same query replaces its result
     assert [r["day"][:10] for r in result.payload["preview"]] == ["2015-03-17", "2015-06-22"]
     assert result.payload["units"] == {"dst": "nT", "v": "km/s"}
 
@@ -110,5 +113,5 @@ def test_rest_runs_query_data_and_the_result_is_a_session_entry() -> None:
             refused = http.post(f"/sessions/{sid}/tools/query_data", json={"sql": "DROP TABLE ace"})
             assert refused.json()["status"] == "error"
             tables = http.post(f"/sessions/{sid}/tools/describe_tables", json={}).json()
-            made = next(t for t in tables["tables"] if t["table"] == "query_1")
+            made = next(t for t in tables["tables"] if t["table"] == query_label(sql))
             assert {"name": "Bz", "type": "DOUBLE", "unit": "nT"} in made["columns"]

@@ -140,8 +140,13 @@ def test_old_logs_get_their_meaning_from_the_specs() -> None:
 
 def test_the_label_creating_tools_are_those_whose_spec_says_so() -> None:
     makers = {t.name for t in default_registry().label_makers()}
+    builtin = {"fetch_data", "custom_operation", "store_dataframe"}
     web = {"call_api", "search_literature", "search_web"}  # answers stored as entries
-    assert makers == {"fetch_data", "custom_operation", "store_dataframe", *web}
+    methods = {"minimum_variance", "power_spectrum", "plasma_quantities", "query_data"}
+    events = {"import_events", "detect_storms", "superposed_epoch", "fetch_for_events"}
+    geometry = {"get_ephemeris", "transform_frame", "magnetic_connectivity"}
+    assert builtin | web | methods | events | geometry <= makers
+    assert "render_plotly_json" not in makers and "list_parameters" not in makers
     assert all(t.phase in {"fetch", "compute"} for t in default_registry().label_makers())
 
 

@@ -11,6 +11,7 @@ so it plots, exports and replays like any other (see docs/sql.md and `xhelio.sql
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -47,11 +48,14 @@ class SqlTables(ToolOutput):
     schema_text: str = ""
 
 
-def _free_label(ctx: ToolContext) -> str:
-    number = 1
-    while ctx.store.has(f"query_{number}"):
-        number += 1
-    return f"query_{number}"
+def query_label(sql: str) -> str:
+    """The default label of a query's result: the same SQL always gives the same label.
+
+    A saved pipeline replayed for another time range then replaces its result instead of
+    adding another one beside it.
+    """
+    canonical = " ".join(sql.split()).lower()
+    return f"query_{hashlib.sha256(canonical.encode()).hexdigest()[:8]}"
 
 
 def _preview(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -81,9 +85,9 @@ def query_data(ctx: ToolContext, sql: str, output_label: str | None = None) -> d
     Args:
         sql: One SELECT statement, e.g. SELECT date_trunc('day', time) AS day,
             min(DST1800) AS dst FROM "OMNI2_H0_MRG1HR.DST1800" GROUP BY 1 HAVING dst < -100.
-        output_label: Label of the result entry (default query_N).
+        output_label: Label of the result entry (default query_<hash of the SQL>).
     """
-    label = (output_label or "").strip() or _free_label(ctx)
+    label = (output_label or "").strip() or query_label(sql)
     if not _LABEL.match(label):
         raise UserError(
             f"'{label}' cannot be a label: use letters, digits, '_', '.' or '-', "
