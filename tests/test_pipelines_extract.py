@@ -189,3 +189,18 @@ def test_a_label_fetched_again_after_the_plot_keeps_the_fetch_the_plot_used() ->
     assert [s.tool for s in pipeline.steps] == ["fetch_data", "render_plotly_json"]
     assert pipeline.steps[1].depends_on == [pipeline.steps[0].step_id]
     assert pipeline.variables[TIME_RANGE_VAR].default.startswith("2001-01-01")
+
+
+def test_a_title_naming_the_range_as_people_read_it_follows_the_new_range() -> None:
+    iso = "2024-01-15T00:00:00Z to 2024-01-17T00:00:00Z"
+    args = {"dataset_id": "AC_H2_MFI", "parameter_id": "Magnitude", "time_range": iso}
+    fetch = {"seq": 1, "tool": "fetch_data", "status": "ok", "args": args}
+    fetch["result"] = {"label": "AC_H2_MFI.Magnitude"}
+    figure = {
+        "data": [{"type": "scatter", "data_label": "AC_H2_MFI.Magnitude"}],
+        "layout": {"title": {"text": "ACE |B|, 2024-01-15 to 2024-01-16"}},
+    }
+    render = {"seq": 2, "tool": "render_plotly_json", "status": "ok", "args": {"figure": figure}}
+    pipeline = extract_pipeline(logged([fetch, {**render, "result": {}}]), "ace")
+    title = pipeline.steps[1].args["figure"]["layout"]["title"]["text"]
+    assert title == f"ACE |B|, {TIME_RANGE_VAR}"

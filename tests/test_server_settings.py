@@ -109,6 +109,8 @@ REFUSED_BODIES: list[dict[str, Any]] = [
     {"memory": {"note": None}},
     {"memory": {f"k{i}": i for i in range(101)}},
     {"memory": {"api_token": "x"}},
+    {"memory": {"openai_apikey": "x"}},
+    {"memory": {"db_password": "x"}},
     {"memory": []},
     {"models": {"default": "nonsense"}},
     {"models": {"default": "x" * 201}},

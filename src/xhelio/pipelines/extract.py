@@ -211,7 +211,8 @@ def extract_pipeline(
         originals = {
             text for op in fetches if _resolved(op) == main for text in op.time_ranges.values()
         }
-        texts = sorted({*originals, str(main)}, key=len, reverse=True)
+        # Titles name the range as people read it ("2024-01-15"): that is the range too.
+        texts = sorted({*originals, str(main), main.readable()}, key=len, reverse=True)
     steps: list[PipelineStep] = []
     step_of: dict[str, str] = {}
     last_render: str | None = None

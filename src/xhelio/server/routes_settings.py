@@ -36,7 +36,9 @@ LIMIT_KEYS = (
 MODEL_KEYS = ("default", *TIERS)
 LONG_TERM_MEMORY_KEYS = ("enabled", "every_turns", "injection_tokens", "per_type")
 """Keys of the ``[memory]`` table that are settings (`memory_<key>`, checked like them)."""
-_SECRET_WORDS = ("key", "token", "secret", "password")
+_SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "credential")
+"""A key with a word ending in one of these ("api_key", "auth_token", "apikey") names a
+secret; a count such as `injection_tokens` does not."""
 _KEY_VARS = {
     "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "openai": ("OPENAI_API_KEY",),
@@ -92,6 +94,10 @@ class SettingsUpdate(BaseModel):
         return value  # pyright: ignore[reportUnknownVariableType]
 
 
+def _names_a_secret(key: str) -> bool:
+    return any(word.endswith(_SECRET_WORDS) for word in key.lower().split("_"))
+
+
 def _merged(data: dict[str, Any], body: SettingsUpdate) -> dict[str, Any]:
     """The config file's `data` with the update applied (a new dict; `data` is untouched)."""
     out = dict(data)
@@ -110,7 +116,7 @@ def _merged(data: dict[str, Any], body: SettingsUpdate) -> dict[str, Any]:
     if body.limits is not None:
         out.update(body.limits.model_dump(exclude_none=True))
     if body.memory is not None:
-        secret = [k for k in body.memory if any(w in k for w in _SECRET_WORDS)]
+        secret = [k for k in body.memory if _names_a_secret(k)]
         if secret:
             raise ConfigError(f"Settings never hold secrets; refused keys: {', '.join(secret)}.")
         old = data.get("memory")
