@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from xhelio.cli.errors import handle_errors
@@ -78,9 +79,10 @@ def sources(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
         table.add_column(column, style="bold cyan" if column == "name" else None)
     colours = {"reachable": "green", "local": "green", "offline": "yellow", "broken": "red"}
     for r in rows:
-        state = f"[{colours[r.state]}]{r.state}[/]" + (f": {r.detail}" if r.detail else "")
+        # Details are text, never markup: "pip install 'xhelio[planetary]'" must show whole.
+        state = f"[{colours[r.state]}]{r.state}[/]" + (f": {escape(r.detail)}" if r.detail else "")
         size = "" if r.datasets is None else str(r.datasets)
-        table.add_row(r.name, r.provider, r.url, size, state)
+        table.add_row(escape(r.name), escape(r.provider), escape(r.url), size, state)
     Console().print(table)
 
 
