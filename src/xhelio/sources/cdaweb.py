@@ -53,7 +53,13 @@ from xhelio.sources.base import ParameterData, ProgressCallback, drop_duplicate_
 from xhelio.sources.cache import FragmentCache
 from xhelio.sources.cdf_reader import describe_cdf, read_cdf_parameters
 from xhelio.sources.dims import to_per_record
-from xhelio.sources.http import RetryPolicy, call_with_retries, check_rate_limit, make_client
+from xhelio.sources.http import (
+    RetryPolicy,
+    call_with_retries,
+    check_file_response,
+    check_rate_limit,
+    make_client,
+)
 from xhelio.timerange import TimeRange
 
 __all__ = ["CdawebSource", "RemoteFile"]
@@ -290,19 +296,9 @@ class CdawebSource:
         try:
             with self.client.stream("GET", remote.url) as response:
                 check_rate_limit(response, remote.file_name)
-                if response.status_code >= 400:
-                    raise ServerError(
-                        f"CDAWeb failed to send {remote.file_name} (HTTP "
-                        f"{response.status_code}). Try again later or use the HAPI source.",
-                        status_code=response.status_code,
-                    )
-                if "html" in response.headers.get("Content-Type", "").lower():
-                    # A maintenance or login page served with 200 is not the file.
-                    raise ServerError(
-                        f"CDAWeb answered a web page instead of {remote.file_name} (HTTP 200, "
-                        "text/html): the archive may be under maintenance. Try again later "
-                        "or use the HAPI source."
-                    )
+                check_file_response(
+                    response, remote.file_name, "CDAWeb", "Try again later or use the HAPI source."
+                )
                 with partial.open("wb") as out:
                     for chunk in response.iter_bytes(_CHUNK_BYTES):
                         if cancelled is not None and cancelled.is_set():

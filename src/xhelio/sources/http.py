@@ -47,6 +47,7 @@ from xhelio.sources.netguard import current_cancel, guard_client, request_guard
 __all__ = [
     "RetryPolicy",
     "call_with_retries",
+    "check_file_response",
     "check_rate_limit",
     "is_retryable",
     "make_client",
@@ -245,6 +246,26 @@ def check_rate_limit(response: httpx.Response, what: str) -> None:
         status_code=status,
         retry_after=retry_after,
     )
+
+
+def check_file_response(
+    response: httpx.Response, name: str, provider: str, advice: str = "Try again later."
+) -> None:
+    """Raise `ServerError` when a file download answered an error or a web page.
+
+    A maintenance or login page served with HTTP 200 is not the file. `provider` names
+    the archive ("CDAWeb"), `advice` ends each message.
+    """
+    if response.status_code >= 400:
+        raise ServerError(
+            f"{provider} failed to send {name} (HTTP {response.status_code}). {advice}",
+            status_code=response.status_code,
+        )
+    if "html" in response.headers.get("Content-Type", "").lower():
+        raise ServerError(
+            f"{provider} answered a web page instead of {name} (HTTP 200, text/html): the "
+            f"archive may be under maintenance. {advice}"
+        )
 
 
 def _final_error(

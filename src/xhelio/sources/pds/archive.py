@@ -38,7 +38,13 @@ import httpx
 from xhelio.config import Settings
 from xhelio.errors import NoDataError, RequestTooLargeError, ServerError, UnknownDatasetError
 from xhelio.sources.cache import FragmentCache
-from xhelio.sources.http import RetryPolicy, call_with_retries, check_rate_limit, make_client
+from xhelio.sources.http import (
+    RetryPolicy,
+    call_with_retries,
+    check_file_response,
+    check_rate_limit,
+    make_client,
+)
 from xhelio.timerange import TimeRange
 
 __all__ = ["MAX_LISTINGS", "MAX_PRODUCTS", "PpiArchive", "Product", "file_name", "name_span"]
@@ -284,17 +290,7 @@ class PpiArchive:
             check_rate_limit(response, name)
             if response.status_code == 404:
                 raise NoDataError(f"The PDS PPI archive has no file {url} (HTTP 404).")
-            if response.status_code >= 400:
-                raise ServerError(
-                    f"The PDS PPI archive failed to send {name} (HTTP "
-                    f"{response.status_code}). Try again later.",
-                    status_code=response.status_code,
-                )
-            if "html" in response.headers.get("Content-Type", "").lower():
-                raise ServerError(
-                    f"The PDS PPI archive answered a web page instead of {name} (HTTP 200, "
-                    "text/html): the archive may be under maintenance. Try again later."
-                )
+            check_file_response(response, name, "The PDS PPI archive")
             with partial.open("wb") as out:
                 for chunk in response.iter_bytes(256 * 1024):
                     out.write(chunk)
