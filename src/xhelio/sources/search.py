@@ -31,6 +31,7 @@ from xhelio.sources.base import DatasetHit, DataSource
 
 __all__ = [
     "SearchResults",
+    "matched_words",
     "query_words",
     "rank_datasets",
     "search_registered",
@@ -60,11 +61,17 @@ def _matches(word: str, tokens: set[str]) -> bool:
     return word in tokens or (len(word) >= 3 and any(t.startswith(word) for t in tokens))
 
 
-def _coverage(words: Sequence[str], text: str) -> float:
-    if not words:
-        return 0.0
+def matched_words(words: Sequence[str], text: str) -> list[str]:
+    """The query `words` that `text` holds.
+
+    A word is held when it equals a word of `text` or, from 3 letters, begins one.
+    """
     tokens = set(_WORD.findall(text.lower()))
-    return sum(_matches(w, tokens) for w in words) / len(words)
+    return [w for w in words if _matches(w, tokens)]
+
+
+def _coverage(words: Sequence[str], text: str) -> float:
+    return len(matched_words(words, text)) / len(words) if words else 0.0
 
 
 def _hit_text(hit: DatasetHit) -> str:

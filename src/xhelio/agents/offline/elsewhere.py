@@ -12,14 +12,13 @@ None, and the ordinary clarification stands: no archive is guessed at.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from xhelio.agents.offline.intent import RequestIntent
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, ToolCall, presentation_steps
 from xhelio.operations import ToolResult
-from xhelio.sources.search import query_words
+from xhelio.sources.search import matched_words, query_words
 from xhelio.timerange import find_time
 
 __all__ = ["plan_elsewhere"]
@@ -35,7 +34,6 @@ _REQUEST_WORDS = frozenset(
         "vs", "versus", "compare", "what", "was", "were", "how", "is", "are", "time", "series",
     }
 )  # fmt: skip
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 def _content_words(intent: RequestIntent) -> list[str]:
@@ -44,13 +42,6 @@ def _content_words(intent: RequestIntent) -> list[str]:
     for start, end in sorted(find_time(text).spans, reverse=True):
         text = text[:start] + " " + text[end:]
     return [w for w in query_words(text) if w not in _REQUEST_WORDS and not w.isdigit()]
-
-
-def _covered(words: list[str], text: str) -> list[str]:
-    tokens = set(_WORD.findall(text.lower()))
-    return [
-        w for w in words if w in tokens or (len(w) >= 3 and any(t.startswith(w) for t in tokens))
-    ]
 
 
 def _chosen_hit(
@@ -67,7 +58,7 @@ def _chosen_hit(
             [dataset, str(hit.get("title", "")), str(hit.get("mission") or "")]
             + [str(p) for p in hit.get("parameters") or []]
         )
-        matched = _covered(words, text)
+        matched = matched_words(words, text)
         if len(matched) >= min(2, len(words)) and len(matched) >= _MIN_COVERAGE * len(words):
             return hit
     return None
@@ -79,9 +70,8 @@ def _chosen_parameters(parameters: list[dict[str, Any]], words: list[str]) -> li
     A parameter is singled out when its name and description hold more of the request's
     words than some other parameter's do (words every parameter shares name nothing).
     """
-    scores = [
-        len(_covered(words, f"{p.get('name', '')} {p.get('description', '')}")) for p in parameters
-    ]
+    texts = [f"{p.get('name', '')} {p.get('description', '')}" for p in parameters]
+    scores = [len(matched_words(words, text)) for text in texts]
     if scores and max(scores) > min(scores):
         return [p for p, n in zip(parameters, scores, strict=True) if n == max(scores)][
             :_MAX_PARAMETERS
