@@ -335,7 +335,7 @@ def write_html(figure: Mapping[str, Any], path: Path) -> Path:
     """Write an interactive, self-contained HTML file (plotly.js embedded); return path."""
     html = pio.to_html(
         dict(figure),
-        include_plotlyjs=_BUNDLE_URL,
+        include_plotlyjs=_BUNDLE_URL,  # pyright: ignore[reportArgumentType]  (a .js URL: documented)
         full_html=True,
         validate=False,
         config=dict(PLOT_CONFIG),
