@@ -7,8 +7,13 @@ checked to hold only its own data: the response's session id, its data labels (d
 of the asked mission) and start day, and at the end every session's entries.
 
     .venv/bin/python benchmarks/bench_server.py [--sessions 10 50] [--turns 2]
+        [--against REV [--rounds 2]]
 
-Prints one JSON object per N: requests, requests_per_s, p50_ms, p99_ms, errors, leaks.
+Prints one JSON object per N: requests, requests_per_s, p50_ms, p99_ms, errors, leaks, and
+cpu_ms_per_request (the benchmark process's CPU, server and client, per answered request:
+steadier than latency on a shared machine). `--against REV` measures commit REV the same
+way in the same run, alternating fresh processes of both (`rounds` times), each line
+labelled with its `revision`: before/after figures under the same load.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import asyncio
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # loopba
 
 import httpx
 
+from revision import checkout
 from servers.catalog_hapi import CatalogHapiServer
 from servers.xhelio_api import LiveServer
 
@@ -51,6 +58,7 @@ class Outcome:
     errors: list[str] = field(default_factory=list[str])
     leaks: list[str] = field(default_factory=list[str])
     wall_s: float = 0.0
+    cpu_s: float = 0.0
 
     def summary(self) -> dict[str, Any]:
         done = sorted(self.latencies_ms)
@@ -63,6 +71,7 @@ class Outcome:
             "p99_ms": round(p99, 1) if p99 is not None else None,
             "errors": len(self.errors),
             "leaks": len(self.leaks),
+            "cpu_ms_per_request": round(1000 * self.cpu_s / len(done), 1) if done else None,
             "first_error": self.errors[0] if self.errors else None,
             "first_leak": self.leaks[0] if self.leaks else None,
         }
@@ -109,9 +118,10 @@ async def _run(url: str, sessions: int, turns: int) -> Outcome:
     out = Outcome(sessions)
     limits = httpx.Limits(max_connections=sessions + 5)
     async with httpx.AsyncClient(base_url=url + "/api/v1", timeout=600, limits=limits) as client:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         await asyncio.gather(*(_session(client, i, turns, out) for i in range(sessions)))
         out.wall_s = time.perf_counter() - started
+        out.cpu_s = time.process_time() - cpu
     return out
 
 
@@ -119,7 +129,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, nargs="+", default=[10, 50])
     parser.add_argument("--turns", type=int, default=2)
+    parser.add_argument("--against", metavar="REV", help="also measure this commit (before)")
+    parser.add_argument("--rounds", type=int, default=1, help="alternations with --against")
     args = parser.parse_args()
+    if args.against:
+        _compare(args.against, args.rounds, args.sessions, args.turns)
+        return
     home = tempfile.mkdtemp(prefix="xhelio-bench-server-")
     os.environ["XHELIO_HOME"] = home
     for var in ("XHELIO_MODEL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
@@ -137,6 +152,21 @@ def main() -> None:
             assert warm.status_code == 200, warm.text
             for count in args.sessions:
                 print(json.dumps(asyncio.run(_run(server.url, count, args.turns)).summary()))
+
+
+def _compare(rev: str, rounds: int, sessions: list[int], turns: int) -> None:
+    """Both checkouts in fresh processes, alternately: `rev` first, then this one."""
+    command = [sys.executable, __file__, "--turns", str(turns), "--sessions", *map(str, sessions)]
+    with checkout(rev) as other:
+        for round_ in range(1, rounds + 1):
+            for label, src in ((rev, other), ("this checkout", None)):
+                env = dict(os.environ)
+                if src is not None:
+                    env["PYTHONPATH"] = os.pathsep.join([str(src), env.get("PYTHONPATH", "")])
+                done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+                for line in done.stdout.splitlines():
+                    print(json.dumps({"revision": label, "round": round_, **json.loads(line)}))
+                sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,12 +10,19 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import plotly.io as pio
 import pytest
 
 from xhelio.data.entry import DataEntry
 from xhelio.data.store import DataStore
 from xhelio.errors import UserError
-from xhelio.render.export import FigureExporter, find_browser, static_figure, write_html
+from xhelio.render.export import (
+    PLOT_CONFIG,
+    FigureExporter,
+    find_browser,
+    static_figure,
+    write_html,
+)
 from xhelio.render.figure import render_plotly_json
 from xhelio.render.plot_state import PlotState
 
@@ -172,3 +180,19 @@ def test_html_export_offers_no_cloud_share_or_edit_button(tmp_path: Path) -> Non
     assert '"displaylogo":false' in html
     assert '"showSendToCloud":false' in html
     assert '"modeBarButtonsToRemove":["sendDataToCloud","editInChartStudio"]' in html
+
+
+def test_write_html_is_plotly_own_self_contained_page(tmp_path: Path) -> None:
+    """plotly.js is spliced in once per process; the page is exactly plotly's own."""
+    figure = {
+        "data": [{"type": "scatter", "y": [1, 2], "name": "Bz </script> {x}"}],
+        "layout": {"title": {"text": "|B| (nT) é"}},
+    }
+    written = write_html(figure, tmp_path / "f.html").read_text(encoding="utf-8")
+    again = write_html(figure, tmp_path / "g.html").read_text(encoding="utf-8")
+    plotly_own = pio.to_html(
+        figure, include_plotlyjs=True, full_html=True, validate=False, config=dict(PLOT_CONFIG)
+    )
+    div_id = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
+    assert div_id.sub("ID", written) == div_id.sub("ID", plotly_own) == div_id.sub("ID", again)
+    assert "src=" not in written.split("<body>", 1)[1].split("</script>", 1)[0]

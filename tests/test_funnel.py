@@ -128,6 +128,27 @@ def test_sanitize_handles_numpy() -> None:
     }
 
 
+def test_sanitize_columns_of_plain_values_and_of_mixed_kinds() -> None:
+    import numpy as np
+
+    class Label(str):
+        pass
+
+    columns = {
+        "x": ("2024-02-01T00:00:00Z", None, 3, True),
+        "y": [1.5, math.nan, -math.inf, 2, None],
+        "z": [np.float64(2.5), np.float64("nan"), [math.inf, 1.0], Label("Bx"), np.int64(7)],
+    }
+    clean = sanitize(columns)
+    assert clean == {
+        "x": ["2024-02-01T00:00:00Z", None, 3, True],
+        "y": [1.5, None, None, 2, None],
+        "z": [2.5, None, [None, 1.0], "Bx", 7],
+    }
+    assert type(clean["x"]) is list and clean["x"] is not columns["x"]
+    assert [type(v) for v in clean["z"]] == [np.float64, type(None), list, Label, int]
+
+
 def test_event_bus_survives_a_broken_subscriber_and_threads() -> None:
     bus = EventBus()
 

@@ -72,6 +72,18 @@ def test_ask_returns_the_response_model(api: Api, asked: AskResponse) -> None:
     assert asked.suggestions
 
 
+def test_ask_is_documented_and_served_as_the_response_model(api: Api) -> None:
+    """/ask writes the AskResponse itself (off FastAPI's re-validation); docs still say so."""
+    schema = httpx.get(api.url + "/openapi.json").json()
+    ok = schema["paths"]["/api/v1/ask"]["post"]["responses"]["200"]["content"]
+    assert ok["application/json"]["schema"] == {"$ref": "#/components/schemas/AskResponse"}
+    response = api.client.post("/ask", json={"question": "Wind magnetic field on 2024-02-02"})
+    assert response.headers["content-type"] == "application/json"
+    body = response.json()
+    assert set(body) == set(AskResponse.model_fields)
+    assert body == json.loads(AskResponse.model_validate(body).model_dump_json())
+
+
 def test_session_detail_history_entries_figure(api: Api, asked: AskResponse) -> None:
     detail = api.client.get(f"/sessions/{asked.session_id}").json()
     assert [m["role"] for m in detail["history"]] == ["user", "assistant"]

@@ -218,3 +218,32 @@ def test_a_writer_without_a_figure_keeps_another_writers_figure(xhelio_home: Pat
     loaded.plot.reset()  # a writer that removes its figure does remove it
     store.save(loaded)
     assert not figure.exists()
+
+
+def test_session_locks_are_not_kept_after_use_and_still_exclude(xhelio_home: Path) -> None:
+    """A server locks every session it runs: nothing may stay behind per session."""
+    from xhelio.session import persist
+
+    store = SessionStore(load_settings())
+    for n in range(50):
+        with store.lock(f"S{n}"), store.lock(f"S{n}"):
+            pass
+    assert not persist._LOCKS  # pyright: ignore[reportPrivateUsage]
+    inside: list[int] = []
+    overlaps: list[int] = []
+
+    def hold(n: int) -> None:
+        for _ in range(30):
+            with store.lock("SHARED"):
+                inside.append(n)
+                if len(inside) > 1:
+                    overlaps.append(n)
+                inside.remove(n)
+
+    threads = [threading.Thread(target=hold, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert overlaps == []
+    assert not persist._LOCKS  # pyright: ignore[reportPrivateUsage]

@@ -15,7 +15,9 @@ name is exactly a typed word, then FTS5 bm25 with column weights. Mission names 
 query restrict the search to those missions when that leaves any hit. User text never
 reaches FTS5 syntax: it is split into words and each is quoted.
 
-A time expression in the query is left out of the search. Imports only `catalog`
+A time expression in the query is left out of the search. Dataset records and search
+answers are kept in memory (`catalog.memo`), shared by every session of the process and
+forgotten whenever the index changes. Imports only `catalog`
 modules, `config`, `errors`, `language` and `timerange` from xhelio.
 """
 
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from xhelio.catalog.aliases import AliasTable, QueryPlan, normalize_name, plan_query
+from xhelio.catalog.memo import Memo
 from xhelio.catalog.model import DatasetInfo, Mission, ParameterInfo
 from xhelio.catalog.snapshot import load_snapshot, snapshot_version
 from xhelio.config import Settings, load_settings
@@ -49,6 +52,10 @@ SCHEMA_VERSION = 1
 _FTS_COLUMNS = ("ident", "title", "mission", "instrument", "params", "units", "param_text")
 _FTS_WEIGHTS = (10.0, 4.0, 3.0, 2.0, 3.0, 1.0, 0.5)
 _CANDIDATES = 300
+_RECORDS_KEPT = 1500
+"""Dataset records (with their parameters) kept in memory: a few missions' worth, ~25 MB."""
+_SEARCHES_KEPT = 512
+"""Search answers kept in memory (sessions ask the same quantities of the same missions)."""
 
 _SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -339,7 +346,25 @@ class Catalog:
         # One connection shared by threads (the web server's workers); the lock serializes.
         self._conn = sqlite3.connect(path, check_same_thread=False)
         self._conn.execute("PRAGMA foreign_keys = OFF")
+        # Read-only answers shared by every session, forgotten when the index changes.
+        self._records: Memo[int, DatasetInfo] = Memo(_RECORDS_KEPT)
+        self._searches: Memo[tuple[str, int, str | None], tuple[SearchHit, ...]] = Memo(
+            _SEARCHES_KEPT
+        )
+        self._mission_list: Memo[str, tuple[Mission, ...]] = Memo(1)
+        self._revision = self._data_version()
         self._reload_names()
+
+    def _data_version(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def _current(self) -> None:
+        """Forget what was remembered if another connection changed the index since."""
+        revision = self._data_version()
+        if revision != self._revision:
+            self._revision = revision
+            self._reload_names()
 
     def _reload_names(self) -> None:
         with self._lock:
@@ -348,6 +373,8 @@ class Catalog:
         self._mission_names: dict[str, str] = {str(m): str(n) for m, n in missions}
         self._aliases = AliasTable(Mission(id=m, name=n) for m, n in self._mission_names.items())
         self._ids: list[str] = [str(r[0]) for r in ids]
+        for memo in (self._records, self._searches, self._mission_list):
+            memo.clear()
 
     def close(self) -> None:
         """Close the database connection."""
@@ -373,6 +400,7 @@ class Catalog:
 
     def dataset_ids(self) -> list[str]:
         """Every dataset id in the catalog, sorted."""
+        self._current()
         return list(self._ids)
 
     def dataset(self, dataset_id: str) -> DatasetInfo:
@@ -399,36 +427,42 @@ class Catalog:
         return info.start, info.stop
 
     def _datasets_where(self, where: str, args: Sequence[Any]) -> list[DatasetInfo]:
-        rows = self._query(
-            "SELECT d.rowid, d.id, d.title, d.mission_id, d.instrument, d.start, d.stop, "
-            "d.cadence, d.max_request_duration, d.pi_name, d.doi FROM datasets d "
-            f"WHERE {where} ORDER BY d.id",
-            args,
-        )
-        if not rows:
-            return []
-        params = self._parameters_of([int(r[0]) for r in rows])
-        return [
-            DatasetInfo(
-                id=r[1],
-                title=r[2],
-                mission_id=r[3],
-                instrument=r[4],
-                start=_datetime(r[5]),
-                stop=_datetime(r[6]),
-                cadence=r[7],
-                max_request_duration=r[8],
-                pi_name=r[9],
-                doi=r[10],
-                parameters=tuple(params.get(int(r[0]), ())),
+        self._current()
+        rows = self._query(f"SELECT d.rowid FROM datasets d WHERE {where} ORDER BY d.id", args)
+        rowids = [int(r[0]) for r in rows]
+        records = self._records.get_many(rowids, self._load_records)
+        return [records[r] for r in rowids]
+
+    def _load_records(self, rowids: Sequence[int]) -> dict[int, DatasetInfo]:
+        """The datasets at `rowids`, with their parameters, read from the index."""
+        params = self._parameters_of(rowids)
+        found: dict[int, DatasetInfo] = {}
+        for chunk in _chunks(rowids):
+            rows = self._query(
+                "SELECT rowid, id, title, mission_id, instrument, start, stop, cadence, "
+                "max_request_duration, pi_name, doi FROM datasets WHERE rowid IN "
+                f"({', '.join('?' * len(chunk))})",
+                chunk,
             )
-            for r in rows
-        ]
+            for r in rows:
+                found[int(r[0])] = DatasetInfo(
+                    id=r[1],
+                    title=r[2],
+                    mission_id=r[3],
+                    instrument=r[4],
+                    start=_datetime(r[5]),
+                    stop=_datetime(r[6]),
+                    cadence=r[7],
+                    max_request_duration=r[8],
+                    pi_name=r[9],
+                    doi=r[10],
+                    parameters=tuple(params.get(int(r[0]), ())),
+                )
+        return found
 
     def _parameters_of(self, rowids: Sequence[int]) -> dict[int, list[ParameterInfo]]:
         found: dict[int, list[ParameterInfo]] = {}
-        for chunk_start in range(0, len(rowids), 500):
-            chunk = list(rowids[chunk_start : chunk_start + 500])
+        for chunk in _chunks(rowids):
             rows = self._query(
                 "SELECT dataset_rowid, name, type, units, size, fill, description, labels, "
                 f"bins, bins_name, bins_units FROM parameters WHERE dataset_rowid IN "
@@ -456,12 +490,16 @@ class Catalog:
 
     def missions(self) -> list[Mission]:
         """Every mission, with its aliases and dataset ids."""
+        self._current()
+        return list(self._mission_list.get("all", self._read_missions))
+
+    def _read_missions(self) -> tuple[Mission, ...]:
         members: dict[str, list[str]] = {m: [] for m in self._mission_names}
         for mission_id, dataset_id in self._query(
             "SELECT mission_id, id FROM datasets WHERE mission_id IS NOT NULL ORDER BY id"
         ):
             members.setdefault(str(mission_id), []).append(str(dataset_id))
-        return [
+        return tuple(
             Mission(
                 id=mission_id,
                 name=self._mission_names.get(mission_id, mission_id),
@@ -469,7 +507,7 @@ class Catalog:
                 dataset_ids=tuple(ids),
             )
             for mission_id, ids in sorted(members.items())
-        ]
+        )
 
     def mission(self, name_or_alias: str) -> Mission:
         """The mission called `name_or_alias` (id, name or any alias, any case)."""
@@ -501,6 +539,11 @@ class Catalog:
         """Datasets best matching free text, best first (see the module docstring)."""
         if limit <= 0:
             return []
+        self._current()
+        key = (query, limit, mission)
+        return list(self._searches.get(key, lambda: tuple(self._search(query, limit, mission))))
+
+    def _search(self, query: str, limit: int, mission: str | None) -> list[SearchHit]:
         forced = [self.mission(mission).id] if mission else None
         text = _without_time(query)
         plan = plan_query(text, self._aliases)
@@ -662,22 +705,14 @@ class Catalog:
     ) -> list[SearchHit]:
         if not ranked:
             return []
-        marks = ", ".join("?" * len(ranked))
-        rows = {
-            int(r[0]): r
-            for r in self._query(
-                f"SELECT rowid, id, title, mission_id FROM datasets WHERE rowid IN ({marks})",
-                list(ranked),
-            )
-        }
-        params = self._parameters_of(list(ranked))
+        records = self._records.get_many(ranked, self._load_records)
         return [
             SearchHit(
-                dataset_id=str(rows[rowid][1]),
-                title=str(rows[rowid][2]),
-                mission_id=rows[rowid][3],
+                dataset_id=records[rowid].id,
+                title=records[rowid].title,
+                mission_id=records[rowid].mission_id,
                 score=round(bm25.get(rowid, 0.0), 4),
-                matched_parameters=plan.matching_parameters(params.get(rowid, [])),
+                matched_parameters=plan.matching_parameters(records[rowid].parameters),
             )
             for rowid in ranked
         ]
@@ -724,6 +759,11 @@ class Catalog:
                 raise
         self._reload_names()
         return written
+
+
+def _chunks(rowids: Sequence[int], size: int = 500) -> list[list[int]]:
+    """`rowids` in runs short enough for one SQL `IN (...)`."""
+    return [list(rowids[n : n + size]) for n in range(0, len(rowids), size)]
 
 
 def _without_time(query: str) -> str:

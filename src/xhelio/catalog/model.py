@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 
 __all__ = ["ONGOING_WINDOW", "BinsAxis", "DatasetInfo", "Mission", "ParameterInfo"]
 
@@ -95,10 +96,30 @@ class DatasetInfo:
                 return p
         return None
 
-    @property
+    # The record is frozen, so what is derived from its parameters is computed once: the
+    # offline resolver asks for it per parameter of every candidate dataset.
+
+    @cached_property
     def data_parameters(self) -> tuple[ParameterInfo, ...]:
         """All parameters except the time column."""
         return tuple(p for p in self.parameters if not p.is_time)
+
+    @cached_property
+    def bins_owners(self) -> dict[str, tuple[ParameterInfo, ...]]:
+        """Per parameter name: the data parameters that name it as their bins.
+
+        A name counts when it is a parameter's `bins_name`, or the `name`, `centers_param`
+        or `ranges_param` of one of its `bins_axes` (an energy table, a DEPEND_1).
+        """
+        owners: dict[str, list[ParameterInfo]] = {}
+        for other in self.data_parameters:
+            names = {other.bins_name} | {
+                n for a in other.bins_axes for n in (a.name, a.centers_param, a.ranges_param)
+            }
+            for name in names:
+                if name is not None:
+                    owners.setdefault(name, []).append(other)
+        return {name: tuple(found) for name, found in owners.items()}
 
 
 @dataclass(frozen=True)

@@ -191,12 +191,7 @@ def is_support(p: ParameterInfo, info: DatasetInfo) -> bool:
     """
     if p.is_time or _AXIS_NAME.match(p.name.split("__")[0]):
         return True
-    return any(
-        p.name in (axis.centers_param, axis.ranges_param, axis.name)
-        for other in info.data_parameters
-        if other is not p
-        for axis in other.bins_axes
-    ) or any(other.bins_name == p.name for other in info.data_parameters if other is not p)
+    return any(other is not p for other in info.bins_owners.get(p.name, ()))
 
 
 def _word_cover(words: Sequence[str], text: str) -> int:

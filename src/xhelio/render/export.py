@@ -27,6 +27,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,6 +36,7 @@ import numpy as np
 import plotly.io as pio
 from choreographer.browsers.chromium import Chromium
 from choreographer.errors import ChromeNotFoundError
+from plotly.offline.offline import get_plotlyjs
 
 from xhelio.errors import ServerError, UserError
 from xhelio.render.downsample import downsample_line
@@ -317,26 +319,39 @@ PLOT_CONFIG: Mapping[str, Any] = {
 }
 
 
+# The page is written around a placeholder script tag, replaced by plotly.js itself: the
+# 3.5 MB bundle is read and encoded once per process instead of copied through every page.
+_BUNDLE_URL = "xhelio-plotly-bundle.js"
+_BUNDLE_TAG = f'<script charset="utf-8" src="{_BUNDLE_URL}"></script>'
+
+
+@cache
+def _bundle_script() -> bytes:
+    """plotly.js in a script tag, as `pio.to_html(include_plotlyjs=True)` embeds it."""
+    return f"<script>{get_plotlyjs()}</script>".encode()
+
+
 def write_html(figure: Mapping[str, Any], path: Path) -> Path:
     """Write an interactive, self-contained HTML file (plotly.js embedded); return path."""
     html = pio.to_html(
         dict(figure),
-        include_plotlyjs=True,
+        include_plotlyjs=_BUNDLE_URL,  # pyright: ignore[reportArgumentType]  (a .js URL: documented)
         full_html=True,
         validate=False,
         config=dict(PLOT_CONFIG),
     )
-    _atomic_write(path, html.encode("utf-8"))
+    head, tail = html.split(_BUNDLE_TAG, 1)
+    _atomic_write(path, head.encode("utf-8"), _bundle_script(), tail.encode("utf-8"))
     return path
 
 
-def _atomic_write(path: Path, payload: bytes) -> None:
+def _atomic_write(path: Path, *payload: bytes) -> None:
     """Write via a temp file in the same folder, so a crash never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(payload)
+            out.writelines(payload)
         os.replace(temp_name, path)
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)

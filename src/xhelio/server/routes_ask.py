@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
 from xhelio.agents.models import normalize_model_string
 from xhelio.api.hub import SessionBusyError
@@ -34,10 +34,16 @@ def _precheck(state: ServerState, request: AskRequest) -> None:
 
 
 @router.post("/ask", response_model=AskResponse)
-async def ask(request: AskRequest, state: State) -> AskResponse:
-    """Answer one request (a new session when `session_id` is omitted)."""
+async def ask(request: AskRequest, state: State) -> Response:
+    """Answer one request (a new session when `session_id` is omitted).
+
+    The response is already an `AskResponse`: it is written as JSON once, by pydantic's
+    serializer, instead of validated again and encoded twice on the event loop (a figure
+    holds thousands of points, and the loop serves every session).
+    """
     _precheck(state, request)
-    return await state.assistant.arun(request, wait=False)
+    response = await state.assistant.arun(request, wait=False)
+    return Response(response.model_dump_json(), media_type="application/json")
 
 
 @router.post("/ask/stream", response_class=StreamingResponse)

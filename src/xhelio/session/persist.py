@@ -125,9 +125,11 @@ class _HeldLock:
         self.thread_lock = threading.RLock()
         self.depth = 0
         self.handle: BinaryIO | None = None
+        self.users = 0  # threads holding or waiting for it (under _LOCKS_GUARD)
 
 
 _LOCKS: dict[str, _HeldLock] = {}
+"""The locks in use: an entry goes when its last user leaves, so none grows per session."""
 _LOCKS_GUARD = threading.Lock()
 
 
@@ -330,22 +332,30 @@ class SessionStore:
         """Hold the session's lock (threads of this process and other processes); re-entrant."""
         _check_id(session_id)
         folder = self.root / session_id
+        key = str(folder)
         with _LOCKS_GUARD:
-            held = _LOCKS.setdefault(str(folder), _HeldLock())
-        with held.thread_lock:
-            held.depth += 1
-            try:
-                if held.depth == 1:
-                    folder.mkdir(parents=True, exist_ok=True)
-                    held.handle = (folder / ".lock").open("a+b")
-                    _file_lock(held.handle.fileno(), True)
-                yield
-            finally:
-                held.depth -= 1
-                if held.depth == 0 and held.handle is not None:
-                    _file_lock(held.handle.fileno(), False)
-                    held.handle.close()
-                    held.handle = None
+            held = _LOCKS.setdefault(key, _HeldLock())
+            held.users += 1
+        try:
+            with held.thread_lock:
+                held.depth += 1
+                try:
+                    if held.depth == 1:
+                        folder.mkdir(parents=True, exist_ok=True)
+                        held.handle = (folder / ".lock").open("a+b")
+                        _file_lock(held.handle.fileno(), True)
+                    yield
+                finally:
+                    held.depth -= 1
+                    if held.depth == 0 and held.handle is not None:
+                        _file_lock(held.handle.fileno(), False)
+                        held.handle.close()
+                        held.handle = None
+        finally:
+            with _LOCKS_GUARD:
+                held.users -= 1
+                if held.users == 0:
+                    del _LOCKS[key]
 
     # queries -----------------------------------------------------------------------------
 

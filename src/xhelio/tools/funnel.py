@@ -34,6 +34,10 @@ Check = Callable[[Tool, dict[str, Any]], ToolResult | None]
 """The one pre-run hook: returning a result refuses the call with it (policy, loop guard)."""
 
 
+_PLAIN: frozenset[type] = frozenset({str, int, bool, type(None)})
+_PLAIN_OR_FLOAT = _PLAIN | {float}
+
+
 def sanitize(value: Any) -> Any:
     """Make a tool result JSON-safe: NaN/Inf to None, numpy scalars to Python."""
     if isinstance(value, float):
@@ -43,7 +47,14 @@ def sanitize(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(k): sanitize(v) for k, v in value.items()}  # type: ignore[misc]
     if isinstance(value, list | tuple):
-        return [sanitize(v) for v in value]  # type: ignore[misc]
+        items: list[Any] | tuple[Any, ...] = value  # type: ignore[assignment]
+        # A figure's columns: thousands of plain values, checked by exact type at once.
+        kinds = set(map(type, items))
+        if kinds <= _PLAIN:
+            return list(items)
+        if kinds <= _PLAIN_OR_FLOAT:
+            return [v if type(v) is not float or math.isfinite(v) else None for v in items]
+        return [sanitize(v) for v in items]
     if isinstance(value, np.ndarray):
         return sanitize(value.tolist())
     return value
