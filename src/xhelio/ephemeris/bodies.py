@@ -34,6 +34,10 @@ class KernelLocation:
 
     folder: str
     pattern: str
+    spans: bool = False
+    """The mission publishes one file per period, its name ending ``_YYDDD_YYDDD.bsp``
+    (first and last day, two-digit year and day of year, as NAIF names Cassini's and
+    Helios' reconstructed SPKs): every file covering the request is used."""
 
 
 @dataclass(frozen=True)
@@ -79,8 +83,12 @@ class Body:
         return self.is_natural or self.kernel is not None
 
 
-def _spk(folder: str, pattern: str) -> KernelLocation:
-    return KernelLocation(folder, pattern)
+def _spk(folder: str, pattern: str, spans: bool = False) -> KernelLocation:
+    return KernelLocation(folder, pattern, spans)
+
+
+_HELIOS_SPK = "HELIOS/kernels/spk/"
+_CASSINI_SPK = "pds/data/co-s_j_e_v-spice-6-v1.0/cosp_1000/data/spk/"
 
 
 def _orbiter(
@@ -106,13 +114,15 @@ def _mms(n: int) -> Body:
 def _themis(probe: str, naif_id: int, *names: str) -> Body:
     low = probe.lower()
     prefix = f"TH{probe}" if probe in "BC" else None
-    return _orbiter(
+    kernel = _spk("THEMIS/kernels/spk/", rf"THEMIS_{probe}_definitive_trajectory\.bsp")
+    return Body(
         f"THEMIS-{probe}",
+        naif_id,
         (*([f"th{low}"] if probe != "E" else []), *names),  # not "the"
+        prefix,
+        kernel,
         f"themis{low}",
-        (f"TH{probe}_OR_SSC", "XYZ_GSE"),
-        naif_id=naif_id,
-        position_prefix=prefix,
+        (OrbitDataset(f"TH{probe}_OR_SSC", "XYZ_GSE"),),
     )
 
 
@@ -139,7 +149,10 @@ BODIES: tuple[Body, ...] = (
         -96,
         ("parker solar probe", "parker", "spp", "solar probe plus"),
         "PSP",
-        _spk("PSP/kernels/spk/", r"spp_(nom|recon)_.*\.bsp"),
+        _spk(
+            "https://cdaweb.gsfc.nasa.gov/pub/data/psp/ephemeris/spice/ephemerides/",
+            r"spp_nom_\d{8}_\d{8}_v\d{3}.*\.bsp",
+        ),
     ),
     Body(
         "SOLO",
@@ -156,25 +169,58 @@ BODIES: tuple[Body, ...] = (
         -234,
         ("stereo a", "stereo ahead", "sta", "stereoa"),
         "STA",
-        _spk("STEREO/kernels/spk/", r"ahead_.*\.bsp"),
+        _spk("STEREO/kernels/spk/", r"STEREO-A_merged\.bsp"),
     ),
     Body(
         "STEREO-B",
         -235,
         ("stereo b", "stereo behind", "stb", "stereob"),
         "STB",
-        _spk("STEREO/kernels/spk/", r"behind_.*\.bsp"),
+        _spk(
+            "https://sohoftp.nascom.nasa.gov/solarsoft/stereo/gen/data/spice/epm/behind/",
+            r"behind_\d{4}_\d{3}_\d{2}\.epm\.bsp",
+        ),
     ),
-    Body("SOHO", -21, (), "SOHO"),
+    Body(
+        "SOHO",
+        -21,
+        (),
+        "SOHO",
+        _spk("https://soho.nascom.nasa.gov/data/ancillary/orbit/spice/", r"soho_orbit\.bsp"),
+    ),
     Body("WIND", -8, (), "WIND"),
     Body("ACE", -92, ("advanced composition explorer",), None, None, "ace"),
-    Body("ULYSSES", -55, (), "ULYSSES"),
-    Body("HELIOS-1", -301, ("helios 1", "helios1"), "HELIOS1"),
-    Body("HELIOS-2", -302, ("helios 2", "helios2"), "HELIOS2"),
+    Body(
+        "ULYSSES",
+        -55,
+        (),
+        "ULYSSES",
+        _spk("ULYSSES/kernels/spk/", r"ulysses_\d{4}_\d{4}_\d{4}\.bsp"),
+    ),
+    Body(
+        "HELIOS-1",
+        -301,
+        ("helios 1", "helios1"),
+        "HELIOS1",
+        _spk(_HELIOS_SPK, r"\d{6}[A-Z]*_helios1_\d{5}_\d{5}\.bsp", spans=True),
+    ),
+    Body(
+        "HELIOS-2",
+        -302,
+        ("helios 2", "helios2"),
+        "HELIOS2",
+        _spk(_HELIOS_SPK, r"\d{6}[A-Z]*_helios2_\d{5}_\d{5}\.bsp", spans=True),
+    ),
     Body("BEPICOLOMBO", -121, ("bepi", "bepi colombo", "mpo"), "BEPICOLOMBO"),
-    Body("JUNO", -61, (), "JUNO", _spk("JUNO/kernels/spk/", r"juno_rec_orbit.*\.bsp")),
-    Body("CASSINI", -82, (), "CASSINI", _spk("CASSINI/kernels/spk/", r".*_SCPSE_.*\.bsp")),
-    Body("MAVEN", -202, (), "MAVEN", _spk("MAVEN/kernels/spk/", r"maven_orb_rec.*\.bsp")),
+    Body("JUNO", -61, (), "JUNO", _spk("JUNO/kernels/spk/", r"juno_rec_orbit\.bsp")),
+    Body(
+        "CASSINI",
+        -82,
+        (),
+        "CASSINI",
+        _spk(_CASSINI_SPK, r"\d{6}[A-Z]*_SCPSE_\d{5}_\d{5}\.bsp", spans=True),
+    ),
+    Body("MAVEN", -202, (), "MAVEN", _spk("MAVEN/kernels/spk/", r"maven_orb_rec\.bsp")),
     Body("MESSENGER", -236, (), "MESSENGER"),
     Body("NEW-HORIZONS", -98, ("new horizons", "nh"), "NEW_HORIZONS"),
     Body(
@@ -182,17 +228,29 @@ BODIES: tuple[Body, ...] = (
         -31,
         ("voyager 1", "voyager1", "vgr1"),
         None,
-        _spk("VOYAGER/kernels/spk/", r"voyager_1\..*\.bsp"),
+        _spk("VOYAGER/kernels/spk/", r"vgr1\.x2100\.bsp"),
     ),
     Body(
         "VOYAGER-2",
         -32,
         ("voyager 2", "voyager2", "vgr2"),
         None,
-        _spk("VOYAGER/kernels/spk/", r"voyager_2\..*\.bsp"),
+        _spk("VOYAGER/kernels/spk/", r"vgr2\.x2100\.bsp"),
     ),
-    Body("PIONEER-10", -23, ("pioneer 10", "pioneer10"), "PIONEER10"),
-    Body("PIONEER-11", -24, ("pioneer 11", "pioneer11"), "PIONEER11"),
+    Body(
+        "PIONEER-10",
+        -23,
+        ("pioneer 10", "pioneer10"),
+        "PIONEER10",
+        _spk("PIONEER10/kernels/spk/", r"p10-a\.bsp"),
+    ),
+    Body(
+        "PIONEER-11",
+        -24,
+        ("pioneer 11", "pioneer11"),
+        "PIONEER11",
+        _spk("PIONEER11/kernels/spk/", r"p11-a\.bsp"),
+    ),
     _orbiter("DSCOVR", (), "dscovr", naif_id=-78),
     *(_mms(n) for n in (1, 2, 3, 4)),
     _themis("A", -650),

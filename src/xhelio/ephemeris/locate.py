@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -232,7 +233,8 @@ class Locator:
 
     def _from_kernels(self, body: Body, times: pd.DatetimeIndex) -> Heliocentric:
         assert self.kernels is not None and body.naif_id is not None
-        paths = [*self.kernels.for_body(body), *self.user_kernels]
+        stamps: list[datetime] = list(times.to_pydatetime())
+        paths = [*self.kernels.for_body(body, stamps[0], stamps[-1]), *self.user_kernels]
         names = ", ".join(p.name for p in paths[2:])
         with self.kernels.loaded(paths):
             ets = spice.ephemeris_times(times)

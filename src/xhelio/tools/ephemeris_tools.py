@@ -108,7 +108,7 @@ def _store(
 
 def _default_frame(target: Body) -> str:
     """GSE for an Earth orbiter (its orbit is geocentric), else HCI."""
-    return "GSE" if target.is_earth_orbiter and target.position_prefix is None else "HCI"
+    return "GSE" if target.is_earth_orbiter else "HCI"
 
 
 def _default_observer(frame: str) -> str:

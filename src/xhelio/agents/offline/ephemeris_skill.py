@@ -90,8 +90,8 @@ def _geometric(request: str, target: Body) -> bool:
 
 
 def _orbits_earth(body: Body) -> bool:
-    """An Earth orbiter whose whereabouts are its geocentric orbit (no heliocentric dataset)."""
-    return body.is_earth_orbiter and body.position_prefix is None
+    """An Earth orbiter: its whereabouts are its geocentric orbit."""
+    return body.is_earth_orbiter
 
 
 def _said(payload: dict[str, Any]) -> list[str]:
