@@ -216,3 +216,8 @@ def test_offline_where_was_an_earth_orbiter(stands: Stands) -> None:
     assert "sscweb themisa" in where
     in_gsm = _offline(stands.workspace, f"position of MMS1 in GSM on {DAY}")
     assert "MMS1 seen from EARTH in GSM" in in_gsm and "10.00 Earth radii" in in_gsm
+    apart = _offline(stands.workspace, f"where was MMS1 relative to THEMIS-A on {DAY}")
+    first = pd.DatetimeIndex([pd.Timestamp(DAY, tz="UTC")])
+    gap = orbit_gse_re(first, 10.0, 0.0) - orbit_gse_re(first, 13.0, 45.0)
+    assert "MMS1 seen from THEMIS-A in GSE" in apart
+    assert f"{np.linalg.norm(gap):.2f} Earth radii" in apart

@@ -164,7 +164,8 @@ def _position(host: SkillHost, request: str, bodies: list[Body], span: str) -> A
     frame_match = _FRAME.search(request)
     lines: list[str] = []
     for observer in observers or [None]:
-        geocentric = _is_earth(observer) or (observer is None and _orbits_earth(target))
+        near = observer is None or _orbits_earth(observer)
+        geocentric = _is_earth(observer) or (near and _orbits_earth(target))
         frame = frame_match.group(1) if frame_match else ("GSE" if geocentric else "HCI")
         args: dict[str, Any] = {"target": target.key, "time_range": span, "frame": frame}
         if observer is not None:
