@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 AU_KM = 149_597_870.7
+PSP_SPK = "cdaweb.gsfc.nasa.gov/pub/data/psp/ephemeris/spice/ephemerides"
+"""Where PSP's SPK is published (CDAWeb), as a NAIF mirror holds it: under the host name."""
 MINIMAL_PCK = (
     "KPL/PCK\n\n\\begindata\n"
     "BODY399_RADII = ( 6378.1366 6378.1366 6356.7519 )\n"

@@ -19,6 +19,7 @@ pytest.importorskip("sunpy")
 from ephemeris_support import (
     AU_KM,
     MINIMAL_PCK,
+    PSP_SPK,
     NaifStandIn,
     circular_states,
     earth_states,
@@ -72,8 +73,8 @@ def naif(planets_spk: Path, probe_spk: Path) -> Iterator[NaifStandIn]:
         archive.add("generic_kernels/pck/pck00011.tpc", MINIMAL_PCK.encode())
         archive.add("generic_kernels/pck/pck00010.tpc", MINIMAL_PCK.encode())
         archive.add("generic_kernels/spk/planets/de440s.bsp", planets_spk.read_bytes())
-        archive.add("PSP/kernels/spk/spp_nom_20180812_v041.bsp", probe_spk.read_bytes())
-        archive.add("PSP/kernels/spk/spp_nom_20180812_v042.bsp", probe_spk.read_bytes())
+        archive.add(f"{PSP_SPK}/spp_nom_20180812_20300101_v041.bsp", probe_spk.read_bytes())
+        archive.add(f"{PSP_SPK}/spp_nom_20180812_20300101_v042.bsp", probe_spk.read_bytes())
         yield archive
 
 
@@ -96,7 +97,7 @@ def test_a_generated_kernel_gives_what_spkpos_gives(naif: NaifStandIn, probe_spk
         spiceypy.kclear()
     assert np.allclose(track.position, expected, rtol=0, atol=1e-3)
     assert np.allclose(track.table()["light_time"], light, rtol=1e-9)
-    assert any("spp_nom_20180812_v042.bsp" in s for s in track.sources)  # the newest one
+    assert any("spp_nom_20180812_20300101_v042.bsp" in s for s in track.sources)  # the newest one
 
 
 def naif_planets(naif: NaifStandIn) -> Path:
@@ -110,7 +111,7 @@ def test_downloads_are_kept_and_used_offline(naif: NaifStandIn) -> None:
     Locator(_manager(url), None).track(resolve_body("psp"), resolve_body("sun"), DAY, "HCI")
     downloads = [r for r in naif.requests if r.endswith(".bsp")]
     assert sorted(downloads) == [
-        "/PSP/kernels/spk/spp_nom_20180812_v042.bsp",
+        f"/{PSP_SPK}/spp_nom_20180812_20300101_v042.bsp",
         "/generic_kernels/spk/planets/de440s.bsp",
     ]
     offline = _manager("http://127.0.0.1:9/naif")
@@ -120,16 +121,47 @@ def test_downloads_are_kept_and_used_offline(naif: NaifStandIn) -> None:
 
 
 def test_an_html_page_saved_as_a_kernel_is_refused(naif: NaifStandIn) -> None:
-    naif.files.pop("PSP/kernels/spk/spp_nom_20180812_v042.bsp")
-    naif.files.pop("PSP/kernels/spk/spp_nom_20180812_v041.bsp")
+    naif.files.pop(f"{PSP_SPK}/spp_nom_20180812_20300101_v042.bsp")
+    naif.files.pop(f"{PSP_SPK}/spp_nom_20180812_20300101_v041.bsp")
     naif.add(
-        "PSP/kernels/spk/spp_nom_20180812_v043.bsp",
+        f"{PSP_SPK}/spp_nom_20180812_20300101_v043.bsp",
         b"<!DOCTYPE html><html><body>Please log in</body></html>",
     )
     manager = _manager(naif.url)
     with pytest.raises(KernelError, match="HTML page"):
         manager.newest(resolve_body("psp").kernel)  # type: ignore[arg-type]
     assert not list(manager.folder.glob("spp_nom_*"))  # nothing half-kept
+
+
+def test_a_mission_split_by_period_loads_the_files_covering_the_request(
+    naif: NaifStandIn, tmp_path: Path
+) -> None:
+    folder = "pds/data/co-s_j_e_v-spice-6-v1.0/cosp_1000/data/spk"
+    before = pd.date_range("2021-04-20", "2021-04-27", freq="1h", tz="UTC")
+    early = write_spk(tmp_path / "a.bsp", {-82: (before, circular_states(before, 9.0, 0.0))})
+    covering = write_spk(
+        tmp_path / "b.bsp", {-82: (KERNEL_TIMES, circular_states(KERNEL_TIMES, 9.5, 0.0))}
+    )
+    naif.add(f"{folder}/210601R_SCPSE_21110_21117.bsp", early.read_bytes())  # Apr 20-27
+    naif.add(f"{folder}/210602R_SCPSE_21117_21123.bsp", covering.read_bytes())  # Apr 27-May 3
+    naif.add(f"{folder}/210603R_SCPSE_21123_21130.bsp", early.read_bytes())  # May 3-10
+    track = Locator(_manager(naif.url), None).track(
+        resolve_body("Cassini"), resolve_body("sun"), DAY, "J2000"
+    )
+    assert np.allclose(track.table()["distance_au"], 9.5 * AU_KM / 149_597_870.7)
+    fetched = [r.rsplit("/", 1)[-1] for r in naif.requests if "SCPSE" in r]
+    assert fetched == ["210602R_SCPSE_21117_21123.bsp"]
+
+
+def test_period_names_are_read_as_two_digit_years_and_days() -> None:
+    from datetime import datetime
+
+    from xhelio.ephemeris.kernels import overlapping
+
+    names = ["100528R_helios1_74345_81272.bsp", "160707AP_helios1_81272_86074.bsp", "x.bsp"]
+    assert overlapping(names, datetime(1976, 4, 17), datetime(1976, 4, 18)) == names[:1]
+    assert overlapping(names, datetime(1981, 9, 29), datetime(1981, 9, 29)) == names[:2]
+    assert overlapping(names, datetime(1990, 1, 1), datetime(1990, 1, 2)) == []
 
 
 def test_user_kernels_are_checked_and_used(

@@ -15,6 +15,7 @@ pytest.importorskip("sunpy")
 from ephemeris_support import (
     AU_KM,
     MINIMAL_PCK,
+    PSP_SPK,
     circular_states,
     earth_states,
     naif_stand_in,
@@ -36,7 +37,7 @@ def with_kernels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Wo
     with naif_stand_in() as naif:
         naif.add("generic_kernels/pck/pck00011.tpc", MINIMAL_PCK.encode())
         naif.add("generic_kernels/spk/planets/de440s.bsp", planets.read_bytes())
-        naif.add("PSP/kernels/spk/spp_nom_20180812_v042.bsp", probe.read_bytes())
+        naif.add(f"{PSP_SPK}/spp_nom_20180812_20300101_v042.bsp", probe.read_bytes())
         monkeypatch.setenv("XHELIO_NAIF_URL", naif.url)
         workspace = open_workspace(settings=load_settings(), ephemeral=True)
         yield workspace

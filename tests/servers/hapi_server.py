@@ -21,7 +21,8 @@ Endpoints under ``/hapi``: ``capabilities``, ``about``, ``catalog``, ``info`` (`
 ``parameters``, ``format=csv|binary`` and ``include=header``. Errors are HAPI status JSON
 bodies with the HTTP code the spec pairs with them. ``maxRequestDuration`` in an info is
 enforced (1408). ``strict_names=True`` answers 1401 to the other version's names;
-``inclusive_stop=True`` also sends the row at ``stop``, as some servers do. Binary is per
+``inclusive_stop=True`` also sends the row at ``stop``, as some servers do. An isotime
+``length`` of 18 sends day-of-year times (``2017-192T00:00:00Z``, SSCWeb's form). Binary is per
 spec: little-endian doubles / int32, time as fixed-length ASCII. NaN in a frame is sent
 as the parameter's fill value.
 
@@ -810,6 +811,9 @@ def _columns(ds: _Dataset, params: tuple[str, ...]) -> list[_Column]:
 
 def _time_strings(ds: _Dataset) -> np.ndarray:
     length = int(ds.info["parameters"][0].get("length", 24))
+    if length == 18:  # day of year, as SSCWeb's server writes: 2017-192T00:00:00Z
+        stamps = pd.DatetimeIndex(ds.times_ns.astype("datetime64[ns]"))
+        return np.asarray(stamps.strftime("%Y-%jT%H:%M:%SZ"))
     unit = _TIME_UNIT_BY_LENGTH.get(length)
     if unit is None:
         raise ValueError(f"unsupported isotime length {length}; use 20, 24, 27 or 30")

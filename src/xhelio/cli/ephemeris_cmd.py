@@ -45,12 +45,17 @@ def _summary(entry_rows: Any, label: str) -> Table:
 
 @handle_errors
 def ephemeris(
-    target: Annotated[str, typer.Argument(help="Spacecraft or body, e.g. PSP, Earth, Mars.")],
+    target: Annotated[
+        str, typer.Argument(help="Spacecraft or body, e.g. PSP, MMS1, THEMIS-A, Earth, Mars.")
+    ],
     time: Annotated[str, typer.Option("--time", "-t", help="Time range, e.g. '2021-04-29'.")],
     frame: Annotated[
-        str,
-        typer.Option(help="J2000, HCI, HEE, HAE, HEEQ, GSE, GSM, RTN or IAU_<BODY>."),
-    ] = "HCI",
+        str | None,
+        typer.Option(
+            help="J2000, HCI, HEE, HAE, HEEQ, GSE, GSM, RTN or IAU_<BODY> "
+            "(default HCI; GSE for Earth orbiters)."
+        ),
+    ] = None,
     observer: Annotated[
         str | None, typer.Option(help="Seen from this body (default Sun; Earth for GSE/GSM).")
     ] = None,
@@ -66,8 +71,8 @@ def ephemeris(
     """Where a spacecraft or body was: position, velocity, distance, light time."""
     if out is not None and out.suffix.lower() not in (".csv", ".parquet", ".nc"):
         raise UserError(f"Cannot write '{out.name}': use a .csv, .parquet or .nc file name.")
-    args: dict[str, Any] = {"target": target, "time_range": time, "frame": frame}
-    optional = {"observer": observer, "step": step}
+    args: dict[str, Any] = {"target": target, "time_range": time}
+    optional = {"frame": frame, "observer": observer, "step": step}
     args.update({k: v for k, v in optional.items() if v is not None})
     if kernel:
         args["kernels"] = [str(p.expanduser().resolve()) for p in kernel]

@@ -21,7 +21,13 @@ from xhelio.errors import DataUnavailableError, UnknownDatasetError, UserError
 from xhelio.sources.base import DataSource
 from xhelio.timerange import TimeRange
 
-__all__ = ["AU_KM", "ArchivePositions", "NoArchivePositionError", "seconds_since_epoch"]
+__all__ = [
+    "AU_KM",
+    "ArchivePositions",
+    "NoArchivePositionError",
+    "interpolated",
+    "seconds_since_epoch",
+]
 
 AU_KM = 149_597_870.7
 _PARAMETERS = ("RAD_AU", "HGI_LAT", "HGI_LON")
@@ -71,7 +77,7 @@ class ArchivePositions:
                     continue
                 frame = pd.concat([found[p].frame.iloc[:, :1] for p in _PARAMETERS], axis=1)
                 frame.columns = list(_PARAMETERS)
-                position = _interpolated(_cartesian(frame.dropna()), times)
+                position = interpolated(_cartesian(frame.dropna()), times)
                 if position is not None:
                     return ArchiveTrack(position, dataset, source.name)
                 problems.append(f"{source.name}:{dataset}: does not span the times asked")
@@ -102,7 +108,7 @@ def _cartesian(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(xyz, index=frame.index, columns=["x", "y", "z"])
 
 
-def _interpolated(track: pd.DataFrame, times: pd.DatetimeIndex) -> np.ndarray | None:
+def interpolated(track: pd.DataFrame, times: pd.DatetimeIndex) -> np.ndarray | None:
     """`track` at `times` (linear), or None when it does not span them."""
     if len(track) < 2:
         return None

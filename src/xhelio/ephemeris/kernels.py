@@ -7,7 +7,9 @@ cancel. What arrives is checked before it is kept: a binary kernel starts with a
 identification word, a text kernel with ``KPL/``; anything else (an HTML login or error
 page saved under a kernel's name is the usual case) is refused with an error naming the
 address. Kept kernels are reused offline: when the archive cannot be reached, the newest
-cached file matching the mission's pattern is used.
+cached file matching the mission's pattern is used. A mission that publishes one file per
+period (names ending ``_YYDDD_YYDDD.bsp``, Cassini and Helios) gets every file whose period
+overlaps the request, loaded oldest production first so the newest wins where they overlap.
 
 SPICE's kernel pool is one per process, so `KernelManager.loaded` holds a process-wide
 lock while a request's kernels are furnished, evaluated and unloaded again: concurrent
@@ -20,6 +22,7 @@ import re
 import threading
 from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -31,12 +34,18 @@ from xhelio.sources.http import RetryPolicy, call_with_retries, make_client
 
 __all__ = [
     "GENERIC_KERNELS",
+    "NAIF_URL",
     "POOL_LOCK",
     "KernelError",
     "KernelManager",
     "KernelUnavailableError",
     "check_kernel",
+    "overlapping",
 ]
+
+NAIF_URL = "https://naif.jpl.nasa.gov/pub/naif"
+"""NAIF's archive. Another `Settings.naif_url` is a mirror: NAIF's tree at its root, the
+other archives' files (CDAWeb, ESA, SolarSoft) under their host name."""
 
 GENERIC_KERNELS: tuple[tuple[str, str], ...] = (
     ("generic_kernels/lsk/", r"naif\d{4}\.tls"),
@@ -102,12 +111,45 @@ class KernelManager:
             paths.append(packaged or self.newest(KernelLocation(folder, pattern)))
         return paths
 
-    def for_body(self, body: Body) -> list[Path]:
-        """The kernels that locate `body`: the generic ones, plus its mission SPK if any."""
+    def for_body(
+        self, body: Body, start: datetime | None = None, end: datetime | None = None
+    ) -> list[Path]:
+        """The kernels that locate `body`: the generic ones, plus its mission SPKs if any.
+
+        A mission publishing one file per period gets those overlapping `start`..`end`.
+        """
         paths = self.generic()
-        if body.kernel is not None:
-            paths.append(self.newest(body.kernel))
-        return paths
+        if body.kernel is None:
+            return paths
+        if body.kernel.spans and start is not None:
+            return paths + self.covering(body.kernel, start, end or start)
+        return [*paths, self.newest(body.kernel)]
+
+    def covering(self, location: KernelLocation, start: datetime, end: datetime) -> list[Path]:
+        """Every published (or, offline, cached) file of `location` whose period overlaps.
+
+        Raises:
+            KernelUnavailableError: no file covers the period, or none can be had.
+        """
+        folder_url = self._url(location.folder)
+        try:
+            names = self._listing(folder_url, location.pattern)
+        except (ServerError, httpx.HTTPError) as exc:
+            cached = self._cached_all(location.pattern)
+            found = overlapping(cached, start, end)
+            if not found:
+                raise KernelUnavailableError(
+                    f"No cached kernel of {location.pattern!r} covers {start:%Y-%m-%d} to "
+                    f"{end:%Y-%m-%d} and {folder_url} could not be listed ({exc})."
+                ) from exc
+            self.notes.append(f"{folder_url} unreachable: used the cached {', '.join(found)}.")
+            return [self.folder / n for n in found]
+        found = overlapping(names, start, end)
+        if not found:
+            raise KernelUnavailableError(
+                f"No file in {folder_url} covers {start:%Y-%m-%d} to {end:%Y-%m-%d}."
+            )
+        return [self.download(folder_url + n) for n in found]
 
     def newest(self, location: KernelLocation) -> Path:
         """The newest published file matching `location`, downloaded once, then cached.
@@ -204,8 +246,12 @@ class KernelManager:
                     spiceypy.unload(name)
 
     def _url(self, folder: str) -> str:
+        """A folder's address: under NAIF, or another archive's (under a mirror, its host)."""
         if re.match(r"^https?://", folder):
-            return folder if folder.endswith("/") else folder + "/"
+            folder = folder if folder.endswith("/") else folder + "/"
+            if self.base_url == NAIF_URL:
+                return folder
+            return f"{self.base_url}/{folder.split('://', 1)[1]}"
         return f"{self.base_url}/{folder.strip('/')}/"
 
     def _listing(self, folder_url: str, pattern: str) -> list[str]:
@@ -237,10 +283,38 @@ class KernelManager:
         return found
 
     def _cached(self, pattern: str) -> Path | None:
+        found = self._cached_all(pattern)
+        return self.folder / found[-1] if found else None
+
+    def _cached_all(self, pattern: str) -> list[str]:
         if not self.folder.is_dir():
-            return None
-        found = sorted(p for p in self.folder.iterdir() if re.fullmatch(pattern, p.name))
-        return found[-1] if found else None
+            return []
+        return sorted(p.name for p in self.folder.iterdir() if re.fullmatch(pattern, p.name))
+
+
+_SPAN = re.compile(r"_(\d{2})(\d{3})_(\d{2})(\d{3})\.bsp$", re.IGNORECASE)
+
+
+def _day(year: str, day: str) -> date:
+    full = int(year) + (1900 if int(year) >= 50 else 2000)
+    return date(full, 1, 1) + timedelta(days=int(day) - 1)
+
+
+def overlapping(names: Sequence[str], start: datetime, end: datetime) -> list[str]:
+    """The names (ending ``_YYDDD_YYDDD.bsp``) whose period overlaps `start`..`end`.
+
+    Sorted by name: NAIF prefixes each with its production date, so the newest comes last
+    and, loaded last, takes precedence where periods overlap.
+    """
+    found: list[str] = []
+    for name in names:
+        match = _SPAN.search(name)
+        if match is None:
+            continue
+        first, last = _day(*match.group(1, 2)), _day(*match.group(3, 4))
+        if first <= end.date() and start.date() <= last:
+            found.append(name)
+    return sorted(found)
 
 
 def _packaged_leapseconds() -> Path | None:

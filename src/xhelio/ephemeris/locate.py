@@ -1,17 +1,24 @@
-"""Where a body is: SPICE kernels first, the archives' position datasets when none covers it.
+"""Where a body is: SPICE kernels first, then the archives' heliocentric positions, then orbits.
 
-`Locator.heliocentric` gives a body's geometric state relative to the Sun in J2000 axes
-from the kernels (the generic ones, its mission SPK, the user's own), and, when no kernel
-covers the body or the time, or none can be had, from the archive position datasets, with
-a note saying so. `Locator.track` turns two of those into what a user asks: the target as
-seen from an observer, rotated into a frame, with distance and light time.
+`Locator.locate` gives a body's geometric state in J2000 axes: relative to the Sun from the
+kernels (the generic ones, its mission SPK, the user's own) or, when no kernel covers the
+body or the time or none can be had, from the archives' heliocentric position datasets;
+for an Earth orbiter neither covers, relative to the Earth from its orbit source (SSCWeb,
+the mission's orbit dataset, see `orbits`), rotated from GSE. Each fallback adds a note
+saying why and what was used. `Locator.heliocentric` adds the Earth's position to a
+geocentric state; `Locator.track` turns two states into what a user asks: the target as
+seen from an observer, rotated into a frame, with distance and light time. A geocentric
+target seen from the Earth (or another geocentric one) never needs the Earth's
+heliocentric position.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,8 +30,9 @@ from xhelio.ephemeris.archive import (
     NoArchivePositionError,
     seconds_since_epoch,
 )
-from xhelio.ephemeris.bodies import Body
+from xhelio.ephemeris.bodies import Body, resolve_body
 from xhelio.ephemeris.kernels import KernelManager, KernelUnavailableError
+from xhelio.ephemeris.orbits import NoOrbitPositionError, OrbitPositions
 from xhelio.errors import UserError
 from xhelio.timerange import TimeRange
 
@@ -64,10 +72,14 @@ def _step_seconds(step: str) -> float:
 
 @dataclass
 class Heliocentric:
-    """A body's states relative to the Sun in J2000 (km, km/s), and where they came from."""
+    """A body's states in J2000 (km, km/s), where they came from, and their origin."""
 
     states: np.ndarray
     source: str
+    center: str = "SUN"
+    """SUN, or EARTH for an Earth orbiter located by its orbit source."""
+    citations: tuple[dict[str, Any], ...] = ()
+    """How to credit the datasets the states came from (orbit sources)."""
 
 
 @dataclass
@@ -82,6 +94,7 @@ class Track:
     velocity: np.ndarray
     sources: list[str] = field(default_factory=list[str])
     notes: list[str] = field(default_factory=list[str])
+    citations: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
 
     def table(self) -> pd.DataFrame:
         """One row per time: position, velocity, distance, longitude, latitude, light time."""
@@ -123,39 +136,66 @@ UNITS = {
 
 
 class Locator:
-    """Locates bodies from kernels (when a manager is given) or archive positions."""
+    """Locates bodies from kernels (when a manager is given), archive positions or orbits."""
 
     def __init__(
         self,
         kernels: KernelManager | None,
         archive: ArchivePositions | None,
         user_kernels: Sequence[Path] = (),
+        orbits: OrbitPositions | None = None,
     ) -> None:
         self.kernels = kernels
         self.archive = archive
+        self.orbits = orbits
         self.user_kernels = list(user_kernels)
         self.notes: list[str] = []
 
-    def heliocentric(self, body: Body, times: pd.DatetimeIndex) -> Heliocentric:
-        """`body`'s states relative to the Sun at `times`, from kernels or else archives.
+    def locate(self, body: Body, times: pd.DatetimeIndex) -> Heliocentric:
+        """`body`'s states at `times`: from kernels, else heliocentric archives, else orbits.
 
         Raises:
-            UserError: neither kernels nor archives cover the body at those times.
+            UserError: nothing covers the body at those times (the message says why each
+                source could not).
         """
         if body.naif_id == 10:
             return Heliocentric(np.zeros((len(times), 6)), "")  # the origin: nothing to cite
-        why = "no SPICE kernels (install xhelio[ephemeris])"
-        if self.kernels is not None:
+        why = self._no_kernel_reason(body)
+        if why is None:
             try:
                 return self._from_kernels(body, times)
             except (spice.NoCoverageError, KernelUnavailableError, ImportError) as exc:
                 why = str(exc)
-        if self.archive is None:
-            raise UserError(f"Cannot locate {body.key}: {why}.")
-        try:
-            track = self.archive.heliocentric_hci(body, times)
-        except NoArchivePositionError as exc:
-            raise UserError(f"Cannot locate {body.key}: {why}; {exc}") from exc
+        reasons = [why]
+        readers = [self._from_archive, self._from_orbits]
+        if body.is_earth_orbiter:  # a minute-resolution orbit beats hourly AU positions
+            readers.reverse()
+        for reader in readers:
+            try:
+                located = reader(body, times, why)
+            except (NoArchivePositionError, NoOrbitPositionError) as exc:
+                reasons.append(str(exc))
+                continue
+            if located is not None:
+                return located
+        if len(reasons) == 1:
+            reasons.append(f"no archive serves positions of {body.key}")
+        raise UserError(f"Cannot locate {body.key}: {'; '.join(reasons)}.")
+
+    def _no_kernel_reason(self, body: Body) -> str | None:
+        """Why kernels are not tried for `body`, or None when they are."""
+        if self.kernels is None:
+            return "no SPICE kernels (install xhelio[ephemeris])"
+        if body.naif_id is None:
+            return f"NAIF assigns {body.key} no id, so no kernel can locate it"
+        if not body.has_kernel and not self.user_kernels:
+            return f"no SPICE kernel of {body.key} is published (give one with --kernel)"
+        return None
+
+    def _from_archive(self, body: Body, times: pd.DatetimeIndex, why: str) -> Heliocentric | None:
+        if self.archive is None or body.position_prefix is None:
+            return None
+        track = self.archive.heliocentric_hci(body, times)
         to_j2000 = np.transpose(frames.rotation("HCI", times), (0, 2, 1))
         position = frames.rotate(track.position, to_j2000)
         velocity = _derivative(position, times)
@@ -163,9 +203,38 @@ class Locator:
         self.notes.append(f"{body.key}: no kernel covered the request ({why}); used {source}.")
         return Heliocentric(np.hstack([position, velocity]), source)
 
+    def _from_orbits(self, body: Body, times: pd.DatetimeIndex, why: str) -> Heliocentric | None:
+        if self.orbits is None or not body.is_earth_orbiter:
+            return None
+        track = self.orbits.geocentric_gse(body, times)
+        to_j2000 = np.transpose(frames.rotation("GSE", times), (0, 2, 1))
+        position = frames.rotate(track.position, to_j2000)
+        velocity = _derivative(position, times)
+        source = f"{track.source} {track.dataset} (geocentric GSE orbit, interpolated)"
+        self.notes.append(f"{body.key}: no kernel covered the request ({why}); used {source}.")
+        states = np.hstack([position, velocity])
+        return Heliocentric(states, source, "EARTH", (track.citation,))
+
+    def heliocentric(self, body: Body, times: pd.DatetimeIndex) -> Heliocentric:
+        """`body`'s states relative to the Sun at `times` (a geocentric one plus the Earth's).
+
+        Raises:
+            UserError: nothing covers the body (or the Earth, for an orbiter) at those times.
+        """
+        return self._about_sun(self.locate(body, times), times)
+
+    def _about_sun(self, located: Heliocentric, times: pd.DatetimeIndex) -> Heliocentric:
+        if located.center == "SUN":
+            return located
+        earth = self.locate(resolve_body("EARTH"), times)
+        sources = ", ".join(s for s in (located.source, earth.source) if s)
+        cited = located.citations + earth.citations
+        return Heliocentric(located.states + earth.states, sources, "SUN", cited)
+
     def _from_kernels(self, body: Body, times: pd.DatetimeIndex) -> Heliocentric:
-        assert self.kernels is not None
-        paths = [*self.kernels.for_body(body), *self.user_kernels]
+        assert self.kernels is not None and body.naif_id is not None
+        stamps: list[datetime] = list(times.to_pydatetime())
+        paths = [*self.kernels.for_body(body, stamps[0], stamps[-1]), *self.user_kernels]
         names = ", ".join(p.name for p in paths[2:])
         with self.kernels.loaded(paths):
             ets = spice.ephemeris_times(times)
@@ -194,6 +263,23 @@ class Locator:
         except (KernelUnavailableError, ImportError) as exc:
             raise UserError(f"Frame {frame} needs SPICE kernels: {exc}") from exc
 
+    def _pair(
+        self, target: Body, observer: Body, times: pd.DatetimeIndex, frame: str
+    ) -> tuple[Heliocentric, Heliocentric]:
+        """Both bodies' states about one origin: the Earth when neither needs the Sun's.
+
+        The Earth itself is the origin there (zeros); RTN needs heliocentric states.
+        """
+        others = [None if b.key == "EARTH" else self.locate(b, times) for b in (target, observer)]
+        if frame != "RTN" and all(o is None or o.center == "EARTH" for o in others):
+            earth = Heliocentric(np.zeros((len(times), 6)), "", "EARTH")
+            return others[0] or earth, others[1] or earth
+        suns = [
+            self.locate(resolve_body("EARTH"), times) if o is None else self._about_sun(o, times)
+            for o in others
+        ]
+        return suns[0], suns[1]
+
     def track(self, target: Body, observer: Body, times: pd.DatetimeIndex, frame: str) -> Track:
         """`target` seen from `observer` at `times` in `frame`.
 
@@ -201,8 +287,7 @@ class Locator:
         """
         frame = frames.check_frame(frame)
         self.notes = []
-        seen = self.heliocentric(target, times)
-        origin = self.heliocentric(observer, times)
+        seen, origin = self._pair(target, observer, times, frame)
         relative = seen.states - origin.states
         if frame.startswith("IAU_"):
             matrices = self.body_fixed(frame, times)
@@ -218,7 +303,8 @@ class Locator:
             frames.rotate(relative[:, :3], matrices),
             frames.rotate(relative[:, 3:], matrices),
             sources,
-            [*(self.kernels.notes if self.kernels else []), *self.notes],
+            list(dict.fromkeys([*(self.kernels.notes if self.kernels else []), *self.notes])),
+            [*seen.citations, *origin.citations],
         )
 
 

@@ -3,13 +3,16 @@
 Each stores its answer as a DataEntry (time-indexed, units per column) like a fetch, so it
 can be plotted, computed on, exported and replayed in pipelines. Positions come from SPICE
 kernels (generic and mission kernels fetched from NAIF, or the user's own) or, when no
-kernel covers the request, from the archives' position datasets; the result says which.
-See docs/ephemeris.md.
+kernel covers the request, from the archives' heliocentric position datasets or, for Earth
+orbiters, from SSCWeb's HAPI server and the missions' orbit datasets; the result says
+which and cites it. See docs/ephemeris.md.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Generator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -23,7 +26,12 @@ from xhelio.ephemeris.figure import Placed, configuration_figure
 from xhelio.ephemeris.geometry import angle_between, footpoint_longitude, periods_within
 from xhelio.ephemeris.kernels import KernelManager
 from xhelio.ephemeris.locate import UNITS, Locator, Track, sample_times
+from xhelio.ephemeris.orbits import OrbitPositions
 from xhelio.errors import UserError
+from xhelio.sources.base import DataSource
+from xhelio.sources.known_servers import resolve_server
+from xhelio.sources.registry import SourceSetup
+from xhelio.sources.servers import HapiServerSource
 from xhelio.timerange import TimeRange, parse_time_range
 from xhelio.tools.context import ToolContext
 from xhelio.tools.data_tools import entry_summary, frame_of
@@ -33,11 +41,38 @@ from xhelio.tools.results import EntrySummary
 __all__ = ["EPHEMERIS_TOOLS"]
 
 
-def _locator(ctx: ToolContext, kernels: list[str] | None) -> Locator:
+@contextmanager
+def _locator(ctx: ToolContext, kernels: list[str] | None) -> Generator[Locator]:
+    """Kernels, CDAWeb's positions through the default source, and the Earth orbiters' orbits."""
     manager = KernelManager(ctx.settings)
-    # CDAWeb's position datasets, through the default source (HAPI or CDF, cached).
-    archive = ArchivePositions([ctx.shared.source(ctx.settings.default_source)])
-    return Locator(manager, archive, manager.user_kernels(kernels or []))
+    default = ctx.shared.source(ctx.settings.default_source)
+    sscweb, own = _sscweb(ctx)
+    try:
+        yield Locator(
+            manager,
+            ArchivePositions([default]),
+            manager.user_kernels(kernels or []),
+            OrbitPositions(sscweb, default),
+        )
+    finally:
+        if own:
+            sscweb.close()
+
+
+def _sscweb(ctx: ToolContext) -> tuple[DataSource, bool]:
+    """SSCWeb's HAPI server, and whether it is ours to close.
+
+    The registered source (configured or refreshed, behind the shared cache) when there
+    is one, else one made from the known-servers registry.
+    """
+    try:
+        return ctx.shared.source("sscweb"), False
+    except UserError:
+        server = resolve_server(ctx.settings, "sscweb")
+        assert server is not None  # known_servers.json lists it
+        setup = SourceSetup(server.name, ctx.settings)
+        url, provider, thanks = server.url, server.provider, server.acknowledgement
+        return HapiServerSource(setup, url, provider, thanks), True
 
 
 def _label(given: str | None, *parts: str) -> str:
@@ -53,17 +88,27 @@ def _store(
     span: TimeRange,
     notes: list[str],
     sources: list[str],
+    citations: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
+    meta: dict[str, Any] = {"notes": notes, "description": description}
+    meta["ephemeris_sources"] = sources
+    if citations:
+        meta["citations"] = citations
     entry = DataEntry(
         label,
         table,
         units={c: units.get(c, "") for c in table.columns},
         description=description,
         fetched_range=(span.start.isoformat(), span.end.isoformat()),
-        meta={"notes": notes, "description": description, "ephemeris_sources": sources},
+        meta=meta,
     )
     ctx.store.put(entry)
     return {**entry_summary(entry), "notes": notes, "sources": sources}
+
+
+def _default_frame(target: Body) -> str:
+    """GSE for an Earth orbiter (its orbit is geocentric), else HCI."""
+    return "GSE" if target.is_earth_orbiter else "HCI"
 
 
 def _default_observer(frame: str) -> str:
@@ -85,7 +130,7 @@ def get_ephemeris(
     ctx: ToolContext,
     target: str,
     time_range: str,
-    frame: str = "HCI",
+    frame: str | None = None,
     observer: str | None = None,
     step: str | None = None,
     kernels: list[str] | None = None,
@@ -96,29 +141,44 @@ def get_ephemeris(
     Stores x, y, z (km), vx, vy, vz (km/s), distance (km and AU), longitude and latitude
     (deg, in the frame) and one-way light time (s) per time. Uses SPICE kernels (fetched
     from NAIF and cached) and, when no kernel covers the request, the archives'
-    heliocentric position datasets (hourly); the notes say which.
+    heliocentric position datasets (hourly) or, for Earth orbiters (MMS, THEMIS, Cluster,
+    Van Allen Probes, Geotail, GOES, Polar...), SSCWeb's orbits and the missions' orbit
+    datasets; the sources, notes and citations say which.
 
     Args:
-        target: Spacecraft or body, e.g. PSP, Solar Orbiter, STEREO-A, Earth, Mars, or a
-            NAIF id with a user kernel.
+        target: Spacecraft or body, e.g. PSP, Solar Orbiter, STEREO-A, MMS1, THEMIS-A,
+            Earth, Mars, or a NAIF id with a user kernel.
         time_range: Time range, e.g. '2021-04-29' or '2022-02-20 to 2022-03-01'.
         frame: J2000, HCI, HEE, HAE, HEEQ, GSE, GSM, RTN (the observer's; the target's
-            from the Sun) or a body-fixed IAU_<BODY> frame.
+            from the Sun) or a body-fixed IAU_<BODY> frame (default HCI; GSE for Earth
+            orbiters).
         observer: Body the position is seen from (default: Sun; Earth for GSE/GSM; the
             body itself for IAU_<BODY>).
         step: Time between samples, e.g. '10min', '1h', '1D' (default: at most ~1000).
         kernels: Paths of the user's own SPICE kernels to load too.
         label: Label to store under (default ephemeris.TARGET.FRAME[.from_OBSERVER]).
     """
-    frame = frames.check_frame(frame)
+    seen = resolve_body(target)
+    frame = frames.check_frame(frame or _default_frame(seen))
     span = parse_time_range(time_range)
-    seen, origin = resolve_body(target), resolve_body(observer or _default_observer(frame))
-    track = _locator(ctx, kernels).track(seen, origin, sample_times(span, step), frame)
+    origin = resolve_body(observer or _default_observer(frame))
+    with _locator(ctx, kernels) as locator:
+        track = locator.track(seen, origin, sample_times(span, step), frame)
     suffix = [] if observer is None else [f"from_{origin.key}"]
     name = _label(label, seen.key, frame, *suffix)
     meaning = frames.FRAME_HELP.get(frame, "body-fixed")
     description = f"{seen.key} seen from {origin.key} in {frame} ({meaning})"
-    return _store(ctx, name, track.table(), UNITS, description, span, track.notes, track.sources)
+    return _store(
+        ctx,
+        name,
+        track.table(),
+        UNITS,
+        description,
+        span,
+        track.notes,
+        track.sources,
+        track.citations,
+    )
 
 
 def _heliocentric_tracks(
@@ -127,10 +187,10 @@ def _heliocentric_tracks(
     bodies = [resolve_body(n) for n in names]
     if len({b.key for b in bodies}) != len(bodies):
         raise UserError("Name different bodies: the same one was given twice.")
-    locator = _locator(ctx, None)
     times = sample_times(span, step)
     sun = resolve_body("SUN")
-    return bodies, [locator.track(b, sun, times, frame) for b in bodies]
+    with _locator(ctx, None) as locator:
+        return bodies, [locator.track(b, sun, times, frame) for b in bodies]
 
 
 @tool(
@@ -373,8 +433,8 @@ def transform_frame(
     if "RTN" in (source, target):
         if spacecraft is None:
             raise UserError("RTN is a spacecraft's frame: name the spacecraft.")
-        locator = _locator(ctx, None)
-        sc = locator.heliocentric(resolve_body(spacecraft), times)
+        with _locator(ctx, None) as locator:
+            sc = locator.heliocentric(resolve_body(spacecraft), times)
         center = sc.states[:, :3]
         notes += [*locator.notes, f"RTN of {resolve_body(spacecraft).key} from {sc.source}."]
     into = frames.rotation(target, times, center)

@@ -4,7 +4,9 @@ Claims a request only when it asks a geometry question in so many words (where /
 / distance relative to another body, in a named frame, or as an ephemeris; separation /
 angle between / conjunction / aligned; magnetically connected / connectivity) and names
 the bodies the question needs; with no time it asks for one. A bare "where was X in T"
-stays with the ordinary reading (the archive's position data, plotted).
+stays with the ordinary reading (the archive's position data, plotted), except for an
+Earth orbiter (MMS, THEMIS, Cluster...): its answer is its geocentric orbit, in GSE unless
+another frame is named.
 Runs the ephemeris tools through the assistant's funnel, so the answers are stored
 entries like any fetch, and says where the positions came from.
 """
@@ -15,8 +17,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from xhelio.agents.turn import AssistantReply
+from xhelio.ephemeris.archive import AU_KM
 from xhelio.ephemeris.bodies import Body, bodies_in
 from xhelio.ephemeris.frames import FRAMES
+from xhelio.ephemeris.orbits import EARTH_RADIUS_KM
 from xhelio.timerange import find_time
 
 if TYPE_CHECKING:
@@ -49,7 +53,12 @@ def answer(assistant: SkillHost, request: str) -> AssistantReply | None:
         kind = "connectivity"
     elif _SEPARATION.search(request) and len(bodies) >= 2:
         kind = "separation"
-    elif _POSITION.search(request) and bodies and bodies[0].key != "SUN" and _geometric(request):
+    elif (
+        _POSITION.search(request)
+        and bodies
+        and bodies[0].key != "SUN"
+        and _geometric(request, bodies[0])
+    ):
         kind = "position"
     else:
         return None
@@ -69,14 +78,20 @@ def answer(assistant: SkillHost, request: str) -> AssistantReply | None:
     return _position(assistant, request, bodies, span)
 
 
-def _geometric(request: str) -> bool:
-    """A position asked as geometry: relative to a body, in a frame, or as an ephemeris.
+def _geometric(request: str, target: Body) -> bool:
+    """A position asked as geometry: an orbiter's, relative to a body, in a frame, ephemeris.
 
     A bare "where was Wind in 2018" is left to the ordinary reading, which plots the
-    archive's position data.
+    archive's position data; a bare "where was MMS1" is answered (its geocentric orbit).
     """
     relative = _RELATIVE.search(request) is not None and len(bodies_in(request)) > 1
-    return relative or _FRAME.search(request) is not None or bool(_GEOMETRY_ASKED.search(request))
+    asked = _FRAME.search(request) is not None or bool(_GEOMETRY_ASKED.search(request))
+    return relative or asked or _orbits_earth(target)
+
+
+def _orbits_earth(body: Body) -> bool:
+    """An Earth orbiter: its whereabouts are its geocentric orbit."""
+    return body.is_earth_orbiter
 
 
 def _said(payload: dict[str, Any]) -> list[str]:
@@ -149,7 +164,9 @@ def _position(host: SkillHost, request: str, bodies: list[Body], span: str) -> A
     frame_match = _FRAME.search(request)
     lines: list[str] = []
     for observer in observers or [None]:
-        frame = frame_match.group(1) if frame_match else ("GSE" if _is_earth(observer) else "HCI")
+        near = observer is None or _orbits_earth(observer)
+        geocentric = _is_earth(observer) or (near and _orbits_earth(target))
+        frame = frame_match.group(1) if frame_match else ("GSE" if geocentric else "HCI")
         args: dict[str, Any] = {"target": target.key, "time_range": span, "frame": frame}
         if observer is not None:
             args["observer"] = observer.key
@@ -159,15 +176,29 @@ def _position(host: SkillHost, request: str, bodies: list[Body], span: str) -> A
         data = result.payload
         entry = host.workspace.context.store.get(data["label"])
         first = entry.data.iloc[0]
-        seen = observer.key if observer is not None else "the Sun"
+        seen = _seen_from(observer, frame)
         lines.append(
             f"{target.key} seen from {seen} in {frame} at {data.get('start')}: "
-            f"{first['distance_au']:.4f} AU, longitude {first['longitude']:.2f} deg, "
+            f"{_distance(first['distance'])}, longitude {first['longitude']:.2f} deg, "
             f"latitude {first['latitude']:.2f} deg (x, y, z = {first['x']:.4g}, "
             f"{first['y']:.4g}, {first['z']:.4g} km). Stored as {data['label']}."
         )
         lines += _said(data)
     return AssistantReply("\n".join(dict.fromkeys(lines)))
+
+
+def _seen_from(observer: Body | None, frame: str) -> str:
+    """The observer as the tool chose it: the Earth for GSE/GSM, else the Sun."""
+    if observer is not None:
+        return observer.key
+    return "EARTH" if frame in ("GSE", "GSM") else "the Sun"
+
+
+def _distance(km: float) -> str:
+    """A distance in Earth radii near the Earth, else in AU."""
+    if km < 0.01 * AU_KM:
+        return f"{km / EARTH_RADIUS_KM:.2f} Earth radii ({km:.0f} km)"
+    return f"{km / AU_KM:.4f} AU"
 
 
 def _is_earth(body: Body | None) -> bool:
