@@ -162,3 +162,38 @@ def test_what_a_look_direction_pad_needs_is_said(ws) -> None:
     _store(ws, "PSP_SPAN.dist_GSE", gridded_product())
     with pytest.raises(UserError, match="frame"):
         call(ws, label="PSP_SPAN.dist_GSE", field_label="B_RTN")
+
+
+def test_angles_per_record_and_a_field_gap_are_handled_and_said(ws) -> None:
+    gridded = gridded_product()
+    flat = gridded.stack(look=("mms1_des_phi_brst", "mms1_des_theta_brst"))
+    times = gridded.sizes["time"]
+    phi = np.tile(flat["mms1_des_phi_brst"].to_numpy(), (times, 1))
+    theta = np.tile(flat["mms1_des_theta_brst"].to_numpy(), (times, 1))
+    array = xr.DataArray(
+        flat.to_numpy(), dims=("time", "energy", "look"), name="dist",
+        coords={"time": gridded["time"], "energy": ENERGY,
+                "phi_centers": (("time", "look"), phi), "theta_centers": (("time", "look"), theta)},
+    )  # fmt: skip
+    seconds = np.arange(0, 200.0)  # the field covers only the first half of the product
+    index = START + pd.to_timedelta(seconds, unit="s")
+    frame = pd.DataFrame(field(seconds), index=index, columns=["Bx", "By", "Bz"])
+    ws.context.store.put(DataEntry("B", frame, dict.fromkeys(frame.columns, "nT"), "", "DS"))
+    _store(ws, "per_record", array)
+    out = call(ws, label="per_record", field_label="B", energy_min=100, bins=9)
+    _assert_bins_follow(out, beam)
+    failed = {c["name"]: c["detail"] for c in out["checks"] if not c["ok"]}
+    assert "field" in failed and "no field" in failed["field"]
+    pad = ws.context.store.get("per_record.PAD").data
+    assert isinstance(pad, xr.DataArray) and bool(np.isnan(pad.to_numpy()[-1]).all())
+
+
+def test_polar_angles_within_0_to_90_are_flagged_as_ambiguous(ws) -> None:
+    put_field(ws)
+    half = gridded_product().isel(mms1_des_theta_brst=slice(0, 4))  # colatitudes 11-79°
+    _store(ws, "upper", half)
+    out = call(ws, label="upper", field_label="MMS1_FGM.B_GSE", energy_min=100, bins=6)
+    failed = [c["detail"] for c in out["checks"] if not c["ok"]]
+    assert any("polar='elevation'" in d for d in failed)
+    said = call(ws, label="upper", field_label="MMS1_FGM.B_GSE", polar="colatitude")
+    assert not [c for c in said["checks"] if c["name"] == "polar angle" and not c["ok"]]
