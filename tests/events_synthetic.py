@@ -127,3 +127,45 @@ def proton_intensity_with_onsets(seed: int = 3) -> tuple[pd.Series, list[pd.Time
         rate[start + 60 : start + length] += peak * np.exp(-np.arange(length - 60) / 120)
         onsets.append(times[start])
     return pd.Series(rng.poisson(rate).astype(float), index=times), onsets
+
+
+def solar_wind_with_stream_interactions(
+    seed: int = 5,
+) -> tuple[pd.DataFrame, list[pd.Timestamp], list[pd.Timestamp]]:
+    """40 days of hourly |B|, V, n, T (K) with planted SIRs and look-alikes that are not.
+
+    Each SIR: slow wind (380 km/s, 8 cm^-3, 6e4 K, 5 nT) overtaken by a fast stream
+    (650 km/s, 3 cm^-3, 2.5e5 K): density and field pile up ahead of the interface, where
+    the density drops and the temperature rises; the stream decays over three days.
+    Look-alikes: a density and field pulse with no speed change (a plasma sheet crossing)
+    and a slow speed rise of 120 km/s with no compression. Returns the series, the
+    planted interfaces and the look-alikes' times.
+    """
+    rng = np.random.default_rng(seed)
+    times = pd.date_range("2008-01-01", periods=40 * 24, freq="1h", tz="UTC")
+    h = np.arange(len(times), dtype=float)
+    v, n, t, b = (
+        np.full(len(h), 380.0),
+        np.full(len(h), 8.0),
+        np.full(len(h), 6e4),
+        np.full(len(h), 5.0),
+    )
+    interfaces = []
+    for day in (4, 13, 23):
+        si = day * 24.0
+        fast = (1 + np.tanh((h - si) / 1.0)) / 2 * np.clip(1 - (h - si - 72) / 72, 0, 1)
+        rise = (1 + np.tanh((h - si) / 6.0)) / 2 * np.clip(1 - (h - si - 72) / 72, 0, 1)
+        v += 270 * rise
+        n = n * (1 - fast) + 3.0 * fast + 18 * np.exp(-(((h - si + 6) / 5) ** 2)) * (h < si)
+        t = t * (1 - fast) + 2.5e5 * fast
+        b += 10 * np.exp(-(((h - si) / 8) ** 2))
+        interfaces.append(times[int(si)])
+    lookalikes = [times[30 * 24], times[36 * 24]]
+    n += 15 * np.exp(-(((h - 30 * 24) / 5) ** 2))
+    b += 6 * np.exp(-(((h - 30 * 24) / 5) ** 2))
+    v += 120 * np.clip((h - 35 * 24) / 48, 0, 1) * (h < 39 * 24)
+    noise = lambda: 1 + rng.normal(0, 0.03, len(h))  # noqa: E731
+    frame = pd.DataFrame(
+        {"B": b * noise(), "V": v * noise(), "n": n * noise(), "T": t * noise()}, index=times
+    )
+    return frame, interfaces, lookalikes

@@ -113,3 +113,9 @@ def test_a_request_without_a_time_gets_a_question(offline: Offline) -> None:
 )
 def test_other_requests_are_left_to_the_ordinary_reading(text: str) -> None:
     assert parse_event_request(text) is None
+
+
+def test_stream_interactions_request_runs_the_detector(offline: Offline) -> None:
+    turn = offline.ask("find stream interaction regions in OMNI data for 2015-01-01 to 2015-01-10")
+    assert turn.error is None, turn.answer
+    assert "events.stream-interactions-omni-2015-01-01" in turn.answer and "Jian" in turn.answer

@@ -42,6 +42,7 @@ _EVENT_TOOLS = (
     "export_event_list",
     "detect_storms",
     "detect_shocks",
+    "detect_stream_interactions",
     "detect_sep_onsets",
     "fetch_for_events",
     "superposed_epoch",

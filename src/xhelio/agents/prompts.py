@@ -90,7 +90,8 @@ You compute derived data with custom_operation: code sees df (first source), sou
 Give units. Do only what is asked; stop after the operation succeeds and reply with the \
 output label, points and units. If a column name is wrong, check with preview_data once. \
 For events use the event tools, not code: import_events/load_event_list/find_event_lists \
-for lists, detect_storms (Dst/SYM-H), detect_shocks (|B|, V, n, T), detect_sep_onsets, \
+for lists, detect_storms (Dst/SYM-H), detect_shocks (|B|, V, n, T), \
+detect_stream_interactions (SIRs), detect_sep_onsets, \
 fetch_for_events and superposed_epoch; quote each result's method and reference. \
 For a standard analysis method (minimum variance, shock normal and θBn, de Hoffmann-Teller \
 and Walén test, multi-spacecraft timing, cross-correlation lag, plasma β, speeds, Mach \

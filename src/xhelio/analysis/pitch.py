@@ -17,10 +17,18 @@ import numpy.typing as npt
 import xarray as xr
 from pydantic import Field
 
+from xhelio.analysis.look_directions import Polar, angle_dims, angle_grid
 from xhelio.analysis.report import AnalysisResult, Check
 from xhelio.errors import UserError
 
-__all__ = ["REFERENCE", "PadResult", "bin_pitch_angles", "pitch_angle_dimension", "reduce_pad"]
+__all__ = [
+    "REFERENCE",
+    "PadResult",
+    "bin_pitch_angles",
+    "pad_from_look_directions",
+    "pitch_angle_dimension",
+    "reduce_pad",
+]
 
 REFERENCE = (
     "pitch angle α = arccos(−d·B/|B|) of each look direction d, averaged per α bin; "
@@ -85,6 +93,29 @@ def _result(
     )
 
 
+def _average_others(
+    data: xr.DataArray, keep: set[str], energy_range: tuple[float, float] | None
+) -> tuple[xr.DataArray, list[Check], list[float] | None]:
+    """`data` averaged over its dims not in `keep`; energies within `energy_range` only."""
+    checks: list[Check] = []
+    reduced = data
+    energy: list[float] | None = None
+    for other in [d for d in data.dims if d not in keep]:
+        if energy_range is not None and _ENERGY.search(str(other)) and other in data.coords:
+            values = np.asarray(data[other].values, dtype=np.float64)
+            chosen = (values >= energy_range[0]) & (values <= energy_range[1])
+            if not chosen.any():
+                raise UserError(
+                    f"No {other} channel between {energy_range[0]:g} and {energy_range[1]:g}; "
+                    f"channels span {values.min():g}-{values.max():g}."
+                )
+            reduced = reduced.isel({other: np.flatnonzero(chosen)})
+            energy = [float(values[chosen].min()), float(values[chosen].max())]
+        checks.append(Check(name=str(other), ok=True, detail=f"averaged over {other}"))
+        reduced = reduced.mean(str(other), skipna=True)
+    return reduced, checks, energy
+
+
 def reduce_pad(
     data: xr.DataArray, energy_range: tuple[float, float] | None = None
 ) -> tuple[xr.DataArray, PadResult]:
@@ -101,22 +132,7 @@ def reduce_pad(
             f"{', '.join(map(str, data.dims))}); "
             "a pitch-angle distribution needs angle-resolved data."
         )
-    checks: list[Check] = []
-    reduced = data
-    energy: list[float] | None = None
-    for other in [d for d in data.dims if d not in ("time", dim)]:
-        if energy_range is not None and _ENERGY.search(str(other)) and other in data.coords:
-            values = np.asarray(data[other].values, dtype=np.float64)
-            keep = (values >= energy_range[0]) & (values <= energy_range[1])
-            if not keep.any():
-                raise UserError(
-                    f"No {other} channel between {energy_range[0]:g} and {energy_range[1]:g}; "
-                    f"channels span {values.min():g}-{values.max():g}."
-                )
-            reduced = reduced.isel({other: np.flatnonzero(keep)})
-            energy = [float(values[keep].min()), float(values[keep].max())]
-        checks.append(Check(name=str(other), ok=True, detail=f"averaged over {other}"))
-        reduced = reduced.mean(str(other), skipna=True)
+    reduced, checks, energy = _average_others(data, {"time", dim}, energy_range)
     reduced = reduced.transpose("time", dim)
     pitch = (
         np.asarray(reduced[dim].values, dtype=np.float64)
@@ -149,14 +165,15 @@ def bin_pitch_angles(
         d = np.broadcast_to(d, (f.shape[0], *d.shape))
     if f.ndim != 2 or b.shape != (f.shape[0], 3) or d.shape != (*f.shape, 3):
         raise UserError("Flux (t, d), directions (d, 3) and field (t, 3) do not match.")
-    unit_b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unit_b = b / np.linalg.norm(b, axis=1, keepdims=True)
     cosine = -np.einsum("tdk,tk->td", d / np.linalg.norm(d, axis=2, keepdims=True), unit_b)
     alpha = np.degrees(np.arccos(np.clip(cosine, -1, 1)))
     edges = np.linspace(0, 180, bins + 1)
     index = np.clip(np.digitize(alpha, edges) - 1, 0, bins - 1)
     sums = np.zeros((f.shape[0], bins))
     counts = np.zeros((f.shape[0], bins))
-    valid = np.isfinite(f)
+    valid = np.isfinite(f) & np.isfinite(alpha)
     rows = np.broadcast_to(np.arange(f.shape[0])[:, None], f.shape)
     np.add.at(sums, (rows[valid], index[valid]), f[valid])
     np.add.at(counts, (rows[valid], index[valid]), 1)
@@ -179,3 +196,43 @@ def bin_pitch_angles(
     return array, _result(
         centres, array, checks, None, "particles move opposite to the look direction"
     )
+
+
+def pad_from_look_directions(
+    data: xr.DataArray,
+    field: npt.ArrayLike,
+    *,
+    energy_range: tuple[float, float] | None = None,
+    bins: int = 12,
+    polar: Polar = "auto",
+    velocity: bool = False,
+) -> tuple[xr.DataArray, PadResult]:
+    """A (time, pitch angle) distribution from a product resolved in azimuth and polar angle.
+
+    Dimensions other than time and the angles' (energy, species) are averaged, energies
+    within `energy_range` only; each direction's pitch angle is taken with the field at
+    its time and the fluxes are averaged per pitch-angle bin.
+
+    Args:
+        data: Flux or phase-space density with time, angle and maybe energy dimensions.
+        field: (t, 3) magnetic field on `data`'s times, in the angles' frame.
+        energy_range: Energies averaged (inclusive, the product's unit); default all.
+        bins: Pitch-angle bins over 0-180°.
+        polar: How the polar angle is measured ('auto' decides from its range).
+        velocity: The angles give particle velocity directions, not look directions.
+    """
+    if "time" not in data.dims:
+        raise UserError("A pitch-angle distribution needs a product with a time dimension.")
+    reduced, checks, energy = _average_others(data, {"time", *angle_dims(data)}, energy_range)
+    grid = angle_grid(reduced, polar=polar, velocity=velocity)
+    flux = reduced.transpose("time", *grid.dims).values.reshape(reduced.sizes["time"], -1)
+    looks = -grid.directions if velocity else grid.directions
+    pad, result = bin_pitch_angles(reduced["time"].values, flux, looks, field, bins)
+    missing = float(np.mean(~np.isfinite(np.asarray(field, dtype=np.float64)).all(axis=1)))
+    checks.append(
+        Check(name="field", ok=missing < 0.2, detail=f"{missing:.0%} of the times have no field")
+    )
+    result.assumptions = grid.assumptions
+    result.checks = [*checks, *grid.checks, *result.checks]
+    result.energy_range = energy
+    return pad, result

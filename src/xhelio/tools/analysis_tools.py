@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from xhelio.analysis import frames, pitch, plasma, shock, spectra, timing, variance
+from xhelio.analysis import frames, plasma, shock, spectra, timing, variance
 from xhelio.analysis.checks import unit_scale
 from xhelio.errors import UserError
 from xhelio.timerange import format_time
@@ -27,6 +27,7 @@ from xhelio.tools.analysis_inputs import (
     with_stored,
 )
 from xhelio.tools.context import ToolContext
+from xhelio.tools.pitch_tools import pitch_angle_distribution
 from xhelio.tools.registry import Produces, tool
 
 __all__ = ["ANALYSIS_TOOLS"]
@@ -466,52 +467,6 @@ def wavelet_power(
     out.pop("frequency_hz")
     out.pop("global_power")
     return out
-
-
-@tool(
-    "data_ops_compute",
-    public=True,
-    produces=_STORED,
-    reads=("label",),
-    time_args=("time_range",),
-    result=pitch.PadResult,
-)
-def pitch_angle_distribution(
-    ctx: ToolContext,
-    label: str,
-    time_range: str | None = None,
-    energy_min: float | None = None,
-    energy_max: float | None = None,
-    output_label: str | None = None,
-) -> dict[str, Any]:
-    """Pitch-angle distribution (time × pitch angle) of a product binned in pitch angle.
-
-    Other dimensions (energy) are averaged, over [energy_min, energy_max] when given.
-
-    Args:
-        label: Stored angle-resolved product with a pitch-angle dimension.
-        time_range: Interval (default: all).
-        energy_min: Lowest energy channel averaged (the product's unit).
-        energy_max: Highest energy channel averaged.
-        output_label: Label of the stored distribution (default '<label>.PAD').
-    """
-    entry = ctx.store.get(label)
-    if not isinstance(entry.data, xr.DataArray):
-        raise UserError(f"'{label}' is a table, not an angle-resolved product; a pitch-angle "
-                        "distribution needs a product with a pitch-angle dimension.")  # fmt: skip
-    data = entry.data
-    if time_range:
-        span = time_span(time_range)
-        data = data.sel(time=slice(np.datetime64(span.start.replace(tzinfo=None)),
-                                   np.datetime64(span.end.replace(tzinfo=None))))  # fmt: skip
-    energy = None
-    if energy_min is not None or energy_max is not None:
-        energy = (energy_min or 0.0, energy_max if energy_max is not None else np.inf)
-    pad, result = pitch.reduce_pad(data, energy)
-    unit = next(iter(entry.units.values()), "")
-    stored = store_output(ctx, _label(output_label, label, "PAD"), pad.rename("pad"),
-                          [entry], f"Pitch-angle distribution of {label}", unit)  # fmt: skip
-    return with_stored(result, [stored])
 
 
 @tool(

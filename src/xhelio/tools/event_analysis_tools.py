@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from xhelio.analysis.checks import unit_scale
 from xhelio.data.entry import DataEntry
 from xhelio.errors import UserError
 from xhelio.events.epoch import epoch_figure
@@ -21,6 +22,7 @@ from xhelio.events.sep import detect_sep_onsets as find_sep_onsets
 from xhelio.events.series import magnitude, numeric_series
 from xhelio.events.shocks import detect_shocks as find_shocks
 from xhelio.events.storms import detect_storms as find_storms
+from xhelio.events.streams import detect_stream_interactions as find_stream_interactions
 from xhelio.tools.context import ToolContext
 from xhelio.tools.data_tools import frame_of
 from xhelio.tools.event_tools import keep_event_list, resolve_event_list
@@ -105,6 +107,49 @@ def detect_shocks(
         name,
         origin=f"detected in {field}, {speed}, {density}",
     )
+    return keep_event_list(ctx, events)
+
+
+@tool(
+    "data_ops_compute",
+    produces=_LABEL,
+    reads=("field", "speed", "density", "temperature"),
+    public=True,
+)
+def detect_stream_interactions(
+    ctx: ToolContext,
+    field: str,
+    speed: str,
+    density: str,
+    temperature: str,
+    dv_kms: float = 100.0,
+    pt_ratio: float = 2.0,
+    name: str = "stream-interactions",
+) -> dict[str, Any]:
+    """Find stream interaction regions (SIRs/CIRs) and their stream interfaces.
+
+    Signatures of Jian et al. (2006): a speed increase of at least dv_kms around a peak of
+    the total perpendicular pressure Pt = B²/2μ0 + n k T at least pt_ratio times its
+    5-day running median; the stream interface is where the density drops as the
+    temperature rises. On hourly means; every threshold is in the result's method.
+
+    Args:
+        field: Stored magnetic field label (|B| or a 3-component vector, nT).
+        speed: Stored bulk speed label (km/s; a vector becomes its magnitude).
+        density: Stored proton density label (cm^-3).
+        temperature: Stored proton temperature label (K or eV).
+        dv_kms: Smallest speed increase across the region (km/s).
+        pt_ratio: Smallest Pt peak over its running median.
+        name: The list's name; stored as events.NAME.
+    """
+    labels = {"B": field, "V": speed, "n": density, "T": temperature}
+    series = {k: magnitude(frame_of(ctx.store.get(v)), k) for k, v in labels.items()}
+    scale, _ = unit_scale(next(iter(ctx.store.get(temperature).units.values()), ""), "temperature")
+    events = find_stream_interactions(
+        series["B"], series["V"], series["n"], series["T"] * scale, name,
+        dv_kms=dv_kms, pt_ratio=pt_ratio, origin=f"detected in {field}, {speed}, {density}, "
+        f"{temperature}",
+    )  # fmt: skip
     return keep_event_list(ctx, events)
 
 
@@ -304,6 +349,7 @@ def _row(table: pd.DataFrame, position: int) -> dict[str, float | None]:
 EVENT_ANALYSIS_TOOLS = [
     detect_storms,
     detect_shocks,
+    detect_stream_interactions,
     detect_sep_onsets,
     fetch_for_events,
     superposed_epoch,

@@ -1,4 +1,4 @@
-"""Offline event requests: import a list, find storms/shocks, superposed epoch.
+"""Offline event requests: import a list, find storms/shocks/SIRs, superposed epoch.
 
 Understood (anything else returns None so the ordinary reading runs):
 * "import events from events.csv [as NAME] [and save it]";
@@ -6,6 +6,8 @@ Understood (anything else returns None so the ordinary reading runs):
   storms in March 2015": fetch Dst (or SYM-H) for the time, detect, list them;
 * "list shocks in Wind data for March 2015": fetch |B|, speed, density, temperature of
   the mission (OMNI when none is named), detect fast shocks;
+* "find stream interaction regions (SIRs, CIRs, stream interfaces) in 2008": the same
+  inputs, detect SIRs and their stream interfaces (Jian et al. 2006 signatures);
 * "superposed epoch of OMNI Bz for the storms in 2015 with Dst below -100 nT" (or "for
   the 2015 storms in my list", or a shipped/session list): the events, then the quantity
   over their span, then the epoch analysis and its figure.
@@ -42,6 +44,12 @@ _SEA_PARTS = re.compile(
 )
 _STORMS = re.compile(r"\b(?:geomagnetic\s+|magnetic\s+)?storms?\b", re.I)
 _SHOCKS = re.compile(r"\b(?:interplanetary\s+|ip\s+)?shocks?\b", re.I)
+_STREAMS = re.compile(
+    r"\bstream\s+(?:interaction\s+regions?|interactions?|interfaces?)\b"
+    r"|\bco-?rotating\s+interaction\s+regions?\b",
+    re.I,
+)
+_STREAM_ACRONYM = re.compile(r"\b[SC]IRs?\b")  # case-sensitive: "sir" is a word
 _ASK = re.compile(r"\b(?:find|list|detect|identify|show|which|search|look\s+for|get|were)\b", re.I)
 _THRESHOLD = re.compile(
     r"\b(?:with\s+)?(?:dst|sym-?h|minimum)?\s*(?:below|under|less\s+than|lower\s+than|<=?|"
@@ -62,7 +70,7 @@ class EventRequest:
     """What an event request asks for.
 
     Attributes:
-        kind: 'import', 'storms', 'shocks' or 'epoch'.
+        kind: 'import', 'storms', 'shocks', 'streams' or 'epoch'.
         path: For import: the file.
         name: The list's name when the request gives one.
         save: Save the list to the user's lists.
@@ -139,10 +147,11 @@ def parse_event_request(request: str) -> EventRequest | None:
         threshold, rest = _threshold(text)
         index = "SYM-H" if re.search(r"sym-?h", text, re.I) else "Dst"
         return EventRequest("storms", threshold=threshold, index=index, time_text=_time_text(rest))
-    if _SHOCKS.search(text):
+    streams = _STREAMS.search(text) or _STREAM_ACRONYM.search(text)
+    if streams or _SHOCKS.search(text):
         mission = _MISSION.search(text)
         return EventRequest(
-            "shocks",
+            "streams" if streams else "shocks",
             mission=mission["mission"].strip() if mission else "OMNI",
             time_text=_time_text(text),
         )
@@ -163,8 +172,8 @@ def answer(assistant: SkillHost, request: str) -> AssistantReply | None:
         return _ask_time("storms", "in 2003")
     if asked.kind == "storms":
         return _storms(assistant, asked, f"storms-{_slug(asked.time_text)}")[0]
-    if asked.kind == "shocks":
-        return _shocks(assistant, asked)
+    if asked.kind in ("shocks", "streams"):
+        return _solar_wind_events(assistant, asked)
     return _epoch(assistant, asked)
 
 
@@ -225,9 +234,22 @@ def _storms(
     return AssistantReply(_describe(result.payload, "Found")), result.payload
 
 
-def _shocks(assistant: SkillHost, asked: EventRequest) -> AssistantReply:
+_DETECTORS = {
+    "shocks": ("detect_shocks", ("field", "speed", "density"), "shocks"),
+    "streams": (
+        "detect_stream_interactions",
+        ("field", "speed", "density", "temperature"),
+        "stream interactions",
+    ),
+}
+"""kind: (tool, inputs it needs, what the events are called in a reply)."""
+
+
+def _solar_wind_events(assistant: SkillHost, asked: EventRequest) -> AssistantReply:
+    """Shocks or stream interactions: fetch |B|, V, n, T of the mission, then detect."""
+    tool_name, needed, called = _DETECTORS[asked.kind]
     if not asked.time_text:
-        return _ask_time("shocks", "for March 2015")
+        return _ask_time(called, "for March 2015")
     labels: dict[str, str] = {}
     for key, words in (
         ("field", "magnetic field magnitude"),
@@ -238,15 +260,16 @@ def _shocks(assistant: SkillHost, asked: EventRequest) -> AssistantReply:
         fetched = assistant.fetch_for(f"{asked.mission} {words} {asked.time_text}")
         if fetched.labels:
             labels[key] = fetched.labels[0]
-    missing = [k for k in ("field", "speed", "density") if k not in labels]
+    missing = [k for k in needed if k not in labels]
     if missing:
         return AssistantReply(
             f"Could not fetch {', '.join(missing)} of {asked.mission} for {asked.time_text}; "
-            "shock detection needs |B|, speed and density.",
+            f"finding {called} needs {', '.join(needed)}.",
             error="missing inputs",
         )
-    args = {**labels, "name": f"shocks-{_slug(asked.mission + ' ' + asked.time_text)}"}
-    return _listed(assistant, "detect_shocks", args, "Found")
+    slug = "shocks" if asked.kind == "shocks" else "stream-interactions"
+    args = {**labels, "name": f"{slug}-{_slug(asked.mission + ' ' + asked.time_text)}"}
+    return _listed(assistant, tool_name, args, "Found")
 
 
 def _epoch(assistant: SkillHost, asked: EventRequest) -> AssistantReply:
