@@ -84,15 +84,23 @@ class UnknownDatasetError(UserError):
 class UnknownParameterError(UserError):
     """The parameter is not one of the dataset's parameters."""
 
-    def __init__(self, dataset_id: str, parameter: str, available: list[str]) -> None:
+    def __init__(
+        self,
+        dataset_id: str,
+        parameter: str,
+        available: list[str],
+        nearest: list[str] | None = None,
+    ) -> None:
         shown = ", ".join(available[:15]) + (" ..." if len(available) > 15 else "")
+        near = f" Nearest: {', '.join(nearest)}." if nearest else ""
         super().__init__(
-            f"Dataset '{dataset_id}' has no parameter '{parameter}'. Available: {shown}. "
+            f"Dataset '{dataset_id}' has no parameter '{parameter}'.{near} Available: {shown}. "
             f"Use `xhelio catalog show {dataset_id}` to list them with units."
         )
         self.dataset_id = dataset_id
         self.parameter = parameter
         self.available = available
+        self.nearest = nearest or []
 
 
 class SandboxError(UserError):

@@ -42,6 +42,7 @@ from xhelio.catalog.model import DatasetInfo, Mission, ParameterInfo
 from xhelio.catalog.snapshot import load_snapshot, snapshot_version
 from xhelio.config import Settings, load_settings
 from xhelio.errors import UnknownDatasetError, UnknownParameterError, UserError
+from xhelio.language.nearest import nearest_datasets, nearest_parameters
 from xhelio.language.products import Term, coverage_score, product_terms
 from xhelio.migrations import Migration, migrate, sql
 from xhelio.timerange import find_time
@@ -407,10 +408,7 @@ class Catalog:
         """Full description of a dataset (id is case-insensitive)."""
         rows = self._datasets_where("d.id_upper = ?", [dataset_id.strip().upper()])
         if not rows:
-            wanted = dataset_id.strip().upper()
-            upper = {i.upper(): i for i in self._ids}
-            close = difflib.get_close_matches(wanted, list(upper), n=5, cutoff=0.6)
-            raise UnknownDatasetError(dataset_id, [upper[c] for c in close])
+            raise UnknownDatasetError(dataset_id, nearest_datasets(self, dataset_id))
         return rows[0]
 
     def parameter(self, dataset_id: str, name: str) -> ParameterInfo:
@@ -418,7 +416,8 @@ class Catalog:
         info = self.dataset(dataset_id)
         found = info.parameter(name)
         if found is None:
-            raise UnknownParameterError(info.id, name, [p.name for p in info.data_parameters])
+            names = [p.name for p in info.data_parameters]
+            raise UnknownParameterError(info.id, name, names, nearest_parameters(name, names, info))
         return found
 
     def availability(self, dataset_id: str) -> tuple[datetime | None, datetime | None]:

@@ -87,6 +87,9 @@ class Term:
     tokens: frozenset[str]
     acronym: bool = True
     """A word written like an id token ("EPT", "3DP"); a plain word matches title acronyms."""
+    soft: bool = False
+    """Read from the request's own spelling, not from a word the parser kept: it ranks the
+    datasets that cover it first but never rules one out."""
 
 
 def _cadence_tokens(seconds: int) -> frozenset[str]:
@@ -111,12 +114,49 @@ def product_terms(text: str) -> tuple[Term, ...]:
     return tuple(terms)
 
 
+# Words typed like ids that name no product: a mission or spacecraft, a frame, a clock.
+_ID_LIKE = re.compile(r"(?<![\w-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w-])")
+
+
+def _names_no_product(word: str) -> bool:
+    vocabulary = load_vocabulary()
+    squeezed = re.sub(r"[\s\-]", "", word.upper())
+    if squeezed in {f.upper() for f in vocabulary.frames} or not re.search(r"[A-Z]", squeezed):
+        return True
+    for entry in vocabulary.missions.values():
+        names = (entry.mission_id, *entry.names)
+        if entry.probe_of(word) or squeezed in {re.sub(r"[\s\-]", "", n.upper()) for n in names}:
+            return True
+    # A date or clock ("2015-03-17T12"), "DOY", "UT", a single letter or a probe number.
+    return re.fullmatch(r"(?:DOY|UTC|UT|\d{4}\w*|T?\d+[A-Z]?|[A-Z]\d?)", squeezed) is not None
+
+
+def _typed_acronyms(text: str) -> list[Term]:
+    """Words of `text` typed like id tokens ("MAG", "HOPE", "3DP"), soft terms.
+
+    The parser may read "MAG" as the quantity; spelled in capitals it also names the
+    product ("MAVEN MAG"), so the dataset named by it ranks above one that only borrows
+    a parameter of that name.
+    """
+    out: list[Term] = []
+    for m in _ID_LIKE.finditer(text):
+        word = m[0]
+        if sum(c.isupper() or c.isdigit() for c in word) < 2 or word.upper() != word:
+            continue
+        if _names_no_product(word):
+            continue
+        parts = {word.upper(), *(p.upper() for p in word.split("-") if len(p) >= 3)}
+        out.append(Term(word, frozenset(parts), soft=True))
+    return out
+
+
 def request_terms(text: str, hints: Iterable[str]) -> tuple[Term, ...]:
     """The product terms of a request, each word counted once.
 
     Its product words and the instrument words ("EPAM", "SPAN-I", "fgm", "magnetometer")
     the parser kept. A word typed like an id token is one term; plain words count one by
     one (4 letters or more, filler left out) and are matched against the words of titles.
+    Other words typed in capitals ("MAG") are soft terms (`Term.soft`).
     """
     out = list(product_terms(text))
     for hint in hints:
@@ -131,17 +171,28 @@ def request_terms(text: str, hints: Iterable[str]) -> tuple[Term, ...]:
             for w in re.findall(r"[A-Za-z0-9]{3,}", hint)
             if w.lower() not in _FILLER
         )
+    seen = {w.upper() for t in out for w in re.split(r"\s+", t.typed)}
+    out.extend(t for t in _typed_acronyms(text) if t.typed.upper() not in seen)
     return tuple(out)
 
 
 def metadata_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], set[str]]:
     """(id words, parameter names, cadence and title acronyms; title acronyms), upper case."""
+    own, acronyms = _own_tokens(info, cadence_s)
+    return own | _parameter_tokens(info), acronyms
+
+
+def _parameter_tokens(info: DatasetInfo) -> set[str]:
+    return {
+        t for p in info.data_parameters for t in re.split(r"[_\-]", p.name.upper()) if len(t) >= 3
+    }
+
+
+def _own_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], set[str]]:
+    """(id words, cadence and title acronyms; title acronyms): what names the product."""
     ids = {t for t in re.split(r"[_\-]", info.id.upper())[1:] if t}
     # "MRG1HR", "COHO1HR": a cadence written inside an id word.
     ids.update(m[0] for t in list(ids) if (m := re.search(r"\d+(?:SEC|MIN|HR|S|M|H|D)$", t)))
-    ids.update(
-        t for p in info.data_parameters for t in re.split(r"[_\-]", p.name.upper()) if len(t) >= 3
-    )
     if cadence_s:
         ids.add(f"PT{round(cadence_s)}S")
     head = info.title.split(" - ", 1)[0]
@@ -154,16 +205,19 @@ def metadata_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str
 def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | None) -> float:
     """How well the dataset's metadata covers `terms` (5 per id-like word, 2 per plain).
 
-    An id-like word ("EPT", "RAD1", a look direction) may be any id word, parameter name
-    or title acronym; a plain word ("fgm", "waves") only a title acronym.
+    An id-like word ("EPT", "RAD1", a look direction) scores 5 in an id word or title
+    acronym (it names the product) and 3 in a parameter name only (the product borrows
+    it: "MAG_field" in a key-parameter file); a plain word ("fgm", "waves") only counts
+    as a title acronym.
     """
     if not terms:
         return 0.0
-    ids, acronyms = metadata_tokens(info, cadence_s)
+    own, acronyms = _own_tokens(info, cadence_s)
+    params = _parameter_tokens(info)
     score = 0.0
     for term in terms:
         if term.acronym:
-            score += 5.0 * bool(term.tokens & ids)
+            score += 5.0 if term.tokens & own else 3.0 * bool(term.tokens & params)
         else:
             score += 2.0 * bool(term.tokens & acronyms)
     return score
@@ -236,12 +290,12 @@ def named_product(
     covering most wins, `datasets` order (best first) breaking ties. None when no dataset
     accounts for every word: then the request is asked about.
     """
-    if not any(t.acronym for t in terms):
+    if not any(t.acronym and not t.soft for t in terms):
         return None
     best: tuple[float, int, DatasetInfo] | None = None
     for n, info in enumerate(datasets):
         ids, _ = metadata_tokens(info, cadence_of(info))
-        if not all(t.tokens & ids for t in terms if t.acronym):
+        if not all(t.tokens & ids for t in terms if t.acronym and not t.soft):
             continue
         described = " ".join(
             [info.id, info.title, *(f"{p.name} {p.description}" for p in info.data_parameters)]

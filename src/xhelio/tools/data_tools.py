@@ -19,6 +19,7 @@ from xhelio.sources.registry import SourceName
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import Produces, tool
 from xhelio.tools.results import FetchReport, SavedFile
+from xhelio.tools.unknown_ids import nearest_ids_named
 
 __all__ = ["DATA_TOOLS", "entry_summary", "frame_of", "write_entry"]
 
@@ -122,9 +123,10 @@ def fetch_data(
             default from settings ('hapi': CDAWeb's HAPI server, 'cdf': CDAWeb's files).
         valid_range: Also mask values outside VALIDMIN/VALIDMAX (counted in the notes).
     """
-    reports = ctx.fetcher(source).fetch(
-        dataset_id, [parameter_id], time_range, valid_range=valid_range
-    )
+    with nearest_ids_named(ctx.catalog):
+        reports = ctx.fetcher(source).fetch(
+            dataset_id, [parameter_id], time_range, valid_range=valid_range
+        )
     return reports[0].to_dict()
 
 

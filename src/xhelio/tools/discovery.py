@@ -11,6 +11,7 @@ from xhelio.timerange import format_time
 from xhelio.tools.context import ToolContext
 from xhelio.tools.registry import tool
 from xhelio.tools.results import DatasetSummary, ParameterList
+from xhelio.tools.unknown_ids import nearest_ids_named
 
 __all__ = ["DISCOVERY_TOOLS", "dataset_summary", "parameter_summary", "search_results"]
 
@@ -77,7 +78,8 @@ def _described(ctx: ToolContext, dataset_id: str, source: str | None) -> Dataset
     """The dataset as its source describes it (the catalog index when no source is named)."""
     if source is None:
         return ctx.catalog.dataset(dataset_id)
-    return ctx.shared.source(source).info(dataset_id)
+    with nearest_ids_named(ctx.catalog):
+        return ctx.shared.source(source).info(dataset_id)
 
 
 @tool("discovery", result=ParameterList)
