@@ -302,6 +302,9 @@ class OfflineAssistant:
         label = _label(result)
         run.refs[step.output] = label
         run.vector[step.output] = _columns(result) > 1
+        if not label:  # an analysis method's numbers (a lag), not a stored series
+            run.lines.append(f"Computed the {step.description}: {result.payload.get('answer')}")
+            return
         units = result.payload.get("units") or {}
         unit = next(iter(units.values()), "") if isinstance(units, dict) else ""
         run.lines.append(
