@@ -16,7 +16,10 @@ import pytest
 
 from servers.catalog_hapi import CatalogHapiServer
 from xhelio.agents.factory import make_assistant
+from xhelio.agents.offline.parse import Vocabulary, parse_request
+from xhelio.agents.offline.plan import build_plan
 from xhelio.agents.turn import run_turn
+from xhelio.catalog.index import open_catalog
 from xhelio.config import load_settings
 from xhelio.tools.workspace import Workspace, open_workspace
 
@@ -137,7 +140,7 @@ def test_percent_difference_is_never_a_plain_difference(workspace: Workspace) ->
 
 
 def test_arithmetic_on_incompatible_units_is_refused_in_words(workspace: Workspace) -> None:
-    answer, ops = _turn(workspace, f"ACE |B| minus Wind proton speed on {DAY}")
+    answer, ops = _turn(workspace, f"OMNI |B| minus OMNI flow speed on {DAY}")
     assert "a - b" not in _computed(ops)
     line = next((ln for ln in answer.splitlines() if "Not done" in ln), "")
     assert "unit" in line.lower(), answer
@@ -147,3 +150,32 @@ def test_arithmetic_across_frames_is_said(workspace: Workspace) -> None:
     answer, ops = _turn(workspace, f"ACE Bz GSM minus Wind Bz GSE on {DAY}")
     assert "GSE" in answer and "GSM" in answer and "frame" in answer.lower(), answer
     assert "a - b" in _computed(ops)
+
+
+@pytest.fixture(scope="module")
+def vocab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vocabulary]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XHELIO_HOME", str(tmp_path_factory.mktemp("home")))
+        with open_catalog() as catalog:
+            yield Vocabulary.from_catalog(catalog)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"ACE and Wind proton temperature {DAY}",
+        f"Wind 3DP proton temperature and ACE proton temperature on {DAY}, one panel",
+        f"Wind minus ACE proton temperature on {DAY}",
+    ],
+)
+def test_kelvin_and_ev_never_share_an_axis(vocab: Vocabulary, text: str) -> None:
+    """Wind 3DP gives eV and ACE SWEPAM K: the eV series is converted, and it is said."""
+    plan = build_plan(vocab, parse_request(text, vocab))
+    fetched = [s.candidates[0].units for s in plan.steps if s.kind == "fetch"]
+    assert "eV" in fetched, fetched  # the case this test is about
+    converted = [s for s in plan.steps if s.kind == "compute" and "eV to K" in s.description]
+    assert len(converted) == 1
+    assert "11604.518" in converted[0].calls[0].args["code"]
+    assert any("from eV to K" in n for n in plan.notes), plan.notes
+    plotted = next(s for s in plan.steps if s.kind == "plot")
+    assert converted[0].output in plotted.inputs

@@ -507,7 +507,16 @@ def _one_frame(b: _Builder, quantities: list[QuantityWish]) -> list[QuantityWish
         f"mixes frames, and converting {', '.join(frames[1:])} to {first} needs a rotation "
         f"offline mode does not do, so every series is taken in {first}."
     )
-    return [replace(w, frame=first) if w.quantity != _NAMED else w for w in quantities]
+    framed = [replace(w, frame=first) if w.quantity != _NAMED else w for w in quantities]
+    # "ACE Bz GSM minus Wind Bz GSE" names one quantity twice: once in one frame.
+    seen: set[tuple[object, ...]] = set()
+    kept: list[QuantityWish] = []
+    for w in framed:
+        key = (w.quantity, w.component, w.frame, w.species)
+        if key not in seen:
+            seen.add(key)
+            kept.append(w)
+    return kept
 
 
 def _derived_series(
@@ -690,11 +699,14 @@ def _cross_correlation(b: _Builder, finals: list[tuple[str, str, str]]) -> None:
 _UNIT_SPELLINGS = (("sec", "s"), ("kms^-1", "km/s"), ("kms-1", "km/s"), ("deg", "°"))
 
 
+_KELVIN = ("k", "kelvin", "°k")
+
+
 def _unit_key(unit: str) -> str:
     key = unit.replace(" ", "").lower()
     for spelled, canonical in _UNIT_SPELLINGS:
         key = key.replace(spelled, canonical)
-    return key
+    return "k" if key in _KELVIN else key
 
 
 def _same_units(u1: str, u2: str, g1: str, g2: str) -> bool:
