@@ -315,8 +315,12 @@ class OfflineAssistant:
         label = _label(result)
         run.refs[step.output] = label
         run.vector[step.output] = _columns(result) > 1
-        if not label:  # an analysis method's numbers (a lag), not a stored series
-            run.lines.append(f"Computed the {step.description}: {result.payload.get('answer')}")
+        if result.payload.get("method"):  # an analysis method: its numbers (a lag, a PSD)
+            stored = ", ".join(str(s) for s in result.payload.get("stored") or [])
+            run.lines.append(
+                f"Computed the {step.description}: {result.payload.get('answer')}"
+                + (f" Stored as {stored}." if stored else "")
+            )
             return
         units = result.payload.get("units") or {}
         unit = next(iter(units.values()), "") if isinstance(units, dict) else ""

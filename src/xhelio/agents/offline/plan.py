@@ -39,7 +39,7 @@ from xhelio.agents.offline.resolve import (
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo
-from xhelio.language.operations import declined_operations
+from xhelio.language.operations import declined_operations, named_operations
 from xhelio.language.products import main_parameter, named_product, request_terms
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
@@ -52,6 +52,8 @@ StepKind = Literal["fetch", "compute", "plot", "export", "save", "discover"]
 _DEFAULT_SPAN = timedelta(days=7)
 # Operations on two series, done once both are fetched (`_binary`).
 _TWO_SERIES = ("difference", "ratio", "percent_difference", "cross_correlation")
+# Operations giving numbers beside the series (not a new series of the chain).
+_SIDE_RESULTS = ("psd",)
 _NICE_WINDOWS = (60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 86400)
 _SHORT = {
     "magnetic_field": "B", "velocity": "V", "density": "N", "temperature": "T",
@@ -299,7 +301,7 @@ def _series_chain(
         )
         tag = label
     for op in b.intent.operations:
-        if op.kind in _TWO_SERIES:
+        if op.kind in _TWO_SERIES or op.kind in _SIDE_RESULTS:
             continue
         window = 0.0 if op.kind == "detrend" else op.window_s or _default_window(span, b, op)
         code, what, suffix = series_code(op.kind, window, op.detail)
@@ -307,6 +309,13 @@ def _series_chain(
         units = None if op.kind != "derivative" else _derivative_units(cands)
         current = _compute(b, name, (current,), label, code, f"{name} {what}", units)
         tag, name = label, f"{name} {what}"
+    if b.intent.operation("psd") is not None:
+        what = f"Welch power spectral density of {name}"
+        call = ToolCall("power_spectrum", {"label": f"{{{current}}}"})
+        out = b.unique(f"{tag}_psd")
+        b.steps.append(
+            PlanStep("compute", what, "__data_ops__", (call,), out, (current,), series=what)
+        )
     return current, name
 
 
@@ -332,7 +341,7 @@ def build_plan(
     if intent.doubts:
         # A name close to a mission or a probe it lacks: ask, never fetch a stand-in.
         return OfflinePlan(intent, missing=tuple(f"to know {d}" for d in intent.doubts))
-    quantities = _one_frame(b, _wanted(b))
+    quantities = _one_frame(b, _not_operation_words(intent, _wanted(b)))
     for declined in declined_operations(intent.text.splitlines()[-1]):
         b.notes.append(f"Not done: {declined.label} ({declined.reason}).")
     finals: list[tuple[str, str, str]] = []
@@ -381,6 +390,16 @@ def _wanted(b: _Builder) -> list[QuantityWish]:
         else:
             b.missing.append(f"a mission the catalog has ({unknown})")
     return quantities
+
+
+def _not_operation_words(intent: RequestIntent, wishes: list[QuantityWish]) -> list[QuantityWish]:
+    """Quantity words that are part of an operation's name ("spectral density") left out."""
+    spans = [(s, e) for _, s, e in named_operations(intent.text)]
+    return [
+        w
+        for w in wishes
+        if not any(s <= w.position < e and w.text in intent.text[s:e] for s, e in spans)
+    ]
 
 
 def _derived_first(
