@@ -173,8 +173,13 @@ def _shock(host: SkillHost, request: str) -> AssistantReply | None:
     return _reply(host, "shock_normal", args, fetched, note=note)
 
 
+# "its PSD", "the PSD of that": the series already shown, completed from the session.
+_ON_SCREEN = re.compile(r"\b(?:its|it|that|this|them|those|these)\b", re.I)
+
+
 def _spectrum(host: SkillHost, request: str) -> AssistantReply:
-    fetched = host.fetch_for(_field_words(_without(_PSD, request)))
+    rest = _without(_PSD, request)
+    fetched = host.fetch_for(rest if _ON_SCREEN.search(rest) else _field_words(rest))
     found = _labels(host, fetched)
     label = _pick(found, _NT, vector=True) or (found[0][0] if found else None)
     if label is None:

@@ -23,7 +23,7 @@ from xhelio.agents.offline.answer import (
     discovery_text,
 )
 from xhelio.agents.offline.elsewhere import plan_elsewhere
-from xhelio.agents.offline.followup import export_only, is_follow_up, merge
+from xhelio.agents.offline.followup import export_only, is_follow_up, is_undo, merge, replay
 from xhelio.agents.offline.intent import RequestIntent, describe_quantity
 from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.pipeline_requests import pipeline_reply
@@ -147,6 +147,8 @@ class OfflineAssistant:
         intent = parse_request(request, self.vocab)
         if intent.discovery is not None:
             return self._discover(intent)
+        if is_undo(request) and not (undo := self.interpret(request))[1].steps:
+            return AssistantReply(" ".join(undo[1].notes), follow_up=True)
         if export_only(intent) and self.workspace.session.plot.current is not None:
             return self._export(intent)
         intent, plan, follow = self.interpret(request, intent)
@@ -181,6 +183,9 @@ class OfflineAssistant:
         key = (request, len(self.workspace.session.history), time.monotonic() // _SAME_TURN_S)
         if self._last is not None and self._last[0] == key:
             return self._last[1]  # the same turn: the same reading ("last week" included)
+        if is_undo(request):
+            self._last = (key, self._undo(request))
+            return self._last[1]
         intent = intent or parse_request(request, self.vocab)
         base = self.session_base()
         follow = base is not None and is_follow_up(intent, True)
@@ -217,7 +222,12 @@ class OfflineAssistant:
         )
 
     def session_base(self) -> RequestIntent | None:
-        """The request behind the session's current data, or None.
+        """The request behind the session's current data, or None."""
+        states = self.session_states()
+        return states[-1][1] if states else None
+
+    def session_states(self) -> list[tuple[str, RequestIntent]]:
+        """The states the session's requests built, oldest first (undos taken off).
 
         Earlier user requests are replayed (follow-ups folded in), from memory in the REPL
         or the history a resumed session loaded. The last history entry is the request
@@ -225,16 +235,19 @@ class OfflineAssistant:
         """
         history = self.workspace.session.history
         users = [str(m.get("content", "")) for m in history[:-1] if m.get("role") == "user"]
-        base: RequestIntent | None = None
-        for text in users:
-            intent = parse_request(text, self.vocab)
-            if intent.discovery is not None or intent.doubts or intent.time_error:
-                continue
-            if base is not None and is_follow_up(intent, True):
-                base, _ = merge(base, intent)
-            elif intent.quantities or intent.missions or intent.dataset_ids:
-                base = intent
-        return base
+        return replay([(text, parse_request(text, self.vocab)) for text in users])
+
+    def _undo(self, request: str) -> Interpretation:
+        """The state before the last change, its plan, and a note saying what was undone."""
+        states = self.session_states()
+        if len(states) < 2:
+            last = f": '{states[-1][0]}' is the first request shown" if states else ""
+            intent = parse_request(request, self.vocab)
+            return intent, OfflinePlan(intent, notes=(f"Nothing to undo{last}.",)), True
+        (undone, _), (shown, intent) = states[-1], states[-2]
+        plan = build_plan(self.vocab, intent)
+        note = f"Undid '{undone}': back to what '{shown}' showed."
+        return intent, replace(plan, notes=(note, *plan.notes)), True
 
     # steps ---------------------------------------------------------------------------
 
@@ -302,6 +315,13 @@ class OfflineAssistant:
         label = _label(result)
         run.refs[step.output] = label
         run.vector[step.output] = _columns(result) > 1
+        if result.payload.get("method"):  # an analysis method: its numbers (a lag, a PSD)
+            stored = ", ".join(str(s) for s in result.payload.get("stored") or [])
+            run.lines.append(
+                f"Computed the {step.description}: {result.payload.get('answer')}"
+                + (f" Stored as {stored}." if stored else "")
+            )
+            return
         units = result.payload.get("units") or {}
         unit = next(iter(units.values()), "") if isinstance(units, dict) else ""
         run.lines.append(

@@ -31,17 +31,30 @@ def component_code(component: str, quantity_key: str) -> tuple[str, str]:
     return code, column
 
 
-def series_code(kind: str, window_s: float) -> tuple[str, str, str]:
-    """(code, words, label suffix) for smoothing, resampling or the time derivative."""
+_STATISTICS = {"median": "running median", "std": "running standard deviation",
+               "min": "running minimum", "max": "running maximum"}  # fmt: skip
+
+
+def series_code(kind: str, window_s: float, detail: str = "") -> tuple[str, str, str]:
+    """(code, words, label suffix) for a running statistic, resampling, detrend or derivative.
+
+    `detail` is the running window's statistic ("" is the mean: smoothing) or the trend
+    a detrend removes ("linear" or "mean").
+    """
     seconds = round(window_s)
     words = format_seconds(float(seconds))
     suffix = words.replace(" ", "")
     if kind == "smooth":
-        code = f"result = df.rolling('{seconds}s', center=True, min_periods=1).mean()"
-        return code, f"smoothed over {words}", f"smooth{suffix}"
+        statistic = detail or "mean"
+        code = f"result = df.rolling('{seconds}s', center=True, min_periods=1).{statistic}()"
+        if statistic == "mean":
+            return code, f"smoothed over {words}", f"smooth{suffix}"
+        return code, f"{_STATISTICS[statistic]} over {words}", f"{statistic}{suffix}"
     if kind == "resample":
         code = f"result = df.resample('{seconds}s').mean()"
         return code, f"{words} averages", f"avg{suffix}"
+    if kind == "detrend":
+        return _detrend_code(detail)
     code = (
         "dt = df.index.to_series().diff().dt.total_seconds()\n"
         "result = df.diff().div(dt, axis=0).add_prefix('d/dt ')"
@@ -49,13 +62,40 @@ def series_code(kind: str, window_s: float) -> tuple[str, str, str]:
     return code, "time derivative", "ddt"
 
 
+def _detrend_code(trend: str) -> tuple[str, str, str]:
+    """Code removing the mean, or the least-squares line (per column, NaN left out)."""
+    if trend == "mean":
+        code = "# detrend: the mean removed\nresult = df - df.mean()"
+        return code, "with its mean removed (detrended)", "detrend_mean"
+    code = (
+        "# detrend: the least-squares linear trend removed from each column\n"
+        "t = (df.index - df.index[0]).total_seconds().to_numpy()\n"
+        "def detrend_linear(column):\n"
+        "    ok = column.notna().to_numpy()\n"
+        "    if ok.sum() < 2:\n"
+        "        return column\n"
+        "    slope, offset = np.polyfit(t[ok], column.to_numpy()[ok], 1)\n"
+        "    return column - (slope * t + offset)\n"
+        "result = df.apply(detrend_linear)"
+    )
+    return code, "with its linear trend removed (detrended)", "detrend_linear"
+
+
 def binary_code(kind: str) -> str:
-    """Code for the difference or ratio of the first column of two series on `df`'s times."""
-    operator = "/" if kind == "ratio" else "-"
+    """Code for the difference, percent difference or ratio of two series on `df`'s times.
+
+    The percent difference is 100 * (a - b) / ((|a| + |b|) / 2): relative to the mean of
+    the two magnitudes, so neither series is taken as the reference.
+    """
+    formula = {
+        "ratio": "a / b",
+        "difference": "a - b",
+        "percent_difference": "100 * (a - b) / ((a.abs() + b.abs()) / 2)",
+    }[kind]
     return (
         "a = df.iloc[:, 0]\n"
         "other = list(sources.values())[1].iloc[:, 0]\n"
         "joined = other.reindex(other.index.union(a.index))\n"
         "b = joined.interpolate(method='time', limit_area='inside').reindex(a.index)\n"
-        f"result = (a {operator} b).to_frame({kind!r})"
+        f"result = ({formula}).to_frame({kind!r})"
     )

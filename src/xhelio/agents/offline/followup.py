@@ -14,15 +14,16 @@ Imports only this package, `timerange` and `vocabulary`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from xhelio.agents.offline.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.agents.offline.wishes import find_durations, format_seconds
 from xhelio.timerange import TimeRange, clock_range_on
 from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["export_only", "is_follow_up", "merge"]
+__all__ = ["export_only", "is_follow_up", "is_undo", "merge", "replay"]
 
 _FOLLOW_WORDS = re.compile(
     r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
@@ -49,7 +50,8 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
     served = bool(intent.missions or intent.dataset_ids)
     named = bool(intent.quantities) or served
     wishes = (
-        intent.operations
+        _zoom_clock(intent.text, TimeRange(_ANY_DAY, _ANY_DAY + timedelta(days=1)))
+        or intent.operations
         or intent.plot.log_y
         or intent.plot.layout != "auto"
         or intent.plot.export_format
@@ -90,6 +92,69 @@ def _other_probes(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, 
     if not wanted:
         return None
     return tuple(MissionRef(first.mission_id, first.name, n, first.position) for n in wanted)
+
+
+_UNDO = re.compile(
+    r"^\W*(?:please\s+)?(?:undo|go back|revert|roll back|take (?:that|it) back)"
+    r"(?:\s+(?:that|it|this|the last (?:change|step|one|request)"
+    r"|to (?:the )?(?:previous|last|earlier) (?:plot|figure|one|version|state)))?"
+    r"(?:\s*,?\s*please)?\W*$",
+    re.I,
+)
+
+
+def is_undo(text: str) -> bool:
+    """Whether the request only takes back the last change ("undo", "go back", "revert that")."""
+    return _UNDO.match(text) is not None
+
+
+def replay(requests: Sequence[tuple[str, RequestIntent]]) -> list[tuple[str, RequestIntent]]:
+    """The states a session's requests built, oldest first, as (request, intent behind it).
+
+    A follow-up is folded into the state before it; an undo takes the last state off (the
+    first one stays); a request naming nothing to show leaves the states as they are.
+    """
+    states: list[tuple[str, RequestIntent]] = []
+    for text, intent in requests:
+        if is_undo(text):
+            if len(states) > 1:
+                states.pop()
+            continue
+        if intent.discovery is not None or intent.doubts:
+            continue
+        if states and is_follow_up(intent, True):
+            merged, _ = merge(states[-1][1], intent)
+            if merged.time_error is None:
+                states.append((text, merged))
+        elif intent.time_error is None and (
+            intent.quantities or intent.missions or intent.dataset_ids
+        ):
+            states.append((text, intent))
+    return states
+
+
+# A clock written as people type it in a zoom ("3am", "9 pm", "0900 UT"), as hh:mm.
+_AM_PM = re.compile(r"(?<![\w:])(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?\s*(?P<p>[ap])\.?m\b\.?", re.I)
+_FOUR_DIGITS = re.compile(
+    r"(?<![\w:.-])(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)(?=\s*(?:UTC?\b|Z\b|h\b|-|\u2013|to\b|and\b"
+    r"|until\b|till\b|$))",
+    re.I,
+)
+_ANY_DAY = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def _clock_forms(text: str) -> str:
+    def am_pm(m: re.Match[str]) -> str:
+        hour = int(m["h"]) % 12 + (12 if m["p"].lower() == "p" else 0)
+        return f"{hour:02d}:{m['m'] or '00'}"
+
+    text = _AM_PM.sub(am_pm, text)
+    return _FOUR_DIGITS.sub(lambda m: f"{m['h']}:{m['m']}", text)
+
+
+def _zoom_clock(text: str, span: TimeRange) -> TimeRange | None:
+    """A clock range with no date ("06:00 to 12:00", "3am-9am", "0900 to 1030 UT") on `span`."""
+    return clock_range_on(_clock_forms(text), span)
 
 
 def _missions(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, ...]:
@@ -220,9 +285,10 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     else:
         quantities = new.quantities or _with_form(_with_species(base, new), new)
     time_range, time_text = new.time_range, new.time_text
-    zoom = clock_range_on(new.text, base.time_range) if base.time_range else None
-    if time_range is None and zoom is not None:
-        time_range, time_text = zoom, zoom.readable()
+    zoom = _zoom_clock(new.text, base.time_range) if base.time_range else None
+    time_error = new.time_error
+    if zoom is not None and (time_range is None or time_error):
+        time_range, time_text, time_error = zoom, zoom.readable(), None
         notes.append(f"Zoomed to {zoom.readable()} on the day already loaded.")
     if time_range is None and base.time_range is not None:
         shifted = _shifted(base.time_range, new, notes)
@@ -257,6 +323,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         quantities=quantities,
         time_range=time_range,
         time_text=time_text,
+        time_error=time_error,
         operations=operations,
         cadence_s=resample.window_s if resample else None,
         cadence_text=resample.text if resample else None,

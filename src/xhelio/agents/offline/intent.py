@@ -26,7 +26,10 @@ __all__ = [
     "RequestIntent",
 ]
 
-OperationKind = Literal["magnitude", "smooth", "resample", "derivative", "difference", "ratio"]
+OperationKind = Literal[
+    "magnitude", "smooth", "resample", "derivative", "difference", "ratio",
+    "detrend", "percent_difference", "cross_correlation", "psd",
+]  # fmt: skip
 Layout = Literal["auto", "overlay", "separate"]
 DiscoveryKind = Literal["missions", "browse", "search", "parameters", "availability"]
 # "vector" keeps all components, "magnitude" wants |X|, a letter wants one component.
@@ -57,12 +60,17 @@ class QuantityWish:
 
 @dataclass(frozen=True)
 class OperationWish:
-    """A computation asked for; `window_s` is the smoothing or resampling length."""
+    """A computation asked for; `window_s` is the smoothing or resampling length.
+
+    `detail` is the operation's own parameter: the statistic of a running window
+    ("median", "std", ...; "" is the mean) or the trend a detrend removes ("linear", "mean").
+    """
 
     kind: OperationKind
     text: str
     window_s: float | None = None
     explicit_window: bool = True
+    detail: str = ""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,13 @@ from typing import Any, Literal
 from xhelio.agents.offline.codegen import binary_code, component_code, series_code
 from xhelio.agents.offline.derived import derived_code, derived_named, input_wishes, unit_problem
 from xhelio.agents.offline.figure import figure_spec
-from xhelio.agents.offline.intent import MissionRef, QuantityWish, RequestIntent, describe_quantity
+from xhelio.agents.offline.intent import (
+    MissionRef,
+    OperationWish,
+    QuantityWish,
+    RequestIntent,
+    describe_quantity,
+)
 from xhelio.agents.offline.parse import Vocabulary
 from xhelio.agents.offline.quantities import GROUP_WORDS, quantity
 from xhelio.agents.offline.resolve import (
@@ -33,6 +39,7 @@ from xhelio.agents.offline.resolve import (
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo
+from xhelio.language.operations import declined_operations, named_operations
 from xhelio.language.products import main_parameter, named_product, request_terms
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
@@ -43,6 +50,10 @@ _NAMED = "__named__"  # a parameter the user named in a dataset they named
 _NO_QUANTITY = "a quantity (e.g. magnetic field, solar wind speed, density, Dst)"
 StepKind = Literal["fetch", "compute", "plot", "export", "save", "discover"]
 _DEFAULT_SPAN = timedelta(days=7)
+# Operations on two series, done once both are fetched (`_binary`).
+_TWO_SERIES = ("difference", "ratio", "percent_difference", "cross_correlation")
+# Operations giving numbers beside the series (not a new series of the chain).
+_SIDE_RESULTS = ("psd",)
 _NICE_WINDOWS = (60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 86400)
 _SHORT = {
     "magnetic_field": "B", "velocity": "V", "density": "N", "temperature": "T",
@@ -290,14 +301,21 @@ def _series_chain(
         )
         tag = label
     for op in b.intent.operations:
-        if op.kind in ("difference", "ratio"):
+        if op.kind in _TWO_SERIES or op.kind in _SIDE_RESULTS:
             continue
-        window = op.window_s or _default_window(span, b, op.kind)
-        code, what, suffix = series_code(op.kind, window)
+        window = 0.0 if op.kind == "detrend" else op.window_s or _default_window(span, b, op)
+        code, what, suffix = series_code(op.kind, window, op.detail)
         label = b.unique(f"{tag}_{suffix}")
         units = None if op.kind != "derivative" else _derivative_units(cands)
         current = _compute(b, name, (current,), label, code, f"{name} {what}", units)
         tag, name = label, f"{name} {what}"
+    if b.intent.operation("psd") is not None:
+        what = f"Welch power spectral density of {name}"
+        call = ToolCall("power_spectrum", {"label": f"{{{current}}}"})
+        out = b.unique(f"{tag}_psd")
+        b.steps.append(
+            PlanStep("compute", what, "__data_ops__", (call,), out, (current,), series=what)
+        )
     return current, name
 
 
@@ -306,11 +324,12 @@ def _derivative_units(cands: list[Candidate]) -> str:
     return f"{unit}/s" if unit else "1/s"
 
 
-def _default_window(span: TimeRange, b: _Builder, kind: str) -> float:
+def _default_window(span: TimeRange, b: _Builder, op: OperationWish) -> float:
     target = span.duration.total_seconds() / 50
     window = float(min(_NICE_WINDOWS, key=lambda w: abs(w - target)))
-    if kind == "smooth":
-        b.notes.append(f"No smoothing window was given; used {format_seconds(window)}.")
+    if op.kind == "smooth":
+        what = f"{op.text} window" if op.detail else "smoothing window"
+        b.notes.append(f"No {what} was given; used {format_seconds(window)}.")
     return window
 
 
@@ -322,7 +341,9 @@ def build_plan(
     if intent.doubts:
         # A name close to a mission or a probe it lacks: ask, never fetch a stand-in.
         return OfflinePlan(intent, missing=tuple(f"to know {d}" for d in intent.doubts))
-    quantities = _one_frame(b, _wanted(b))
+    quantities = _one_frame(b, _not_operation_words(intent, _wanted(b)))
+    for declined in declined_operations(intent.text.splitlines()[-1]):
+        b.notes.append(f"Not done: {declined.label} ({declined.reason}).")
     finals: list[tuple[str, str, str]] = []
     span: TimeRange | None = None
     derived = derived_named(intent.text) if not intent.time_error else ()
@@ -335,7 +356,7 @@ def build_plan(
     if not finals and not b.missing:
         b.missing.append("a mission and quantity the catalog has data for")
     if finals:
-        finals = _binary(b, finals)
+        finals = _binary(b, _one_temperature_unit(b, finals))
         _presentation(b, finals, span)
     return OfflinePlan(
         b.intent,
@@ -369,6 +390,16 @@ def _wanted(b: _Builder) -> list[QuantityWish]:
         else:
             b.missing.append(f"a mission the catalog has ({unknown})")
     return quantities
+
+
+def _not_operation_words(intent: RequestIntent, wishes: list[QuantityWish]) -> list[QuantityWish]:
+    """Quantity words that are part of an operation's name ("spectral density") left out."""
+    spans = [(s, e) for _, s, e in named_operations(intent.text)]
+    return [
+        w
+        for w in wishes
+        if not any(s <= w.position < e and w.text in intent.text[s:e] for s, e in spans)
+    ]
 
 
 def _derived_first(
@@ -485,17 +516,26 @@ _FRAME_WORDS = load_vocabulary().frame_words
 
 def _one_frame(b: _Builder, quantities: list[QuantityWish]) -> list[QuantityWish]:
     """Arithmetic across frames ("Bz in GSM minus Bz in GSE") is done in one frame, said."""
-    op = b.intent.operation("difference") or b.intent.operation("ratio")
+    op = next((o for o in b.intent.operations if o.kind in _TWO_SERIES), None)
     frames = list(dict.fromkeys(f.upper() for f in _FRAME_WORDS.findall(b.intent.text)))
     if op is None or len(frames) < 2:
         return quantities
     first = frames[0]
     b.notes.append(
-        f"The request names {' and '.join(frames)}: a {op.kind} across coordinate frames "
+        f"The request names {' and '.join(frames)}: a {op.text} across coordinate frames "
         f"mixes frames, and converting {', '.join(frames[1:])} to {first} needs a rotation "
         f"offline mode does not do, so every series is taken in {first}."
     )
-    return [replace(w, frame=first) if w.quantity != _NAMED else w for w in quantities]
+    framed = [replace(w, frame=first) if w.quantity != _NAMED else w for w in quantities]
+    # "ACE Bz GSM minus Wind Bz GSE" names one quantity twice: once in one frame.
+    seen: set[tuple[object, ...]] = set()
+    kept: list[QuantityWish] = []
+    for w in framed:
+        key = (w.quantity, w.component, w.frame, w.species)
+        if key not in seen:
+            seen.add(key)
+            kept.append(w)
+    return kept
 
 
 def _derived_series(
@@ -621,27 +661,104 @@ def _sibling_vector_first(
 
 
 def _binary(b: _Builder, finals: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-    op = b.intent.operation("ratio") or b.intent.operation("difference")
+    """The operation on two series (difference, percent difference, ratio, correlation).
+
+    Never done silently on something else: with other than two series, or a difference
+    of series in different units, it is said as not done.
+    """
+    op = next((o for o in b.intent.operations if o.kind in _TWO_SERIES), None)
     if op is None:
         return finals
     if len(finals) != 2:
         b.notes.append(
-            f"A {op.kind} needs exactly two series; this request has {len(finals)}, "
-            "so it was skipped."
+            f"Not done: the {op.text} needs exactly two series; this request has "
+            f"{len(finals)}."
         )
         return finals
     (r1, n1, g1), (r2, n2, g2) = finals
-    label = b.unique(f"{op.kind}_{_tag(n1)[:20]}_{_tag(n2)[:20]}")
     u1, u2 = b.units.get(r1, ""), b.units.get(r2, "")
+    if op.kind == "cross_correlation":
+        _cross_correlation(b, finals)
+        return finals
+    if op.kind != "ratio" and not _same_units(u1, u2, g1, g2):
+        b.notes.append(
+            f"Not done: the {op.text}: {n1} is in {u1 or 'no unit'} and {n2} in "
+            f"{u2 or 'no unit'}; series in different units cannot be subtracted."
+        )
+        return finals
+    label = b.unique(f"{op.kind}_{_tag(n1)[:20]}_{_tag(n2)[:20]}")
     if op.kind == "difference":
         units = u1 or None
+    elif op.kind == "percent_difference":
+        units = "%"
     else:
         # The same quantity twice ("#/cc" and "cm^-3" alike) gives a pure number.
         same = u1 == u2 or (g1 == g2 and ":" in g1)
         units = "1" if same else (f"({u1})/({u2})" if u1 and u2 else "")
-    what = f"{op.kind} {n1} {'/' if op.kind == 'ratio' else '-'} {n2}"
+    sign = {"ratio": "/", "difference": "-"}.get(op.kind, "vs")
+    what = f"{op.kind.replace('_', ' ')} {n1} {sign} {n2}"
+    if op.kind == "percent_difference":
+        what += " (100 * (a - b) / mean of |a| and |b|)"
     out = _compute(b, what, (r1, r2), label, binary_code(op.kind), what, units)
     return [*finals, (out, what, op.kind)]
+
+
+def _cross_correlation(b: _Builder, finals: list[tuple[str, str, str]]) -> None:
+    """The lag of the second series behind the first at their correlation peak."""
+    (r1, n1, _), (r2, n2, _) = finals
+    what = f"cross-correlation of {n1} and {n2} (lag of the second behind the first)"
+    args = {"label_a": f"{{{r1}}}", "label_b": f"{{{r2}}}"}
+    call = ToolCall("cross_correlation_lag", args)
+    label = b.unique(f"xcorr_{_tag(n1)[:20]}_{_tag(n2)[:20]}")
+    b.steps.append(
+        PlanStep("compute", what, "__data_ops__", (call,), label, (r1, r2), series=what)
+    )
+
+
+_UNIT_SPELLINGS = (("sec", "s"), ("kms^-1", "km/s"), ("kms-1", "km/s"), ("deg", "°"))
+
+
+_KELVIN = ("k", "kelvin", "°k")
+
+
+def _unit_key(unit: str) -> str:
+    key = unit.replace(" ", "").lower()
+    for spelled, canonical in _UNIT_SPELLINGS:
+        key = key.replace(spelled, canonical)
+    return "k" if key in _KELVIN else key
+
+
+def _same_units(u1: str, u2: str, g1: str, g2: str) -> bool:
+    """Whether two series can be subtracted: one quantity kind, or the same unit."""
+    kind1, kind2 = g1.partition(":")[0], g2.partition(":")[0]
+    if ":" in g1 and ":" in g2 and kind1 == kind2 and kind1 != "temperature":
+        return True
+    return _unit_key(u1) == _unit_key(u2)
+
+
+_EV_IN_K = 11604.518
+
+
+def _one_temperature_unit(
+    b: _Builder, finals: list[tuple[str, str, str]]
+) -> list[tuple[str, str, str]]:
+    """Series in eV put in K when others are in K, so no axis or difference mixes them."""
+    units = {ref: _unit_key(b.units.get(ref, "")) for ref, _, _ in finals}
+    if "k" not in units.values() or "ev" not in units.values():
+        return finals
+    out: list[tuple[str, str, str]] = []
+    for ref, name, group in finals:
+        if units[ref] != "ev":
+            out.append((ref, name, group))
+            continue
+        label = b.unique(f"{_tag(name)[:30]}_K")
+        what = f"{name} converted from eV to K (1 eV = {_EV_IN_K} K)"
+        code = f"result = df * {_EV_IN_K}"
+        converted = _compute(b, name, (ref,), label, code, what, "K")
+        b.units[converted] = "K"
+        b.notes.append(f"Converted {name} from eV to K (1 eV = {_EV_IN_K} K) to compare it.")
+        out.append((converted, name, group))
+    return out
 
 
 def _presentation(b: _Builder, finals: list[tuple[str, str, str]], span: TimeRange | None) -> None:

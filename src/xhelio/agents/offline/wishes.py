@@ -2,7 +2,8 @@
 
 Each function reads one kind of wish from request text and returns plain values (or the
 spans it used, so `parse.py` can mask them before looking for missions and time ranges).
-Nothing here knows the catalog or the tools. Imports only `agents.offline.intent`.
+Nothing here knows the catalog or the tools. Imports only `agents.offline.intent` and
+`language.operations` (the operation words of the vocabulary).
 """
 
 from __future__ import annotations
@@ -11,6 +12,12 @@ import re
 from dataclasses import dataclass
 
 from xhelio.agents.offline.intent import DiscoveryWish, Layout, OperationWish
+from xhelio.language.operations import (
+    detrend_kind,
+    named_operations,
+    per_unit_cadence,
+    running_statistic,
+)
 
 __all__ = [
     "Duration",
@@ -117,46 +124,89 @@ _RATIO = re.compile(r"\bratio\b|\bdivided by\b|\bdivide\b", re.I)
 
 
 def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]:
-    """Operations asked for, in the order a scientist means them (smooth, resample, ...)."""
+    """Operations asked for, in the order a scientist means them (smooth, resample, ...).
+
+    Each keeps the parameters the request states: the running window's length and
+    statistic ("20-minute boxcar", "rolling median over 1 h"), the cadence of a
+    resampling ("10-minute bins", "one value per day"), the trend a detrend removes.
+    """
     ops: list[OperationWish] = []
+    named = named_operations(text)
+    kinds = {key for key, _, _ in named}
     smooth = _SMOOTH.search(text)
+    running = running_statistic(text)
     used: set[int] = set()
-    if smooth:
-        window = _near(durations, *smooth.span())
+    if smooth or running:
+        start, end = running[1:] if running else smooth.span() if smooth else (0, 0)
+        window = _near(durations, start, end)
         if window is not None:
             used.add(window.start)
-        ops.append(_smooth_wish(window))
-    for match in _RESAMPLE.finditer(text):
-        word = match[0].lower()
-        if smooth and match.start() < smooth.end() and match.end() > smooth.start():
-            continue
-        free = [d for d in durations if d.start not in used]
-        window = _near(free, *match.span(), reach=25)
-        if word in _CADENCE_WORDS and window is None:
-            seconds = _CADENCE_WORDS[word]
-            ops.append(OperationWish("resample", f"{word} averages", seconds))
-            break
-        if window is not None:
-            ops.append(
-                OperationWish(
-                    "resample", f"{format_seconds(window.seconds)} averages", window.seconds
-                )
-            )
-            break
+        ops.append(_smooth_wish(window, running[0] if running else "mean"))
+    resample = _resample_wish(text, durations, used, (smooth, running))
+    if resample is not None:
+        ops.append(resample)
+    for key, start, end in named:
+        if key == "detrend":
+            trend = detrend_kind(text, start, end)
+            ops.append(OperationWish("detrend", f"{trend} trend removed", detail=trend))
     if _DERIVATIVE.search(text):
         ops.append(OperationWish("derivative", "time derivative"))
-    if _RATIO.search(text):
+    if "psd" in kinds:
+        ops.append(OperationWish("psd", "Welch power spectral density"))
+    if "cross_correlation" in kinds:
+        ops.append(OperationWish("cross_correlation", "cross-correlation with lag"))
+    if "percent_difference" in kinds:
+        ops.append(OperationWish("percent_difference", "percent difference of the two series"))
+    elif _RATIO.search(text):
         ops.append(OperationWish("ratio", "ratio of the two series"))
     elif _DIFFERENCE.search(text):
         ops.append(OperationWish("difference", "difference of the two series"))
     return ops
 
 
-def _smooth_wish(window: Duration | None) -> OperationWish:
+def _resample_wish(
+    text: str,
+    durations: list[Duration],
+    used: set[int],
+    smoothing: tuple[re.Match[str] | None, tuple[str, int, int] | None],
+) -> OperationWish | None:
+    """A resampling to the cadence the request states, or None."""
+    per_unit = per_unit_cadence(text)
+    if per_unit is not None:
+        seconds = per_unit[0]
+        return OperationWish("resample", f"{format_seconds(seconds)} averages", seconds)
+    smooth, running = smoothing
+    taken = [s.span() for s in (smooth,) if s] + [r[1:] for r in (running,) if r]
+    for match in _RESAMPLE.finditer(text):
+        word = match[0].lower()
+        if any(match.start() < end and match.end() > start for start, end in taken):
+            continue
+        free = [d for d in durations if d.start not in used]
+        window = _near(free, *match.span(), reach=25)
+        if word in _CADENCE_WORDS and window is None:
+            seconds = _CADENCE_WORDS[word]
+            return OperationWish("resample", f"{word} averages", seconds)
+        if window is not None:
+            return OperationWish(
+                "resample", f"{format_seconds(window.seconds)} averages", window.seconds
+            )
+    return None
+
+
+_STATISTIC_WORDS = {"mean": "", "median": "median", "std": "standard deviation", "min": "minimum",
+                    "max": "maximum"}  # fmt: skip
+
+
+def _smooth_wish(window: Duration | None, statistic: str = "mean") -> OperationWish:
+    detail = "" if statistic == "mean" else statistic
+    if not detail:
+        what = "smoothed"
+    else:
+        what = f"running {_STATISTIC_WORDS[statistic]}"
     if window is None:
-        return OperationWish("smooth", "smoothed", None, explicit_window=False)
-    text = f"smoothed over {format_seconds(window.seconds)}"
-    return OperationWish("smooth", text, window.seconds)
+        return OperationWish("smooth", what, None, explicit_window=False, detail=detail)
+    text = f"{what} over {format_seconds(window.seconds)}"
+    return OperationWish("smooth", text, window.seconds, detail=detail)
 
 
 _NO_PLOT = re.compile(
