@@ -368,7 +368,19 @@ def _wanted(b: _Builder) -> list[QuantityWish]:
             b.notes.append(f"Left out {unknown}.")
         else:
             b.missing.append(f"a mission the catalog has ({unknown})")
+    if unused := _unused_words(intent):
+        b.notes.append(
+            f"Not used from the request: {', '.join(repr(w) for w in unused)} (nothing I can "
+            f"place); the answer does not take {'them' if len(unused) > 1 else 'it'} into account."
+        )
     return quantities
+
+
+def _unused_words(intent: RequestIntent) -> list[str]:
+    """Left-over words of the request no question or note names already."""
+    said = " ".join([*intent.unknown_names, *intent.unplaced, *intent.doubts]).lower()
+    words = [w.text for w in intent.slots.leftover if len(w.text) > 1]
+    return [w for w in dict.fromkeys(words) if w.lower() not in said]
 
 
 def _derived_first(
