@@ -11,6 +11,7 @@ offline assistant against the catalog-wide loopback HAPI server.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,7 @@ from eval.harness import Case, run_case, served_home
 from xhelio.agents.check import check_turn
 from xhelio.agents.offline.intent import RequestIntent
 from xhelio.agents.offline.parse import Vocabulary, parse_request
+from xhelio.agents.offline.plan import build_plan
 from xhelio.catalog.index import Catalog, build_index
 from xhelio.language.slots import Slot, account, filler_words
 from xhelio.tools.workspace import Workspace
@@ -218,3 +220,33 @@ def test_end_to_end(served: str, case: Case, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("XHELIO_HAPI_URL", served)
     outcome = run_case(case)
     assert outcome.verdict == "PASS", f"{outcome.reasons}\n{outcome.answer}"
+
+
+@pytest.mark.parametrize(
+    ("text", "operated", "untouched"),
+    [
+        ("ACE |B| and smoothed proton speed over 1 hour on 2015-03-17", "speed", "field"),
+        ("time derivative of ACE Bz and also the proton density 2015-03-17", "field", "density"),
+        (
+            "Wind proton density plus the running mean of |B| over 10 minutes, 2019-06-01",
+            "field",
+            "density",
+        ),
+    ],
+)
+def test_an_operation_on_one_quantity_is_not_applied_to_another(
+    vocab: Vocabulary, text: str, operated: str, untouched: str
+) -> None:
+    plan = build_plan(vocab, _parse(vocab, text), NOW)
+    computed = [s.description for s in plan.steps if s.kind == "compute"]
+    ops = [d for d in computed if re.search(r"smooth|derivative|mean|averag", d, re.I)]
+    assert ops, computed
+    assert all(operated in d for d in ops), ops
+    assert not any(untouched in d for d in ops), ops
+
+
+def test_an_operation_written_after_every_quantity_applies_to_all(vocab: Vocabulary) -> None:
+    text = "ACE |B| and proton speed on 2015-03-17, smoothed over 1 hour"
+    plan = build_plan(vocab, _parse(vocab, text), NOW)
+    smoothed = [s.description for s in plan.steps if "smooth" in s.description]
+    assert any("field" in d for d in smoothed) and any("speed" in d for d in smoothed)

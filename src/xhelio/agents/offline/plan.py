@@ -19,7 +19,13 @@ from typing import Any, Literal
 from xhelio.agents.offline.codegen import binary_code, component_code, series_code
 from xhelio.agents.offline.derived import derived_code, derived_named, input_wishes, unit_problem
 from xhelio.agents.offline.figure import figure_spec
-from xhelio.agents.offline.intent import MissionRef, QuantityWish, RequestIntent, describe_quantity
+from xhelio.agents.offline.intent import (
+    MissionRef,
+    OperationWish,
+    QuantityWish,
+    RequestIntent,
+    describe_quantity,
+)
 from xhelio.agents.offline.parse import Vocabulary
 from xhelio.agents.offline.quantities import GROUP_WORDS, quantity
 from xhelio.agents.offline.resolve import (
@@ -290,7 +296,7 @@ def _series_chain(
         )
         tag = label
     for op in b.intent.operations:
-        if op.kind in ("difference", "ratio"):
+        if op.kind in ("difference", "ratio") or not _applies(b.intent, op, wish):
             continue
         window = op.window_s or _default_window(span, b, op.kind)
         code, what, suffix = series_code(op.kind, window)
@@ -299,6 +305,35 @@ def _series_chain(
         current = _compute(b, name, (current,), label, code, f"{name} {what}", units)
         tag, name = label, f"{name} {what}"
     return current, name
+
+
+_OPERATION_WORDS: dict[str, re.Pattern[str]] = {
+    "smooth": re.compile(r"smooth|boxcar|running|moving|rolling", re.I),
+    "derivative": re.compile(r"derivativ|differentiat|rate of change|d/dt", re.I),
+    "resample": re.compile(r"averag|resampl|\bbin|\bhourly\b|\bdaily\b", re.I),
+}
+# Where one part of a request ends and another begins ("Bz's derivative, and also Np").
+_PART_BREAK = re.compile(r"\band also\b|\bas well as\b|\bplus\b|\balong with\b|;", re.I)
+
+
+def _applies(intent: RequestIntent, op: OperationWish, wish: QuantityWish) -> bool:
+    """Whether an operation applies to one quantity of the request.
+
+    An operation written after every quantity ("B and V, smoothed over 1 h") applies to
+    all; written before some ("|B| and smoothed proton speed", "derivative of Bz and
+    also the density") it applies to the quantities after it, up to the next part.
+    """
+    text = intent.slots.text
+    words = _OPERATION_WORDS.get(op.kind)
+    said = words.search(text) if words else None
+    positions = [w.position for w in intent.quantities]
+    if said is None or wish.position not in positions:
+        return True
+    after = [p for p in positions if p >= said.start()]
+    if not after:
+        return True
+    part = _PART_BREAK.search(text, said.end())
+    return wish.position in [p for p in after if part is None or p < part.start()]
 
 
 def _derivative_units(cands: list[Candidate]) -> str:
