@@ -18,12 +18,15 @@ from pathlib import Path
 
 import pytest
 
+from agent_script import Script, scripted_config
 from check_support import catalog_workspace, fetch_record  # noqa: F401  (fixture)
 from eval.harness import Case, run_case, served_home
-from xhelio.agents.check import check_turn
+from xhelio.agents.check import HEADING, check_turn
 from xhelio.agents.offline.intent import RequestIntent
 from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import build_plan
+from xhelio.agents.orchestrator import AgentAssistant
+from xhelio.agents.turn import run_turn
 from xhelio.catalog.index import Catalog, build_index
 from xhelio.language.slots import Slot, account, filler_words
 from xhelio.tools.workspace import Workspace
@@ -179,6 +182,36 @@ def test_check_names_a_fetch_no_phrase_asked_for(workspace: Workspace) -> None:
         catalog,
     )
     assert any("AC_H0_SWE.Vp" in n for n in notes), notes
+
+
+def test_llm_answer_says_when_its_data_is_another_quantity(workspace: Workspace) -> None:
+    # The model fetched the field magnitude for a density request: the answer says so.
+    script = Script(
+        {
+            "orchestrator": [
+                [("delegate_to_mission", {"mission_id": "ACE", "request": "proton density"})],
+                "Here is the ACE proton density.",
+            ],
+            "mission:ACE": [
+                [
+                    (
+                        "fetch_data",
+                        {
+                            "dataset_id": "AC_H1_MFI",
+                            "parameter_id": "Magnitude",
+                            "time_range": "2015-03-17T00:00 to 2015-03-18T00:00",
+                        },
+                    )
+                ],
+                "Fetched it.",
+            ],
+        }
+    )
+    assistant = AgentAssistant(workspace, scripted_config(), None, build_model=script.build)
+    result = run_turn(workspace, assistant, "Show the ACE proton density on 2015-03-17")
+    assert HEADING in result.answer
+    said = result.answer.split(HEADING, 1)[1]
+    assert "AC_H1_MFI.Magnitude" in said and "'proton density'" in said, said
 
 
 @pytest.fixture(scope="module")

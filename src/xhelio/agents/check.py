@@ -20,7 +20,7 @@ from datetime import timedelta
 from typing import Any
 
 from xhelio.agents.offline.derived import derived_named
-from xhelio.agents.offline.intent import RequestIntent
+from xhelio.agents.offline.intent import QuantityWish, RequestIntent
 from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.quantities import QUANTITIES, Quantity, quantity
 from xhelio.agents.offline.resolve import probe_of_dataset, probe_wanted
@@ -178,14 +178,13 @@ def _quantity_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetch
     parameter's own units, name and description say it holds. A request for a derived
     quantity fetches its inputs, and spectra are judged by shape, so neither is judged.
     """
-    asked = [quantity(w.quantity) for w in intent.quantities if w.quantity in _KEYS]
+    wishes = [w for w in intent.quantities if w.quantity in _KEYS]
+    asked = [quantity(w.quantity) for w in wishes]
     if not asked or any(q.shape in ("spectrum", "spectrogram") for q in asked):
         return []
     if intent.dataset_ids or derived_named(intent.text):
         return []
-    said = ", ".join(
-        dict.fromkeys(f"'{intent.slots.phrase('quantity', q.key) or q.label}'" for q in asked)
-    )
+    said = ", ".join(dict.fromkeys(f"'{_phrase(intent, w)}'" for w in wishes))
     notes: list[str] = []
     for f in fetched:
         p = _parameter(catalog, f)
@@ -201,6 +200,14 @@ def _quantity_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetch
 
 
 _KEYS = frozenset(q.key for q in QUANTITIES)
+
+
+def _phrase(intent: RequestIntent, wish: QuantityWish) -> str:
+    """The request's own words for a quantity, with its species ("proton density")."""
+    said = intent.slots.phrase("quantity", wish.quantity) or quantity(wish.quantity).label
+    if wish.species and wish.species.lower() not in said.lower():
+        return f"{wish.species} {said}"
+    return said
 
 
 def _holds(q: Quantity, p: ParameterInfo) -> bool:
