@@ -1,11 +1,13 @@
 """The request-vs-data check, run on every turn of both modes before the answer is shown.
 
-`check_turn` reads the request with the offline parser (the one vocabulary) and compares
-what it names (spacecraft and probes, instruments, species, frames, the time window)
-with what the turn's `fetch_data` calls actually delivered. Every mismatch becomes one
-plain sentence; `run_turn` appends them under "Differs from the request:" and a planner
-record that said `completed` becomes `completed_with_warnings`. Arithmetic across frames
-(a difference of a GSM and a GSE series) is named too. The check never fetches anything.
+`check_turn` reads the request into slots with the offline parser (the one vocabulary)
+and compares what it names (spacecraft and probes, instruments, quantities, species,
+frames, the time window) with what the turn's `fetch_data` calls actually delivered; a
+series that holds a quantity no phrase asked for is named with the phrases that were.
+Every mismatch becomes one plain sentence; `run_turn` appends them under "Differs from
+the request:" and a planner record that said `completed` becomes
+`completed_with_warnings`. Arithmetic across frames (a difference of a GSM and a GSE
+series) is named too. The check never fetches anything.
 Imports `agents.offline`, `catalog` and `vocabulary`.
 """
 
@@ -17,11 +19,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from xhelio.agents.offline.intent import RequestIntent
+from xhelio.agents.offline.derived import derived_named
+from xhelio.agents.offline.intent import QuantityWish, RequestIntent
 from xhelio.agents.offline.parse import Vocabulary, parse_request
-from xhelio.agents.offline.quantities import quantity
+from xhelio.agents.offline.quantities import QUANTITIES, Quantity, quantity
 from xhelio.agents.offline.resolve import probe_of_dataset, probe_wanted
 from xhelio.catalog.index import Catalog
+from xhelio.catalog.model import ParameterInfo
 from xhelio.operations import Operation
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
@@ -167,6 +171,59 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
     return notes
 
 
+def _quantity_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched]) -> list[str]:
+    """Fetched series holding a quantity no phrase of the request asked for.
+
+    The quantity slots of the request ("proton density") against what each fetched
+    parameter's own units, name and description say it holds. A request for a derived
+    quantity fetches its inputs, and spectra are judged by shape, so neither is judged.
+    """
+    wishes = [w for w in intent.quantities if w.quantity in _KEYS]
+    asked = [quantity(w.quantity) for w in wishes]
+    if not asked or any(q.shape in ("spectrum", "spectrogram") for q in asked):
+        return []
+    if intent.dataset_ids or derived_named(intent.text):
+        return []
+    said = ", ".join(dict.fromkeys(f"'{_phrase(intent, w)}'" for w in wishes))
+    notes: list[str] = []
+    for f in fetched:
+        p = _parameter(catalog, f)
+        if p is None or any(_holds(q, p) for q in asked):
+            continue
+        held = next((q for q in QUANTITIES if _holds(q, p)), None)
+        if held is not None:
+            notes.append(
+                f"{f.dataset}.{f.parameter} holds {held.label}, which no phrase of the request "
+                f"asked for (asked: {said})."
+            )
+    return notes
+
+
+_KEYS = frozenset(q.key for q in QUANTITIES)
+
+
+def _phrase(intent: RequestIntent, wish: QuantityWish) -> str:
+    """The request's own words for a quantity, with its species ("proton density")."""
+    said = intent.slots.phrase("quantity", wish.quantity) or quantity(wish.quantity).label
+    if wish.species and wish.species.lower() not in said.lower():
+        return f"{wish.species} {said}"
+    return said
+
+
+def _holds(q: Quantity, p: ParameterInfo) -> bool:
+    """Whether a parameter's units and its name or description say it holds `q`."""
+    if q.units is not None and not q.units.search(p.units.strip()):
+        return False
+    return bool(q.names.search(p.name) or q.describes.search(p.description))
+
+
+def _parameter(catalog: Catalog, f: Fetched) -> ParameterInfo | None:
+    try:
+        return catalog.dataset(f.dataset).parameter(f.parameter)
+    except Exception:  # a dataset the catalog does not list: no quantity to compare
+        return None
+
+
 def _parameter_text(catalog: Catalog, f: Fetched, *, with_dataset: bool = True) -> str:
     try:
         info = catalog.dataset(f.dataset)
@@ -230,6 +287,7 @@ def check_turn(
     if not follow_up or intent.missions:
         notes += _mission_notes(intent, catalog, fetched)
     notes += _detail_notes(intent, catalog, fetched)
+    notes += _quantity_notes(intent, catalog, fetched)
     if not follow_up or intent.time_range is not None:
         notes += _time_notes(intent, fetched)
     notes += frame_arithmetic(operations, catalog)

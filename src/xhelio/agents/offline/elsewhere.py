@@ -45,9 +45,12 @@ def _content_words(intent: RequestIntent) -> list[str]:
 
 
 def _chosen_hit(
-    hits: list[dict[str, Any]], words: list[str], known: Callable[[str], bool]
+    hits: list[dict[str, Any]], words: list[str], known: Callable[[str], bool], named: list[str]
 ) -> dict[str, Any] | None:
-    """The first hit outside the catalog that holds enough of the request's words."""
+    """The first hit outside the catalog that holds enough of the request's words.
+
+    Every word of `named` (the spacecraft names the catalog lacks) must be among them.
+    """
     for hit in hits:
         dataset = str(hit.get("dataset_id", ""))
         if not dataset or known(dataset):
@@ -59,6 +62,8 @@ def _chosen_hit(
             + [str(p) for p in hit.get("parameters") or []]
         )
         matched = matched_words(words, text)
+        if not set(matched_words(named, text)) >= set(named):
+            continue
         if len(matched) >= min(2, len(words)) and len(matched) >= _MIN_COVERAGE * len(words):
             return hit
     return None
@@ -98,7 +103,10 @@ def plan_elsewhere(
         return None
     found = call("search_datasets", {"query": " ".join(words), "limit": 10})
     hits = found.payload.get("results") if found.ok else None
-    hit = _chosen_hit(list(hits or []), words, known)
+    # A spacecraft the request names must be the hit's own: "Zephyr-3 proton density" is
+    # never answered by whichever archive has a proton density.
+    named = [w for name in intent.unknown_names for w in query_words(name) if not w.isdigit()]
+    hit = _chosen_hit(list(hits or []), words, known, named)
     if hit is None:
         return None
     dataset, source = str(hit["dataset_id"]), str(hit["source"])

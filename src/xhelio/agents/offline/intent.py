@@ -2,7 +2,8 @@
 
 `parse.py` fills a `RequestIntent`; `plan.py` turns it into steps. Nothing here knows
 about tools or the catalog, so a planner can build or inspect intents on its own.
-Imports only `timerange` and `agents.offline.quantities` (for display names) from xhelio.
+Imports only `timerange`, `language.slots` and `agents.offline.quantities` (for display
+names) from xhelio.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from xhelio.agents.offline.quantities import QUANTITIES
+from xhelio.language.slots import SlotReading
 from xhelio.timerange import TimeRange
 
 __all__ = [
@@ -122,6 +124,8 @@ class RequestIntent:
     """Words naming nothing offline mode knows (they rule out the solar wind overview)."""
     doubts: tuple[str, ...] = ()
     """Questions to ask before fetching: a name close to a mission, a probe it lacks."""
+    slots: SlotReading = field(default_factory=lambda: SlotReading(""))
+    """Every phrase of the request and the slot it fed; the words no slot took."""
 
     def operation(self, kind: OperationKind) -> OperationWish | None:
         """The first requested operation of `kind`, if any."""

@@ -41,6 +41,16 @@ from xhelio.agents.offline.wishes import (
 )
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
+from xhelio.language.products import product_terms
+from xhelio.language.slots import (
+    Slot,
+    SlotKind,
+    SlotReading,
+    account,
+    find_formulas,
+    find_places,
+    name_runs,
+)
 from xhelio.timerange import TimeFound, find_time, stray_clocks
 from xhelio.vocabulary import load_vocabulary
 
@@ -90,6 +100,11 @@ _MULTI_PROBE = frozenset(
 )
 _MORE_PROBES = re.compile(r"^\s*(?:,|and|&)\s*(?:and\s+)?(?P<p>[a-e]|\d{1,2})\b", re.I)
 _PROBE_SUFFIX = re.compile(r"^(?:-| )?(?:[a-e]|\d{1,2})\b", re.I)
+# "how fast was the wind at DSCOVR": the wind blowing, not the Wind spacecraft.
+_THE_WIND = re.compile(r"\bthe\s+$")
+_CRAFT_AFTER = re.compile(
+    r"^\s+(?:spacecraft|satellite|mission|probe|data|observatory|mfi|swe|3dp|waves|epact)\b", re.I
+)
 _AT_EARTH = re.compile(r"\b(?:at|near)[- ]earth\b|\bupstream\b|\bnear-earth\b|\bat l1\b", re.I)
 
 
@@ -151,6 +166,8 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
     for mention in vocab.aliases.find_mentions(text):
         start, end = words[mention.first_word][1], words[mention.end_word - 1][2]
         typed = mention.text
+        if _the_wind(text, typed, start, end):
+            continue
         suffix = _PROBE_SUFFIX.match(text[end:]) if mention.mission_id in _MULTI_PROBE else None
         if suffix and not re.search(r"\d$|-[a-e]$", typed, re.I):
             end += suffix.end()
@@ -179,6 +196,15 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
         spans.append(craft.span())
         refs.sort(key=lambda r: r.position)
     return tuple(refs), spans
+
+
+def _the_wind(text: str, typed: str, start: int, end: int) -> bool:
+    """Whether lower-case "the wind" is the wind blowing ("how fast was the wind")."""
+    return (
+        typed == "wind"
+        and _THE_WIND.search(text[:start]) is not None
+        and _CRAFT_AFTER.match(text[end:]) is None
+    )
 
 
 _ALL_BEFORE = re.compile(
@@ -419,6 +445,103 @@ def _not_placed(text: str) -> tuple[str, ...]:
     return (f"what data you mean by '{match[0]}' (offline mode has no quantity for it)",)
 
 
+_SLOT_WORDS: tuple[tuple[SlotKind, re.Pattern[str]], ...] = (
+    ("component", _COMPONENT_TOKEN),
+    ("component", _MAGNITUDE_TOKEN),
+    ("component", _COMPONENT_WORD),
+    ("component", _MAGNITUDE_WORD),
+    ("component", _VECTOR_WORD),
+    ("species", _SPECIES),
+    ("frame", _FRAME),
+    ("frame", _SC_FRAME),
+    ("place", _AT_EARTH),
+)
+
+
+def _physics_spans(
+    physics: str, quantities: list[QuantityWish], missions: tuple[MissionRef, ...]
+) -> list[Slot]:
+    """Spans of the quantity, component, species, frame, instrument and product words."""
+    found: list[Slot] = [
+        Slot("quantity", w.quantity, w.position, w.position + len(w.text))
+        for w in quantities
+        if physics[w.position : w.position + len(w.text)] == w.text
+    ]
+    found += [Slot(kind, m[0], *m.span()) for kind, rx in _SLOT_WORDS for m in rx.finditer(physics)]
+    instruments = _instrument_words(missions)
+    if instruments is not None:
+        found += [Slot("instrument", m[0], *m.span()) for m in instruments.finditer(physics)]
+    for term in product_terms(physics):
+        found += [Slot("product", term.typed, *m.span()) for m in _phrase(term.typed, physics)]
+    return found
+
+
+def _phrase(piece: str, text: str) -> list[re.Match[str]]:
+    return list(re.finditer(rf"(?<!\w){re.escape(piece)}(?!\w)", text, re.I)) if piece else []
+
+
+def _quoted_spans(text: str, sayings: list[str]) -> list[Slot]:
+    """Words already spoken for: a quoted piece of a question, an operation's own words."""
+    pieces = [q for s in sayings for q in re.findall(r"'([^']+)'", s) or [s]]
+    return [Slot("operation", p, *m.span()) for p in pieces for m in _phrase(p, text)]
+
+
+def _account(vocab: Vocabulary, text: str, claimed: list[Slot]) -> SlotReading:
+    """The slot reading of a request: what each parser claimed, and the rest.
+
+    A word the catalog's metadata holds is a product word for the resolver (it ranks
+    datasets by such words), so only the rest is left over.
+    """
+    first = account(text, claimed)
+    placed = [w for w in first.leftover if _catalog_places(vocab, w.text)]
+    if not placed:
+        return first
+    return account(text, [*claimed, *(Slot("product", w.text, w.start, w.end) for w in placed)])
+
+
+def _catalog_places(vocab: Vocabulary, word: str) -> bool:
+    parts = re.findall(r"[A-Za-z]{3,}", word)
+    return bool(parts) and all(
+        p.upper() not in vocab.by_prefix and vocab.catalog.search(p, limit=1) for p in parts
+    )
+
+
+# Words after which a name is a spacecraft ("seen by the Halcyon orbiter").
+_CRAFT_BEFORE = re.compile(r"\b(?:from|by|of|at|on|aboard|with|for)\s+(?:the\s+)?$", re.I)
+_QUALIFIED: frozenset[SlotKind] = frozenset({"mission", "instrument", "product", "dataset"})
+_BESIDE: frozenset[SlotKind] = frozenset(
+    {"quantity", "species", "component", "instrument", "product", "frame"}
+)
+
+
+def _names_left(reading: SlotReading) -> tuple[str, ...]:
+    """Left-over names standing where a spacecraft goes.
+
+    Before what it measured, or after "from"/"by"/"at" ("Demo Observatory probe
+    temperature", "by the Halcyon orbiter").
+    """
+    names: list[str] = []
+    for start, end in name_runs(reading):
+        before = next((s for s in reversed(reading.slots) if s.end <= start), None)
+        if before and before.kind in _QUALIFIED and not reading.text[before.end : start].strip():
+            continue  # a qualifier of what was named ("ARTEMIS P1", "EPAM LEMS120")
+        after = next((s for s in reading.slots if s.start >= end), None)
+        between = reading.text[end : after.start] if after else ""
+        beside = after is not None and after.kind in _BESIDE and not account(between, []).leftover
+        if beside or _CRAFT_BEFORE.search(reading.text[:start]):
+            names.append(reading.text[start:end])
+    return tuple(names)
+
+
+def _merged(names: tuple[str, ...], more: tuple[str, ...]) -> tuple[str, ...]:
+    """`names` and those of `more` that neither hold nor are part of one already there."""
+    out = list(names)
+    for name in more:
+        if not any(name in n or n in name for n in out):
+            out.append(name)
+    return tuple(out)
+
+
 # Words that can only be part of a date: a year, a day of year.
 _UNREAD_DATE = re.compile(r"\b(?:19[5-9]\d|20\d\d)\b|\bdoys?\s*\d|\bdays?\s+\d{1,3}\b", re.I)
 _COARSE = timedelta(days=27)
@@ -449,12 +572,15 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     if title_span:
         work = _mask(work, *title_span)
     dataset_ids: list[str] = []
+    dataset_spans: list[tuple[str, tuple[int, int]]] = []
     for match in _DATASET_SHAPE.finditer(work):
         known = vocab.dataset_ids.get(match[0].upper())
         if known:
             dataset_ids.append(known)
+            dataset_spans.append((known, match.span()))
             work = _mask(work, *match.span())
     time_range, time_text, time_error = None, None, None
+    time_spans: list[tuple[int, int]] = []
     durations = find_durations(work)
     timeless = work
     for d in durations:
@@ -463,6 +589,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         found = _time_with_durations(work, timeless, durations, now)
         durations = [d for d in durations if not _inside(d, found.spans)]
         time_range, time_text, time_error = found.range, found.text, found.error
+        time_spans = list(found.spans)
         for span in found.spans:
             work = _mask(work, *span)
     coarse = time_range is None or time_range.duration > _COARSE
@@ -475,21 +602,43 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         )
         time_range, time_text = None, None
     time_unread = stray_clocks(work) if time_error is None else ()
-    missions, spans = _missions(vocab, work)
+    # A formula's symbols ("n v^2") name no spacecraft; a place ("in lunar orbit") says
+    # where, and asks for no position.
+    formulas, places = find_formulas(work), find_places(work)
+    named = work
+    for span in formulas:
+        named = _mask(named, *span)
+    missions, spans = _missions(vocab, named)
     physics = work
-    for span in spans:
+    for span in [*spans, *places, *((d.start, d.end) for d in durations)]:
         physics = _mask(physics, *span)
-    for d in durations:
-        physics = _mask(physics, d.start, d.end)
+    worded = physics
+    for span in formulas:
+        worded = _mask(worded, *span)
     species = _SPECIES.search(physics)
     quantities = spectrum_wishes(
-        physics, _quantities(physics), species.lastgroup if species else None
-    )
+        worded, _quantities(worded), species.lastgroup if species else None
+    ) or spectrum_wishes(physics, _quantities(physics), species.lastgroup if species else None)
     if not quantities:
         quantities = _instrument_quantity(physics, missions)
     operations = find_operations(work, durations)
     figure_format, figure_file, data_format = find_export(work)
     resample = next((op for op in operations if op.kind == "resample"), None)
+    doubts = find_doubts(work, vocab.aliases, []) + _not_placed(physics)
+    claimed: list[Slot] = [
+        *(Slot("figure", "title", *title_span) for _ in [1] if title_span),
+        *(Slot("dataset", d, *span) for d, span in dataset_spans),
+        *(Slot("time", time_text or "", *span) for span in time_spans),
+        *(Slot("mission", work[a:b], a, b) for a, b in spans),
+        *(Slot("formula", work[a:b], a, b) for a, b in formulas),
+        *(Slot("place", work[a:b], a, b) for a, b in places),
+        *(Slot("operation", d.text, d.start, d.end) for d in durations),
+        *_physics_spans(physics, quantities, missions),
+        *_quoted_spans(
+            work, [*doubts, *time_unread, *(op.text for op in operations), time_error or ""]
+        ),
+    ]
+    slots = _account(vocab, work, claimed)
     return RequestIntent(
         text=text,
         missions=missions,
@@ -516,9 +665,10 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         parameter_names=_parameter_names(vocab, dataset_ids, work),
         save_data_format=data_format,
         hints=find_hints(physics, [(q.position, q.text) for q in quantities]),
-        unknown_names=_unknown_names(vocab, physics, quantities),
+        unknown_names=_merged(_unknown_names(vocab, worded, quantities), _names_left(slots)),
         unplaced=() if quantities else find_unplaced(physics, _instrument_words(missions)),
-        doubts=find_doubts(work, vocab.aliases, []) + _not_placed(physics),
+        doubts=doubts,
+        slots=slots,
         discovery=find_discovery(
             work, bool(missions), bool(dataset_ids), bool(quantities), time_range is not None
         ),

@@ -301,7 +301,7 @@ def _series_chain(
         )
         tag = label
     for op in b.intent.operations:
-        if op.kind in _TWO_SERIES or op.kind in _SIDE_RESULTS:
+        if op.kind in _TWO_SERIES or op.kind in _SIDE_RESULTS or not _applies(b.intent, op, wish):
             continue
         window = 0.0 if op.kind == "detrend" else op.window_s or _default_window(span, b, op)
         code, what, suffix = series_code(op.kind, window, op.detail)
@@ -317,6 +317,35 @@ def _series_chain(
             PlanStep("compute", what, "__data_ops__", (call,), out, (current,), series=what)
         )
     return current, name
+
+
+_OPERATION_WORDS: dict[str, re.Pattern[str]] = {
+    "smooth": re.compile(r"smooth|boxcar|running|moving|rolling", re.I),
+    "derivative": re.compile(r"derivativ|differentiat|rate of change|d/dt", re.I),
+    "resample": re.compile(r"averag|resampl|\bbin|\bhourly\b|\bdaily\b", re.I),
+}
+# Where one part of a request ends and another begins ("Bz's derivative, and also Np").
+_PART_BREAK = re.compile(r"\band also\b|\bas well as\b|\bplus\b|\balong with\b|;", re.I)
+
+
+def _applies(intent: RequestIntent, op: OperationWish, wish: QuantityWish) -> bool:
+    """Whether an operation applies to one quantity of the request.
+
+    An operation written after every quantity ("B and V, smoothed over 1 h") applies to
+    all; written before some ("|B| and smoothed proton speed", "derivative of Bz and
+    also the density") it applies to the quantities after it, up to the next part.
+    """
+    text = intent.slots.text
+    words = _OPERATION_WORDS.get(op.kind)
+    said = words.search(text) if words else None
+    positions = [w.position for w in intent.quantities]
+    if said is None or wish.position not in positions:
+        return True
+    after = [p for p in positions if p >= said.start()]
+    if not after:
+        return True
+    part = _PART_BREAK.search(text, said.end())
+    return wish.position in [p for p in after if part is None or p < part.start()]
 
 
 def _derivative_units(cands: list[Candidate]) -> str:
@@ -389,6 +418,11 @@ def _wanted(b: _Builder) -> list[QuantityWish]:
             b.notes.append(f"Left out {unknown}.")
         else:
             b.missing.append(f"a mission the catalog has ({unknown})")
+    if unused := _unused_words(intent):
+        b.notes.append(
+            f"Not used from the request: {', '.join(repr(w) for w in unused)} (nothing I can "
+            f"place); the answer does not take {'them' if len(unused) > 1 else 'it'} into account."
+        )
     return quantities
 
 
@@ -400,6 +434,13 @@ def _not_operation_words(intent: RequestIntent, wishes: list[QuantityWish]) -> l
         for w in wishes
         if not any(s <= w.position < e and w.text in intent.text[s:e] for s, e in spans)
     ]
+
+
+def _unused_words(intent: RequestIntent) -> list[str]:
+    """Left-over words of the request no question or note names already."""
+    said = " ".join([*intent.unknown_names, *intent.unplaced, *intent.doubts]).lower()
+    words = [w.text for w in intent.slots.leftover if len(w.text) > 1]
+    return [w for w in dict.fromkeys(words) if w.lower() not in said]
 
 
 def _derived_first(
@@ -671,8 +712,7 @@ def _binary(b: _Builder, finals: list[tuple[str, str, str]]) -> list[tuple[str, 
         return finals
     if len(finals) != 2:
         b.notes.append(
-            f"Not done: the {op.text} needs exactly two series; this request has "
-            f"{len(finals)}."
+            f"Not done: the {op.text} needs exactly two series; this request has {len(finals)}."
         )
         return finals
     (r1, n1, g1), (r2, n2, g2) = finals
@@ -710,9 +750,7 @@ def _cross_correlation(b: _Builder, finals: list[tuple[str, str, str]]) -> None:
     args = {"label_a": f"{{{r1}}}", "label_b": f"{{{r2}}}"}
     call = ToolCall("cross_correlation_lag", args)
     label = b.unique(f"xcorr_{_tag(n1)[:20]}_{_tag(n2)[:20]}")
-    b.steps.append(
-        PlanStep("compute", what, "__data_ops__", (call,), label, (r1, r2), series=what)
-    )
+    b.steps.append(PlanStep("compute", what, "__data_ops__", (call,), label, (r1, r2), series=what))
 
 
 _UNIT_SPELLINGS = (("sec", "s"), ("kms^-1", "km/s"), ("kms-1", "km/s"), ("deg", "°"))
