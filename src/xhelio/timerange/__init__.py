@@ -14,6 +14,7 @@ from xhelio.timerange.grammar import (
     find_time_range,
     format_time,
     parse_time_range,
+    readable_text,
 )
 from xhelio.timerange.readable import (
     parse_instant,
@@ -36,5 +37,6 @@ __all__ = [
     "readable_iso_span",
     "readable_range",
     "readable_span",
+    "readable_text",
     "stray_clocks",
 ]
