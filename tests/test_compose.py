@@ -13,21 +13,35 @@ from xhelio.data.entry import DataEntry
 from xhelio.data.store import DataStore
 from xhelio.render.plot_state import PlotState
 
-SINGLE = """\
-Offline mode understood: mission ACE; quantity magnetic field (magnitude); time range 2024-01-15 to 2024-01-17.
-Time range: 2024-01-15 to 2024-01-17.
-Plotted ACE magnetic field (magnitude) (nT) in one panel.
-Fetched ACE magnetic field (magnitude) as AC_H1_MFI.Magnitude (dataset AC_H1_MFI, parameter Magnitude, nT): 2000 points over 2024-01-15 00:00:00 to 2024-01-17 23:57:50 UTC, cadence 129.6 s.
-AC_H1_MFI.Magnitude is already a single series; used it as it is."""
+SINGLE = "\n".join(
+    [
+        "Offline mode understood: mission ACE; quantity magnetic field (magnitude); "
+        "time range 2024-01-15 to 2024-01-17.",
+        "Time range: 2024-01-15 to 2024-01-17.",
+        "Plotted ACE magnetic field (magnitude) (nT) in one panel.",
+        "Fetched ACE magnetic field (magnitude) as AC_H1_MFI.Magnitude (dataset AC_H1_MFI, "
+        "parameter Magnitude, nT): 2000 points over 2024-01-15 00:00:00 to 2024-01-17 "
+        "23:57:50 UTC, cadence 129.6 s.",
+        "AC_H1_MFI.Magnitude is already a single series; used it as it is.",
+    ]
+)
 
-MULTI = """\
-Offline mode understood: missions Wind, ACE; quantity solar wind speed (proton), density (proton).
-Time range: 2000-07-14 to 2000-07-17.
-Plotted 2 stacked panels, top to bottom: Wind speed, ACE speed (km/s); Wind density, ACE density (cm^-3).
-Fetched Wind solar wind speed (proton) as WI_H1_SWE.V (dataset WI_H1_SWE, parameter V, km/s): 2000 points over 2000-07-14 to 2000-07-17, cadence 92 s.
-Used AC_H0_SWE because earlier candidates were skipped: AC_H2_SWE.Np (NoDataError: no data).
-Shown in 2 stacked panels (different quantities or a derived series).
-Skipped datasets that do not cover the time: AC_H3_SWE, WI_K0_SWE. Use `xhelio catalog search WORDS` to find others."""
+MULTI = "\n".join(
+    [
+        "Offline mode understood: missions Wind, ACE; quantity solar wind speed (proton), "
+        "density (proton).",
+        "Time range: 2000-07-14 to 2000-07-17.",
+        "Plotted 2 stacked panels, top to bottom: Wind speed, ACE speed (km/s); "
+        "Wind density, ACE density (cm^-3).",
+        "Fetched Wind solar wind speed (proton) as WI_H1_SWE.V (dataset WI_H1_SWE, "
+        "parameter V, km/s): 2000 points over 2000-07-14 to 2000-07-17, cadence 92 s.",
+        "Used AC_H0_SWE because earlier candidates were skipped: AC_H2_SWE.Np "
+        "(NoDataError: no data).",
+        "Shown in 2 stacked panels (different quantities or a derived series).",
+        "Skipped datasets that do not cover the time: AC_H3_SWE, WI_K0_SWE. "
+        "Use `xhelio catalog search WORDS` to find others.",
+    ]
+)
 
 
 def test_a_single_plot_says_what_was_shown_first_and_moves_the_log_to_details() -> None:
