@@ -153,3 +153,21 @@ def test_key_numbers_follow_the_figure_and_its_zoom(tmp_path: Path) -> None:
     plot.zoom("2000-07-15T06:00 to 2000-07-15T12:00")
     [zoomed] = key_numbers(store, plot.current, [])
     assert zoomed.startswith("Wind speed, 2000-07-15 06:00 to 11:00 UTC (6 points)")
+
+
+def test_tool_style_iso_ranges_read_as_inclusive_ranges_in_answers_and_titles(
+    tmp_path: Path,
+) -> None:
+    text = "Wind data for 2000-07-14T00:00:00Z to 2000-07-18T00:00:00Z shows the shock."
+    composed = compose_answer(
+        f"{text}\n\n```\nrange = '2000-07-14T00:00:00Z to 2000-07-18T00:00:00Z'\n```"
+    )
+    assert composed.text.startswith("Wind data for 2000-07-14 to 2000-07-17 shows the shock.")
+    assert "range = '2000-07-14T00:00:00Z to 2000-07-18T00:00:00Z'" in composed.text  # code
+    plot = PlotState(_store(), tmp_path)
+    title = "Wind speed, 2000-07-15T06:00:00Z to 2000-07-15T12:00:00Z"
+    plot.render({"data": [{"data_label": "WI.V"}], "layout": {"title": {"text": title}}})
+    assert plot.current is not None
+    assert plot.current.figure["layout"]["title"]["text"] == (
+        "Wind speed, 2000-07-15 06:00 to 12:00 UTC"
+    )

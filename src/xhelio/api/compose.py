@@ -14,9 +14,9 @@ answer: it is returned as `details`, which the interfaces show with the turn's a
 A sentence an earlier answer of the session already said is not said again, and a
 sentence the turn's error message holds is left to the error.
 
-Time ranges are not rewritten here: each writer says them as people read them, with
-`xhelio.timerange.readable_range` (offline answers and figure titles) or as its prompt
-asks (the LLM agents).
+Writers say time ranges as people read them (`xhelio.timerange.readable_range`); a
+tool-style ISO range an LLM copied from a tool result ("2000-07-14T00:00:00Z to
+2000-07-18T00:00:00Z", end-exclusive) is said readably here ("2000-07-14 to 2000-07-17").
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from xhelio.timerange import readable_iso_ranges
 
 __all__ = ["ComposedAnswer", "compose_answer", "is_detail"]
 
@@ -104,6 +106,7 @@ def _split(text: str, earlier: set[str], error: str) -> _Parts:
             if code or line.lstrip().startswith("```"):
                 kept_lines.append(line.rstrip())
                 continue
+            line = readable_iso_ranges(line)
             if _LIST_ITEM.match(line) and detail_list:
                 parts.details.append(line.strip())
                 continue

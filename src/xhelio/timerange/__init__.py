@@ -18,6 +18,7 @@ from xhelio.timerange.grammar import (
 )
 from xhelio.timerange.readable import (
     parse_instant,
+    readable_iso_ranges,
     readable_iso_span,
     readable_range,
     readable_span,
@@ -34,6 +35,7 @@ __all__ = [
     "format_time",
     "parse_instant",
     "parse_time_range",
+    "readable_iso_ranges",
     "readable_iso_span",
     "readable_range",
     "readable_span",
