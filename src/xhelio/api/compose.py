@@ -38,6 +38,7 @@ _DETAIL = re.compile(
     | ^Computed\ \S+:\ .*\(\d[\d,]*\ points
     | ^Used\ \S+\ because\ earlier\ candidates
     | \ is\ already\ a\ single\ series
+    | \bnot\ fetched\ again\b
     | ^(?:Overlaid\ in\ one\ panel|Shown\ in\ \d+\ stacked\ panels)\b
     | ^Plotted\ \d+\ (?:traces?|series)\b
     | `xhelio\ [^`]*`
@@ -157,5 +158,7 @@ def compose_answer(
         short = f"{short} {numbers[0]}".strip()
     elif numbers:
         short = "\n".join([short, "", *(f"- {n}" for n in numbers)]).strip()
+    if "\n\n" not in text.strip():  # one line per sentence: the rest reads as one paragraph
+        rest = ["\n".join(rest)]
     paragraphs = [p for p in (short, "\n".join(parts.differs), *rest) if p]
     return ComposedAnswer("\n\n".join(paragraphs), tuple(dict.fromkeys(parts.details)))
