@@ -234,7 +234,6 @@ def build_response(
         kind = result.error_type or _error_type(workspace, first_op, result.error)
         error = ErrorInfo(type=kind, message=result.error)
     composed, published = _composed(workspace, result)
-    events = [*events, *published]
     return AskResponse(
         answer=composed.text,
         details=list(composed.details),
@@ -245,7 +244,7 @@ def build_response(
         figure_files=result.figures,
         plan=sanitize(result.plan) if result.plan else None,
         agent_results=_agent_results(events, answered_by, result.error is not None, result.usage),
-        trace=[trace_event(e) for e in events] if request.trace else [],
+        trace=[trace_event(e) for e in [*events, *published]] if request.trace else [],
         usage=sanitize(result.usage),
         suggestions=suggestions(data, figure is not None),
         error=error,
