@@ -171,3 +171,18 @@ def test_tool_style_iso_ranges_read_as_inclusive_ranges_in_answers_and_titles(
     assert plot.current.figure["layout"]["title"]["text"] == (
         "Wind speed, 2000-07-15 06:00 to 12:00 UTC"
     )
+
+
+def test_a_failure_quoted_by_the_error_is_left_to_the_error_whole_not_in_pieces() -> None:
+    problem = (
+        "Could not get ACE magnetic field: every candidate failed: AC_H1_MFI.BGSEc "
+        "(DataUnavailableError: no data in 1990-01-01T00:00:00Z to 1990-01-02T00:00:00Z. "
+        "Pick a time range inside that window.); AC_H0_MFI.BGSEc (DataUnavailableError: "
+        "no data. Pick a time range inside that window.)."
+    )
+    composed = compose_answer(f"Offline mode understood: mission ACE.\n{problem}", error=problem)
+    assert composed.text == ""
+    kept = compose_answer(problem)  # without the error it stays whole, its range readable
+    assert kept.text == problem.replace(
+        "1990-01-01T00:00:00Z to 1990-01-02T00:00:00Z", "1990-01-01"
+    )

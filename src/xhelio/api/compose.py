@@ -75,7 +75,15 @@ def _sentences(line: str) -> list[str]:
     """A prose line as sentences; markup, list items and tables stay whole."""
     if _MARKUP.match(line) or _LIST_ITEM.match(line) or _DIFFERS.match(line.strip()):
         return [line]
-    return [s for s in _SENTENCE_END.split(line) if s.strip()]
+    sentences: list[str] = []
+    start = 0
+    for end in _SENTENCE_END.finditer(line):
+        piece = line[start : end.start()]
+        if piece.count("(") <= piece.count(")"):  # never inside parentheses
+            sentences.append(piece)
+            start = end.end()
+    sentences.append(line[start:])
+    return [s for s in sentences if s.strip()]
 
 
 def _key(sentence: str) -> str:
@@ -152,7 +160,7 @@ def compose_answer(
     """
     if not text and not numbers:
         return ComposedAnswer(text)
-    parts = _split(text, _said(earlier), _key(error or ""))
+    parts = _split(text, _said(earlier), _key(readable_iso_ranges(error or "")))
     short, rest = (parts.blocks[0], parts.blocks[1:]) if parts.blocks else ("", [])
     if len(numbers) == 1:
         short = f"{short} {numbers[0]}".strip()
