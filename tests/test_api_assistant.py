@@ -37,7 +37,11 @@ def test_run_returns_the_typed_response(xh: Assistant) -> None:
     assert [a.agent for a in r.agent_results] == ["offline"]
     assert r.agent_results[0].status == "succeeded" and r.agent_results[0].tool_calls >= 2
     kinds = [e.type for e in r.trace]
-    assert kinds[0] == "user_request" and kinds[-1] == "turn_done"
+    assert kinds[0] == "user_request" and "turn_done" in kinds
+    # After the turn: the detail the composer took out of the answer, nothing else.
+    assert set(kinds[kinds.index("turn_done") + 1 :]) == {"detail"}
+    assert [e.message for e in r.trace if e.type == "detail"] == r.details
+    assert not any(d in r.answer for d in r.details)
     assert all(e.timestamp.tzinfo is not None for e in r.trace)
     assert [e.id for e in r.trace] == sorted(e.id for e in r.trace)
     # JSON round trip: what `ask --json` and the REST server send.

@@ -56,7 +56,7 @@ def test_offline_phrases_then_cli_after_a_restart(pl_workspace: Workspace, tmp_p
     assert run["variables"] == {"$TIME_RANGE": "2001-03-01T00:00:00Z to 2001-04-01T00:00:00Z"}
     figures = run["figures"]
     assert isinstance(figures, list) and str(figures[0]).endswith(".html")
-    assert "2001-03-01T00:00:00Z" in Path(str(figures[0])).read_text()
+    assert "2001-03-01 to 2001-03-31" in Path(str(figures[0])).read_text()  # the title
 
     out = tmp_path / "ace.ipynb"
     exported = cli("export", NAME, "--format", "ipynb", "--out", str(out))
@@ -68,7 +68,7 @@ def test_offline_phrases_then_cli_after_a_restart(pl_workspace: Workspace, tmp_p
     again = open_fresh()
     try:
         answer = ask(again, f"run {NAME} for February 2001")
-        assert "4 of 4 steps completed for 2001-02-01T00:00:00Z to 2001-03-01" in answer
+        assert "4 of 4 steps completed for 2001-02-01 to 2001-02-28" in answer
         assert "needs a language model" in ask(again, f"run {NAME} for Wind instead")
         assert f"Deleted pipeline '{NAME}'" in ask(again, f"delete {NAME}")
     finally:

@@ -42,7 +42,18 @@ def test_replay_after_restart_for_another_month(pl_workspace: Workspace) -> None
         assert smooth.index[-1] < pd.Timestamp("2001-03-05", tz="UTC")
         figure = ws.session.plot.current
         assert figure is not None and figure.panels == 2
-        assert "2001-03-01T00:00:00Z" in figure.figure["layout"]["title"]["text"]
+        # The new range, as people read it (inclusive days), in the title and the summary.
+        title = figure.figure["layout"]["title"]["text"]
+        assert "ACE |B| and smoothed B, 2001-03-01 to 2001-03-04" in title, title
+        assert "T00:00:00Z" not in title and "2001-01" not in title
+        assert result.summary().startswith(
+            f"Pipeline {loaded.id}: {len(pipeline.steps)} of {len(pipeline.steps)} steps "
+            "completed for 2001-03-01 to 2001-03-04."
+        )
+        fetched = [
+            op["args"]["time_range"] for op in ws.session.operations if op["tool"] == "fetch_data"
+        ]
+        assert set(fetched) == {"2001-03-01T00:00:00Z to 2001-03-05T00:00:00Z"}
         callers = {op["caller"] for op in ws.session.operations}
         assert callers == {"pipeline"}
         assert len(ws.session.operations) == len(pipeline.steps)

@@ -122,6 +122,8 @@ class AskResponse(BaseModel):
 
     answer: str
     session_id: str | None
+    details: list[str] = Field(default_factory=list[str])
+    """Operational detail the composer took out of the answer (also in the activity)."""
     data: list[DataItem] = Field(default_factory=list[DataItem])
     table: Table | None = None
     figure: dict[str, Any] | None = None

@@ -10,6 +10,7 @@ those with 404/409.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -27,10 +28,11 @@ from xhelio.agents.planning.deep import deep_analysis
 from xhelio.agents.planning.routing import AgentPreferences
 from xhelio.agents.turn import Assistant, TurnResult, run_turn
 from xhelio.agents.usage import UsageTracker
-from xhelio.api.compose import compose_answer
+from xhelio.api.compose import ComposedAnswer, compose_answer
 from xhelio.api.error_types import error_type
 from xhelio.api.events import figure_json, trace_event
 from xhelio.api.hub import SessionHub
+from xhelio.api.key_numbers import key_numbers
 from xhelio.api.models import (
     AgentResult,
     AskRequest,
@@ -181,6 +183,32 @@ def suggestions(data: list[DataItem], has_figure: bool) -> list[str]:
     return out[:4]
 
 
+def _composed(workspace: Workspace, result: TurnResult) -> tuple[ComposedAnswer, list[Event]]:
+    """The turn's answer through the composer, its detail published to the activity.
+
+    The key numbers are those of the figure the turn drew, else of the data it stored;
+    earlier answers of the session are not repeated. The chat history keeps the composed
+    text, so a reloaded conversation reads as the live one did.
+    """
+    session = workspace.session
+    figure = session.plot.current if result.figures else None
+    numbers = key_numbers(session.store, figure, [d.label for d in result.data[:4]])
+    answers = [str(m.get("content", "")) for m in session.history if m.get("role") == "assistant"]
+    composed = compose_answer(result.answer, numbers, answers[:-1], result.error)
+    last = session.history[-1] if session.history else None
+    if (
+        last is not None
+        and last.get("role") == "assistant"
+        and last.get("content") == result.answer
+    ):
+        last["content"] = composed.text
+    published = [
+        session.events.publish("detail", agent="answer", summary=detail)
+        for detail in composed.details
+    ]
+    return composed, published
+
+
 def build_response(
     request: AskRequest,
     workspace: Workspace,
@@ -205,8 +233,10 @@ def build_response(
     if result.error is not None:
         kind = result.error_type or _error_type(workspace, first_op, result.error)
         error = ErrorInfo(type=kind, message=result.error)
+    composed, published = _composed(workspace, result)
     return AskResponse(
-        answer=compose_answer(result.answer),
+        answer=composed.text,
+        details=list(composed.details),
         session_id=result.session_id,
         data=data,
         table=_table(workspace, data[0].label) if request.include_data and data else None,
@@ -214,7 +244,7 @@ def build_response(
         figure_files=result.figures,
         plan=sanitize(result.plan) if result.plan else None,
         agent_results=_agent_results(events, answered_by, result.error is not None, result.usage),
-        trace=[trace_event(e) for e in events] if request.trace else [],
+        trace=[trace_event(e) for e in [*events, *published]] if request.trace else [],
         usage=sanitize(result.usage),
         suggestions=suggestions(data, figure is not None),
         error=error,
@@ -286,7 +316,13 @@ def run_request(
     if result.figures:
         save_gallery_figure(workspace, request.question)
     events = bus.events(since_id=last_id)
-    return build_response(request, workspace, result, events, first_op, assistant.name)
+    response = build_response(request, workspace, result, events, first_op, assistant.name)
+    if response.answer != result.answer:
+        # The history now holds the composed answer. run_turn saved the turn already:
+        # if this save fails, only the composed wording is not kept.
+        with contextlib.suppress(OSError, XhelioError):
+            workspace.save(title=request.question[:80])
+    return response
 
 
 def failed_before_turn(exc: XhelioError, session_id: str | None) -> AskResponse:

@@ -26,6 +26,7 @@ from xhelio.pipelines.export import export_file_name, write_export
 from xhelio.pipelines.model import TIME_RANGE_VAR
 from xhelio.pipelines.replay import replay_pipeline
 from xhelio.pipelines.store import PipelineRow, PipelineStore
+from xhelio.timerange import readable_text
 from xhelio.tools.workspace import open_workspace
 
 __all__ = ["app"]
@@ -186,9 +187,8 @@ def run_cmd(
                         figures.append(str(plot.export("png", f"{stem}.png")))
                     except XhelioError as exc:
                         figures.append(f"(PNG not written: {exc.message})")
-            workspace.save(
-                title=f"pipeline {saved.name}: {result.variables.get(TIME_RANGE_VAR, '')}"
-            )
+            when = readable_text(result.variables.get(TIME_RANGE_VAR, ""))
+            workspace.save(title=f"pipeline {saved.name}: {when}")
         finally:
             workspace.close()
         return {

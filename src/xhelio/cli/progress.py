@@ -30,6 +30,7 @@ from rich.text import Text
 from xhelio.api.models import AskResponse
 from xhelio.sandbox.text import display_text
 from xhelio.session.events import Event, EventBus
+from xhelio.timerange import readable_iso_span
 
 __all__ = ["TurnProgress", "format_duration", "print_turn_result", "touched_table"]
 
@@ -197,16 +198,16 @@ class TurnProgress:
 def touched_table(response: AskResponse) -> Table:
     """A short table of the data a turn created or updated."""
     table = Table(title="Data", title_justify="left", show_edge=False)
-    for column in ("label", "dataset", "parameter", "points", "start", "stop"):
+    for column in ("label", "dataset", "parameter", "points", "span"):
         table.add_column(column, justify="right" if column == "points" else "left")
     for touched in response.data:
+        span = readable_iso_span(touched.start, touched.stop) if touched.start else ""
         table.add_row(
             escape(touched.label),
             escape(touched.dataset or "derived"),
             escape(touched.parameter or ""),
             f"{touched.points:,}",
-            touched.start or "",
-            touched.stop or "",
+            span,
         )
     return table
 
@@ -219,6 +220,8 @@ def print_turn_result(console: Console, response: AskResponse) -> None:
     error = response.error
     # A failure without a reply is worded as an answer quoting the error: print it once.
     answer_repeats_error = error is not None and error.message in response.answer
+    for detail in response.details:  # the composer's operational detail, as activity
+        console.print(Text(f"  · {display_text(detail)}", style="dim"))
     if response.answer.strip() and not answer_repeats_error:
         console.print(Markdown(display_text(response.answer)))
     if response.data:

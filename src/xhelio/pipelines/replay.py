@@ -1,11 +1,14 @@
 """Deterministic replay: walk a pipeline's steps through the ONE tool funnel, no model.
 
 Variables are substituted into every argument string; `$TIME_RANGE` is checked first so a
-bad range is one clear error before anything runs. Steps run in order (extraction orders
-them so every dependency comes first). A failed critical step skips every step that
-depends on it, directly or not; a failed non-critical step (styling, export) is logged
-and the run goes on. The result says honestly how much completed: `completed`,
-`partial` (something failed or was skipped) or `failed` (no appropriation step worked).
+bad range is one clear error before anything runs. A whole argument that is `$TIME_RANGE`
+(a fetch's `time_range`) gets the exact end-exclusive range; inside other text (a figure
+title) it reads as people write it, inclusive ("2000-07-14 to 2000-07-17"). Steps run in
+order (extraction orders them so every dependency comes first). A failed critical step
+skips every step that depends on it, directly or not; a failed non-critical step
+(styling, export) is logged and the run goes on. The result says honestly how much
+completed: `completed`, `partial` (something failed or was skipped) or `failed` (no
+appropriation step worked).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 from xhelio.errors import BadTimeRangeError, UserError
 from xhelio.operations import ToolCaller
 from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline, substitute
-from xhelio.timerange import parse_time_range
+from xhelio.timerange import parse_time_range, readable_text
 
 __all__ = ["ReplayResult", "StepOutcome", "replay_pipeline"]
 
@@ -70,7 +73,7 @@ class ReplayResult:
         """One paragraph for people: what ran, what failed and why."""
         done = sum(1 for s in self.steps if s.status == "ok")
         text = f"Pipeline {self.pipeline_id}: {done} of {len(self.steps)} steps completed"
-        text += f" for {self.variables.get(TIME_RANGE_VAR, 'its saved range')}."
+        text += f" for {readable_text(self.variables.get(TIME_RANGE_VAR) or 'its saved range')}."
         for s in self.steps:
             if s.status == "error":
                 kind = "critical" if s.critical else "non-critical, run continued"
@@ -92,6 +95,17 @@ class ReplayResult:
             "elapsed_s": round(self.elapsed_s, 3),
             "summary": self.summary(),
         }
+
+
+def _in_text(value: Any, values: dict[str, str], readable: dict[str, str]) -> Any:
+    """`substitute`, with variables inside longer text (titles) in their readable form."""
+    if isinstance(value, str):
+        return substitute(value, values if value.strip() in values else readable)
+    if isinstance(value, list):
+        return [_in_text(v, values, readable) for v in value]  # pyright: ignore[reportUnknownVariableType]
+    if isinstance(value, dict):
+        return {k: _in_text(v, values, readable) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+    return value
 
 
 def _checked_values(pipeline: Pipeline, overrides: dict[str, str] | None) -> dict[str, str]:
@@ -125,6 +139,8 @@ def replay_pipeline(
     """
     started = time.perf_counter()
     values = _checked_values(pipeline, overrides)
+    readable = {k: readable_text(v) for k, v in values.items() if k == TIME_RANGE_VAR}
+    readable = {**values, **readable}
     result = ReplayResult(pipeline.id, values)
     blocked: dict[str, str] = {}
     for step in pipeline.steps:
@@ -135,7 +151,7 @@ def replay_pipeline(
             )
             blocked[step.step_id] = cause
             continue
-        args = substitute(step.args, values)
+        args = _in_text(step.args, values, readable)
         outcome = funnel.call(step.tool, args, caller=caller)
         if not outcome.ok:
             message = f"{outcome.error_type}: {outcome.error}"

@@ -24,6 +24,7 @@ __all__ = [
     "axis_unit",
     "citations",
     "default_title",
+    "plain_unit",
     "quantity",
     "quantity_title",
     "titled",
@@ -79,11 +80,16 @@ _CADENCE = re.compile(
 _ASIDE = re.compile(r"\s*\(([^()]*)\)\s*$")
 
 
-def unit_key(unit: str) -> str:
-    """What a unit means, for comparing: ``nT (1min)`` is nT; ``per cc`` is ``cm^-3``."""
+def plain_unit(unit: str) -> str:
+    """A unit as plain text, for sentences: ``cm<sup>-3</sup>`` is ``cm^-3``."""
     text = re.sub(r"<sup>(.*?)</sup>", r"^\1", unit)
     text = re.sub(r"<sub>(.*?)</sub>", r"_\1", text)
-    text = re.sub(r"<[^>]+>", "", text)
+    return re.sub(r"<[^>]+>", "", text)
+
+
+def unit_key(unit: str) -> str:
+    """What a unit means, for comparing: ``nT (1min)`` is nT; ``per cc`` is ``cm^-3``."""
+    text = plain_unit(unit)
     return display_units(_without_cadence(text)).replace(" ", "").replace("{", "").replace("}", "")
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from xhelio.render.figure_text import titled, unit_key, without_unit
-from xhelio.timerange import TimeRange
+from xhelio.timerange import TimeRange, readable_iso_ranges
 
 __all__ = [
     "DEFAULT_LAYOUT",
@@ -104,6 +104,7 @@ def build_layout(
 ) -> tuple[dict[str, Any], int]:
     """Return the finished layout and the number of panels; may re-point trace x axes."""
     layout: dict[str, Any] = copy.deepcopy(dict(spec_layout))
+    _readable_title(layout)
     _apply_defaults(layout)
     pairs = [(t, f) for t, f in zip(traces, facts, strict=True) if _is_cartesian(t)]
     panels = _panel_axes(layout, [t for t, _ in pairs])
@@ -124,6 +125,15 @@ def build_layout(
     if time_range is not None:
         _apply_window(layout, pairs, time_range)
     return layout, count
+
+
+def _readable_title(layout: dict[str, Any]) -> None:
+    """A title naming a tool-style ISO range says it as people read it (inclusive)."""
+    title = layout.get("title")
+    if isinstance(title, str):
+        layout["title"] = readable_iso_ranges(title)
+    elif isinstance(title, dict) and isinstance(title.get("text"), str):
+        title["text"] = readable_iso_ranges(title["text"])
 
 
 def _apply_defaults(layout: dict[str, Any]) -> None:

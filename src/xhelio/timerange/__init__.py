@@ -14,9 +14,11 @@ from xhelio.timerange.grammar import (
     find_time_range,
     format_time,
     parse_time_range,
+    readable_text,
 )
 from xhelio.timerange.readable import (
     parse_instant,
+    readable_iso_ranges,
     readable_iso_span,
     readable_range,
     readable_span,
@@ -33,8 +35,10 @@ __all__ = [
     "format_time",
     "parse_instant",
     "parse_time_range",
+    "readable_iso_ranges",
     "readable_iso_span",
     "readable_range",
     "readable_span",
+    "readable_text",
     "stray_clocks",
 ]

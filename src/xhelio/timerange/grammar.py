@@ -36,7 +36,14 @@ from typing import TypeVar
 from xhelio.errors import BadTimeRangeError
 from xhelio.timerange.readable import readable_range
 
-__all__ = ["TimeInText", "TimeRange", "find_time_range", "format_time", "parse_time_range"]
+__all__ = [
+    "TimeInText",
+    "TimeRange",
+    "find_time_range",
+    "format_time",
+    "parse_time_range",
+    "readable_text",
+]
 
 
 @dataclass(frozen=True)
@@ -521,3 +528,14 @@ def find_time_range(text: str, now: datetime | None = None) -> TimeInText:
                 return TimeInText(None, None, error)
             return TimeInText(found, piece)
     return TimeInText(None, None, error)
+
+
+def readable_text(text: str) -> str:
+    """A stored range ("2000-07-14T00:00:00Z to 2000-07-18T00:00:00Z") as people read it.
+
+    Text that is not a time range is given back as it is.
+    """
+    try:
+        return parse_time_range(text).readable()
+    except BadTimeRangeError:
+        return text

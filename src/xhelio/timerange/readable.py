@@ -9,9 +9,16 @@ carry. Imports nothing of the project.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
-__all__ = ["parse_instant", "readable_iso_span", "readable_range", "readable_span"]
+__all__ = [
+    "parse_instant",
+    "readable_iso_ranges",
+    "readable_iso_span",
+    "readable_range",
+    "readable_span",
+]
 
 
 def _utc(moment: datetime) -> datetime:
@@ -74,3 +81,23 @@ def readable_iso_span(first: object, last: object) -> str:
     if start is None or stop is None or stop < start:
         return f"{first} to {last}"
     return readable_span(start, stop)
+
+
+_ISO = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]00:?00)?"
+_ISO_RANGE = re.compile(rf"\b({_ISO})\s+(?:to|-|\u2013)\s+({_ISO})")
+
+
+def readable_iso_ranges(text: str) -> str:
+    """`text` with every tool-style ISO range ("A to B", end-exclusive) said readably.
+
+    "2000-07-14T00:00:00Z to 2000-07-18T00:00:00Z" becomes "2000-07-14 to 2000-07-17";
+    anything else in `text` is left as it is.
+    """
+
+    def readable(match: re.Match[str]) -> str:
+        start, stop = parse_instant(match[1]), parse_instant(match[2])
+        if start is None or stop is None or stop < start:
+            return match[0]
+        return readable_range(start, stop)
+
+    return _ISO_RANGE.sub(readable, text)

@@ -2,7 +2,7 @@
 
 Each function turns tool results (plain dicts from the funnel) or an intent into text.
 Nothing here calls a tool. Times read as people write them (`timerange.readable`).
-Imports this package and `timerange`.
+Imports this package, `render.figure_text` and `timerange`.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from xhelio.agents.offline.intent import RequestIntent
+from xhelio.render.figure_text import plain_unit
 from xhelio.timerange import readable_iso_span
 
 __all__ = [
@@ -82,7 +83,8 @@ def _panel_words(traces: list[dict[str, Any]]) -> str:
     lines: dict[str, list[str]] = {}
     spectrograms: list[str] = []
     for trace in traces:
-        name, unit = str(trace.get("name") or trace.get("data_label")), str(trace.get("unit") or "")
+        name = str(trace.get("name") or trace.get("data_label"))
+        unit = plain_unit(str(trace.get("unit") or ""))
         if trace.get("type") == "heatmap":
             spectrograms.append(f"a spectrogram of {_with_unit([name], unit)}")
         else:

@@ -53,6 +53,8 @@ class StepRun:
     refs: dict[str, str] = field(default_factory=dict[str, str])
     vector: dict[str, bool] = field(default_factory=dict[str, bool])
     lines: list[str] = field(default_factory=list[str])
+    shown: list[str] = field(default_factory=list[str])
+    """What the figure shows: said first, it is the answer's short answer."""
     problems: list[str] = field(default_factory=list[str])
     fetched: int = 0
     unreachable: str | None = None
@@ -348,7 +350,7 @@ class OfflineAssistant:
         if not result.ok:
             run.problems.append(f"The plot failed: {result.error}")
             return
-        run.lines.append(describe_render(result.payload))
+        run.shown.append(describe_render(result.payload))
         run.lines.extend(str(n) for n in result.payload.get("notes") or [])
 
     def _simple(self, step: PlanStep, run: StepRun) -> None:
@@ -365,6 +367,7 @@ class OfflineAssistant:
         parts = [f"Offline mode understood: {'; '.join(intent.understood())}."]
         if plan.time_range is not None:
             parts.append(f"Time range: {plan.time_range.readable()}.")
+        parts.extend(run.shown)
         parts.extend(run.lines)
         parts.extend(plan.notes)
         parts.extend(run.problems)

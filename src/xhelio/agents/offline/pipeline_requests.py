@@ -19,6 +19,7 @@ from typing import Any
 from xhelio.errors import UserError, XhelioError
 from xhelio.pipelines.export import Format, export_file_name, write_export
 from xhelio.pipelines.store import PipelineStore
+from xhelio.timerange import readable_text
 from xhelio.tools.workspace import Workspace
 
 __all__ = ["pipeline_reply"]
@@ -125,8 +126,8 @@ def _save(workspace: Workspace, name: str, scope: str = "session") -> str:
     steps = "\n".join(f"- {s}" for s in result.get("step_list", []))
     default = (result.get("variables") or {}).get("$TIME_RANGE", {}).get("default")
     when = (
-        f"\n\nSaved time range {default} is its $TIME_RANGE; run it for another range with "
-        f'"run {name} for March 2001".'
+        f"\n\nSaved time range {readable_text(default)} is its $TIME_RANGE; run it for "
+        f'another range with "run {name} for March 2001".'
         if default
         else ""
     )
@@ -232,7 +233,10 @@ def _show(store: PipelineStore, name: str) -> str:
         return exc.message
     lines = [f"Pipeline '{saved.name}' ({saved.id}): {saved.description}", ""]
     for var_name, var in saved.variables.items():
-        lines += [f"{var_name} = {var.default} (give another range when you run it)", ""]
+        lines += [
+            f"{var_name} = {readable_text(var.default)} (give another range when you run it)",
+            "",
+        ]
     for s in saved.steps:
         deps = f" after {', '.join(s.depends_on)}" if s.depends_on else ""
         flag = "" if s.critical else " (non-critical)"

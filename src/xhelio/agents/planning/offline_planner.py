@@ -170,7 +170,7 @@ class OfflinePlanning:
         lines = [f"Offline mode understood: {'; '.join(plan.intent.understood())}."]
         if plan.time_range is not None:
             lines.append(f"Time range: {plan.time_range.readable()}.")
-        lines += [*prepared.run.lines, *plan.notes, *prepared.run.problems]
+        lines += [*prepared.run.shown, *prepared.run.lines, *plan.notes, *prepared.run.problems]
         lines += [
             f"Not done: no {m.name} dataset was found for {asked}, so the result has no "
             f"{m.name} data."
@@ -246,10 +246,10 @@ class OfflinePlanning:
             plan.time_range = str(prepared.plan.time_range)
         run = prepared.run
         step = prepared.plan.steps[index]
-        lines, problems = len(run.lines), len(run.problems)
+        lines, shown, problems = len(run.lines), len(run.shown), len(run.problems)
         inputs_missing = step.kind != "plot" and any(r not in run.refs for r in step.inputs)
         self.assistant.execute_step(step, run)
-        text = " ".join(run.lines[lines:]) or task.description
+        text = " ".join([*run.shown[shown:], *run.lines[lines:]]) or task.description
         new_problems = run.problems[problems:]
         return TaskOutcome(
             text + (" " + " ".join(new_problems) if new_problems else ""),

@@ -17,6 +17,13 @@ const EXAMPLES = [
   "list missions",
 ];
 
+/** An answer opens with its short answer (the composer puts it first): mark that paragraph
+ * so it reads as the lead, the differences and detail after it. */
+function markShortAnswer(text) {
+  const first = text.firstElementChild;
+  if (first?.tagName === "P") first.classList.add("answer-short");
+}
+
 export function mount(root, params) {
   if (params.sessionId) setSession(params.sessionId);
   else if (state.sessionId) history.replaceState(null, "", `/chat/${state.sessionId}`);
@@ -168,6 +175,7 @@ class ChatPage {
   addMessage(role, text, error) {
     // Answers are Markdown (rendered safely); the user's own text is shown as typed.
     const body = h("div.msg-text", role === "assistant" ? renderMarkdown(text) : text || "");
+    if (role === "assistant") markShortAnswer(body);
     const el = h(`div.msg.${role}`, h("div.msg-role", role === "user" ? "You" : "xhelio"), body);
     if (error) el.append(errorBox(typeof error === "string" ? { message: error } : error, "The request failed"));
     this.conversation.querySelector(".welcome")?.remove();
@@ -371,6 +379,7 @@ class ChatPage {
     const text = this.reply.querySelector(".msg-text");
     const typing = text.querySelector(".typing");
     text.replaceChildren(renderMarkdown(textValue));
+    markShortAnswer(text);
     if (typing && this.busy) text.append(typing);
     this.scrollDown();
   }

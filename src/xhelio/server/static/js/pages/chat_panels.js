@@ -133,6 +133,10 @@ export class ActivityPanel {
       case "error":
         this.add("failed", "⚠", h("span.step-title", d.type || "Error"), h("span.step-detail", d.message || ""));
         return true;
+      case "detail":
+        // What the answer composer took out of the answer: fetch logs, skipped candidates, advice.
+        this.add("detail", "ℹ", h("span.step-title", "Detail"), h("span.step-detail", d.summary || ""));
+        return true;
       case "turn_done":
         // Its summary repeats the answer shown in the conversation.
         this.add(d.status === "ok" ? "ok" : "failed", "✓", h("span.step-title", "Finished"), h("span.step-detail", d.status || ""));
