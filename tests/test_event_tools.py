@@ -90,7 +90,7 @@ def test_export_round_trips_through_the_export_folder(ws: Workspace) -> None:
         done = _ok(ws, "export_event_list", name="omni-dst-storms-1999-2001", format=fmt)
         text = Path(str(done["path"])).read_text(encoding="utf-8")
         back = _ok(ws, "import_events", content=text, name=f"back-{fmt}")
-        assert back["count"] == done["count"] == 78
+        assert back["count"] == done["count"] == 85
     bad = ws.funnel.call("export_event_list", {"name": "three-x", "filename": "../x.csv"})
     assert not bad.ok
 
@@ -169,7 +169,7 @@ def test_an_event_list_survives_reopening_its_session() -> None:
     again = open_workspace(session_id=sid, settings=load_settings())
     try:
         listed = _ok(again, "load_event_list", name="events.solarmax")  # from the session
-        assert listed["count"] == 78 and listed["method"]["threshold_nT"] == -50.0
+        assert listed["count"] == 85 and listed["method"]["threshold_nT"] == -50.0
         assert "Gonzalez" in listed["citation"]
     finally:
         again.close()

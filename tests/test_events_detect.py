@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -99,7 +100,7 @@ def test_storms_in_the_real_omni_file() -> None:
     assert minima["2000-07-16"] == pytest.approx(-301, abs=1)  # Bastille Day
     assert minima["2001-03-31"] == pytest.approx(-387, abs=1)
     assert minima["2000-04-07"] == pytest.approx(-288, abs=1)
-    assert len(storms) == 23
+    assert len(storms) == 25  # 2001-09-26, 10-01 and 10-03 apart, not one run
     print(storms[["start", "minimum_time", "minimum", "class", "end"]].to_string())
 
 
@@ -108,3 +109,25 @@ def test_shipped_storm_list_is_the_rule_applied_to_the_real_file() -> None:
     shipped = shipped_list("omni-dst-storms-1999-2001").frame
     pd.testing.assert_series_equal(derived["start"], shipped["start"])
     assert derived["minimum"].tolist() == shipped["minimum"].tolist()
+
+
+def test_a_storm_starting_before_the_last_one_recovered_is_its_own_storm() -> None:
+    """Dst recovers from -120 only to -45 nT (not to the -25 nT recovery level).
+
+    Then a second storm reaches -95 nT: two storms, the first one's recovery interrupted.
+    """
+    times = pd.date_range("2015-01-01", periods=10 * 24, freq="1h", tz="UTC")
+    hours = np.arange(len(times), dtype=float)
+    dst = -8 + np.zeros(len(times))
+    dst += np.where((hours >= 48) & (hours < 56), -112 * (hours - 48) / 8, 0)
+    first = (hours >= 56) & (hours < 80)
+    dst[first] = -120 + 75 * (hours[first] - 56) / 24  # back to -45 nT at 80 h
+    second = (hours >= 80) & (hours < 90)
+    dst[second] = -45 - 50 * (hours[second] - 80) / 10  # down to -95 nT at 90 h
+    after = hours >= 90
+    dst[after] = -8 - 87 * np.exp(-(hours[after] - 90) / 10)
+    found = detect_storms(pd.Series(dst, index=times)).frame
+    assert found["minimum"].tolist() == [-120.0, -95.0]
+    assert not found["recovery_complete"].iloc[0] and found["recovery_complete"].iloc[1]
+    assert found["end"].iloc[0] == found["start"].iloc[1] == times[80]
+    assert found["main_phase_hours"].iloc[1] == 10.0

@@ -83,7 +83,7 @@ def test_import_saves_and_then_the_list_is_used_by_phrase(offline: Offline, tmp_
     path.write_text(write_events(shipped_list("omni-dst-storms-1999-2001"), "csv"), "utf-8")
     turn = offline.ask(f"import events from {path} as solarmax and save it")
     assert turn.error is None, turn.answer
-    assert "Imported 78 events as events.solarmax." in turn.answer
+    assert "Imported 85 events as events.solarmax." in turn.answer
     turn = offline.ask("superposed epoch of OMNI Bz for the 2000 storms in my list")
     assert turn.error is None, turn.answer
     in_2000 = (shipped_list("omni-dst-storms-1999-2001").frame["start"].dt.year == 2000).sum()

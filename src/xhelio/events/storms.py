@@ -17,6 +17,7 @@ The rule applied here (each number is an argument and is stated in the result):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -56,6 +57,7 @@ def detect_storms(
     onset_hours: float = 12.0,
     merge_hours: float = 3.0,
     max_recovery_hours: float = 168.0,
+    split_drop: float = 50.0,
     origin: str = "",
 ) -> EventList:
     """The storms of a Dst/SYM-H series (time index, nT), as an event list.
@@ -72,10 +74,8 @@ def detect_storms(
     runs = _merged(_runs(values < recovery), times, merge_hours)
     rows: list[dict[str, Any]] = []
     for first, last in runs:
-        lowest = first + int(np.argmin(values[first : last + 1]))
-        if values[lowest] > threshold:
-            continue
-        rows.append(_storm(times, values, first, last, lowest, onset_hours, max_recovery_hours))
+        for storm in _split(values, first, last, threshold, split_drop):
+            rows.append(_storm(times, values, storm, onset_hours, max_recovery_hours))
     method = {
         "definition": "Gonzalez et al. (1994) storm classes by the minimum of " + index_name,
         "index": index_name,
@@ -84,6 +84,7 @@ def detect_storms(
         "onset_lookback_hours": onset_hours,
         "merge_gap_hours": merge_hours,
         "max_recovery_hours": max_recovery_hours,
+        "split_drop_nT": split_drop,
         "classes_nT": {name: limit for name, limit in STORM_CLASSES},
         "reference": GONZALEZ_1994,
     }
@@ -121,26 +122,57 @@ def _merged(
     return merged
 
 
+@dataclass(frozen=True)
+class _Span:
+    """One storm's positions: from `first` to `last`, its minimum at `lowest`."""
+
+    first: int
+    last: int
+    lowest: int
+    continued: bool  # it starts where the previous storm's recovery was interrupted
+    interrupted: bool  # a new storm began before it recovered
+
+
+def _split(values: np.ndarray, first: int, last: int, threshold: float, drop: float) -> list[_Span]:
+    """The storms of one run below the recovery level (see the module's rule)."""
+    spans: list[_Span] = []
+    start, lowest, peak = first, first, -1
+    for i in range(first, last + 1):
+        v = values[i]
+        if peak < 0:
+            if v < values[lowest]:
+                lowest = i
+            elif values[lowest] <= threshold < v and v >= values[lowest] + drop:
+                peak = i
+        elif v > values[peak]:
+            peak = i
+        elif v <= min(threshold, values[peak] - drop):
+            spans.append(_Span(start, peak, lowest, start != first, True))
+            start, lowest, peak = peak, i, -1
+    if values[lowest] <= threshold:
+        spans.append(_Span(start, last, lowest, start != first, False))
+    return spans
+
+
 def _storm(
     times: pd.DatetimeIndex,
     values: np.ndarray,
-    first: int,
-    last: int,
-    lowest: int,
+    span: _Span,
     onset_hours: float,
     max_recovery_hours: float,
 ) -> dict[str, Any]:
+    first, last, lowest = span.first, span.last, span.lowest
     stamps = times.to_numpy(dtype="datetime64[ns]")
 
     def at(i: int) -> pd.Timestamp:
         return cast(pd.Timestamp, pd.Timestamp(stamps[i], tz="UTC"))
 
     lookback = np.timedelta64(int(onset_hours * 3600), "s")
-    look_from = int(np.searchsorted(stamps, stamps[first] - lookback))
+    look_from = first if span.continued else int(np.searchsorted(stamps, stamps[first] - lookback))
     onset = look_from + int(np.argmax(values[look_from : lowest + 1]))
     limit = at(lowest) + pd.Timedelta(hours=max_recovery_hours)
-    complete = last + 1 < len(times) and at(last + 1) <= limit
-    end = at(last + 1) if complete else min(at(last), limit)
+    complete = not span.interrupted and last + 1 < len(times) and at(last + 1) <= limit
+    end = min(at(last), limit) if span.interrupted or not complete else at(last + 1)
     minimum_time = at(lowest)
     return {
         "start": at(onset),
