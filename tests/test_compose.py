@@ -70,6 +70,10 @@ def test_a_follow_up_does_not_repeat_what_an_earlier_answer_said() -> None:
     composed = compose_answer(follow, earlier=[MULTI])
     assert "Skipped datasets" not in composed.text
     assert "Plotted 3 stacked panels" in composed.text
+    # The same figure again (a zoom): its short answer is said again all the same.
+    again = compose_answer(MULTI, earlier=[MULTI])
+    assert again.text.startswith("Plotted 2 stacked panels")
+    assert "Skipped datasets" not in again.text
     assert any("Skipped datasets" in d for d in composed.details)
 
 

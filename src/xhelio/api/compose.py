@@ -129,8 +129,9 @@ def _split(text: str, earlier: set[str], error: str) -> _Parts:
                     parts.differs.append(sentence.strip())
                 elif is_detail(sentence):
                     parts.details.append(sentence.strip())
-                elif len(key) > 20 and key in earlier:
-                    parts.details.append(sentence.strip())  # an earlier answer said it
+                elif len(key) > 20 and key in earlier and (parts.blocks or kept_lines):
+                    # An earlier answer said it (the short answer is always said).
+                    parts.details.append(sentence.strip())
                 elif len(key) > 20 and error and key in error:
                     continue  # the error says it
                 else:
