@@ -287,7 +287,8 @@ def check_turn(
     if not follow_up or intent.missions:
         notes += _mission_notes(intent, catalog, fetched)
     notes += _detail_notes(intent, catalog, fetched)
-    notes += _quantity_notes(intent, catalog, fetched)
+    if not follow_up:  # a follow-up redraws earlier series beside the new one
+        notes += _quantity_notes(intent, catalog, fetched)
     if not follow_up or intent.time_range is not None:
         notes += _time_notes(intent, fetched)
     notes += frame_arithmetic(operations, catalog)

@@ -153,9 +153,10 @@ def account(text: str, found: Iterable[Slot]) -> SlotReading:
     taken = [(s.start, s.end) for s in slots]
     leftover: list[Word] = []
     for word in content_words(text):
-        if any(a <= word.start and word.end <= b for a, b in taken):
-            continue
         key = _key(word.text)
+        end = word.start + len(key)  # "Earth's" is taken with "at Earth"
+        if any(a <= word.start and end <= b for a, b in taken):
+            continue
         kind = tables.kinds.get(key)
         if kind is not None:
             slots.append(Slot(kind, key, word.start, word.end))
