@@ -671,8 +671,7 @@ def _binary(b: _Builder, finals: list[tuple[str, str, str]]) -> list[tuple[str, 
         return finals
     if len(finals) != 2:
         b.notes.append(
-            f"Not done: the {op.text} needs exactly two series; this request has "
-            f"{len(finals)}."
+            f"Not done: the {op.text} needs exactly two series; this request has {len(finals)}."
         )
         return finals
     (r1, n1, g1), (r2, n2, g2) = finals
@@ -710,9 +709,7 @@ def _cross_correlation(b: _Builder, finals: list[tuple[str, str, str]]) -> None:
     args = {"label_a": f"{{{r1}}}", "label_b": f"{{{r2}}}"}
     call = ToolCall("cross_correlation_lag", args)
     label = b.unique(f"xcorr_{_tag(n1)[:20]}_{_tag(n2)[:20]}")
-    b.steps.append(
-        PlanStep("compute", what, "__data_ops__", (call,), label, (r1, r2), series=what)
-    )
+    b.steps.append(PlanStep("compute", what, "__data_ops__", (call,), label, (r1, r2), series=what))
 
 
 _UNIT_SPELLINGS = (("sec", "s"), ("kms^-1", "km/s"), ("kms-1", "km/s"), ("deg", "°"))

@@ -199,10 +199,7 @@ _STATISTIC_WORDS = {"mean": "", "median": "median", "std": "standard deviation",
 
 def _smooth_wish(window: Duration | None, statistic: str = "mean") -> OperationWish:
     detail = "" if statistic == "mean" else statistic
-    if not detail:
-        what = "smoothed"
-    else:
-        what = f"running {_STATISTIC_WORDS[statistic]}"
+    what = f"running {_STATISTIC_WORDS[statistic]}" if detail else "smoothed"
     if window is None:
         return OperationWish("smooth", what, None, explicit_window=False, detail=detail)
     text = f"{what} over {format_seconds(window.seconds)}"
