@@ -71,6 +71,7 @@ def _computed(ops: list[dict[str, Any]]) -> str:
         (f"Wind proton speed on {DAY}, running max over 2 hours", r"rolling\('7200s'.*\.max\(\)"),
         (f"OMNI Bz {DAY} with a 90 s moving standard deviation", r"rolling\('90s'.*\.std\(\)"),
         (f"ACE proton density {DAY} and its 30-min rolling minimum", r"rolling\('1800s'.*\.min\("),
+        (f"ACE Bz {DAY} with a 5-point running mean", r"rolling\(5, center.*\.mean\(\)"),
         # resampling to any stated cadence
         (f"ACE proton density from {DAY} to 2016-02-14 as daily means", r"resample\('86400s'\)"),
         (f"OMNI flow speed {DAY} to 2016-02-14, one value per day", r"resample\('86400s'\)"),
@@ -81,6 +82,7 @@ def _computed(ops: list[dict[str, Any]]) -> str:
         (f"remove the linear trend from Wind proton speed on {DAY}", r"(?i)detrend.*linear"),
         (f"OMNI Bz on {DAY} with the mean removed", r"(?i)detrend.*mean"),
         (f"detrended ACE |B| for {DAY}", r"(?i)detrend.*linear"),
+        (f"Wind Bz on {DAY}, subtract the mean", r"(?i)detrend.*mean"),
         # two series
         (
             f"percentage difference of ACE and Wind proton speed on {DAY}",

@@ -38,7 +38,9 @@ def _turn(ws: Workspace, text: str) -> tuple[str, list[dict[str, Any]]]:
 
 def _windows(ops: list[dict[str, Any]]) -> set[str]:
     return {
-        op["args"]["time_range"] for op in ops if op["tool"] == "fetch_data" and op["status"] == "ok"
+        op["args"]["time_range"]
+        for op in ops
+        if op["tool"] == "fetch_data" and op["status"] == "ok"
     }
 
 

@@ -35,18 +35,23 @@ _STATISTICS = {"median": "running median", "std": "running standard deviation",
                "min": "running minimum", "max": "running maximum"}  # fmt: skip
 
 
-def series_code(kind: str, window_s: float, detail: str = "") -> tuple[str, str, str]:
+def series_code(
+    kind: str, window_s: float, detail: str = "", points: int | None = None
+) -> tuple[str, str, str]:
     """(code, words, label suffix) for a running statistic, resampling, detrend or derivative.
 
     `detail` is the running window's statistic ("" is the mean: smoothing) or the trend
-    a detrend removes ("linear" or "mean").
+    a detrend removes ("linear" or "mean"); `points` a running window in samples.
     """
     seconds = round(window_s)
     words = format_seconds(float(seconds))
     suffix = words.replace(" ", "")
     if kind == "smooth":
         statistic = detail or "mean"
-        code = f"result = df.rolling('{seconds}s', center=True, min_periods=1).{statistic}()"
+        span = f"'{seconds}s'" if points is None else str(points)
+        if points is not None:
+            words, suffix = f"{points} points", f"{points}pt"
+        code = f"result = df.rolling({span}, center=True, min_periods=1).{statistic}()"
         if statistic == "mean":
             return code, f"smoothed over {words}", f"smooth{suffix}"
         return code, f"{_STATISTICS[statistic]} over {words}", f"{statistic}{suffix}"

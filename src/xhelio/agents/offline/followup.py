@@ -4,9 +4,10 @@
 06:00-12:00", "put the density underneath", "remove the Wind trace", "log scale",
 "export as PDF" and a request with no time range all complete the last request.
 
-`session_base` replays the session's earlier user requests (the REPL's memory, or the
-history a resumed `ask --session` loaded) into the intent that produced the current data;
-`merge` folds a new request into it. The result is a complete `RequestIntent`, so the
+`replay` turns the session's earlier user requests (the REPL's memory, or the history a
+resumed `ask --session` loaded) into the states they built, the last one the intent behind
+the current data; "undo", "go back" and "revert that" take the last state off. `merge`
+folds a new request into the last state. The result is a complete `RequestIntent`, so the
 usual plan runs again (fetches come from the cache) and the answer says what was kept.
 Imports only this package, `timerange` and `vocabulary`.
 """
@@ -134,7 +135,9 @@ def replay(requests: Sequence[tuple[str, RequestIntent]]) -> list[tuple[str, Req
 
 
 # A clock written as people type it in a zoom ("3am", "9 pm", "0900 UT"), as hh:mm.
-_AM_PM = re.compile(r"(?<![\w:])(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?\s*(?P<p>[ap])\.?m\b\.?", re.I)
+_AM_PM = re.compile(
+    r"(?<![\w:])(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?\s*(?P<p>[ap])\.?m\b\.?", re.I
+)
 _FOUR_DIGITS = re.compile(
     r"(?<![\w:.-])(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)(?=\s*(?:UTC?\b|Z\b|h\b|-|\u2013|to\b|and\b"
     r"|until\b|till\b|$))",

@@ -73,6 +73,7 @@ class OperationWish:
     window_s: float | None = None
     explicit_window: bool = True
     detail: str = ""
+    window_points: int | None = None  # a running window stated in samples ("5-point")
 
 
 @dataclass(frozen=True)

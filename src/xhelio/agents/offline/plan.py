@@ -303,8 +303,9 @@ def _series_chain(
     for op in b.intent.operations:
         if op.kind in _TWO_SERIES or op.kind in _SIDE_RESULTS or not _applies(b.intent, op, wish):
             continue
-        window = 0.0 if op.kind == "detrend" else op.window_s or _default_window(span, b, op)
-        code, what, suffix = series_code(op.kind, window, op.detail)
+        fixed = op.kind == "detrend" or op.window_points is not None
+        window = 0.0 if fixed else op.window_s or _default_window(span, b, op)
+        code, what, suffix = series_code(op.kind, window, op.detail, op.window_points)
         label = b.unique(f"{tag}_{suffix}")
         units = None if op.kind != "derivative" else _derivative_units(cands)
         current = _compute(b, name, (current,), label, code, f"{name} {what}", units)

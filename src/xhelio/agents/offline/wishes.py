@@ -141,7 +141,9 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
         window = _near(durations, start, end)
         if window is not None:
             used.add(window.start)
-        ops.append(_smooth_wish(window, running[0] if running else "mean"))
+        statistic = running[0] if running else "mean"
+        points = _near_points(text, start, end) if window is None else None
+        ops.append(_smooth_wish(window, statistic, points))
     resample = _resample_wish(text, durations, used, (smooth, running))
     if resample is not None:
         ops.append(resample)
@@ -159,9 +161,25 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
         ops.append(OperationWish("percent_difference", "percent difference of the two series"))
     elif _RATIO.search(text):
         ops.append(OperationWish("ratio", "ratio of the two series"))
-    elif _DIFFERENCE.search(text):
+    elif any(not _inside(m.span(), named) for m in _DIFFERENCE.finditer(text)):
         ops.append(OperationWish("difference", "difference of the two series"))
     return ops
+
+
+def _inside(span: tuple[int, int], named: list[tuple[str, int, int]]) -> bool:
+    """Whether `span` is part of a named operation ("subtract the mean" is a detrend)."""
+    return any(start <= span[0] and span[1] <= end for _, start, end in named)
+
+
+_POINTS = re.compile(r"(?<![\w.])(?P<n>\d+)[\s-]*(?:points?|samples?|pts?)\b", re.I)
+
+
+def _near_points(text: str, start: int, end: int, reach: int = 30) -> int | None:
+    """A window written in samples ("5-point running mean") near [start, end), if any."""
+    for match in _POINTS.finditer(text):
+        if max(match.start() - end, start - match.end(), 0) <= reach and int(match["n"]) > 0:
+            return int(match["n"])
+    return None
 
 
 def _resample_wish(
@@ -197,12 +215,15 @@ _STATISTIC_WORDS = {"mean": "", "median": "median", "std": "standard deviation",
                     "max": "maximum"}  # fmt: skip
 
 
-def _smooth_wish(window: Duration | None, statistic: str = "mean") -> OperationWish:
+def _smooth_wish(
+    window: Duration | None, statistic: str = "mean", points: int | None = None
+) -> OperationWish:
     detail = "" if statistic == "mean" else statistic
-    if not detail:
-        what = "smoothed"
-    else:
-        what = f"running {_STATISTIC_WORDS[statistic]}"
+    what = f"running {_STATISTIC_WORDS[statistic]}" if detail else "smoothed"
+    if points is not None:
+        return OperationWish(
+            "smooth", f"{what} over {points} points", detail=detail, window_points=points
+        )
     if window is None:
         return OperationWish("smooth", what, None, explicit_window=False, detail=detail)
     text = f"{what} over {format_seconds(window.seconds)}"
