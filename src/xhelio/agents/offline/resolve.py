@@ -527,7 +527,8 @@ def _choice_notes(
     if lacking:
         words = ", ".join(f"'{t.typed}'" for t in lacking)
         notes.append(
-            f"No dataset found for {words} as asked; shown instead: {top.dataset_id} "
+            f"Differs from the request: no dataset found for {words} as asked; shown "
+            f"instead: {top.dataset_id} "
             f"({info.title.split(' - ')[0].strip()})."
         )
     param = info.parameter(top.parameter)
@@ -543,8 +544,9 @@ def _choice_notes(
             ]
             if said:
                 notes.append(
-                    f"'{term.typed}' is {', '.join(said[:3])} in {info.id}, which was not "
-                    f"drawn; shown: {param.name} ({param.description.strip() or param.name})."
+                    f"Differs from the request: '{term.typed}' is {', '.join(said[:3])} in "
+                    f"{info.id}, which was not drawn; shown: {param.name} "
+                    f"({param.description.strip() or param.name})."
                 )
     timeless = next((c for c in ranked[1:] if c.score + _NO_COVERAGE > top.score), None)
     if timeless is not None and _UNCOVERED in timeless.reason and _UNCOVERED not in top.reason:
