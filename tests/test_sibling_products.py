@@ -14,19 +14,23 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 
 from agent_script import Script, ace_week, scripted_config, tool_returns
 from servers.hapi_server import HapiTestServer
+from xhelio.agents.offline.intent import QuantityWish
 from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
+from xhelio.agents.offline.resolve import resolve
 from xhelio.agents.orchestrator import AgentAssistant
 from xhelio.catalog.index import open_catalog
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.config import load_settings
 from xhelio.errors import UnknownDatasetError, UnknownParameterError
 from xhelio.language.products import Term, coverage_score, request_terms
+from xhelio.timerange import TimeRange
 from xhelio.tools.data_tools import fetch_data
 from xhelio.tools.discovery import get_data_availability, list_parameters
 from xhelio.tools.workspace import Workspace, open_workspace
@@ -200,3 +204,51 @@ def test_a_scripted_model_sees_the_nearest_ids_and_corrects_itself(workspace: Wo
     fetched = tool_returns(seen, "fetch_data")
     assert "no parameter 'B_GSE'" in fetched[0] and "Nearest: BGSEc" in fetched[0]
     assert workspace.session.store.labels() == ["AC_H2_MFI.BGSEc"]
+
+
+# ------------------------------------------------------------------ the answer says so
+
+
+def _field(ident: str, title: str, start: int, stop: int, *params: ParameterInfo) -> DatasetInfo:
+    return DatasetInfo(
+        ident,
+        title,
+        start=datetime(start, 1, 1, tzinfo=UTC),
+        stop=datetime(stop, 1, 1, tzinfo=UTC),
+        cadence="PT60S",
+        parameters=params,
+    )
+
+
+_VECTOR = ParameterInfo("BGSE", units="nT", size=(3,), description="Magnetic field vector, GSE")
+
+
+def test_a_better_worded_sibling_without_the_time_is_demoted_and_said() -> None:
+    own = _field("ZZ_H0_FGM", "ZZ FGM magnetic field", 1998, 2003, _VECTOR)
+    other = _field("ZZ_K0_MAG", "ZZ key parameters magnetic field", 1998, 2020, _VECTOR)
+    wish = QuantityWish("magnetic_field", "field", 0)
+    when = TimeRange(datetime(2010, 5, 1, tzinfo=UTC), datetime(2010, 5, 2, tzinfo=UTC))
+    with open_catalog() as catalog:
+        terms = request_terms("ZZ FGM field 2010-05-01", ())
+        ranked = resolve(catalog, wish, [own, other], time_range=when, terms=terms)
+        assert ranked[0].dataset_id == "ZZ_K0_MAG"
+        assert any("ZZ_H0_FGM" in n and "no data for the" in n for n in ranked[0].notes)
+        # Inside its coverage the named product wins and nothing needs saying.
+        when = TimeRange(datetime(2001, 5, 1, tzinfo=UTC), datetime(2001, 5, 2, tzinfo=UTC))
+        ranked = resolve(catalog, wish, [own, other], time_range=when, terms=terms)
+    assert ranked[0].dataset_id == "ZZ_H0_FGM" and not ranked[0].notes
+
+
+def test_product_words_the_drawn_parameter_lacks_are_said(vocab: Vocabulary) -> None:
+    plan = _plan(vocab, "Van Allen Probe B HOPE pitch angle resolved ion flux, 2014-01-01")
+    fetched = [s.candidates[0] for s in plan.steps if s.kind == "fetch" and s.candidates]
+    assert fetched
+    drawn = vocab.catalog.parameter(fetched[0].dataset_id, fetched[0].parameter)
+    if "pitch" not in drawn.description.lower():  # an omni flux stands in: said
+        assert any("pitch angle" in n and "not drawn" in n for n in plan.notes), plan.notes
+
+
+def test_product_words_no_dataset_holds_are_said(vocab: Vocabulary) -> None:
+    plan = _plan(vocab, "Wind MFI anti-sunward magnetic field 2015-03-17")
+    assert _fetched(plan)
+    assert any("'anti-sunward'" in n and "shown instead" in n for n in plan.notes), plan.notes

@@ -26,11 +26,14 @@ class _Hit(Protocol):
 class IdCatalog(Protocol):
     """What the lookup needs of the catalog (`catalog.index.Catalog` has it)."""
 
-    def dataset_ids(self) -> list[str]: ...
+    def dataset_ids(self) -> list[str]:
+        """Every dataset id."""
+        ...
 
-    def search(
-        self, query: str, limit: int = 20, mission: str | None = None
-    ) -> Sequence[_Hit]: ...
+    def search(self, query: str, limit: int = 20, mission: str | None = None) -> Sequence[_Hit]:
+        """Datasets matching free text, best first."""
+        ...
+
 
 _SEPARATORS = re.compile(r"[_\-.\s/]+")
 

@@ -27,6 +27,8 @@ __all__ = [
     "named_product",
     "product_terms",
     "request_terms",
+    "says",
+    "uncovered",
 ]
 
 _SECONDS = {
@@ -87,6 +89,9 @@ class Term:
     tokens: frozenset[str]
     acronym: bool = True
     """A word written like an id token ("EPT", "3DP"); a plain word matches title acronyms."""
+    about_data: bool = False
+    """A word about the data itself (a look direction, a distribution kind): a parameter's
+    name or description may say it too."""
     soft: bool = False
     """Read from the request's own spelling, not from a word the parser kept: it ranks the
     datasets that cover it first but never rules one out."""
@@ -103,7 +108,9 @@ def _cadence_tokens(seconds: int) -> frozenset[str]:
 def product_terms(text: str) -> tuple[Term, ...]:
     """Look directions, distribution kinds, modes and cadence adjectives in `text`."""
     terms = [
-        Term(m[0], p.tokens) for p in load_vocabulary().products for m in p.words.finditer(text)
+        Term(m[0], p.tokens, about_data=True)
+        for p in load_vocabulary().products
+        for m in p.words.finditer(text)
     ]
     for m in _CADENCE.finditer(text):
         if m["adverb"]:
@@ -221,6 +228,23 @@ def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | 
         else:
             score += 2.0 * bool(term.tokens & acronyms)
     return score
+
+
+def says(term: Term, text: str) -> bool:
+    """Whether `text` (a parameter's name and description) holds a word of `term`."""
+    words = set(re.split(r"[^A-Z0-9]+", text.upper()))
+    return bool(term.tokens & words)
+
+
+def uncovered(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | None) -> list[Term]:
+    """The request's product words (not soft ones) the dataset's metadata does not hold."""
+    ids, _ = metadata_tokens(info, cadence_s)
+    described = " ".join([info.title, *(f"{p.name} {p.description}" for p in info.data_parameters)])
+    return [
+        t
+        for t in terms
+        if t.acronym and not t.soft and not t.tokens & ids and not says(t, described)
+    ]
 
 
 # Parameters that describe other data (energy and angle tables, indices, epochs, quality

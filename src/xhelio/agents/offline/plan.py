@@ -657,7 +657,10 @@ def _candidates(
         if p is None:
             return []
         return [Candidate(info.id, p.name, p.units, p.components, 0.0, "named in the request")]
-    return _sibling_vector_first(b, source, wish, span, _resolve(b, source, wish, span))
+    cands = _sibling_vector_first(b, source, wish, span, _resolve(b, source, wish, span))
+    if cands and span is not None:  # product words the pick lacks, a timeless sibling: said
+        b.notes.extend(n for n in cands[0].notes if n not in b.notes)
+    return cands
 
 
 def _resolve(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from xhelio.agents.offline.intent import QuantityWish
@@ -22,7 +22,7 @@ from xhelio.agents.offline.spectra import AXIS_CUES, axis_dataset_score
 from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
-from xhelio.language.products import Term, coverage_score, is_support
+from xhelio.language.products import Term, coverage_score, is_support, says, uncovered
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 
@@ -61,6 +61,8 @@ _PROBE_IN_ID = re.compile(r"^(?:TH|ST|RBSP)-?([A-E])(?:-|PRED|$)|(\d+)$")
 _DEFAULT_PROBES = frozenset({"1", "A"})
 _DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
 _SCORED_SPAN = timedelta(days=7)
+_NO_COVERAGE = 20.0  # the demotion of a dataset with no data in the requested time
+_UNCOVERED = "no coverage of the requested time"
 # Points per series that show a span well without a slow fetch.
 _POINTS_BAND = (300.0, 30_000.0)
 
@@ -76,6 +78,9 @@ class Candidate:
     score: float
     reason: str
     cadence_s: float | None = None
+    notes: tuple[str, ...] = ()
+    """What the answer must say about this choice (product words it lacks, a better-worded
+    sibling left out for want of data in the requested time)."""
 
 
 def duration_seconds(text: str | None) -> float | None:
@@ -359,7 +364,7 @@ def _coverage_score(info: DatasetInfo, time_range: TimeRange | None) -> tuple[fl
     span = max(time_range.duration.total_seconds(), 1.0)
     fraction = max(overlap.total_seconds(), 0.0) / span
     if fraction <= 0:
-        return -20.0, ["no coverage of the requested time"]
+        return -_NO_COVERAGE, [_UNCOVERED]
     return (-2.0 * (1 - fraction) if fraction < 0.99 else 0.0), []
 
 
@@ -494,4 +499,59 @@ def resolve(
         # The spacecraft typed has its own data: a dataset of no spacecraft (THEMIS's
         # ground magnetometers) is no fallback for it.
         ranked = [c for c in ranked if probe_of_dataset(c.dataset_id) is not None]
+    if ranked:
+        infos = {info.id: info for info in datasets}
+        ranked[0] = replace(ranked[0], notes=_choice_notes(ranked, infos, terms))
     return ranked[:limit]
+
+
+def _same_species(p: ParameterInfo, other: ParameterInfo) -> bool:
+    """Whether two parameters name no different species ("FEDU" electrons, "FPDO" protons)."""
+    named = [
+        {s for s, cue in _SPECIES_CUES.items() if cue.search(f"{q.name} {q.description}")} - {"ion"}
+        for q in (p, other)
+    ]
+    return not (named[0] and named[1] and named[0].isdisjoint(named[1]))
+
+
+def _choice_notes(
+    ranked: list[Candidate],
+    infos: dict[str, DatasetInfo],
+    terms: tuple[Term, ...],
+) -> tuple[str, ...]:
+    """What the answer says about the pick: words it lacks, a sibling without the time."""
+    top = ranked[0]
+    info = infos[top.dataset_id]
+    notes: list[str] = []
+    lacking = uncovered(info, terms, top.cadence_s)
+    if lacking:
+        words = ", ".join(f"'{t.typed}'" for t in lacking)
+        notes.append(
+            f"Differs from the request: no dataset found for {words} as asked; shown "
+            f"instead: {top.dataset_id} "
+            f"({info.title.split(' - ')[0].strip()})."
+        )
+    param = info.parameter(top.parameter)
+    if param is not None:
+        text = f"{param.name} {param.description}"
+        for term in terms:
+            if not term.about_data or term in lacking or says(term, text):
+                continue
+            said = [
+                p.name
+                for p in info.data_parameters
+                if says(term, f"{p.name} {p.description}") and _same_species(p, param)
+            ]
+            if said:
+                notes.append(
+                    f"Differs from the request: '{term.typed}' is {', '.join(said[:3])} in "
+                    f"{info.id}, which was not drawn; shown: {param.name} "
+                    f"({param.description.strip() or param.name})."
+                )
+    timeless = next((c for c in ranked[1:] if c.score + _NO_COVERAGE > top.score), None)
+    if timeless is not None and _UNCOVERED in timeless.reason and _UNCOVERED not in top.reason:
+        notes.append(
+            f"{timeless.dataset_id} fits the request's words better but has no data for the "
+            f"requested time; used {top.dataset_id}."
+        )
+    return tuple(notes)
