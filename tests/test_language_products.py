@@ -14,9 +14,9 @@ from collections.abc import Iterator
 import pytest
 
 from xhelio.agents.offline.followup import merge
-from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
 from xhelio.catalog.index import open_catalog
+from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.products import product_terms
 
 

@@ -22,12 +22,12 @@ from agent_script import Script, scripted_config
 from check_support import catalog_workspace, fetch_record  # noqa: F401  (fixture)
 from eval.harness import Case, run_case, served_home
 from xhelio.agents.check import HEADING, check_turn
-from xhelio.agents.offline.intent import RequestIntent
-from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import build_plan
 from xhelio.agents.orchestrator import AgentAssistant
 from xhelio.agents.turn import run_turn
 from xhelio.catalog.index import Catalog, build_index
+from xhelio.language.intent import RequestIntent
+from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.slots import Slot, account, filler_words
 from xhelio.tools.workspace import Workspace
 

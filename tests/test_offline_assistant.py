@@ -18,10 +18,10 @@ import pytest
 
 from servers.catalog_hapi import CatalogHapiServer
 from xhelio.agents.offline import OfflineAssistant
-from xhelio.agents.offline.parse import parse_request
 from xhelio.agents.offline.plan import build_plan
 from xhelio.agents.turn import TurnResult, run_turn
 from xhelio.config import load_settings
+from xhelio.language.parse import parse_request
 from xhelio.tools.workspace import Workspace, open_workspace
 
 NT = r"^nT"

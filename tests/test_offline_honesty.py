@@ -15,9 +15,9 @@ import pytest
 
 from check_support import catalog_workspace, fetch_record  # noqa: F401  (fixture)
 from xhelio.agents.check import check_turn
-from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import build_plan
 from xhelio.catalog.index import Catalog, build_index
+from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.tools.workspace import Workspace
 
 NOW = datetime(2026, 11, 24, 12, tzinfo=UTC)

@@ -16,11 +16,11 @@ import pytest
 
 from servers.catalog_hapi import CatalogHapiServer
 from xhelio.agents.factory import make_assistant
-from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import build_plan
 from xhelio.agents.turn import run_turn
 from xhelio.catalog.index import open_catalog
 from xhelio.config import load_settings
+from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.tools.workspace import Workspace, open_workspace
 
 DAY = "2016-02-10"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from xhelio.agents.offline.intent import RequestIntent
-from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import build_plan
-from xhelio.agents.offline.resolve import probe_wanted
 from xhelio.catalog.index import Catalog, build_index
+from xhelio.language.intent import RequestIntent
+from xhelio.language.parse import Vocabulary, parse_request
+from xhelio.language.resolve import probe_wanted
 
 NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
 

@@ -20,16 +20,16 @@ import pytest
 
 from agent_script import Script, ace_week, scripted_config, tool_returns
 from servers.hapi_server import HapiTestServer
-from xhelio.agents.offline.intent import QuantityWish
-from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
-from xhelio.agents.offline.resolve import resolve
 from xhelio.agents.orchestrator import AgentAssistant
 from xhelio.catalog.index import open_catalog
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.config import load_settings
 from xhelio.errors import UnknownDatasetError, UnknownParameterError
+from xhelio.language.intent import QuantityWish
+from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.products import Term, coverage_score, request_terms
+from xhelio.language.resolve import resolve
 from xhelio.timerange import TimeRange
 from xhelio.tools.data_tools import fetch_data
 from xhelio.tools.discovery import get_data_availability, list_parameters

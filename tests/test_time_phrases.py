@@ -94,8 +94,8 @@ def test_a_storm_without_a_name_takes_the_dates_written() -> None:
 
 
 def test_unread_date_words_are_asked_not_defaulted() -> None:
-    from xhelio.agents.offline.parse import Vocabulary, parse_request
     from xhelio.catalog.index import open_catalog
+    from xhelio.language.parse import Vocabulary, parse_request
 
     with open_catalog() as catalog:
         vocab = Vocabulary.from_catalog(catalog)

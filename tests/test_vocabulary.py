@@ -6,10 +6,10 @@ to the data is understood without code changes.
 
 from __future__ import annotations
 
-from xhelio.agents.offline.doubts import find_doubts
-from xhelio.agents.offline.resolve import probe_of_dataset, probe_wanted
 from xhelio.catalog.aliases import AliasTable
 from xhelio.catalog.model import Mission
+from xhelio.language.doubts import find_doubts
+from xhelio.language.resolve import probe_of_dataset, probe_wanted
 from xhelio.vocabulary import load_vocabulary
 
 

@@ -27,10 +27,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 
-from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.plan import build_plan
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.language.parse import Vocabulary, parse_request
 
 STYLES = ("instrument", "quantity", "qualifier", "time")
 # Id words that name a processing level, release or product class, not what was measured.

@@ -20,12 +20,12 @@ from datetime import timedelta
 from typing import Any
 
 from xhelio.agents.offline.derived import derived_named
-from xhelio.agents.offline.intent import QuantityWish, RequestIntent
-from xhelio.agents.offline.parse import Vocabulary, parse_request
-from xhelio.agents.offline.quantities import QUANTITIES, Quantity, quantity
-from xhelio.agents.offline.resolve import probe_of_dataset, probe_wanted
 from xhelio.catalog.index import Catalog
 from xhelio.catalog.model import ParameterInfo
+from xhelio.language.intent import QuantityWish, RequestIntent
+from xhelio.language.parse import Vocabulary, parse_request
+from xhelio.language.quantities import QUANTITIES, Quantity, quantity
+from xhelio.language.resolve import probe_of_dataset, probe_wanted
 from xhelio.operations import Operation
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary

@@ -1,5 +1,14 @@
-"""Request language shared by both modes: which words of a request a dataset covers.
+"""Request language shared by both modes: what a request says, and which data covers it.
 
-Below `agents/` and beside `catalog/`: imports `catalog.model` and `vocabulary` only, so
-the catalog search the LLM agents use and the offline resolver rank by the same rules.
+`slots` accounts for every word of a request (each consumed by a slot or known filler),
+`parse` reads a request into a `RequestIntent` (missions, quantities, products, frames,
+operations in `wishes`/`operations`/`spectra`, time through `timerange`), `doubts` finds
+names no vocabulary knows, `products` scores a dataset's own metadata against the
+request's words, `resolve` picks datasets and parameters for (mission, quantity) by that
+score, and `nearest` answers a made-up id with the nearest real ones. The words are data
+in `vocabulary/` (`quantities.toml`, `domain.toml`, `request_words.toml`).
+
+Below `agents/` and beside `catalog/`: imports `catalog`, `timerange` and `vocabulary`
+only, so the catalog search the LLM agents use and the offline planner rank by the same
+rules.
 """

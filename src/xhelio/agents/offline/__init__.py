@@ -1,7 +1,7 @@
 """Offline mode: answer common requests without a language model, through the same tools.
 
-`parse` reads a request into a `RequestIntent`, `resolve` finds datasets and parameters
-for (mission, quantity) in the catalog, `plan` turns the intent into plain steps and
+`xhelio.language` reads a request into a `RequestIntent` and finds datasets and
+parameters for it in the catalog; here `plan` turns the intent into plain steps and
 tool calls, and `OfflineAssistant` runs them through the workspace's funnel. Imports
 nothing from the LLM layer.
 """

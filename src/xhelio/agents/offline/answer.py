@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from xhelio.agents.offline.intent import RequestIntent
+from xhelio.language.intent import RequestIntent
 from xhelio.render.figure_text import plain_unit
 from xhelio.timerange import readable_iso_span
 

@@ -24,13 +24,13 @@ from xhelio.agents.offline.answer import (
 )
 from xhelio.agents.offline.elsewhere import plan_elsewhere
 from xhelio.agents.offline.followup import export_only, is_follow_up, is_undo, merge, replay
-from xhelio.agents.offline.intent import RequestIntent, describe_quantity
-from xhelio.agents.offline.parse import Vocabulary, parse_request
 from xhelio.agents.offline.pipeline_requests import pipeline_reply
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
 from xhelio.agents.offline.skills import FetchedSeries, skill_reply
 from xhelio.agents.turn import AssistantReply
 from xhelio.errors import UnknownDatasetError
+from xhelio.language.intent import RequestIntent, describe_quantity
+from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.operations import ToolResult
 from xhelio.tools.result import no_usable_result
 from xhelio.tools.workspace import Workspace

@@ -2,12 +2,12 @@
 
 The code is written to work whatever the chosen candidate looks like: a vector of 3
 columns, a vector of 4 (x, y, z and the magnitude, as MMS FGM stores it) or a scalar,
-so a candidate fallback never needs new code. Imports only `agents.offline.wishes`.
+so a candidate fallback never needs new code. Imports only `language.wishes`.
 """
 
 from __future__ import annotations
 
-from xhelio.agents.offline.wishes import format_seconds
+from xhelio.language.wishes import format_seconds
 
 __all__ = ["binary_code", "component_code", "series_code"]
 

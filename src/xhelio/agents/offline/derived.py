@@ -10,7 +10,7 @@ package and `vocabulary`.
 
 from __future__ import annotations
 
-from xhelio.agents.offline.intent import QuantityWish
+from xhelio.language.intent import QuantityWish
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
 __all__ = ["derived_code", "derived_named", "input_wishes", "unit_problem"]

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from xhelio.agents.offline.intent import RequestIntent
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, ToolCall, presentation_steps
+from xhelio.language.intent import RequestIntent
 from xhelio.operations import ToolResult
 from xhelio.sources.search import matched_words, query_words
 from xhelio.timerange import find_time

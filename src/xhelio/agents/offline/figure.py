@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from xhelio.agents.offline.intent import RequestIntent
+from xhelio.language.intent import RequestIntent
 from xhelio.timerange import TimeRange
 
 __all__ = ["figure_spec"]

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from xhelio.agents.offline.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
-from xhelio.agents.offline.wishes import find_durations, format_seconds
+from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
+from xhelio.language.wishes import find_durations, format_seconds
 from xhelio.timerange import TimeRange, clock_range_on
 from xhelio.vocabulary import load_vocabulary
 

@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from xhelio.agents.offline.quantities import QUANTITIES, Quantity
-from xhelio.agents.offline.wishes import find_layout, wants_log
 from xhelio.agents.turn import AssistantReply
 from xhelio.errors import XhelioError
+from xhelio.language.quantities import QUANTITIES, Quantity
+from xhelio.language.wishes import find_layout, wants_log
 from xhelio.long_term_memory.model import Memory
 from xhelio.long_term_memory.store import MemoryStore
 from xhelio.tools.workspace import Workspace

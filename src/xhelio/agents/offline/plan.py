@@ -19,16 +19,20 @@ from typing import Any, Literal
 from xhelio.agents.offline.codegen import binary_code, component_code, series_code
 from xhelio.agents.offline.derived import derived_code, derived_named, input_wishes, unit_problem
 from xhelio.agents.offline.figure import figure_spec
-from xhelio.agents.offline.intent import (
+from xhelio.catalog.index import is_auxiliary
+from xhelio.catalog.model import DatasetInfo
+from xhelio.language.intent import (
     MissionRef,
     OperationWish,
     QuantityWish,
     RequestIntent,
     describe_quantity,
 )
-from xhelio.agents.offline.parse import Vocabulary
-from xhelio.agents.offline.quantities import GROUP_WORDS, quantity
-from xhelio.agents.offline.resolve import (
+from xhelio.language.operations import declined_operations, named_operations
+from xhelio.language.parse import Vocabulary
+from xhelio.language.products import main_parameter, named_product, request_terms
+from xhelio.language.quantities import GROUP_WORDS, quantity
+from xhelio.language.resolve import (
     Candidate,
     cadence_of,
     level_rank,
@@ -36,11 +40,7 @@ from xhelio.agents.offline.resolve import (
     probe_wanted,
     resolve,
 )
-from xhelio.agents.offline.wishes import format_seconds
-from xhelio.catalog.index import is_auxiliary
-from xhelio.catalog.model import DatasetInfo
-from xhelio.language.operations import declined_operations, named_operations
-from xhelio.language.products import main_parameter, named_product, request_terms
+from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 

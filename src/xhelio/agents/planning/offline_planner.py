@@ -18,8 +18,6 @@ import threading
 from dataclasses import dataclass, field
 
 from xhelio.agents.offline.assistant import OfflineAssistant, StepRun
-from xhelio.agents.offline.intent import MissionRef, describe_quantity
-from xhelio.agents.offline.parse import parse_request
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep
 from xhelio.agents.planning.loop import RoundFeedback, TaskOutcome
 from xhelio.agents.planning.schema import (
@@ -29,6 +27,8 @@ from xhelio.agents.planning.schema import (
     ReviewDecision,
 )
 from xhelio.agents.planning.tasks import Task, TaskPlan
+from xhelio.language.intent import MissionRef, describe_quantity
+from xhelio.language.parse import parse_request
 
 __all__ = ["OfflinePlanning"]
 

@@ -15,17 +15,29 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from xhelio.agents.offline.doubts import find_doubts
-from xhelio.agents.offline.intent import (
+from xhelio.catalog.aliases import AliasTable, word_spans
+from xhelio.catalog.index import Catalog
+from xhelio.language.doubts import find_doubts
+from xhelio.language.intent import (
     MissionRef,
     PlotWish,
     QuantityWish,
     RequestIntent,
 )
-from xhelio.agents.offline.quantities import GROUP_WORDS, QUANTITIES, quantity
-from xhelio.agents.offline.resolve import probe_wanted
-from xhelio.agents.offline.spectra import spectrum_wishes
-from xhelio.agents.offline.wishes import (
+from xhelio.language.products import product_terms
+from xhelio.language.quantities import GROUP_WORDS, QUANTITIES, quantity
+from xhelio.language.resolve import probe_wanted
+from xhelio.language.slots import (
+    Slot,
+    SlotKind,
+    SlotReading,
+    account,
+    find_formulas,
+    find_places,
+    name_runs,
+)
+from xhelio.language.spectra import spectrum_wishes
+from xhelio.language.wishes import (
     Duration,
     find_colours,
     find_discovery,
@@ -38,18 +50,6 @@ from xhelio.agents.offline.wishes import (
     find_unplaced,
     wants_log,
     wants_plot,
-)
-from xhelio.catalog.aliases import AliasTable, word_spans
-from xhelio.catalog.index import Catalog
-from xhelio.language.products import product_terms
-from xhelio.language.slots import (
-    Slot,
-    SlotKind,
-    SlotReading,
-    account,
-    find_formulas,
-    find_places,
-    name_runs,
 )
 from xhelio.timerange import TimeFound, find_time, stray_clocks
 from xhelio.vocabulary import load_vocabulary

@@ -16,13 +16,13 @@ import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
-from xhelio.agents.offline.intent import QuantityWish
-from xhelio.agents.offline.quantities import Quantity, quantity
-from xhelio.agents.offline.spectra import AXIS_CUES, axis_dataset_score
-from xhelio.agents.offline.wishes import format_seconds
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.language.intent import QuantityWish
 from xhelio.language.products import Term, coverage_score, is_support, says, uncovered
+from xhelio.language.quantities import Quantity, quantity
+from xhelio.language.spectra import AXIS_CUES, axis_dataset_score
+from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 

@@ -2,7 +2,7 @@
 
 `parse.py` fills a `RequestIntent`; `plan.py` turns it into steps. Nothing here knows
 about tools or the catalog, so a planner can build or inspect intents on its own.
-Imports only `timerange`, `language.slots` and `agents.offline.quantities` (for display
+Imports only `timerange`, `language.slots` and `language.quantities` (for display
 names) from xhelio.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from xhelio.agents.offline.quantities import QUANTITIES
+from xhelio.language.quantities import QUANTITIES
 from xhelio.language.slots import SlotReading
 from xhelio.timerange import TimeRange
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from xhelio.agents.offline.intent import QuantityWish
+from xhelio.language.intent import QuantityWish
 
 __all__ = ["AXIS_CUES", "axis_dataset_score", "spectrum_wishes"]
 

@@ -2,7 +2,7 @@
 
 Each function reads one kind of wish from request text and returns plain values (or the
 spans it used, so `parse.py` can mask them before looking for missions and time ranges).
-Nothing here knows the catalog or the tools. Imports only `agents.offline.intent` and
+Nothing here knows the catalog or the tools. Imports only `language.intent` and
 `language.operations` (the operation words of the vocabulary).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xhelio.agents.offline.intent import DiscoveryWish, Layout, OperationWish
+from xhelio.language.intent import DiscoveryWish, Layout, OperationWish
 from xhelio.language.operations import (
     detrend_kind,
     named_operations,
