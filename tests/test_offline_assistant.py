@@ -493,3 +493,27 @@ def test_an_unknown_spacecraft_beside_a_known_one_is_named_not_dropped(session: 
     assert result.error is None
     assert {d.dataset for d in result.data if d.dataset} <= {"AC_H0_MFI", "AC_H1_MFI", "AC_H2_MFI"}
     assert "Left out 'Foobar': no mission by that name" in result.answer
+
+
+def test_a_partly_failed_figure_is_titled_by_what_it_draws(session: Session) -> None:
+    text = "ACE |B| and proton density 2021-02-04"
+    intent = parse_request(text, session.assistant.vocab)
+    plan = build_plan(session.assistant.vocab, intent)
+    density = [
+        c.args["dataset_id"]
+        for step in plan.steps
+        if "density" in step.description.lower()
+        for c in step.calls
+        if "dataset_id" in c.args
+    ]
+    assert density, [s.description for s in plan.steps]
+    session.server.empty_datasets.update(density)
+    try:
+        result = session.ask(text)
+    finally:
+        session.server.empty_datasets.difference_update(density)
+    current = session.workspace.session.plot.current
+    assert current is not None and result.figures, result.answer
+    title = current.figure["layout"]["title"]["text"]
+    assert "density" not in title.lower() and "field" in title.lower(), title
+    assert "2021-02-04" in title

@@ -76,6 +76,22 @@ def _ref_of(trace: dict[str, Any]) -> str:
     return match[1] if match else ""
 
 
+def _names(traces: list[dict[str, Any]]) -> str:
+    return ", ".join(dict.fromkeys(str(t.get("name", "")) for t in traces))
+
+
+def _retitled(
+    layout: dict[str, Any], planned: list[dict[str, Any]], drawn: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A plan-made title names only the series drawn, never one that could not be fetched."""
+    title: dict[str, Any] = layout.get("title") or {}
+    text = title.get("text")
+    planned_names = _names(planned)
+    if not isinstance(text, str) or not text.startswith(planned_names):
+        return layout  # the user's own title stays as written
+    return {**layout, "title": {**title, "text": _names(drawn) + text[len(planned_names) :]}}
+
+
 def _unreachable(result: ToolResult) -> str | None:
     """The message of a fetch that could not reach the data server at all, else None."""
     if not result.ok and result.error_type == _UNREACHABLE:
@@ -339,6 +355,8 @@ class OfflineAssistant:
         if not traces:
             run.problems.append("Nothing to plot: no series could be fetched.")
             return
+        if len(traces) < len(figure["data"]):
+            figure["layout"] = _retitled(figure["layout"], figure["data"], traces)
         # A vector expands into one trace per component, named by the renderer after
         # its columns; one shared name would hide which line is which.
         traces = [
