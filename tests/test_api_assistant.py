@@ -182,3 +182,15 @@ def test_usage_limits_count_every_agent_of_the_turn_and_usage_stays_per_agent() 
     assert seen == 3  # 1 orchestrator + 2 mission: the cap is the turn's, not each run's
     assert capped.error is not None and capped.error.type == "UserError"
     assert "max_turns" in capped.error.message
+
+
+def test_a_failed_turn_names_its_range_readably(monkeypatch: pytest.MonkeyPatch) -> None:
+    with CatalogHapiServer() as server:
+        server.empty_datasets.update({"AC_H0_SWE", "AC_H1_SWE", "AC_H2_SWE", "AC_K0_SWE"})
+        server.empty_datasets.update({"AC_K1_SWE", "AC_H6_SWI", "AC_H3_SWI", "AC_H2_SWI"})
+        monkeypatch.setenv("XHELIO_HAPI_URL", server.url)
+        with Assistant(load_settings()) as assistant:
+            r = assistant.run("ACE proton density 2021-02-03")
+    assert r.error is not None, r.answer
+    assert "T00:00:00Z" not in r.error.message, r.error.message
+    assert "2021-02-03" in r.error.message or "2021-02-03" in r.answer

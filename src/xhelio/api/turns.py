@@ -44,6 +44,7 @@ from xhelio.api.models import (
 from xhelio.errors import XhelioError
 from xhelio.report import gallery_folder
 from xhelio.session.events import Event
+from xhelio.timerange import readable_iso_ranges
 from xhelio.tools.data_tools import frame_of
 from xhelio.tools.funnel import sanitize
 from xhelio.tools.workspace import Workspace
@@ -232,7 +233,7 @@ def build_response(
     error = None
     if result.error is not None:
         kind = result.error_type or _error_type(workspace, first_op, result.error)
-        error = ErrorInfo(type=kind, message=result.error)
+        error = ErrorInfo(type=kind, message=readable_iso_ranges(result.error))
     composed, published = _composed(workspace, result)
     return AskResponse(
         answer=composed.text,
