@@ -574,6 +574,12 @@ def test_answer_names_what_each_panel_shows(store: DataStore) -> None:
     assert describe_render(overlay) == (
         "Plotted Bx GSE, By GSE, Bz GSE (nT) and AC_H0_SWE.Vp (km/s) in one panel."
     )
+    # A vector's components are named under the series they belong to, when it is known.
+    named = {"AC_H2_MFI.BGSEc": "ACE magnetic field"}
+    assert describe_render(overlay, named) == (
+        "Plotted ACE magnetic field (Bx GSE, By GSE, Bz GSE) (nT) and AC_H0_SWE.Vp (km/s)"
+        " in one panel."
+    )
 
 
 def test_heatmap_hover_says_time_bin_and_value_with_units(store: DataStore) -> None:

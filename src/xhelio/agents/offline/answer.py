@@ -7,6 +7,7 @@ Imports this package, `render.figure_text` and `timerange`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from xhelio.language.intent import RequestIntent
@@ -78,30 +79,47 @@ def _with_unit(names: list[str], unit: str) -> str:
     return f"{shown} ({unit})" if unit else shown
 
 
-def _panel_words(traces: list[dict[str, Any]]) -> str:
-    """What one panel shows: lines grouped by unit, each spectrogram named as one."""
-    lines: dict[str, list[str]] = {}
+def _panel_words(traces: list[dict[str, Any]], series: Mapping[str, str]) -> str:
+    """What one panel shows: lines grouped by unit, each spectrogram named as one.
+
+    The component lines of one vector are named under their series ("ACE magnetic field
+    (Bx GSE, By GSE, Bz GSE)"), so the answer still says whose field it is.
+    """
+    lines: dict[str, dict[str, list[str]]] = {}
     spectrograms: list[str] = []
     for trace in traces:
-        name = str(trace.get("name") or trace.get("data_label"))
+        label = str(trace.get("data_label") or "")
+        name = str(trace.get("name") or label)
         unit = plain_unit(str(trace.get("unit") or ""))
         if trace.get("type") == "heatmap":
             spectrograms.append(f"a spectrogram of {_with_unit([name], unit)}")
         else:
-            lines.setdefault(unit, []).append(name)
-    parts = [_with_unit(names, unit) for unit, names in lines.items()] + spectrograms
+            lines.setdefault(unit, {}).setdefault(label, []).append(name)
+    parts = [
+        _with_unit([_series_words(label, names, series) for label, names in groups.items()], unit)
+        for unit, groups in lines.items()
+    ] + spectrograms
     return " and ".join(parts) if len(parts) <= 2 else ", ".join(parts[:-1]) + f" and {parts[-1]}"
 
 
-def describe_render(result: dict[str, Any]) -> str:
-    """One sentence on what a rendered figure shows: each panel's series with units."""
+def _series_words(label: str, names: list[str], series: Mapping[str, str]) -> str:
+    if len(names) > 1 and label in series:
+        return f"{series[label]} ({', '.join(names)})"
+    return ", ".join(names)
+
+
+def describe_render(result: dict[str, Any], series: Mapping[str, str] | None = None) -> str:
+    """One sentence on what a rendered figure shows: each panel's series with units.
+
+    `series` names a stored label's whole series (its components are named by the renderer).
+    """
     traces: list[dict[str, Any]] = result.get("traces") or []
     if not traces:
         return "Plotted an empty figure."
     by_panel: dict[int, list[dict[str, Any]]] = {}
     for trace in traces:
         by_panel.setdefault(int(trace.get("panel") or 1), []).append(trace)
-    shown = [_panel_words(by_panel[panel]) for panel in sorted(by_panel)]
+    shown = [_panel_words(by_panel[panel], series or {}) for panel in sorted(by_panel)]
     if len(shown) == 1:
         text = f"Plotted {shown[0]} in one panel"
     else:

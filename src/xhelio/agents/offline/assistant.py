@@ -358,7 +358,13 @@ class OfflineAssistant:
         if len(traces) < len(figure["data"]):
             figure["layout"] = _retitled(figure["layout"], figure["data"], traces)
         # A vector expands into one trace per component, named by the renderer after
-        # its columns; one shared name would hide which line is which.
+        # its columns; one shared name would hide which line is which. The answer still
+        # names the series the components belong to.
+        series = {
+            str(run.fill(t["data_label"])): str(t["name"])
+            for t in traces
+            if run.vector.get(_ref_of(t)) and t.get("name")
+        }
         traces = [
             {k: v for k, v in t.items() if k != "name" or not run.vector.get(_ref_of(t))}
             for t in traces
@@ -368,7 +374,7 @@ class OfflineAssistant:
         if not result.ok:
             run.problems.append(f"The plot failed: {result.error}")
             return
-        run.shown.append(describe_render(result.payload))
+        run.shown.append(describe_render(result.payload, series))
         run.lines.extend(str(n) for n in result.payload.get("notes") or [])
 
     def _simple(self, step: PlanStep, run: StepRun) -> None:
