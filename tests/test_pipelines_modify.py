@@ -58,7 +58,7 @@ def scripted(turns: list[Turn], seen: list[str], tools: list[set[str]]) -> Funct
 
 
 def _range_in(prompt: str) -> str:
-    found = re.search(r"for (\S+Z to \S+Z)\.", prompt)
+    found = re.search(r"Exact time_range for tool calls: (\S+Z to \S+Z)$", prompt, re.M)
     assert found, prompt
     return found.group(1)
 

@@ -22,7 +22,7 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 
 from xhelio.errors import UserError
 from xhelio.pipelines.extract import extract_pipeline
-from xhelio.pipelines.model import Pipeline
+from xhelio.pipelines.model import TIME_RANGE_VAR, Pipeline
 from xhelio.pipelines.replay import ReplayResult, replay_pipeline
 from xhelio.pipelines.store import PipelineStore
 from xhelio.tools.wrappers import Toolset
@@ -131,7 +131,9 @@ def replay_with_modifications(
         tools=_tools(funnel, MODIFY_TOOLS, calls),
     )
     prompt = (
-        f"{pipeline.to_llm_context()}\n\nReplay outcome: {replay.summary()}\n\n"
+        f"{pipeline.to_llm_context()}\n\nReplay outcome: {replay.summary()}\n"
+        # The summary says the range as people read it; tool calls get it exactly.
+        f"Exact time_range for tool calls: {replay.variables.get(TIME_RANGE_VAR, 'as saved')}\n\n"
         f"Requested modification: {modifications.strip()}"
     )
     run = agent.run_sync(prompt, usage_limits=UsageLimits(request_limit=request_limit))
