@@ -190,3 +190,12 @@ def test_a_failure_quoted_by_the_error_is_left_to_the_error_whole_not_in_pieces(
     assert kept.text == problem.replace(
         "1990-01-01T00:00:00Z to 1990-01-02T00:00:00Z", "1990-01-01"
     )
+
+
+def test_a_saved_pipeline_is_the_answer_and_an_answer_of_only_detail_still_answers() -> None:
+    saved = compose_answer(
+        "Saved pipeline 'ACE overview' (pl_1) with 3 steps:\n- fetch\n- fetch\n- plot"
+    )
+    assert saved.text.startswith("Saved pipeline 'ACE overview' (pl_1)"), saved
+    only_detail = compose_answer("Figure saved to /tmp/x.png.")
+    assert only_detail.text == "Figure saved to /tmp/x.png." and not only_detail.details

@@ -207,7 +207,7 @@ def test_a_request_streams_activity_and_draws_a_plotly_figure(page: sync_api.Pag
     page.wait_for_selector("#figure .main-svg")
     assert page.evaluate("document.getElementById('figure').layout.uirevision").startswith("fig-")
     assert page.evaluate("document.getElementById('figure').data.length") >= 1
-    assert "Magnitude" in reply.inner_text()
+    assert "magnetic field (magnitude) (nT)" in reply.inner_text()  # the short answer first
     # Follow-up suggestions from what was just done, and the session in the URL.
     assert page.locator(".suggestions .chip").count() >= 1
     assert re.search(r"/chat/s[0-9a-f]{32}$", page.url)

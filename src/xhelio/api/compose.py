@@ -34,7 +34,7 @@ _DIFFERS = re.compile(
 )
 _DETAIL = re.compile(
     r"""(?x)
-    ^(?:Offline\ mode\ understood|Time\ range:|Fetched\ |Figure\ saved|Saved\ )
+    ^(?:Offline\ mode\ understood|Time\ range:|Fetched\ |Figure\ saved|Saved\ (?!pipeline))
     | ^Computed\ \S+:\ .*\(\d[\d,]*\ points
     | ^Used\ \S+\ because\ earlier\ candidates
     | \ is\ already\ a\ single\ series
@@ -162,6 +162,8 @@ def compose_answer(
     if not text and not numbers:
         return ComposedAnswer(text)
     parts = _split(text, _said(earlier), _key(readable_iso_ranges(error or "")))
+    if not parts.blocks and not numbers and parts.details and not error:
+        parts.blocks.append(parts.details.pop(0))  # an answer that is all detail still answers
     short, rest = (parts.blocks[0], parts.blocks[1:]) if parts.blocks else ("", [])
     if len(numbers) == 1:
         short = f"{short} {numbers[0]}".strip()

@@ -136,6 +136,12 @@ def numbers_of(
     )
 
 
+def _with_dataset(store: DataStore, label: str, name: str) -> str:
+    """`name` with the dataset it was fetched from ("... [AC_H1_MFI]"), for provenance."""
+    dataset = store.get(label).source_dataset if store.has(label) else None
+    return f"{name} [{dataset}]" if dataset and dataset not in name else name
+
+
 def key_numbers(store: DataStore, figure: RenderResult | None, labels: Sequence[str]) -> list[str]:
     """Sentences on the series shown: the figure's line traces, else the stored `labels`."""
     found: list[SeriesNumbers] = []
@@ -147,7 +153,7 @@ def key_numbers(store: DataStore, figure: RenderResult | None, labels: Sequence[
                 store,
                 trace.data_label,
                 trace.column,
-                trace.name,
+                _with_dataset(store, trace.data_label, trace.name),
                 plain_unit(trace.unit),
                 figure.time_range,
             )
