@@ -12,10 +12,10 @@ Imports only `vocabulary`.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+
+from xhelio.vocabulary import read_table
 
 __all__ = [
     "Declined",
@@ -44,8 +44,7 @@ class _Words:
 
 @cache
 def _table(name: str) -> tuple[_Words, ...]:
-    text = resources.files("xhelio.vocabulary").joinpath("domain.toml").read_text("utf-8")
-    rows = tomllib.loads(text).get(name, [])
+    rows = read_table("domain.toml").get(name, [])
     return tuple(
         _Words(str(r.get("key") or r["label"]), re.compile(r["words"], re.I), r.get("reason", ""))
         for r in rows

@@ -5,16 +5,16 @@ A `Quantity` says how people name a quantity (`phrases`), what to search the cat
 `describes`, `names`, and for vectors a `magnitude_cue`). No dataset id appears here:
 `resolve.py` finds datasets and parameters for (mission, quantity) through the catalog.
 The entries are data, `vocabulary/quantities.toml`: a new quantity is one entry there.
-Imports nothing from xhelio.
+Imports only `xhelio.vocabulary` (to read the table).
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any, Literal
+
+from xhelio.vocabulary import read_table
 
 __all__ = [
     "GROUP_WORDS",
@@ -64,9 +64,7 @@ def _group(entry: dict[str, Any]) -> tuple[re.Pattern[str], tuple[tuple[str, str
     return _rx(str(entry["phrases"])), members
 
 
-_TABLE = tomllib.loads(
-    resources.files("xhelio.vocabulary").joinpath("quantities.toml").read_text("utf-8")
-)
+_TABLE = read_table("quantities.toml")
 # Order matters: longer, more specific phrases are claimed first ("electric field"
 # before the bare "field" of the magnetic field).
 QUANTITIES: tuple[Quantity, ...] = tuple(_quantity(entry) for entry in _TABLE["quantity"])

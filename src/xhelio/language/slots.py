@@ -18,12 +18,12 @@ Imports `vocabulary` only (for the word tables).
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Literal
+
+from xhelio.vocabulary import read_table
 
 __all__ = [
     "Slot",
@@ -111,9 +111,7 @@ class _Tables:
 
 @cache
 def _tables() -> _Tables:
-    raw = tomllib.loads(
-        resources.files("xhelio.vocabulary").joinpath("request_words.toml").read_text("utf-8")
-    )
+    raw = read_table("request_words.toml")
     kinds: dict[str, SlotKind] = {}
     for kind in _TABLE_KINDS:
         for word in str(raw[kind]["words"]).split():

@@ -27,6 +27,7 @@ __all__ = [
     "ProductWord",
     "Species",
     "load_vocabulary",
+    "read_table",
 ]
 
 
@@ -172,15 +173,20 @@ def _frame_words(frames: dict[str, Any]) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-])({'|'.join(spelled)})(?![\w-])")
 
 
-def _read(name: str) -> dict[str, Any]:
+@cache
+def read_table(name: str) -> dict[str, Any]:
+    """One data file of this package (e.g. "quantities.toml"), parsed once per process.
+
+    Callers read it, never change it: the same dictionary is handed to every caller.
+    """
     return tomllib.loads(resources.files("xhelio.vocabulary").joinpath(name).read_text("utf-8"))
 
 
 @cache
 def load_vocabulary() -> DomainVocabulary:
     """Read the vocabulary data files once (later calls return the same object)."""
-    raw_missions = _read("missions.toml")
-    raw = _read("domain.toml")
+    raw_missions = read_table("missions.toml")
+    raw = read_table("domain.toml")
     missions = {
         mission_id: MissionEntry(
             mission_id,
