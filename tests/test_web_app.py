@@ -185,7 +185,9 @@ def wait_answer(page: sync_api.Page) -> sync_api.Locator:
     """The last assistant message once the request is over (Cancel hidden again)."""
     page.wait_for_selector("#cancel", state="hidden")
     reply = page.locator(".msg.assistant").last
+    sync_api.expect(reply).to_be_attached()  # a page still loading its session has none yet
     sync_api.expect(reply).not_to_have_class(re.compile(r"\bpending\b"))
+    sync_api.expect(reply.locator(".typing")).to_have_count(0)
     return reply
 
 

@@ -67,6 +67,8 @@ def test_leaving_the_chat_page_mid_run_does_not_stop_it(page: sync_api.Page, ser
     page.click("#nav a[data-page='data']")
     page.wait_for_selector("#missions")
     page.click("#nav a[data-page='chat']")
+    # Back on the chat page, it follows the request again once the session has loaded.
+    sync_api.expect(page.locator("#cancel")).to_be_visible()
     _assert_finished_with_figure(page)
     served.hapi.clear_faults()
 
