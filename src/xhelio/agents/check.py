@@ -22,6 +22,7 @@ from typing import Any
 from xhelio.agents.offline.derived import derived_named
 from xhelio.catalog.index import Catalog
 from xhelio.catalog.model import ParameterInfo
+from xhelio.language.binding import bind_missions
 from xhelio.language.intent import QuantityWish, RequestIntent
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.quantities import QUANTITIES, Quantity, quantity
@@ -123,8 +124,10 @@ def _mission_of(catalog: Catalog, dataset: str) -> str | None:
 def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched]) -> list[str]:
     vocab = load_vocabulary()
     notes: list[str] = []
+    binding = bind_missions(intent)
     for ref in intent.missions:
-        named = [i for i in vocab.instruments_of(ref.mission_id) if i.words.search(intent.text)]
+        said = binding.text_of(ref, intent.text) if binding else intent.text
+        named = [i for i in vocab.instruments_of(ref.mission_id) if i.words.search(said)]
         mine = [f for f in fetched if _mission_of(catalog, f.dataset) == ref.mission_id]
         others = [i for i in vocab.instruments_of(ref.mission_id) if i not in named]
         for inst in named[-1:]:

@@ -21,6 +21,7 @@ from xhelio.agents.offline.derived import derived_code, derived_named, input_wis
 from xhelio.agents.offline.figure import figure_spec
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo
+from xhelio.language.binding import bind_missions
 from xhelio.language.intent import (
     MissionRef,
     OperationWish,
@@ -127,6 +128,7 @@ class _Source:
     name: str
     datasets: list[DatasetInfo]
     probe: str | None = None
+    text: str = ""  # the request's words about this source (its instrument, product words)
 
 
 @dataclass
@@ -156,7 +158,8 @@ def _mission_source(vocab: Vocabulary, ref: MissionRef, text: str = "") -> _Sour
     datasets = vocab.catalog.browse(ref.mission_id, include_auxiliary=True)
     probe = probe_wanted(ref.text)
     name = ref.name if probe is None else ref.text
-    return _Source(ref.mission_id, _tag(ref.text), name, _of_instrument(ref, datasets, text), probe)
+    kept = _of_instrument(ref, datasets, text)
+    return _Source(ref.mission_id, _tag(ref.text), name, kept, probe, text)
 
 
 def _of_instrument(ref: MissionRef, datasets: list[DatasetInfo], text: str) -> list[DatasetInfo]:
@@ -185,7 +188,14 @@ def _sources_for(b: _Builder, wish: QuantityWish) -> list[_Source]:
     if q.default_mission and q.default_mission in vocab.mission_names:
         return [_mission_source(vocab, MissionRef(q.default_mission, "OMNI", "OMNI", 0))]
     if intent.missions:
-        return [_mission_source(vocab, m, intent.text) for m in intent.missions]
+        binding = bind_missions(intent)
+        if binding is None:
+            return [_mission_source(vocab, m, intent.text) for m in intent.missions]
+        return [
+            _mission_source(vocab, m, binding.text_of(m, intent.text))
+            for m in intent.missions
+            if binding.wants(m, wish)
+        ]
     if intent.unknown_names:
         return []  # a spacecraft was named, just not one the catalog has: never OMNI instead
     if (q.solar_wind or intent.at_earth) and "omni" in vocab.mission_names:
@@ -666,6 +676,8 @@ def _candidates(
 def _resolve(
     b: _Builder, source: _Source, wish: QuantityWish, span: TimeRange | None
 ) -> list[Candidate]:
+    text = source.text or b.intent.text  # only this source's words name its product
+    hints = tuple(h for h in b.intent.hints if h.lower() in text.lower())
     return resolve(
         b.vocab.catalog,
         wish,
@@ -675,8 +687,8 @@ def _resolve(
         time_range=span,
         wanted_cadence=b.intent.cadence_s,
         parameter_names=b.intent.parameter_names,
-        hints=b.intent.hints,
-        terms=request_terms(b.intent.text, b.intent.hints),
+        hints=hints,
+        terms=request_terms(text, hints),
         keep_support=bool(b.intent.dataset_ids),
     )
 
