@@ -7,6 +7,7 @@ end-to-end ones run the offline assistant against the catalog-wide loopback HAPI
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -111,3 +112,34 @@ def test_each_spacecraft_keeps_its_own_instrument(served: str, monkeypatch: pyte
     outcome = run_case(case)
     assert outcome.verdict == "PASS", (outcome.reasons, outcome.answer)
     assert "Differs from the request" not in outcome.answer
+
+
+def test_a_spacecraft_borrowing_a_quantity_does_not_borrow_another_missions_instrument(
+    vocab: Vocabulary,
+):
+    intent = parse_request("Wind 3DP and MMS1 FPI ion temperature 2017-07-11", vocab, now=NOW)
+    binding = bind_missions(intent)
+    assert binding is not None
+    wind, mms = (binding.text_of(m, intent.text) for m in intent.missions)
+    assert "temperature" in wind and "FPI" not in wind and "FPI" in mms
+    # Spacecraft of one mission share the words: "C1 and C3 EFW spacecraft potential".
+    intent = parse_request("C1 and C3 EFW spacecraft potential 2002-02-01", vocab, now=NOW)
+    binding = bind_missions(intent)
+    assert binding is None or all("EFW" in binding.text_of(m, intent.text) for m in intent.missions)
+
+
+def test_arithmetic_across_spacecraft_and_frames_keeps_each_spacecraft(
+    served: str, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("XHELIO_HAPI_URL", served)
+    case = Case(
+        "computations",
+        "difference between ACE Bz GSM and Wind Bz GSE 2004-11-08",
+        datasets=("^AC_H[0-3]_MFI$", "^WI_H[0-4]_MFI$"),
+        computed=("(?i)diff",),
+    )
+    outcome = run_case(case)
+    assert outcome.verdict == "PASS", (outcome.reasons, outcome.answer)
+    # Said once, of the series that differs: Wind's Bz was asked in GSE.
+    assert re.search(r"WI_\w+\.\w+ is in GSM, not GSE as asked", outcome.answer)
+    assert not re.search(r"AC_\w+\.\w+ is in GSM, not GSE", outcome.answer)

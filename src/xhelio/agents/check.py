@@ -22,7 +22,7 @@ from typing import Any
 from xhelio.agents.offline.derived import derived_named
 from xhelio.catalog.index import Catalog
 from xhelio.catalog.model import ParameterInfo
-from xhelio.language.binding import bind_missions
+from xhelio.language.binding import MissionBinding, bind_missions
 from xhelio.language.intent import QuantityWish, RequestIntent
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.quantities import QUANTITIES, Quantity, quantity
@@ -144,9 +144,9 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
                         f"{f.dataset}.{f.parameter} is {sibling.names[0]} data, "
                         f"but {inst.names[0]} was asked."
                     )
-    for wish in intent.quantities:
-        for f in fetched:
-            text = _parameter_text(catalog, f)
+    for f in fetched:
+        text = _parameter_text(catalog, f)
+        for wish in _asked_of(intent, binding, _mission_of(catalog, f.dataset)):
             if wish.species and wish.species not in ("ion",):
                 cue = vocab.species_cue(wish.species)
                 others = [
@@ -172,6 +172,16 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
                         f"not {wish.frame} as asked."
                     )
     return notes
+
+
+def _asked_of(
+    intent: RequestIntent, binding: MissionBinding | None, mission: str | None
+) -> list[QuantityWish]:
+    """The quantities asked of `mission`'s spacecraft ("ACE Bz GSM and Wind Bz GSE")."""
+    refs = [r for r in intent.missions if r.mission_id == mission]
+    if binding is None or not refs:
+        return list(intent.quantities)
+    return [w for w in intent.quantities if any(binding.wants(r, w) for r in refs)]
 
 
 def _quantity_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched]) -> list[str]:

@@ -49,8 +49,15 @@ class MissionBinding:
     texts: Mapping[MissionRef, str]
 
     def wants(self, ref: MissionRef, wish: QuantityWish) -> bool:
-        """Whether `wish` was asked of the spacecraft `ref`."""
-        return wish in self.quantities.get(ref, frozenset([wish]))
+        """Whether `wish` was asked of the spacecraft `ref`.
+
+        The phrase decides (its place and words), so a wish the planner re-framed
+        ("ACE Bz GSM minus Wind Bz GSE" is done in GSM) stays with its spacecraft.
+        """
+        mine = self.quantities.get(ref)
+        if mine is None:
+            return True
+        return any((w.position, w.text) == (wish.position, wish.text) for w in mine)
 
     def text_of(self, ref: MissionRef, whole: str) -> str:
         """The words about `ref` (its instrument and product words are read there)."""
@@ -66,9 +73,16 @@ def _clauses(text: str) -> list[_Clause]:
     return [_Clause(a, b, text[a:b]) for a, b in pairs if text[a:b].strip()]
 
 
-def _said_in(wish: QuantityWish, clause: _Clause) -> bool:
-    if clause.start <= wish.position < clause.end:
+def _inside(wish: QuantityWish, clause: _Clause) -> bool:
+    return clause.start <= wish.position < clause.end
+
+
+def _said_in(wish: QuantityWish, clause: _Clause, wishes: tuple[QuantityWish, ...]) -> bool:
+    """Said in the clause, or said again there ("ACE Bz and Wind Bz" keeps one wish)."""
+    if _inside(wish, clause):
         return True
+    if any(_inside(w, clause) and w.text.lower() == wish.text.lower() for w in wishes):
+        return False  # "ACE Bz GSM and Wind Bz GSE": that clause has its own Bz
     return re.search(rf"(?<!\w){re.escape(wish.text)}(?!\w)", clause.text, re.I) is not None
 
 
@@ -109,7 +123,7 @@ def bind_missions(intent: RequestIntent) -> MissionBinding | None:
     if len(named) < 2:
         return None
     for clause in clauses:
-        clause.wishes = [w for w in intent.quantities if _said_in(w, clause)]
+        clause.wishes = [w for w in intent.quantities if _said_in(w, clause, intent.quantities)]
     for i, clause in enumerate(clauses):
         if not clause.refs and (target := _borrower(clauses, i, intent.text)) is not None:
             target.wishes.extend(w for w in clause.wishes if w not in target.wishes)
@@ -117,7 +131,10 @@ def bind_missions(intent: RequestIntent) -> MissionBinding | None:
     for i, clause in enumerate(clauses):
         if clause.refs and not clause.wishes and (donor := _donor(clauses, i)):
             clause.wishes = list(donor.wishes)
-            clause.lent.append(donor.text)
+            # Another mission's instrument words are not this one's ("Wind 3DP and MMS1
+            # FPI ion temperature"); spacecraft of one mission share them ("C1 and C3 EFW").
+            same = {r.mission_id for r in clause.refs} == {r.mission_id for r in donor.refs}
+            clause.lent.append(donor.text if same else " ".join(w.text for w in donor.wishes))
     bound = {w for c in named for w in c.wishes}
     unbound = frozenset(w for w in intent.quantities if w not in bound)  # asked of everyone
     quantities = {r: frozenset(c.wishes) | unbound for c in named for r in c.refs}

@@ -579,7 +579,9 @@ def _one_frame(b: _Builder, quantities: list[QuantityWish]) -> list[QuantityWish
         f"offline mode does not do, so every series is taken in {first}."
     )
     framed = [replace(w, frame=first) if w.quantity != _NAMED else w for w in quantities]
-    # "ACE Bz GSM minus Wind Bz GSE" names one quantity twice: once in one frame.
+    if bind_missions(b.intent) is not None:
+        return framed  # "ACE Bz GSM minus Wind Bz GSE": each spacecraft its own Bz
+    # "Bz GSM minus Bz GSE of ACE" names one quantity twice: once in one frame.
     seen: set[tuple[object, ...]] = set()
     kept: list[QuantityWish] = []
     for w in framed:
