@@ -205,3 +205,37 @@ def test_time_words_without_a_date_are_asked_not_defaulted(text: str) -> None:
     with open_catalog() as catalog:
         intent = parse_request(text, Vocabulary.from_catalog(catalog), NOW)
     assert intent.time_range is None and intent.time_error, intent
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("the 24 hours around 2015-03-17 12:00", "2015-03-17T00:00", "2015-03-18T00:00"),
+        ("the 3 days surrounding 2015-03-17", "2015-03-16T00:00", "2015-03-19T00:00"),
+        ("the 6 hours centred on 2015-03-17 04:45", "2015-03-17T01:45", "2015-03-17T07:45"),
+    ],
+)
+def test_a_length_around_a_time_is_centred_on_it(text: str, start: str, end: str) -> None:
+    assert _window(text) == (_at(start), _at(end))
+
+
+def test_a_spacecraft_named_in_the_event_phrase_stays_for_the_parser() -> None:
+    text = "ACE density 2 hours before Wind saw the shock at 2003-10-29 06:11"
+    found = find_time(text, NOW)
+    assert found.range is not None
+    assert (found.range.start, found.range.end) == (
+        _at("2003-10-29T04:11"),
+        _at("2003-10-29T06:11"),
+    )
+    wind = text.index("Wind")
+    assert not any(a <= wind < b for a, b in found.spans), found.spans
+    assert any(a <= text.index("saw") < b for a, b in found.spans), found.spans
+
+
+def test_dates_written_beside_an_event_name_are_not_eaten_by_it() -> None:
+    found = find_time("OMNI Dst during the Halloween storm 2003-10-29 to 2003-10-31", NOW)
+    assert found.range is not None
+    assert (found.range.start, found.range.end) == (
+        _at("2003-10-29T00:00"),
+        _at("2003-11-01T00:00"),
+    )

@@ -27,6 +27,7 @@ __all__ = [
     "Relation",
     "around",
     "event_words_after",
+    "phrase_spans",
     "relation_before",
     "suffix_around",
     "unread_time_words",
@@ -60,6 +61,7 @@ _RELATION_WORDS = {
     "start": "starting|beginning|commencing|from|since",
     "after": "after|following|past",
     "before": "before|preceding|prior to|leading up to|leading to|up to|ahead of",
+    "centre": "around|surrounding|centred on|centered on|centred at|centered at",
 }
 _PLUS_MINUS_SIGN = r"(?:\u00b1|\+/-|\+-|plus\s+or\s+minus)"
 _PLUS_MINUS = rf"(?:{_PLUS_MINUS_SIGN}|within)"
@@ -179,10 +181,11 @@ _WORD = re.compile(r"[^\s,;()]+")
 class Relation:
     """A relation phrase found before an anchor: what it asks and where it starts."""
 
-    kind: str  # "start", "after", "before", "around" or "both"
+    kind: str  # "start", "after", "before", "centre", "around" or "both"
     length: timedelta
     later: timedelta  # the "after" length of "from N before to M after"
     start: int
+    end: int
 
     def window(self, anchor: TimeRange) -> TimeRange:
         """The window this relation makes of `anchor`."""
@@ -195,6 +198,9 @@ class Relation:
             return around(anchor, self.length)
         if self.kind == "both":
             return TimeRange(anchor.start - self.length, after_from + self.later)
+        if self.kind == "centre":  # "the 24 hours around T": that long, T in the middle
+            middle = anchor.start + anchor.duration / 2 if _is_period(anchor) else anchor.start
+            return TimeRange(middle - self.length / 2, middle + self.length / 2)
         return TimeRange(anchor.start, anchor.start + self.length)
 
 
@@ -223,36 +229,51 @@ def _count(text: str) -> float:
     return _NUMBER_WORDS[key] if key in _NUMBER_WORDS else float(key)
 
 
-def _gap_word(word: str, missions: frozenset[str]) -> bool:
+def _gap_word(word: str) -> bool:
     """Whether a word may stand in the noun phrase naming what happened at the anchor."""
     bare = word.strip(".,'\u2019").lower()
     if not bare or bare in _STOP_WORDS:
         return False
     if re.fullmatch(r"[abcmx]\d+(?:\.\d+)?", bare):  # a flare class, "X8.2"
         return True
-    if not re.fullmatch(r"[a-z][a-z'\u2019-]*", bare):
-        return False
-    return word.islower() or bare not in missions  # "Wind" names a spacecraft
+    return re.fullmatch(r"[a-z][a-z'\u2019-]*", bare) is not None
 
 
-def _gap_ok(gap: str, missions: frozenset[str]) -> bool:
+def _gap_ok(gap: str) -> bool:
     words = _WORD.findall(gap)
     if len(words) > _MAX_GAP_WORDS or re.search(r"[;()]", gap):
         return False
-    return all(_gap_word(w, missions) for w in words)
+    return all(_gap_word(w) for w in words)
 
 
-def relation_before(text: str, anchor_start: int, missions: frozenset[str]) -> Relation | None:
+def phrase_spans(
+    text: str, start: int, end: int, missions: frozenset[str]
+) -> tuple[tuple[int, int], ...]:
+    """The spans of text[start:end] the time used: all but the spacecraft named in it.
+
+    "2 hours before Wind saw the shock at T" uses every word but "Wind".
+    """
+    spans: list[tuple[int, int]] = []
+    at = start
+    for word in _WORD.finditer(text, start, end):
+        if not word[0].islower() and word[0].lower().strip(".,") in missions:
+            spans.append((at, word.start()))
+            at = word.end()
+    spans.append((at, end))
+    return tuple((a, b) for a, b in spans if b > a)
+
+
+def relation_before(text: str, anchor_start: int) -> Relation | None:
     """The relation phrase that leads to an anchor starting at `anchor_start`, or None.
 
     Words between the phrase and the anchor must read as a noun phrase (at most six
-    words, none a spacecraft's name, none starting another clause).
+    words, none starting another clause).
     """
     head = text[:anchor_start]
     best: Relation | None = None
     for form in (_BOTH_SIDES, _AROUND, _SIDES, _ONE_SIDED):
         for match in form.finditer(head):
-            if not _gap_ok(head[match.end() :], missions):
+            if not _gap_ok(head[match.end() :]):
                 continue
             relation = _relation(form, match)
             if relation is not None and (best is None or relation.start < best.start):
@@ -268,20 +289,20 @@ def _relation(form: re.Pattern[str], match: re.Match[str]) -> Relation | None:
         return None
     if form is _BOTH_SIDES:
         later = _amount(match, "b")
-        return None if later is None else Relation("both", length, later, match.start())
+        return None if later is None else Relation("both", length, later, *match.span())
     if form in (_AROUND, _SIDES):
-        return Relation("around", length, timedelta(0), match.start())
+        return Relation("around", length, timedelta(0), *match.span())
     word = " ".join(match["rel"].lower().split())
     kind = next(k for k, words in _RELATION_WORDS.items() if word in words.split("|"))
-    return Relation(kind, length, timedelta(0), match.start())
+    return Relation(kind, length, timedelta(0), *match.span())
 
 
-def event_words_after(text: str, end: int, missions: frozenset[str]) -> int:
+def event_words_after(text: str, end: int) -> int:
     """Where the noun naming an anchor's event ends ("2012-07-23 CME"), or `end`."""
     tail = text[end:]
     words = list(_WORD.finditer(tail))[:3]
     for match in reversed(words):
-        if match[0].strip(".,").lower() in EVENT_NOUNS and _gap_ok(tail[: match.end()], missions):
+        if match[0].strip(".,").lower() in EVENT_NOUNS and _gap_ok(tail[: match.end()]):
             return end + match.end()
     return end
 

@@ -19,7 +19,13 @@ from functools import cache
 
 from xhelio.errors import BadTimeRangeError
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
-from xhelio.timerange.relative import around, event_words_after, relation_before, suffix_around
+from xhelio.timerange.relative import (
+    around,
+    event_words_after,
+    phrase_spans,
+    relation_before,
+    suffix_around,
+)
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["TimeFound", "clock_range_on", "find_time", "stray_clocks"]
@@ -502,13 +508,14 @@ def _relative(text: str, found: TimeFound, *, whole: bool) -> TimeFound:
     """
     if found.range is None or not found.spans:
         return found
-    missions = _mission_names()
     first, last = min(a for a, _ in found.spans), max(b for _, b in found.spans)
-    end = event_words_after(text, last, missions)
-    relation = relation_before(text, first, missions)
+    end = event_words_after(text, last)
+    relation = relation_before(text, first)
     several_days = found.range.duration > timedelta(days=1) and not whole
     if relation is not None and not (relation.kind == "start" and several_days):
-        spans = (*found.spans, (relation.start, first), (last, end))
+        gap = phrase_spans(text, relation.end, first, _mission_names())
+        spans = (*found.spans, (relation.start, relation.end), *gap, (last, end))
+        spans = tuple((a, b) for a, b in spans if b > a)
         return TimeFound(relation.window(found.range), text[relation.start : end], None, spans)
     suffix = suffix_around(text, end)
     if suffix is None:
