@@ -51,7 +51,7 @@ from xhelio.language.wishes import (
     wants_log,
     wants_plot,
 )
-from xhelio.timerange import TimeFound, find_time, stray_clocks
+from xhelio.timerange import TimeFound, find_time, stray_clocks, unread_time_words
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["Vocabulary", "parse_request"]
@@ -542,8 +542,7 @@ def _merged(names: tuple[str, ...], more: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-# Words that can only be part of a date: a year, a day of year.
-_UNREAD_DATE = re.compile(r"\b(?:19[5-9]\d|20\d\d)\b|\bdoys?\s*\d|\bdays?\s+\d{1,3}\b", re.I)
+# A range this long may be only the year written beside a time that was not read.
 _COARSE = timedelta(days=27)
 
 
@@ -593,11 +592,11 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         for span in found.spans:
             work = _mask(work, *span)
     coarse = time_range is None or time_range.duration > _COARSE
-    if coarse and time_error is None and (unread := _UNREAD_DATE.search(work)):
+    if coarse and time_error is None and (unread := unread_time_words(work)):
         # Never "the last 7 days", nor the year written beside it, for a request that
         # wrote a time this could not read.
         time_error = (
-            f"I could not read the time around '{unread[0]}'; "
+            f"I could not read the time around '{unread}'; "
             "please write it like 2015-03-17 or 2015-03-17 to 2015-03-19"
         )
         time_range, time_text = None, None

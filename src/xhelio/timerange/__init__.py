@@ -1,10 +1,11 @@
 """Time: the one grammar both modes read times with.
 
-`grammar` holds the `TimeRange` value and `parse_time_range` / `find_time_range` for a
-time expression on its own; `sentences` reads the time of a whole request (`find_time`):
-day-of-year ranges, clock ranges (across midnight too), "N hours before/after T",
-"± N days around T", named events from the vocabulary (an unknown event name is asked
-about), and impossible dates as errors; `readable` says ranges as people write them.
+`grammar` holds the `TimeRange` value and `parse_time_range` / `find_time_range`
+for a time expression on its own; `sentences` reads the time of a whole request
+(`find_time`): day-of-year ranges, clock ranges (across midnight too), named events from
+the vocabulary (an unknown event name is asked about), and impossible dates as errors;
+`relative` the windows measured from a time ("18 h before shock arrival at T", "± N days
+around the CME on T"); `readable` says ranges as people write them.
 Imports only `errors` and `vocabulary`.
 """
 
@@ -23,6 +24,7 @@ from xhelio.timerange.readable import (
     readable_range,
     readable_span,
 )
+from xhelio.timerange.relative import unread_time_words
 from xhelio.timerange.sentences import TimeFound, clock_range_on, find_time, stray_clocks
 
 __all__ = [
@@ -41,4 +43,5 @@ __all__ = [
     "readable_span",
     "readable_text",
     "stray_clocks",
+    "unread_time_words",
 ]

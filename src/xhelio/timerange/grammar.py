@@ -141,7 +141,7 @@ def _alternatives(words: list[str]) -> str:
 _MONTH_WORD = _alternatives(list(_MONTH_NUMBERS))
 _MONTH = rf"(?P<mname>{_MONTH_WORD})\.?"
 _ORDINAL = r"(?:st|nd|rd|th)?"
-_ZONE = r"(?:\s*(?P<zone>z|utc|[+-]\d{2}(?::?\d{2})?))?"
+_ZONE = r"(?:\s*(?P<zone>z|utc|ut|gmt|[+-]\d{2}(?::?\d{2})?))?"
 _TIME = r"(?P<hour>\d{2})(?::(?P<minute>\d{2})(?::(?P<second>\d{2})(?:[.,](?P<frac>\d+))?)?)?"
 _COMPACT_TIME = r"t(?P<hour>\d{2})(?P<minute>\d{2})?(?P<second>\d{2})?(?:\.(?P<frac>\d+))?"
 _DAY_SEPARATOR = r"\s*(?:-|\u2013|\u2014|to|through|thru|until|till)\s*"
@@ -152,7 +152,7 @@ _LONG_UNITS = [word for word in _UNITS if len(word) > 1]
 
 
 def _zone_offset(zone: str | None) -> timedelta:
-    if zone is None or zone in ("z", "utc"):
+    if zone is None or zone in ("z", "utc", "ut", "gmt"):
         return timedelta(0)
     digits = zone[1:].replace(":", "")
     hours, minutes = int(digits[:2]), int(digits[2:] or 0)
@@ -227,13 +227,22 @@ def _word(match: re.Match[str], now: datetime) -> _Span:
 _ISO_DATE = r"(?P<year>\d{4})(?P<sep>[-/])(?P<month>\d{2})(?P=sep)(?P<day>\d{2})"
 _COMPACT_DATE = r"(?P<year>\d{4})(?P<month>\d{2})(?P<day>\d{2})"
 _DAY_OF_YEAR = r"(?P<year>\d{4})[-/]?(?P<doy>\d{3})"
-_NAMED_DATE = rf"{_MONTH}\s*(?P<day>\d{{1,2}}){_ORDINAL},?\s+(?P<year>\d{{4}})"
-_DAY_MONTH_YEAR = rf"(?P<day>\d{{1,2}}){_ORDINAL}\s*{_MONTH},?\s*(?P<year>\d{{4}})"
+# A clock after a date written with words needs its colon ("Jun 29 2004 12:00").
+_CLOCK_AFTER = (
+    r",?\s+(?:at\s+)?(?P<hour>\d{1,2}):(?P<minute>\d{2})"
+    r"(?::(?P<second>\d{2})(?:[.,](?P<frac>\d+))?)?"
+)
+_NAMED_DATE = (
+    rf"{_MONTH}\s*(?P<day>\d{{1,2}}){_ORDINAL},?\s+(?P<year>\d{{4}})(?:{_CLOCK_AFTER})?{_ZONE}"
+)
+_DAY_MONTH_YEAR = (
+    rf"(?P<day>\d{{1,2}}){_ORDINAL}\s*{_MONTH},?\s*(?P<year>\d{{4}})(?:{_CLOCK_AFTER})?{_ZONE}"
+)
 _PointParser = Callable[[re.Match[str], datetime], _Span]
 _POINT_PARSERS: list[tuple[re.Pattern[str], _PointParser]] = [
     (re.compile(pattern), build)
     for pattern, build in (
-        (rf"{_ISO_DATE}(?:(?:t|\s+){_TIME})?{_ZONE}", _date),
+        (rf"{_ISO_DATE}(?:(?:t|\s+(?:at\s+)?){_TIME})?{_ZONE}", _date),
         (rf"{_COMPACT_DATE}(?:{_COMPACT_TIME})?{_ZONE}", _date),
         (rf"{_DAY_OF_YEAR}(?:(?:t|\s+){_TIME})?{_ZONE}", _day_of_year),
         (r"(?P<year>\d{4})[-/](?P<month>\d{2})", _month),

@@ -15,9 +15,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cache
 
 from xhelio.errors import BadTimeRangeError
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
+from xhelio.timerange.relative import (
+    around,
+    event_words_after,
+    phrase_spans,
+    relation_before,
+    suffix_around,
+)
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["TimeFound", "clock_range_on", "find_time", "stray_clocks"]
@@ -221,11 +229,6 @@ _COUNTS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
 }  # fmt: skip
-_ANCHORED = re.compile(
-    rf"\b(?:for\s+)?(?:the\s+)?{_COUNT}[\s-]*{_UNIT}\s+(?:starting|beginning|from|after|since)"
-    rf"(?:\s+(?:at|on))?\s+",
-    re.I,
-)
 _PART_OF = re.compile(
     rf"\b(?:the\s+)?(?P<w>last|first|final|opening)\s+{_COUNT}[\s-]*{_UNIT}\s+of\s+(?:the\s+)?",
     re.I,
@@ -233,18 +236,6 @@ _PART_OF = re.compile(
 _HALF_OF = re.compile(
     r"\b(?:the\s+)?(?P<w>first|1st|second|2nd|last)\s+half\s+of\s+(?:the\s+)?", re.I
 )
-_BEFORE = re.compile(
-    rf"\b(?:for\s+)?(?:the\s+)?{_COUNT}[\s-]*{_UNIT}\s+(?:before|prior\s+to|preceding"
-    rf"|leading\s+up\s+to|up\s+to)(?:\s+(?:at|on))?\s+",
-    re.I,
-)
-_PLUS_MINUS_WORDS = r"(?:plus\s+or\s+minus|\+/-|\u00b1|\+-)"
-_AROUND = re.compile(
-    rf"(?:{_PLUS_MINUS_WORDS}|within)\s*{_COUNT}\s*{_UNIT}\s+(?:around|about|of|either\s+side"
-    rf"\s+of|from|centred\s+on|centered\s+on)(?:\s+(?:at|on))?\s+",
-    re.I,
-)
-_AROUND_AFTER = re.compile(rf"^\s*,?\s*{_PLUS_MINUS_WORDS}\s*{_COUNT}\s*{_UNIT}\b", re.I)
 _AGO = re.compile(rf"\b(?:from\s+|on\s+)?{_COUNT}\s+(?P<u>days?|weeks?)\s+ago\b", re.I)
 _PLUS_MINUS = re.compile(
     rf"\b(?:at|around|about|near)\s+(?P<c>\d{{1,2}}:\d{{2}})\s*(?:UTC?|Z)?\s*,?\s*"
@@ -299,7 +290,7 @@ def _hour_pair(m: re.Match[str]) -> str:
 
 # "1989 Aug 20-30", "2015 March 17": the year first, as log books write it.
 _YEAR_MONTH_DAYS = re.compile(
-    rf"\b(?P<y>(?:19|20)\d\d)\s+(?P<m>{_MONTH})\s+(?P<d>[0-3]?\d)(?P<rest>\s*[-\u2013]\s*[0-3]?\d)?"
+    rf"\b(?P<y>(?:19|20)\d\d)\s+(?P<m>{_MONTH})\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?(?P<rest>\s*[-\u2013]\s*[0-3]?\d)?"
     rf"(?![\d:])",
     re.I,
 )
@@ -368,12 +359,11 @@ def stray_clocks(text: str) -> tuple[str, ...]:
 
 
 def _anchored(text: str, now: datetime | None) -> TimeFound | None:
-    """Forms that build a range from a period named after them.
+    """Parts of a period named after them, and 'N days ago' counted from `now`.
 
-    'N hours starting T', 'the last N days of March 2015', 'the second half of
-    2015-03-17', and 'N days ago' counted from `now`.
+    'the last N days of March 2015', 'the second half of 2015-03-17'.
     """
-    for form in (_ANCHORED, _BEFORE, _AROUND, _PART_OF, _HALF_OF):
+    for form in (_PART_OF, _HALF_OF):
         for match in form.finditer(text):
             rest = text[match.end() :]
             found = find_time_range(rest, now)
@@ -398,13 +388,7 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
                 )
             else:
                 length = _count(match["n"]) * _unit(match["u"])
-                if form is _ANCHORED:
-                    result = TimeRange(base.start, base.start + length)
-                elif form is _BEFORE:
-                    result = TimeRange(base.start - length, base.start)
-                elif form is _AROUND:
-                    result = _around(base, length)
-                elif match["w"].lower() in ("last", "final"):
+                if match["w"].lower() in ("last", "final"):
                     result = TimeRange(max(base.end - length, base.start), base.end)
                 else:
                     result = TimeRange(base.start, min(base.start + length, base.end))
@@ -419,27 +403,9 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
     return None
 
 
-def _around(base: TimeRange, half: timedelta) -> TimeRange:
-    """N either side of a time: of a day (or longer), of its ends; of an instant, of it."""
-    if base.duration >= timedelta(days=1):
-        return TimeRange(base.start - half, base.end + half)
-    return TimeRange(base.start - half, base.start + half)
-
-
 def _plus_minus(text: str, found: TimeFound) -> TimeFound:
-    """'on DAY at 09:30 plus or minus 2 hours', 'DAY ± 3 days': the window around it."""
+    """'on DAY at 09:30 plus or minus 2 hours': the window around that clock time."""
     match = _PLUS_MINUS.search(text)
-    if match is None and found.range is not None and found.spans:
-        end = max(b for _, b in found.spans)
-        after = _AROUND_AFTER.match(text[end:])
-        if after is not None:
-            half = _count(after["n"]) * _unit(after["u"])
-            return TimeFound(
-                _around(found.range, half),
-                f"{found.text} {after[0].strip(' ,')}",
-                None,
-                (*found.spans, (end + after.start(), end + after.end())),
-            )
     if match is None or found.range is None or not _whole_day(found.range):
         return found
     centre = _clock(found.range.start, match["c"])
@@ -523,6 +489,42 @@ def _find_time(text: str, now: datetime | None = None) -> TimeFound:
     return TimeFound(result, words, None, tuple(spans))
 
 
+@cache
+def _mission_names() -> frozenset[str]:
+    """Every one-word mission name, lower case: never part of an event's noun phrase."""
+    return frozenset(
+        name.lower()
+        for entry in load_vocabulary().missions.values()
+        for name in entry.names
+        if " " not in name
+    )
+
+
+def _relative(text: str, found: TimeFound, *, whole: bool) -> TimeFound:
+    """A window measured from the time found: "6 h before the shock at T", "T ± 2 days".
+
+    `whole` says the time is one named thing (an event); otherwise an explicit range of
+    several days is no anchor for "from" ("1-hour averages from A to B" is that range).
+    """
+    if found.range is None or not found.spans:
+        return found
+    first, last = min(a for a, _ in found.spans), max(b for _, b in found.spans)
+    end = event_words_after(text, last)
+    relation = relation_before(text, first)
+    several_days = found.range.duration > timedelta(days=1) and not whole
+    if relation is not None and not (relation.kind == "start" and several_days):
+        gap = phrase_spans(text, relation.end, first, _mission_names())
+        spans = (*found.spans, (relation.start, relation.end), *gap, (last, end))
+        spans = tuple((a, b) for a, b in spans if b > a)
+        return TimeFound(relation.window(found.range), text[relation.start : end], None, spans)
+    suffix = suffix_around(text, end)
+    if suffix is None:
+        return found
+    half, stop = suffix
+    spans = (*found.spans, (last, stop))
+    return TimeFound(around(found.range, half), text[first:stop], None, spans)
+
+
 def find_time(text: str, now: datetime | None = None) -> TimeFound:
     """The request's time range and the spans of the original text that named it.
 
@@ -536,13 +538,37 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     bad = _bad_clock(text)
     if bad is not None:
         return TimeFound(None, None, bad)
+    event = _named_event(text, now)
+    if event is None:
+        return _written_time(text, now)
+    # A time written beside the event's name that is narrower than the event wins
+    # ("for the 2017 September storm, 12 hours before 2017-09-07T23:00").
+    masked = text
+    for a, b in event.spans:
+        masked = masked[:a] + " " * (b - a) + masked[b:]
+    written = _written_time(masked, now)
+    if written.range and event.range and written.range.duration < event.range.duration:
+        return written
+    return event
+
+
+def _named_event(text: str, now: datetime | None) -> TimeFound | None:
+    """A named event of the vocabulary and any window measured from it."""
     for event in load_vocabulary().events:
         match = event.words.search(text)
         if match is not None:
             found = parse_time_range(event.range, now)
-            return TimeFound(found, f"{match[0]} ({event.range})", None, (match.span(),))
+            named = TimeFound(found, f"{match[0]} ({event.range})", None, (match.span(),))
+            return _relative(text, named, whole=True)
+    return None
+
+
+def _written_time(text: str, now: datetime | None) -> TimeFound:
+    """The time written out in the request (no named event of the vocabulary)."""
     rewritten = _rewrite(text)
-    found = _anchored(rewritten.text, now) or _find_time(rewritten.text, now)
+    found = _anchored(rewritten.text, now) or _relative(
+        rewritten.text, _find_time(rewritten.text, now), whole=False
+    )
     found = _clock_for(rewritten.text, _plus_minus(rewritten.text, found))
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
     unknown = _unknown_event(text)
@@ -559,7 +585,8 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
 # A named event ("the Kessler storm", "the 2020 foo-bar event") the vocabulary does not
 # list: its dates are asked, never widened to the year or month written beside it.
 _EVENT_NAME = re.compile(
-    r"\b(?:during|for|in|around|of|at)\s+(?:the\s+)?(?P<name>(?:[\w'.-]+\s+){1,3}?)"
+    r"\b(?:during|for|in|around|of|at|before|after|following|preceding|to|since|until)\s+"
+    r"(?:the\s+)?(?P<name>(?:[\w'.-]+\s+){1,3}?)"
     r"(?P<kind>storms?|events?|flares?|CMEs?|substorms?|eclipses?)\b",
     re.I,
 )
