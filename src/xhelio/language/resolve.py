@@ -19,7 +19,14 @@ from datetime import UTC, datetime, timedelta
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish
-from xhelio.language.products import Term, coverage_score, is_support, says, uncovered
+from xhelio.language.products import (
+    Term,
+    coverage_score,
+    is_support,
+    says,
+    unasked_markers,
+    uncovered,
+)
 from xhelio.language.quantities import Quantity, quantity
 from xhelio.language.spectra import AXIS_CUES, axis_dataset_score
 from xhelio.language.wishes import format_seconds
@@ -63,6 +70,9 @@ _DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)
 _SCORED_SPAN = timedelta(days=7)
 _NO_COVERAGE = 20.0  # the demotion of a dataset with no data in the requested time
 _UNCOVERED = "no coverage of the requested time"
+_UNASKED_MARKER = 1.0  # per marker word ("burst", "auxiliary") the request does not say
+# Quantities whose products differ by distribution kind (omni, pitch angle) by nature.
+_DISTRIBUTIONS = frozenset({"spectrum", "spectrogram"})
 # Points per series that show a span well without a slow fetch.
 _POINTS_BAND = (300.0, 30_000.0)
 
@@ -469,6 +479,11 @@ def resolve(
         extra = (
             probe_score
             + coverage_score(info, terms, cadence)
+            - (
+                _UNASKED_MARKER * len(unasked_markers(info, terms))
+                if q.shape not in _DISTRIBUTIONS
+                else 0.0
+            )
             + _frame_in_id(info, wish)
             + _title_species_score(info, q, wish)
             + bonus.get(info.id, 0.0)

@@ -102,6 +102,15 @@ class ProductWord:
 
     words: re.Pattern[str]
     tokens: frozenset[str]
+    soft: bool = False
+    """An everyday word too ("fast", "slow"): it ranks the products that hold it first but
+    never rules one out, and its absence is not a difference worth saying."""
+    about_data: bool = True
+    """A word about the data itself (a look direction); False for a product's kind or
+    level ("key parameters", "level 2", "magnetometer")."""
+    marker: bool = False
+    """Marks a product apart from its siblings ("burst", "auxiliary", "merged"): a dataset
+    holding it ranks below its siblings unless the request says it."""
 
 
 @dataclass(frozen=True)
@@ -238,7 +247,13 @@ def load_vocabulary() -> DomainVocabulary:
         else None,
         frame_words=_frame_words(raw.get("frames", {})),
         products=tuple(
-            ProductWord(_rx(row["words"]), frozenset(t.upper() for t in row["tokens"]))
+            ProductWord(
+                _rx(row["words"]),
+                frozenset(t.upper() for t in row["tokens"]),
+                soft=row.get("soft", False),
+                about_data=row.get("about_data", True),
+                marker=row.get("marker", False),
+            )
             for row in raw.get("product", [])
         ),
     )
