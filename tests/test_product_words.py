@@ -14,8 +14,9 @@ from collections.abc import Iterator
 import pytest
 
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
+from xhelio.catalog.aliases import AliasTable
 from xhelio.catalog.index import open_catalog
-from xhelio.catalog.model import DatasetInfo
+from xhelio.catalog.model import DatasetInfo, Mission
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.products import product_terms, title_words, unasked_markers
 
@@ -92,3 +93,36 @@ def test_the_product_words_pick_the_product(vocab: Vocabulary, text: str, datase
 def test_a_mode_the_mission_lacks_is_said(vocab: Vocabulary) -> None:
     plan = _plan(vocab, "ACE burst mode magnetic field 2010-01-01")
     assert _fetched(plan) and any("Differs from the request" in n for n in plan.notes)
+
+
+def test_id_prefixes_that_abbreviate_the_mission_are_aliases_in_capitals() -> None:
+    table = AliasTable(
+        [
+            Mission("wind", "Wind", dataset_ids=("WI_H0_MFI", "WIND_WAVES_QTNFIT")),
+            Mission("geotail", "Geotail", dataset_ids=("GE_K0_MGF",)),
+            Mission("ace", "ACE", dataset_ids=("AC_H0_MFI",)),
+            Mission("lanl", "LANL", dataset_ids=("L1_K0_MPA",)),
+        ]
+    )
+    found = {m.text: m.mission_id for m in table.find_mentions("WI and GE, not ge, AC or L1")}
+    assert found == {"WI": "wind", "GE": "geotail"}
+
+
+@pytest.mark.parametrize(
+    ("text", "prefix"),
+    [
+        ("PVO magnetic field 1985-03-01", "PIONEERVENUS_"),
+        ("Pioneer Venus Orbiter solar wind density 1985-03-01", "PIONEERVENUS_"),
+        ("Pioneer 10 magnetic field 1975-01-01", "PIONEER10_"),
+        ("WI proton density 2005-01-01", "WI_"),
+        ("GE magnetic field on 2000-01-01", "GE_"),
+        ("I8 magnetic field 1995-01-01", "I8_"),
+        ("IMP-8 plasma density 1995-01-01", "I8_"),
+        ("UY magnetic field 1995-01-01", "UY_"),
+        ("V2 magnetic field 1980-01-01", "VOYAGER2_"),
+        ("STB magnetic field 2010-01-01", "STB_"),
+    ],
+)
+def test_mission_abbreviations(vocab: Vocabulary, text: str, prefix: str) -> None:
+    fetched = _fetched(_plan(vocab, text))
+    assert fetched and fetched[0].startswith(prefix), fetched

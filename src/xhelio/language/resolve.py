@@ -121,8 +121,16 @@ def probe_wanted(typed: str) -> str | None:
 
 
 def probe_of_dataset(dataset_id: str) -> str | None:
-    """The spacecraft letter or number a dataset id belongs to ("C3_CP_FGM_SPIN" -> "3")."""
-    match = _PROBE_IN_ID.search(dataset_id.upper().split("_", 1)[0])
+    """The spacecraft letter or number a dataset id belongs to ("C3_CP_FGM_SPIN" -> "3").
+
+    An id prefix the vocabulary lists as a probe's shorthand names it ("PIONEERVENUS").
+    """
+    head = dataset_id.upper().split("_", 1)[0]
+    for entry in load_vocabulary().missions.values():
+        listed = entry.probe_of(head)
+        if listed is not None:
+            return listed
+    match = _PROBE_IN_ID.search(head)
     if not match:
         return None
     return match[1] or str(int(match[2]))

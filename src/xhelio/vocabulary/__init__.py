@@ -126,6 +126,8 @@ class DomainVocabulary:
     english_word_aliases: frozenset[str]
     physics_phrases: tuple[str, ...]
     solar_wind_missions: frozenset[str] = frozenset()
+    not_mission_abbreviations: frozenset[str] = frozenset()
+    """Dataset id prefixes that are words of the field, never a mission ("AC", "HK")."""
     not_placed: re.Pattern[str] | None = None
     """Things people measure that no spacecraft quantity here stands for (neutrons)."""
     products: tuple[ProductWord, ...] = ()
@@ -242,6 +244,7 @@ def load_vocabulary() -> DomainVocabulary:
         english_word_aliases=frozenset(raw.get("english_word_aliases", ())),
         physics_phrases=tuple(raw.get("physics_phrases", ())),
         solar_wind_missions=frozenset(raw.get("solar_wind_missions", ())),
+        not_mission_abbreviations=frozenset(raw.get("not_mission_abbreviations", ())),
         not_placed=_rx("|".join(f"(?:{w})" for w in raw["not_placed"]))
         if raw.get("not_placed")
         else None,
