@@ -126,3 +126,9 @@ def test_id_prefixes_that_abbreviate_the_mission_are_aliases_in_capitals() -> No
 def test_mission_abbreviations(vocab: Vocabulary, text: str, prefix: str) -> None:
     fetched = _fetched(_plan(vocab, text))
     assert fetched and fetched[0].startswith(prefix), fetched
+
+
+def test_a_named_product_without_data_in_the_time_is_said_by_name(vocab: Vocabulary) -> None:
+    plan = _plan(vocab, "ACE SWEPAM key parameters proton density 2010-01-01")
+    said = [n for n in plan.notes if "Differs from the request" in n]
+    assert _fetched(plan) and said and "AC_K0_SWE" in said[0], plan.notes

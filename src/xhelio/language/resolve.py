@@ -546,11 +546,21 @@ def _choice_notes(
     top = ranked[0]
     info = infos[top.dataset_id]
     notes: list[str] = []
+    timeless = next(
+        (c for c in ranked[1:] if _UNCOVERED in c.reason and c.score + _NO_COVERAGE > top.score),
+        None,
+    )
     lacking = uncovered(info, terms, top.cadence_s)
     if lacking:
         words = ", ".join(f"'{t.typed}'" for t in lacking)
+        where = "no dataset found for"
+        if timeless is not None and not uncovered(
+            infos[timeless.dataset_id], lacking, timeless.cadence_s
+        ):
+            where = f"{timeless.dataset_id} has no data in the requested time for"
+            timeless = None  # said here
         notes.append(
-            f"Differs from the request: no dataset found for {words} as asked; shown "
+            f"Differs from the request: {where} {words} as asked; shown "
             f"instead: {top.dataset_id} "
             f"({info.title.split(' - ')[0].strip()})."
         )
@@ -571,8 +581,7 @@ def _choice_notes(
                     f"{info.id}, which was not drawn; shown: {param.name} "
                     f"({param.description.strip() or param.name})."
                 )
-    timeless = next((c for c in ranked[1:] if c.score + _NO_COVERAGE > top.score), None)
-    if timeless is not None and _UNCOVERED in timeless.reason and _UNCOVERED not in top.reason:
+    if timeless is not None and _UNCOVERED not in top.reason:
         notes.append(
             f"{timeless.dataset_id} fits the request's words better but has no data for the "
             f"requested time; used {top.dataset_id}."
