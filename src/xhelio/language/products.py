@@ -238,14 +238,14 @@ def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | 
     """
     if not terms:
         return 0.0
-    own, _ = _own_tokens(info, cadence_s)
+    own, acronyms = _own_tokens(info, cadence_s)
     params = _parameter_tokens(info)
     score = 0.0
     for term in terms:
         if term.acronym:
             score += 5.0 if term.tokens & own else 3.0 * bool(term.tokens & params)
         else:
-            score += 2.0 * bool(term.tokens & own)
+            score += 2.0 * bool(term.tokens & acronyms)
     return score
 
 
