@@ -18,7 +18,12 @@ from xhelio.catalog.aliases import AliasTable
 from xhelio.catalog.index import open_catalog
 from xhelio.catalog.model import DatasetInfo, Mission
 from xhelio.language.parse import Vocabulary, parse_request
-from xhelio.language.products import product_terms, title_words, unasked_markers
+from xhelio.language.products import (
+    coverage_score,
+    product_terms,
+    title_words,
+    unasked_markers,
+)
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +137,9 @@ def test_a_named_product_without_data_in_the_time_is_said_by_name(vocab: Vocabul
     plan = _plan(vocab, "ACE SWEPAM key parameters proton density 2010-01-01")
     said = [n for n in plan.notes if "Differs from the request" in n]
     assert _fetched(plan) and said and "AC_K0_SWE" in said[0], plan.notes
+
+
+def test_a_cadence_the_title_names_covers_the_cadence_word() -> None:
+    info = DatasetInfo("WI_H0_MFI", "Wind Magnetic Fields: 3 sec, 1 min, and hourly Data")
+    assert coverage_score(info, product_terms("1-minute field"), None) > 0
+    assert not coverage_score(info, product_terms("5-minute field"), None)

@@ -80,6 +80,9 @@ _FILLER = frozenset(
         "that",
     ]
 )
+_TITLE_CADENCE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)[- ]?(s|sec|second|min|minute|h|hr|hour|d|day)s?(?![\w-])", re.I
+)
 _UNIT_TOKENS = {1: ("S", "SEC"), 60: ("M", "MIN"), 3600: ("H", "HR", "HOUR"), 86400: ("D", "DAY")}
 
 
@@ -216,6 +219,10 @@ def _own_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], s
     if cadence_s:
         ids.add(f"PT{round(cadence_s)}S")
     head = info.title.split(" - ", 1)[0]
+    # "3 sec, 1 min, and hourly Definitive Data": every cadence the title names.
+    ids.update(
+        f"PT{round(float(m[1]) * _SECONDS[m[2].lower()])}S" for m in _TITLE_CADENCE.finditer(head)
+    )
     acronyms = {t for t in re.split(r"[^A-Za-z0-9]+", head) if len(t) >= 3 and t.isupper()}
     acronyms |= {w.upper() for w in re.findall(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)+", head)}
     acronyms |= {w.upper() for w in re.split(r"[/\s]+", head) if "/" not in w and w.isupper()}
