@@ -51,6 +51,8 @@ _ENGLISH_WORD_ALIASES = _VOCABULARY.english_word_aliases
 _EXACT_ALIASES = _VOCABULARY.exact_aliases()
 # Phrases whose words collide with mission names but mean physics, in any case.
 _PHYSICS_PHRASES = _VOCABULARY.physics_phrases
+# Id prefixes that are also words of the field ("AC" field, "HK" housekeeping).
+_NOT_ABBREVIATIONS = _VOCABULARY.not_mission_abbreviations
 
 
 def normalize_name(text: str) -> str:
@@ -80,6 +82,8 @@ class AliasTable:
         self._by_name: dict[str, str] = {}
         self._aliases: dict[str, list[str]] = {}
         self._names: dict[str, str] = {}
+        self._exact = set(_EXACT_ALIASES)
+        missions = list(missions)
         for mission in missions:
             self._names[mission.id] = mission.name
             for alias in _generated_aliases(mission):
@@ -88,6 +92,11 @@ class AliasTable:
             if mission_id in self._names:
                 for alias in names:
                     self._add(mission_id, alias)
+        for mission in missions:
+            for alias in _id_prefix_aliases(mission):
+                if normalize_name(alias) not in self._by_name:
+                    self._exact.add(alias)
+                    self._add(mission.id, alias)
         self._longest = max((len(key.split()) for key in self._by_name), default=1)
 
     def _add(self, mission_id: str, alias: str) -> None:
@@ -155,7 +164,7 @@ class AliasTable:
             original = text[words[start][1] : words[start + length - 1][2]]
             if key in _ENGLISH_WORD_ALIASES and original == original.lower():
                 continue
-            if key.upper() in _EXACT_ALIASES and original != key.upper():
+            if key.upper() in self._exact and original != key.upper():
                 continue
             return MissionMention(mission_id, start, start + length, original)
         return None
@@ -172,6 +181,33 @@ def _generated_aliases(mission: Mission) -> list[str]:
     if "/" in bare:
         names.extend(part.strip() for part in bare.split("/"))
     return [n for n in names if n]
+
+
+def _id_prefix_aliases(mission: Mission) -> list[str]:
+    """Dataset id prefixes that abbreviate the mission's name ("WI", "GE", "I8", "UY").
+
+    A prefix counts when its letters are those of one of the mission's names, in order
+    and from its first letter (a probe number may follow), and it is no data level
+    ("L1") nor a word of the field (`not_mission_abbreviations`). Such an alias names
+    the mission only when typed exactly so, in capitals ("ge" is no Geotail).
+    """
+    names = [mission.name, mission.id, *_COMMON_NAMES.get(mission.id, ())]
+    squeezed = [re.sub(r"[^A-Z]", "", n.upper()) for n in names]
+    found: list[str] = []
+    for prefix in dict.fromkeys(d.split("_", 1)[0].upper() for d in mission.dataset_ids):
+        letters = re.fullmatch(r"([A-Z]{1,4})\d{0,2}", prefix)
+        if letters is None or len(prefix) < 2 or prefix in _NOT_ABBREVIATIONS:
+            continue
+        if re.fullmatch(r"L\d", prefix):
+            continue
+        if any(n[:1] == letters[1][0] and _in_order(letters[1], n) for n in squeezed):
+            found.append(prefix)
+    return found
+
+
+def _in_order(letters: str, word: str) -> bool:
+    rest = iter(word)
+    return all(c in rest for c in letters)
 
 
 def _physics_phrase_words(lowered: Sequence[str]) -> set[int]:

@@ -370,9 +370,15 @@ class Catalog:
     def _reload_names(self) -> None:
         with self._lock:
             missions = self._conn.execute("SELECT id, name FROM missions ORDER BY id").fetchall()
-            ids = self._conn.execute("SELECT id FROM datasets ORDER BY id").fetchall()
+            ids = self._conn.execute("SELECT id, mission_id FROM datasets ORDER BY id").fetchall()
         self._mission_names: dict[str, str] = {str(m): str(n) for m, n in missions}
-        self._aliases = AliasTable(Mission(id=m, name=n) for m, n in self._mission_names.items())
+        members: dict[str, list[str]] = {}
+        for dataset_id, mission_id in ids:
+            members.setdefault(str(mission_id), []).append(str(dataset_id))
+        self._aliases = AliasTable(
+            Mission(id=m, name=n, dataset_ids=tuple(members.get(m, ())))
+            for m, n in self._mission_names.items()
+        )
         self._ids: list[str] = [str(r[0]) for r in ids]
         for memo in (self._records, self._searches, self._mission_list):
             memo.clear()

@@ -28,6 +28,8 @@ __all__ = [
     "product_terms",
     "request_terms",
     "says",
+    "title_words",
+    "unasked_markers",
     "uncovered",
 ]
 
@@ -78,6 +80,9 @@ _FILLER = frozenset(
         "that",
     ]
 )
+_TITLE_CADENCE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)[- ]?(s|sec|second|min|minute|h|hr|hour|d|day)s?(?![\w-])", re.I
+)
 _UNIT_TOKENS = {1: ("S", "SEC"), 60: ("M", "MIN"), 3600: ("H", "HR", "HOUR"), 86400: ("D", "DAY")}
 
 
@@ -108,7 +113,7 @@ def _cadence_tokens(seconds: int) -> frozenset[str]:
 def product_terms(text: str) -> tuple[Term, ...]:
     """Look directions, distribution kinds, modes and cadence adjectives in `text`."""
     terms = [
-        Term(m[0], p.tokens, about_data=True)
+        Term(m[0], p.tokens, about_data=p.about_data, soft=p.soft)
         for p in load_vocabulary().products
         for m in p.words.finditer(text)
     ]
@@ -171,7 +176,7 @@ def request_terms(text: str, hints: Iterable[str]) -> tuple[Term, ...]:
             continue
         if sum(c.isupper() or c.isdigit() for c in hint) >= 2:
             parts = {hint.upper(), *(p.upper() for p in hint.split("-") if len(p) >= 3)}
-            out.append(Term(hint, frozenset(parts)))
+            out.append(Term(hint, frozenset(parts | _instrument_synonyms(hint))))
             continue
         out.extend(
             Term(w, frozenset({w.upper()}), acronym=False)
@@ -181,6 +186,17 @@ def request_terms(text: str, hints: Iterable[str]) -> tuple[Term, ...]:
     seen = {w.upper() for t in out for w in re.split(r"\s+", t.typed)}
     out.extend(t for t in _typed_acronyms(text) if t.typed.upper() not in seen)
     return tuple(out)
+
+
+def _instrument_synonyms(word: str) -> set[str]:
+    """Every name of the instrument `word` names in the vocabulary ("TEAMS" -> TMS)."""
+    return {
+        name.upper()
+        for inst in load_vocabulary().instruments
+        if inst.words.fullmatch(word)
+        for name in inst.names
+        if " " not in name
+    }
 
 
 def metadata_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], set[str]]:
@@ -203,10 +219,20 @@ def _own_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], s
     if cadence_s:
         ids.add(f"PT{round(cadence_s)}S")
     head = info.title.split(" - ", 1)[0]
+    # "3 sec, 1 min, and hourly Definitive Data": every cadence the title names.
+    ids.update(
+        f"PT{round(float(m[1]) * _SECONDS[m[2].lower()])}S" for m in _TITLE_CADENCE.finditer(head)
+    )
     acronyms = {t for t in re.split(r"[^A-Za-z0-9]+", head) if len(t) >= 3 and t.isupper()}
     acronyms |= {w.upper() for w in re.findall(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)+", head)}
     acronyms |= {w.upper() for w in re.split(r"[/\s]+", head) if "/" not in w and w.isupper()}
-    return ids | acronyms, acronyms
+    return ids | acronyms | title_words(head), acronyms
+
+
+def title_words(title: str) -> set[str]:
+    """The words of a title, upper case, split at case changes ("FastSurvey" -> FAST, SURVEY)."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", title)
+    return {w.upper() for w in re.split(r"[^A-Za-z0-9+]+", spaced) if len(w) >= 2}
 
 
 def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | None) -> float:
@@ -228,6 +254,29 @@ def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | 
         else:
             score += 2.0 * bool(term.tokens & acronyms)
     return score
+
+
+def unasked_markers(info: DatasetInfo, terms: Sequence[Term]) -> list[str]:
+    """Marker words of the dataset's own metadata the request does not say.
+
+    A marker sets a product apart from its siblings ("burst", "auxiliary moments",
+    "merged", "pitch angle"; `marker` in the vocabulary's `[[product]]` table): the
+    request that does not say it means the plain sibling. An id word holding a marker
+    counts ("MOMSAUX").
+    """
+    asked = {token for t in terms for token in t.tokens}
+    ids = {t for t in re.split(r"[_\-]", info.id.upper())[1:] if t}
+    own = ids | title_words(info.title.split(" - ", 1)[0])
+    found: list[str] = []
+    for product in load_vocabulary().products:
+        if not product.marker or product.tokens & asked:
+            continue
+        held = product.tokens & own or {
+            t for t in product.tokens if len(t) >= 3 and any(t in w for w in ids)
+        }
+        if held:
+            found.append(min(held))
+    return found
 
 
 def says(term: Term, text: str) -> bool:
@@ -326,7 +375,7 @@ def named_product(
         )
         if _word_cover(unplaced, described.replace("_", " ")) < len(unplaced):
             continue
-        score = coverage_score(info, terms, cadence_of(info))
+        score = coverage_score(info, terms, cadence_of(info)) - len(unasked_markers(info, terms))
         if best is None or (score, -n) > (best[0], best[1]):
             best = (score, -n, info)
     return best[2] if best else None

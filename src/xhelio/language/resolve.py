@@ -19,7 +19,14 @@ from datetime import UTC, datetime, timedelta
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish
-from xhelio.language.products import Term, coverage_score, is_support, says, uncovered
+from xhelio.language.products import (
+    Term,
+    coverage_score,
+    is_support,
+    says,
+    unasked_markers,
+    uncovered,
+)
 from xhelio.language.quantities import Quantity, quantity
 from xhelio.language.spectra import AXIS_CUES, axis_dataset_score
 from xhelio.language.wishes import format_seconds
@@ -63,6 +70,9 @@ _DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)
 _SCORED_SPAN = timedelta(days=7)
 _NO_COVERAGE = 20.0  # the demotion of a dataset with no data in the requested time
 _UNCOVERED = "no coverage of the requested time"
+_UNASKED_MARKER = 1.0  # per marker word ("burst", "auxiliary") the request does not say
+# Quantities whose products differ by distribution kind (omni, pitch angle) by nature.
+_DISTRIBUTIONS = frozenset({"spectrum", "spectrogram"})
 # Points per series that show a span well without a slow fetch.
 _POINTS_BAND = (300.0, 30_000.0)
 
@@ -111,8 +121,16 @@ def probe_wanted(typed: str) -> str | None:
 
 
 def probe_of_dataset(dataset_id: str) -> str | None:
-    """The spacecraft letter or number a dataset id belongs to ("C3_CP_FGM_SPIN" -> "3")."""
-    match = _PROBE_IN_ID.search(dataset_id.upper().split("_", 1)[0])
+    """The spacecraft letter or number a dataset id belongs to ("C3_CP_FGM_SPIN" -> "3").
+
+    An id prefix the vocabulary lists as a probe's shorthand names it ("PIONEERVENUS").
+    """
+    head = dataset_id.upper().split("_", 1)[0]
+    for entry in load_vocabulary().missions.values():
+        listed = entry.probe_of(head)
+        if listed is not None:
+            return listed
+    match = _PROBE_IN_ID.search(head)
     if not match:
         return None
     return match[1] or str(int(match[2]))
@@ -469,6 +487,11 @@ def resolve(
         extra = (
             probe_score
             + coverage_score(info, terms, cadence)
+            - (
+                _UNASKED_MARKER * len(unasked_markers(info, terms))
+                if q.shape not in _DISTRIBUTIONS
+                else 0.0
+            )
             + _frame_in_id(info, wish)
             + _title_species_score(info, q, wish)
             + bonus.get(info.id, 0.0)
@@ -523,11 +546,21 @@ def _choice_notes(
     top = ranked[0]
     info = infos[top.dataset_id]
     notes: list[str] = []
+    timeless = next(
+        (c for c in ranked[1:] if _UNCOVERED in c.reason and c.score + _NO_COVERAGE > top.score),
+        None,
+    )
     lacking = uncovered(info, terms, top.cadence_s)
     if lacking:
         words = ", ".join(f"'{t.typed}'" for t in lacking)
+        where = "no dataset found for"
+        if timeless is not None and not uncovered(
+            infos[timeless.dataset_id], lacking, timeless.cadence_s
+        ):
+            where = f"{timeless.dataset_id} has no data in the requested time for"
+            timeless = None  # said here
         notes.append(
-            f"Differs from the request: no dataset found for {words} as asked; shown "
+            f"Differs from the request: {where} {words} as asked; shown "
             f"instead: {top.dataset_id} "
             f"({info.title.split(' - ')[0].strip()})."
         )
@@ -548,8 +581,7 @@ def _choice_notes(
                     f"{info.id}, which was not drawn; shown: {param.name} "
                     f"({param.description.strip() or param.name})."
                 )
-    timeless = next((c for c in ranked[1:] if c.score + _NO_COVERAGE > top.score), None)
-    if timeless is not None and _UNCOVERED in timeless.reason and _UNCOVERED not in top.reason:
+    if timeless is not None and _UNCOVERED not in top.reason:
         notes.append(
             f"{timeless.dataset_id} fits the request's words better but has no data for the "
             f"requested time; used {top.dataset_id}."

@@ -102,6 +102,15 @@ class ProductWord:
 
     words: re.Pattern[str]
     tokens: frozenset[str]
+    soft: bool = False
+    """An everyday word too ("fast", "slow"): it ranks the products that hold it first but
+    never rules one out, and its absence is not a difference worth saying."""
+    about_data: bool = True
+    """A word about the data itself (a look direction); False for a product's kind or
+    level ("key parameters", "level 2", "magnetometer")."""
+    marker: bool = False
+    """Marks a product apart from its siblings ("burst", "auxiliary", "merged"): a dataset
+    holding it ranks below its siblings unless the request says it."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +126,8 @@ class DomainVocabulary:
     english_word_aliases: frozenset[str]
     physics_phrases: tuple[str, ...]
     solar_wind_missions: frozenset[str] = frozenset()
+    not_mission_abbreviations: frozenset[str] = frozenset()
+    """Dataset id prefixes that are words of the field, never a mission ("AC", "HK")."""
     not_placed: re.Pattern[str] | None = None
     """Things people measure that no spacecraft quantity here stands for (neutrons)."""
     products: tuple[ProductWord, ...] = ()
@@ -233,12 +244,19 @@ def load_vocabulary() -> DomainVocabulary:
         english_word_aliases=frozenset(raw.get("english_word_aliases", ())),
         physics_phrases=tuple(raw.get("physics_phrases", ())),
         solar_wind_missions=frozenset(raw.get("solar_wind_missions", ())),
+        not_mission_abbreviations=frozenset(raw.get("not_mission_abbreviations", ())),
         not_placed=_rx("|".join(f"(?:{w})" for w in raw["not_placed"]))
         if raw.get("not_placed")
         else None,
         frame_words=_frame_words(raw.get("frames", {})),
         products=tuple(
-            ProductWord(_rx(row["words"]), frozenset(t.upper() for t in row["tokens"]))
+            ProductWord(
+                _rx(row["words"]),
+                frozenset(t.upper() for t in row["tokens"]),
+                soft=row.get("soft", False),
+                about_data=row.get("about_data", True),
+                marker=row.get("marker", False),
+            )
             for row in raw.get("product", [])
         ),
     )

@@ -54,7 +54,8 @@ def _claimed(host: SkillHost, request: str) -> PlanetaryMission | None:
     if named is None:
         return None
     mission, words = named
-    if vocabulary.targets_in(request) or _PDS.search(request):
+    # "Pioneer Venus solar wind": the planet in the mission's own name is no target.
+    if vocabulary.targets_in(request.replace(words, " ")) or _PDS.search(request):
         return mission
     catalog = host.workspace.context.catalog
     try:
