@@ -37,8 +37,8 @@ _SPECTRUM = re.compile(
 _AXIS = (
     ("pitch", re.compile(r"pitch|\bPADs?\b", re.I)),
     ("radio", re.compile(r"radio", re.I)),
-    ("frequency", re.compile(r"wave|frequenc|electric|plasma wave", re.I)),
-    ("energy", re.compile(r".", re.S)),
+    ("frequency", re.compile(r"wave|frequenc|electric|magnetic|spectral densit|search[- ]?coil", re.I)),
+    ("energy", re.compile(r"energ|electron|\bions?\b|proton|particle|flux|alpha|helium|oxygen", re.I)),
 )
 
 
@@ -52,14 +52,26 @@ def spectrum_wishes(
     match = _SPECTRUM.search(text)
     if match is None:
         return wishes
-    axis = next(name for name, cue in _AXIS if cue.search(text))
+    # No axis word ("TNR spectrogram"): any axis, the product words pick the dataset.
+    axis = next((name for name, cue in _AXIS if cue.search(text)), None)
     species = next((w.species for w in wishes if w.species), species)
     kept = [
         w for w in wishes if w.quantity not in ("particle_flux", "magnetic_field", "electric_field")
     ]
     qualifiers = tuple(name for name, cue in _QUALIFIERS if cue.search(text))
+    # The qualifier words just before the spectrum words belong to its phrase.
+    start = min(
+        (
+            m.start()
+            for _, cue in _QUALIFIERS
+            for m in cue.finditer(text, 0, match.start())
+            if re.fullmatch(r"[\s\w+-]*", text[m.end() : match.start()])
+            and len(text[m.end() : match.start()].split()) <= 3
+        ),
+        default=match.start(),
+    )
     spectrum = QuantityWish(
-        "spectrogram", match[0], match.start(), axis, None, species, qualifiers
+        "spectrogram", text[start : match.end()], start, axis, None, species, qualifiers
     )
     return sorted([*kept, spectrum], key=lambda w: w.position)
 
@@ -81,7 +93,15 @@ _PARTICLE_UNITS = re.compile(r"cm|ster|\bsr\b|/cc|km\^?-?6|\bs\^?3|counts?|cnts|
 # Units of a bin table itself: energies, frequencies, angles (support, never the data).
 _AXIS_UNITS = re.compile(r"^\s*(?:[kmg]?ev|[kmg]?hz|deg(?:rees?)?|°|rad)\s*$", re.I)
 # What a data provider marks as not for display.
-_NOT_SHOWN = re.compile(r"do not use|\[no plots\]|createcdf only", re.I)
+_NOT_SHOWN = re.compile(
+    r"do not use|\[no plots\]|createcdf only|not useful|not yet functional|\bvariance\b", re.I
+)
+# Quantities derived from a spectral matrix that are not a power: drawn only when named.
+_NOT_POWER = re.compile(
+    r"cross|coheren|phase|ellipt|planar|polari[sz]|angle|azimuth|poynting|stokes|degree", re.I
+)
+# The sum (trace) over components, the usual summary spectrogram.
+_SUM = re.compile(r"\bsum\b|^[be]sum|trace|omni|total", re.I)
 _PITCH_WORDS = re.compile(r"pitch|(?:^|_)pad?(?:_|$)|\bPAD\b", re.I)
 _WAVE_WORDS = re.compile(r"freq|spectral density|power spectr|radio|\bwaves?\b|auto spectr", re.I)
 _ENERGY_WORDS = re.compile(r"energ|flux|count|\brates?\b|distribution function", re.I)
@@ -113,11 +133,15 @@ def channel_axis(p: ParameterInfo) -> str | None:
     text = f"{p.name} {p.description}"
     if _PITCH_WORDS.search(text):
         return "pitch"
-    if _PER_HZ.search(p.units) or _WAVE_WORDS.search(text):
+    if _PER_HZ.search(p.units):
         return "frequency"
-    if _PARTICLE_UNITS.search(p.units) or _ENERGY_WORDS.search(text):
+    if _PARTICLE_UNITS.search(p.units):
         return "energy"
-    return None
+    if _WAVE_WORDS.search(text):
+        return "frequency"
+    if _ENERGY_WORDS.search(text):
+        return "energy"
+    return "frequency" if re.search(r"spectrogram", text, re.I) else None
 
 
 def _field(p: ParameterInfo) -> str | None:
@@ -139,10 +163,12 @@ def _look(p: ParameterInfo) -> str | None:
     return next((name for name, cue in _LOOK_WORDS if cue.search(text)), None)
 
 
-def _axis_fit(wanted: str, kind: str | None, rank: int) -> float | None:
+def _axis_fit(wanted: str | None, kind: str | None, rank: int) -> float | None:
     """How the channels of a parameter fit the axis asked; None when they cannot serve it."""
     if kind is None:
         return -1.0
+    if wanted is None:
+        return 1.0 if rank == 2 else 2.0
     if wanted == "pitch":
         # A pitch-angle x energy array keeps pitch angle; an omni spectrum is other data.
         return 2.5 if rank == 2 else (3.0 if kind == "pitch" else None)
@@ -163,6 +189,14 @@ def _look_fit(wish: QuantityWish, p: ParameterInfo, rank: int) -> float | None:
     return None if look is not None or rank == 2 else -1.0
 
 
+def _power_fit(p: ParameterInfo) -> float:
+    """A power spectral density (per Hz) first, their sum over components before one."""
+    text = f"{p.name} {p.description}"
+    fit = 1.5 if _PER_HZ.search(p.units) else -1.0
+    fit -= 2.0 if _NOT_POWER.search(p.description) else 0.0
+    return fit + (0.5 if _SUM.search(text) else 0.0)
+
+
 def spectrogram_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
     """How well `p` serves the spectrogram `wish`, from its metadata; None when it cannot.
 
@@ -174,7 +208,7 @@ def spectrogram_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
         return None
     if _AXIS_UNITS.match(p.units) or _NOT_SHOWN.search(p.description):
         return None  # an energy, frequency or angle table is the axis, not the data
-    wanted = "frequency" if wish.component == "radio" else wish.component or "energy"
+    wanted = "frequency" if wish.component == "radio" else wish.component
     kind = channel_axis(p)
     if len(size) == 2 and kind not in ("energy", "pitch"):
         return None
@@ -182,6 +216,8 @@ def spectrogram_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
     look = _look_fit(wish, p, len(size)) if kind in ("energy", "pitch") else 0.0
     if fit is None or look is None:
         return None
+    if kind == "frequency":
+        fit += _power_fit(p)
     asked = set(wish.qualifiers) & {"magnetic", "electric"}
     if asked and kind == "frequency":
         field = _field(p)
