@@ -7,6 +7,9 @@ the request side goes through the parser, so the words typed decide the axis, th
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
+
 from xhelio.catalog.model import BinsAxis, DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish
 from xhelio.language.spectra import (
@@ -15,6 +18,10 @@ from xhelio.language.spectra import (
     spectrogram_fit,
     spectrum_wishes,
 )
+from xhelio.render.heatmap_traces import bins_span_decade
+from xhelio.render.spectrogram import BinCells
+from xhelio.sources.base import ParameterData
+from xhelio.sources.hapi_bins import attach_bins
 
 FLUX = "s!E-1!Ncm!E-2!Nster!E-1!NkeV!E-1!N"
 
@@ -127,3 +134,24 @@ def test_the_energy_dimension_is_found_from_a_sibling_energy_table() -> None:
     info = DatasetInfo("X", parameters=(energy, pad))
     assert kept_dimension(info, pad, "energy") == ("pad_dim2", 12)
     assert kept_dimension(DatasetInfo("Y", parameters=(pad,)), pad, "energy") is None
+
+
+def test_a_distribution_without_bins_keeps_its_shape_and_a_tensor_stays_columns() -> None:
+    times = pd.date_range("2015-03-17", periods=3, freq="1min", tz="UTC")
+    fedu = ParameterInfo("FEDU", units=FLUX, size=(11, 72))
+    tensor = ParameterInfo("P", units="nPa", size=(3, 3))
+    fetched = {
+        p.name: ParameterData(p.name, pd.DataFrame(np.ones((3, p.components)), index=times))
+        for p in (fedu, tensor)
+    }
+    attached = attach_bins([fedu, tensor], fetched, [])
+    assert [d["name"] for d in attached["FEDU"].meta["dims"]] == ["FEDU_dim1", "FEDU_dim2"]
+    assert "dims" not in attached["P"].meta
+
+
+def test_bins_known_only_by_index_are_drawn_on_a_linear_axis() -> None:
+    index = np.arange(11, dtype=np.float64)
+    low, high = (index - 0.5)[None, :], (index + 0.5)[None, :]
+    assert not bins_span_decade(BinCells(low, high, "FEDU_dim1", ""))
+    energies = np.geomspace(10.0, 5e4, 72)[None, :]
+    assert bins_span_decade(BinCells(energies * 0.9, energies * 1.1, "energy", "eV"))

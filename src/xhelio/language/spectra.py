@@ -1,5 +1,4 @@
-"""Spectrum requests become one `spectrogram` wish, drawn as a heatmap, and the variable
-that serves it is chosen by what its own metadata says.
+"""Spectrum requests become one `spectrogram` wish, served by what variables' metadata say.
 
 "spectrogram", "energy spectrum", "pitch angle", "radio", "wave spectrogram" and
 "omnidirectional ... flux" become one wish whose component names the axis asked for
@@ -37,8 +36,8 @@ _SPECTRUM = re.compile(
 _AXIS = (
     ("pitch", re.compile(r"pitch|\bPADs?\b", re.I)),
     ("radio", re.compile(r"radio", re.I)),
-    ("frequency", re.compile(r"wave|frequenc|electric|magnetic|spectral densit|search[- ]?coil", re.I)),
-    ("energy", re.compile(r"energ|electron|\bions?\b|proton|particle|flux|alpha|helium|oxygen", re.I)),
+    ("frequency", re.compile(r"wave|frequenc|electric|magnetic|spectral dens|search.?coil", re.I)),
+    ("energy", re.compile(r"energ|electron|\bions?\b|proton|particle|flux|alpha|helium|oxy", re.I)),
 )
 
 
@@ -227,16 +226,14 @@ def spectrogram_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
     return fit + look + min(size[-1] if len(size) == 1 else max(size), 64) / 64
 
 
-def kept_dimension(
-    info: DatasetInfo, p: ParameterInfo, axis: str | None
-) -> tuple[str, int] | None:
-    """The dimension of a pitch-angle x energy array that a spectrogram over `axis` keeps,
-    and the number of bins averaged along the other.
+def kept_dimension(info: DatasetInfo, p: ParameterInfo, axis: str | None) -> tuple[str, int] | None:
+    """The dimension a spectrogram over `axis` keeps of a pitch-angle x energy array.
 
-    Named as the data's dimension is (its bins' name, or ``NAME_dimK``). The energy
-    dimension is the one whose bins, or a sibling energy table of that length, say
-    energy (eV); the description's "in 72 energy ..." counts too. None for 1-D data or
-    when the metadata does not tell.
+    Returned with the number of bins averaged along the other dimension. Named as the
+    data's dimension is (its bins' name, or ``NAME_dimK``). The energy dimension is the
+    one whose bins, or a sibling energy table of that length, say energy (eV); the
+    description's "in 72 energy ..." counts too. None for 1-D data or when the metadata
+    does not tell.
     """
     size = p.size or ()
     if len(size) != 2 or axis not in ("pitch", "energy"):

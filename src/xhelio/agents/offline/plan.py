@@ -32,7 +32,6 @@ from xhelio.language.operations import declined_operations, named_operations
 from xhelio.language.parse import Vocabulary
 from xhelio.language.products import main_parameter, named_product, request_terms
 from xhelio.language.quantities import GROUP_WORDS, quantity
-from xhelio.language.spectra import kept_dimension
 from xhelio.language.resolve import (
     Candidate,
     cadence_of,
@@ -41,6 +40,7 @@ from xhelio.language.resolve import (
     probe_wanted,
     resolve,
 )
+from xhelio.language.spectra import kept_dimension
 from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
