@@ -58,6 +58,9 @@ class QuantityWish:
     component: str | None = None
     frame: str | None = None
     species: str | None = None
+    qualifiers: tuple[str, ...] = ()
+    """Words narrowing which variable serves it: a spectrum's field ("magnetic") or look
+    direction ("omni", "anti"), see `language.spectra`."""
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from xhelio.language.products import (
     uncovered,
 )
 from xhelio.language.quantities import Quantity, quantity
-from xhelio.language.spectra import AXIS_CUES, axis_dataset_score
+from xhelio.language.spectra import axis_dataset_score, spectrogram_fit
 from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
@@ -229,13 +229,6 @@ def _shape_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | N
     """How well the parameter's shape fits the wish; None when it cannot serve it."""
     size = p.size or ()
     n = p.components
-    if q.shape == "spectrogram":
-        # Channels along one axis (energy, pitch angle or frequency) make a spectrogram.
-        if len(size) != 1 or not 4 <= n <= 4096:
-            return None
-        cue = AXIS_CUES.get(wish.component or "energy")
-        fits = cue is not None and bool(cue.search(f"{p.name} {p.description} {p.units}"))
-        return (2.0 if fits else -1.0) + min(n, 64) / 64
     if q.shape == "spectrum":
         return None if len(size) > 1 or n > 64 else (1.0 if n > 1 else 0.0)
     if q.shape == "scalar":
@@ -303,6 +296,12 @@ def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float
         return None
     name_hit = _names_match(q, p.name)
     desc_hit = bool(q.describes.search(p.description))
+    if q.shape == "spectrogram":  # chosen by axis, field and look direction (`spectra`)
+        fit = spectrogram_fit(wish, p)
+        if fit is None:
+            return None
+        said = 1.5 if name_hit or desc_hit else 0.0
+        return 3.0 + said + fit + _species_score(wish, p) - 0.005 * len(p.name)
     if q.units is None:
         if not (q.names.fullmatch(p.name) or q.names.search(p.name) or desc_hit):
             return None

@@ -1,38 +1,44 @@
-"""Spectrum requests become one `spectrogram` wish, drawn as a heatmap.
+"""Spectrum requests become one `spectrogram` wish, served by what variables' metadata say.
 
-"spectrogram", "energy spectrum", "pitch angle", "radio" and "wave spectrogram" become one
-wish whose component names the axis asked for (energy, pitch angle, radio or frequency).
+"spectrogram", "energy spectrum", "pitch angle", "radio", "wave spectrogram" and
+"omnidirectional ... flux" become one wish whose component names the axis asked for
+(energy, pitch angle, radio or frequency) and whose qualifiers keep the field ("magnetic",
+"electric") and look direction ("omni", "par", "anti", "perp") typed. `spectrogram_fit`
+scores a parameter for it from its units (a spectral density per Hz, a particle flux),
+bins, description and name: the axis its channels span, E or B, omni or one direction.
+A named direction or field is never served by another one.
 
-Imports only this package.
+Imports `catalog.model` and this package only.
 """
 
 from __future__ import annotations
 
 import re
 
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish
 
-__all__ = ["AXIS_CUES", "axis_dataset_score", "spectrum_wishes"]
+__all__ = [
+    "axis_dataset_score",
+    "channel_axis",
+    "kept_dimension",
+    "spectrogram_fit",
+    "spectrum_wishes",
+]
 
 _SPECTRUM = re.compile(
     r"\b(?:energy[- ]time|dynamic)\s+spectr\w*|\bspectrograms?\b|\benergy\s+spectr\w*"
     r"|\bpitch[- ]angles?(?:\s+distributions?)?\b|\bPADs?\b|\bradio\b|\bwave\s+spectr\w*"
-    r"|\bfrequency\s+spectr\w*|\b(?:electron|ion|proton|particle)\s+spectr\w*|\bspectr(?:um|a)\b",
+    r"|\bfrequency\s+spectr\w*|\b(?:electron|ion|proton|particle)\s+spectr\w*|\bspectr(?:um|a)\b"
+    r"|\bomni[- ]?directional\b(?=(?:\s+[\w+-]+){0,2}\s+fluxe?s?\b)",
     re.I,
 )
 _AXIS = (
     ("pitch", re.compile(r"pitch|\bPADs?\b", re.I)),
     ("radio", re.compile(r"radio", re.I)),
-    ("frequency", re.compile(r"wave|frequenc|electric|plasma wave", re.I)),
-    ("energy", re.compile(r".", re.S)),
+    ("frequency", re.compile(r"wave|frequenc|electric|magnetic|spectral dens|search.?coil", re.I)),
+    ("energy", re.compile(r"energ|electron|\bions?\b|proton|particle|flux|alpha|helium|oxy", re.I)),
 )
-# How a parameter's name or description shows the axis it spans.
-AXIS_CUES = {
-    "pitch": re.compile(r"pitch|(?:^|_)pa(?:_|$|d)|\bpad\b", re.I),
-    "radio": re.compile(r"radio|freq|spec|power|intens|psd|flux|auto", re.I),
-    "frequency": re.compile(r"freq|spec|power|radio|wave|intens|psd|v\^?2|nt\^?2", re.I),
-    "energy": re.compile(r"energ|flux|spec|count|rate|psd|intens|ef|omni", re.I),
-}
 
 
 def spectrum_wishes(
@@ -45,13 +51,218 @@ def spectrum_wishes(
     match = _SPECTRUM.search(text)
     if match is None:
         return wishes
-    axis = next(name for name, cue in _AXIS if cue.search(text))
+    # No axis word ("TNR spectrogram"): any axis, the product words pick the dataset.
+    axis = next((name for name, cue in _AXIS if cue.search(text)), None)
     species = next((w.species for w in wishes if w.species), species)
     kept = [
         w for w in wishes if w.quantity not in ("particle_flux", "magnetic_field", "electric_field")
     ]
-    spectrum = QuantityWish("spectrogram", match[0], match.start(), axis, None, species)
+    qualifiers = tuple(name for name, cue in _QUALIFIERS if cue.search(text))
+    # The qualifier words just before the spectrum words belong to its phrase.
+    start = min(
+        (
+            m.start()
+            for _, cue in _QUALIFIERS
+            for m in cue.finditer(text, 0, match.start())
+            if re.fullmatch(r"[\s\w+-]*", text[m.end() : match.start()])
+            and len(text[m.end() : match.start()].split()) <= 3
+        ),
+        default=match.start(),
+    )
+    spectrum = QuantityWish(
+        "spectrogram", text[start : match.end()], start, axis, None, species, qualifiers
+    )
     return sorted([*kept, spectrum], key=lambda w: w.position)
+
+
+# Words of a request that narrow the variable: the field and the look direction.
+_QUALIFIERS = (
+    ("magnetic", re.compile(r"\bmagnetic\b|\bB[- ]field\b|search[- ]?coil|\bSCM\b", re.I)),
+    ("electric", re.compile(r"\belectric\b|\bE[- ]field\b", re.I)),
+    ("omni", re.compile(r"\bomni[- ]?directional\b", re.I)),
+    ("anti", re.compile(r"\banti[- ]?parallel\b", re.I)),
+    ("perp", re.compile(r"\bperpendicular\b", re.I)),
+    ("par", re.compile(r"(?<![-\w])parallel\b", re.I)),
+)
+_LOOKS = frozenset({"omni", "anti", "perp", "par"})
+# A spectral density per unit frequency (nT^2/Hz, (V/m)^2/Hz, W/m^2/Hz) or solar flux units.
+_PER_HZ = re.compile(r"/\s*\(?\s*(?:sqrt\()?hz|hz\s*(?:\^|\*\*|!e)?\s*-1|\bsfu\b", re.I)
+# Particle intensities: per cm^2 (sr, s, energy), densities per energy, counts, rates.
+_PARTICLE_UNITS = re.compile(r"cm|ster|\bsr\b|/cc|km\^?-?6|\bs\^?3|counts?|cnts|#|eflux", re.I)
+# Units of a bin table itself: energies, frequencies, angles (support, never the data).
+_AXIS_UNITS = re.compile(r"^\s*(?:[kmg]?ev|[kmg]?hz|deg(?:rees?)?|°|rad)\s*$", re.I)
+# What a data provider marks as not for display.
+_NOT_SHOWN = re.compile(
+    r"do not use|\[no plots\]|createcdf only|not useful|not yet functional|\bvariance\b", re.I
+)
+# Quantities derived from a spectral matrix that are not a power: drawn only when named.
+_NOT_POWER = re.compile(
+    r"cross|coheren|phase|ellipt|planar|polari[sz]|angle|azimuth|poynting|stokes|degree", re.I
+)
+# The sum (trace) over components, the usual summary spectrogram.
+_SUM = re.compile(r"\bsum\b|^[be]sum|trace|omni|total", re.I)
+_PITCH_WORDS = re.compile(r"pitch|(?:^|_)pad?(?:_|$)|\bPAD\b", re.I)
+_WAVE_WORDS = re.compile(r"freq|spectral density|power spectr|radio|\bwaves?\b|auto spectr", re.I)
+_ENERGY_WORDS = re.compile(r"energ|flux|count|\brates?\b|distribution function", re.I)
+_MAGNETIC_WORDS = re.compile(r"search[- ]?coil|\bSCM\b|magnetic|\bmag\b\.?|\bB[- ]?field", re.I)
+_ELECTRIC_WORDS = re.compile(r"electric|\belec\b\.?|\bE[- ]?field", re.I)
+_LOOK_WORDS = (
+    ("omni", re.compile(r"omni", re.I)),
+    ("anti", re.compile(r"(?:^|_)anti(?:_|$)|anti-?parallel", re.I)),
+    ("perp", re.compile(r"(?:^|_)perp(?:_|$)|perpendicular", re.I)),
+    ("par", re.compile(r"(?:^|_)par(?:_|$)|(?<![-\w])parallel", re.I)),
+    ("direction", re.compile(r"(?:^|_)[pm][xyz](?:_|$)|unidirectional|\bnear\b", re.I)),
+)
+
+
+def channel_axis(p: ParameterInfo) -> str | None:
+    """What the channels of `p` span, from its metadata: energy, pitch or frequency.
+
+    Bins (DEPEND_1) decide first, then units (a density per Hz is a wave or radio
+    spectrum, a per-cm^2 intensity a particle one), then words of name and description.
+    """
+    for axis in p.bins_axes:
+        said = f"{axis.name} {axis.units} {axis.description}"
+        if re.search(r"pitch", said, re.I):
+            return "pitch"
+        if re.search(r"hz\b", axis.units, re.I):
+            return "frequency"
+        if re.search(r"ev\b", axis.units, re.I):
+            return "energy"
+    text = f"{p.name} {p.description}"
+    if _PITCH_WORDS.search(text):
+        return "pitch"
+    if _PER_HZ.search(p.units):
+        return "frequency"
+    if _PARTICLE_UNITS.search(p.units):
+        return "energy"
+    if _WAVE_WORDS.search(text):
+        return "frequency"
+    if _ENERGY_WORDS.search(text):
+        return "energy"
+    return "frequency" if re.search(r"spectrogram", text, re.I) else None
+
+
+def _field(p: ParameterInfo) -> str | None:
+    """Whether a spectral density is of the magnetic or the electric field."""
+    if _MAGNETIC_WORDS.search(p.description):
+        return "magnetic"
+    if _ELECTRIC_WORDS.search(p.description):
+        return "electric"
+    if re.search(r"nt|gauss", p.units, re.I):
+        return "magnetic"
+    if re.search(r"v", p.units, re.I):
+        return "electric"
+    return None
+
+
+def _look(p: ParameterInfo) -> str | None:
+    """The look direction of a particle spectrum: omni, par, anti, perp or one direction."""
+    text = f"{p.name} {p.description}"
+    return next((name for name, cue in _LOOK_WORDS if cue.search(text)), None)
+
+
+def _axis_fit(wanted: str | None, kind: str | None, rank: int) -> float | None:
+    """How the channels of a parameter fit the axis asked; None when they cannot serve it."""
+    if kind is None:
+        return -1.0
+    if wanted is None:
+        return 1.0 if rank == 2 else 2.0
+    if wanted == "pitch":
+        # A pitch-angle x energy array keeps pitch angle; an omni spectrum is other data.
+        return 2.5 if rank == 2 else (3.0 if kind == "pitch" else None)
+    if wanted == "energy":
+        # A 1-D spectrum first; an array over energy and angles is reduced to it.
+        return 1.0 if rank == 2 else (2.0 if kind == "energy" else None)
+    return 2.0 if kind == "frequency" else None
+
+
+def _look_fit(wish: QuantityWish, p: ParameterInfo, rank: int) -> float | None:
+    asked = set(wish.qualifiers) & _LOOKS
+    look = _look(p)
+    if not asked:
+        return {"omni": 1.0, None: 0.0}.get(look, -1.0)
+    if look in asked or (look is None and asked == {"omni"} and rank == 1):
+        return 3.0
+    # "omni" asked, a look direction is other data (and the reverse).
+    return None if look is not None or rank == 2 else -1.0
+
+
+def _power_fit(p: ParameterInfo) -> float:
+    """A power spectral density (per Hz) first, their sum over components before one."""
+    text = f"{p.name} {p.description}"
+    fit = 1.5 if _PER_HZ.search(p.units) else -1.0
+    fit -= 2.0 if _NOT_POWER.search(p.description) else 0.0
+    return fit + (0.5 if _SUM.search(text) else 0.0)
+
+
+def spectrogram_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
+    """How well `p` serves the spectrogram `wish`, from its metadata; None when it cannot.
+
+    Channels along one axis (or a pitch-angle x energy array, reduced along one), that
+    axis the one asked, the field (E or B) and the look direction typed.
+    """
+    size = p.size or ()
+    if not 1 <= len(size) <= 2 or min(size) < 4 or not 4 <= p.components <= 20_000:
+        return None
+    if _AXIS_UNITS.match(p.units) or _NOT_SHOWN.search(p.description):
+        return None  # an energy, frequency or angle table is the axis, not the data
+    wanted = "frequency" if wish.component == "radio" else wish.component
+    kind = channel_axis(p)
+    if len(size) == 2 and kind not in ("energy", "pitch"):
+        return None
+    fit = _axis_fit(wanted, kind, len(size))
+    look = _look_fit(wish, p, len(size)) if kind in ("energy", "pitch") else 0.0
+    if fit is None or look is None:
+        return None
+    if kind == "frequency":
+        fit += _power_fit(p)
+    asked = set(wish.qualifiers) & {"magnetic", "electric"}
+    if asked and kind == "frequency":
+        field = _field(p)
+        if field is not None and field not in asked:
+            return None  # an electric spectral density is never the magnetic one asked
+        fit += 2.0 if field in asked else -0.5
+    return fit + look + min(size[-1] if len(size) == 1 else max(size), 64) / 64
+
+
+def kept_dimension(info: DatasetInfo, p: ParameterInfo, axis: str | None) -> tuple[str, int] | None:
+    """The dimension a spectrogram over `axis` keeps of a pitch-angle x energy array.
+
+    Returned with the number of bins averaged along the other dimension. Named as the
+    data's dimension is (its bins' name, or ``NAME_dimK``). The energy dimension is the
+    one whose bins, or a sibling energy table of that length, say energy (eV); the
+    description's "in 72 energy ..." counts too. None for 1-D data or when the metadata
+    does not tell.
+    """
+    size = p.size or ()
+    if len(size) != 2 or axis not in ("pitch", "energy"):
+        return None
+    names = [
+        p.bins_axes[k].name if k < len(p.bins_axes) else f"{p.name}_dim{k + 1}" for k in (0, 1)
+    ]
+    energy = _energy_dimension(info, p)
+    if energy is None:
+        return None
+    kept = energy if axis == "energy" else 1 - energy
+    return names[kept], size[1 - kept]
+
+
+def _energy_dimension(info: DatasetInfo, p: ParameterInfo) -> int | None:
+    size = p.size or ()
+    for k, axis in enumerate(p.bins_axes[:2]):
+        if re.search(r"ev\b", axis.units, re.I) or re.search(r"energ", axis.name, re.I):
+            return k
+    lengths = [
+        (other.size or (0,))[-1]
+        for other in info.data_parameters
+        if other is not p
+        and re.search(r"energ", other.name, re.I)
+        and re.search(r"ev\b", other.units, re.I)
+    ]
+    said = re.findall(r"(\d+)\s+energ", p.description, re.I)
+    found = [k for k in (0, 1) if size[k] in lengths or str(size[k]) in said]
+    return found[0] if len(found) == 1 else None
 
 
 _RADIO_DATASET = re.compile(r"radio|RFS|TNR|HFR|_WAV|WAVES", re.I)

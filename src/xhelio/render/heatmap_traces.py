@@ -158,11 +158,15 @@ def heatmap_plan(
 
 
 def bins_span_decade(cells: BinCells) -> bool:
-    """Log y for bins that are positive and span more than a factor of ten."""
+    """Log y for bins that are positive and span more than a factor of ten.
+
+    Bins known only by their index (edges from -0.5) are drawn linear.
+    """
     high = cells.high[np.isfinite(cells.high)]
+    low = cells.low[np.isfinite(cells.low)]
     centres = np.sqrt(np.abs(cells.low * cells.high))
     positive = centres[np.isfinite(centres) & (centres > 0)]
-    if positive.size < 2 or np.any(high <= 0):
+    if positive.size < 2 or np.any(high <= 0) or np.any(low < 0):
         return False
     return float(positive.max() / positive.min()) > 10
 

@@ -65,7 +65,11 @@ def attach_bins(
         if p.fill is not None:
             meta["fill"] = p.fill
         sizes = list(p.size or ())
-        if not p.bins_axes or not sizes:
+        # A distribution (every dimension channels: pitch angle x energy) keeps its shape
+        # without bins, so a spectrogram draws one dimension and reduces the others; a
+        # 3 x 3 tensor or a plain vector stays columns.
+        shaped = len(sizes) > 1 and min(sizes) >= 4
+        if not sizes or not (p.bins_axes or shaped):
             result[p.name] = replace(data, meta=meta)
             continue
         dims: list[dict[str, Any]] = []

@@ -55,6 +55,9 @@ def figure_spec(
             # Channels against time: one heatmap, colours on a log scale.
             trace = {**trace, "type": "heatmap", "log_color": True}
             trace.pop("mode")
+            _, _, kept = group.partition("@")  # a 2-D array: the dimension drawn on y
+            if kept:
+                trace["bins_dim"] = kept
         if intent.plot.log_y:
             trace["log_y"] = True
         if "flux" in name.lower():

@@ -41,6 +41,7 @@ from xhelio.language.resolve import (
     probe_wanted,
     resolve,
 )
+from xhelio.language.spectra import kept_dimension
 from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
@@ -491,8 +492,27 @@ def _measured_series(
         derivative = b.intent.operation("derivative") is not None
         b.units[final] = _derivative_units(cands) if derivative else cands[0].units
         group = f"{wish.quantity}:{wish.component or ''}" if wish.quantity != _NAMED else ""
+        group += _kept_dimension(b, wish, cands[0])
         finals.append((final, name, group or cands[0].units))
     return span
+
+
+def _kept_dimension(b: _Builder, wish: QuantityWish, cand: Candidate) -> str:
+    """'@dim' for a spectrogram of a 2-D array: the dimension drawn; the other is averaged."""
+    if wish.quantity != "spectrogram":
+        return ""
+    info = b.vocab.catalog.dataset(cand.dataset_id)
+    p = info.parameter(cand.parameter)
+    kept = kept_dimension(info, p, wish.component) if p else None
+    if p is None or kept is None:
+        return ""
+    name, averaged = kept
+    drawn, other = ("pitch angle", "energy") if wish.component == "pitch" else ("energy", "angle")
+    b.notes.append(
+        f"{p.name} is an array over pitch angle and energy: drawn over {drawn}, averaged "
+        f"over its {averaged} {other} bins."
+    )
+    return f"@{name}"
 
 
 def _named_product(b: _Builder, ref: MissionRef) -> list[QuantityWish]:
