@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
 
@@ -65,10 +65,12 @@ class OpenRequest:
 _KEV = {"ev": 1e-3, "kev": 1.0, "mev": 1e3, "gev": 1e6}
 _NUMBER = r"\d+(?:\.\d+)?"
 _RANGE = re.compile(
-    rf"(?<![\w.])({_NUMBER})\s*(ev|kev|mev|gev)?\s*(?:-|–|to)\s*({_NUMBER})\s*(ev|kev|mev|gev)\b",
+    rf"(?<![\w.])({_NUMBER})\s*(ev|kev|mev|gev)?\s*(?:-|\u2013|to)\s*({_NUMBER})\s*(ev|kev|mev|gev)\b",
     re.I,
 )
-_ABOVE = re.compile(rf"(?:>|\babove\s+|\bover\s+|\bgreater than\s+)\s*({_NUMBER})\s*(ev|kev|mev|gev)\b", re.I)
+_ABOVE = re.compile(
+    rf"(?:>|\babove\s+|\bover\s+|\bgreater than\s+)\s*({_NUMBER})\s*(ev|kev|mev|gev)\b", re.I
+)
 _SINGLE = re.compile(rf"(?<![\w.\-])({_NUMBER})\s*(ev|kev|mev|gev)\b", re.I)
 
 
@@ -118,7 +120,7 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
     rest = words
     found = [(m, tokens) for rx, tokens in _synonyms() for m in rx.finditer(words)]
     for match, tokens in sorted(found, key=lambda mt: -len(mt[0][0])):
-        if not rest[match.start() : match.end()].strip() == match[0].strip():
+        if rest[match.start() : match.end()].strip() != match[0].strip():
             continue
         # One word is also its own token; a phrase means only what its tokens say.
         typed = match[0].strip().lower()
@@ -191,22 +193,26 @@ class _Said:
 
 def _said(name: str, text: str) -> _Said:
     words = _text_words(text)
-    return _Said(frozenset(_name_tokens(name)), frozenset(words), " ".join(sorted(words)) + " " + text.lower())
+    return _Said(
+        frozenset(_name_tokens(name)),
+        frozenset(words),
+        " ".join(sorted(words)) + " " + text.lower(),
+    )
 
 
 def _covers(concept: Concept, said: _Said) -> bool:
-    for token in concept.tokens:
-        if " " in token or "-" in token:
-            if token in said.text or token.replace("-", " ") in said.text:
-                return True
-        elif len(token) <= 2:
-            if token in said.names:
-                return True
-        elif token in said.names or token in said.words:
-            return True
-        elif len(token) >= 5 and any(w.startswith(token) for w in said.words):
-            return True
-    return False
+    return any(_says(token, said) for token in concept.tokens)
+
+
+def _says(token: str, said: _Said) -> bool:
+    """A phrase in the text, a short token as a name token, a word (or its start)."""
+    if " " in token or "-" in token:
+        return token in said.text or token.replace("-", " ") in said.text
+    if len(token) <= 2:
+        return token in said.names
+    if token in said.names or token in said.words:
+        return True
+    return len(token) >= 5 and any(w.startswith(token) for w in said.words)
 
 
 def _species_hits(text: str) -> set[str]:
@@ -228,10 +234,7 @@ def _species_fit(key: str, param_text: str, title: str) -> float | None:
         return 3.0
     if own:
         return None
-    titled = _species_hits(title)
-    if key in titled:
-        return 1.0
-    return None if titled else None
+    return 1.0 if key in _species_hits(title) else None
 
 
 _ENERGY_IN_TEXT = re.compile(
@@ -287,7 +290,9 @@ class _Fit:
 
 
 # A table of other data by its name ("energy_p", "ENERGY_CENTER_T1", "pitch_angle_e").
-_AXIS_TABLE = re.compile(r"^(?:energ(?:y|ies)|angles?|theta|phi|pitch_?angles?|freq\w*)(?:_|$)", re.I)
+_AXIS_TABLE = re.compile(
+    r"^(?:energ(?:y|ies)|angles?|theta|phi|pitch_?angles?|freq\w*)(?:_|$)", re.I
+)
 _DATA_WORDS = re.compile(r"flux|intens|rate|count|psd|density|spectr", re.I)
 
 
@@ -370,7 +375,9 @@ def rank_open(
         if probe_score is None or is_auxiliary(info):
             continue
         owner = _said(info.id, f"{info.id.replace('_', ' ')} {info.title}")
-        fits = [(f, p) for p in info.data_parameters if (f := _parameter_fit(request, info, p, owner))]
+        fits = [
+            (f, p) for p in info.data_parameters if (f := _parameter_fit(request, info, p, owner))
+        ]
         if not fits:
             continue
         fit, best = max(fits, key=lambda fp: fp[0].score)
@@ -387,7 +394,7 @@ def rank_open(
     top, missing = ranked[0]
     out = [c for c, _ in ranked[:limit]]
     if missing:
-        out[0] = Candidate(**{**top.__dict__, "notes": (_differs(top, missing, datasets),)})
+        out[0] = replace(top, notes=(_differs(top, missing, datasets),))
     return out
 
 
