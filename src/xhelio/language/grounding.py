@@ -25,7 +25,7 @@ from typing import Literal
 
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
-from xhelio.language.products import Term, coverage_score, is_support
+from xhelio.language.products import Term, coverage_score, is_support, product_terms
 from xhelio.language.resolve import Candidate, dataset_fit, probe_fit, scorable
 from xhelio.language.slots import filler_words
 from xhelio.timerange import TimeRange
@@ -118,7 +118,10 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
     """
     concepts: list[Concept] = []
     rest = words
-    found = [(m, tokens) for rx, tokens in _synonyms() for m in rx.finditer(words)]
+    for term in product_terms(words):  # look directions, kinds, cadences: dataset words
+        for m in re.finditer(re.escape(term.typed), rest):
+            rest = _mask(rest, *m.span())
+    found = [(m, tokens) for rx, tokens in _synonyms() for m in rx.finditer(rest)]
     for match, tokens in sorted(found, key=lambda mt: -len(mt[0][0])):
         if rest[match.start() : match.end()].strip() != match[0].strip():
             continue
@@ -274,7 +277,9 @@ def _energy_fit(wanted: tuple[float, float], have: tuple[float, float] | None) -
     if low > high:
         return None
     if math.isinf(wanted[1]) or math.isinf(have[1]):
-        return 2.0
+        # Integral channels (">2 MeV"): the nearer threshold fits better.
+        near = min(wanted[0], have[0]) / max(wanted[0], have[0], 1e-9)
+        return 1.0 + 3.0 * near
     span = max(wanted[1], have[1]) - min(wanted[0], have[0])
     return 1.0 + 3.0 * (high - low) / max(span, 1e-9)
 
@@ -343,8 +348,8 @@ def _parameter_fit(
         else:
             missing.append(concept)
     worded = [c for c in request.concepts if c.kind == "word"]
-    if own == 0 or (worded and not any(_covers(c, said) for c in worded)):
-        return None  # a species alone is no quantity: a word asked must be the parameter's
+    if own == 0 or (worded and all(c in missing for c in worded)):
+        return None  # a species alone is no quantity: a word asked must be said
     dims = len(p.size or ())
     score -= 1.0 if dims == 2 else 3.0 if dims > 2 else 0.0
     score -= 0.15 * min(_extra_words(p.description, request), 10)
@@ -359,6 +364,7 @@ def rank_open(
     time_range: TimeRange | None = None,
     wanted_cadence: float | None = None,
     terms: Sequence[Term] = (),
+    complete: bool = False,
     limit: int = 5,
 ) -> list[Candidate]:
     """(dataset, parameter) pairs whose metadata covers the request, best first.
@@ -366,6 +372,7 @@ def rank_open(
     One candidate per dataset. The first carries the notes the answer must give: the
     words of the request no parameter of its dataset covers. Empty when no parameter
     holds the species or energy channel named, or covers any of the request's words.
+    `complete` keeps only parameters whose own metadata covers every concept.
     """
     if not request.concepts:
         return []
@@ -378,6 +385,8 @@ def rank_open(
         fits = [
             (f, p) for p in info.data_parameters if (f := _parameter_fit(request, info, p, owner))
         ]
+        if complete:
+            fits = [(f, p) for f, p in fits if f.own == len(request.concepts)]
         if not fits:
             continue
         fit, best = max(fits, key=lambda fp: fp[0].score)

@@ -408,11 +408,11 @@ def _wanted(b: _Builder) -> list[QuantityWish]:
         # A species or energy channel named must be matched: the catalog's own words
         # decide before a product is read as its main parameter.
         words = open_request(_content_phrase(intent), intent.text)
-        quantities = _open_quantity(b, intent.missions[0], words) if words.strict else []
+        ref = intent.missions[0]
+        # A parameter that says every word, or a species or channel named, decides first.
+        quantities = _open_quantity(b, ref, words, complete=not words.strict)
         if not quantities and not b.missing:
-            quantities = _named_product(b, intent.missions[0]) or _open_quantity(
-                b, intent.missions[0], words
-            )
+            quantities = _named_product(b, ref) or _open_quantity(b, ref, words)
     if not quantities:
         quantities = _overview(b)
     if not quantities:
@@ -547,7 +547,9 @@ def _content_phrase(intent: RequestIntent) -> str:
     return " ".join(reading.text[a:b] for a, b in sorted(set(spans)))
 
 
-def _open_quantity(b: _Builder, ref: MissionRef, words: OpenRequest) -> list[QuantityWish]:
+def _open_quantity(
+    b: _Builder, ref: MissionRef, words: OpenRequest, complete: bool = False
+) -> list[QuantityWish]:
     """A quantity the table does not know, found in the mission's parameter metadata.
 
     The parameter whose name, description, labels and units cover the request's words
@@ -565,9 +567,10 @@ def _open_quantity(b: _Builder, ref: MissionRef, words: OpenRequest) -> list[Qua
         time_range=intent.time_range,
         wanted_cadence=intent.cadence_s,
         terms=request_terms(intent.text, intent.hints),
+        complete=complete,
     )
     if not picks:
-        if words.strict:
+        if words.strict and not complete:
             b.missing.append(
                 f"which {ref.name} data you mean: no parameter of its datasets in the catalog "
                 f"holds '{words.phrase()}'"
