@@ -15,7 +15,7 @@ import pytest
 
 from xhelio.agents.offline.plan import build_plan
 from xhelio.catalog.index import Catalog, open_catalog
-from xhelio.language.grounding import energy_range, open_request, rank_open
+from xhelio.language.grounding import energy_range, open_request, order_parameters, rank_open
 from xhelio.language.parse import Vocabulary, parse_request
 
 
@@ -105,3 +105,12 @@ def test_a_word_no_parameter_covers_is_said(catalog: Catalog) -> None:
     assert picks
     assert any("precipitating" in n for n in picks[0].notes)
     assert all("Differs from the request" in n for n in picks[0].notes)
+
+
+def test_list_parameters_order_puts_the_named_species_and_channel_first(catalog: Catalog) -> None:
+    sis = [p.name for p in order_parameters(catalog.dataset("AC_H1_SIS"), "Fe flux")]
+    assert sis[0] == "flux_Fe"
+    epam = [p.name for p in order_parameters(catalog.dataset("AC_H3_EPM"), "47-68 keV ions")]
+    assert epam[0] in ("P1", "P1p")
+    plain = catalog.dataset("AC_H1_SIS")
+    assert order_parameters(plain, "") == list(plain.data_parameters)

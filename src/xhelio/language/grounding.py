@@ -31,7 +31,14 @@ from xhelio.language.slots import filler_words
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary, read_table
 
-__all__ = ["Concept", "OpenRequest", "energy_range", "open_request", "rank_open"]
+__all__ = [
+    "Concept",
+    "OpenRequest",
+    "energy_range",
+    "open_request",
+    "order_parameters",
+    "rank_open",
+]
 
 ConceptKind = Literal["word", "species", "energy"]
 
@@ -416,3 +423,21 @@ def _differs(top: Candidate, missing: Sequence[Concept], datasets: Sequence[Data
         f"Differs from the request: no parameter of {top.dataset_id} says {words}; "
         f"shown: {top.parameter} ({what})."
     )
+
+
+def order_parameters(info: DatasetInfo, words: str) -> list[ParameterInfo]:
+    """A dataset's parameters, those whose metadata best covers `words` first.
+
+    What the LLM agents' `list_parameters` shows when asked about a quantity: the same
+    scoring as the offline path; support data and parameters that say none of the
+    words keep their file order after the rest.
+    """
+    request = open_request(words)
+    owner = _said(info.id, f"{info.id.replace('_', ' ')} {info.title}")
+    params = list(info.data_parameters)
+    scores = {
+        p.name: fit.score
+        for p in params
+        if request.concepts and (fit := _parameter_fit(request, info, p, owner)) is not None
+    }
+    return sorted(params, key=lambda p: (p.name not in scores, -scores.get(p.name, 0.0)))
