@@ -66,7 +66,7 @@ class OpenRequest:
 
     def phrase(self) -> str:
         """The concepts as typed."""
-        return " ".join(c.typed for c in self.concepts)
+        return " ".join(dict.fromkeys(c.typed for c in self.concepts))
 
 
 _KEV = {"ev": 1e-3, "kev": 1.0, "mev": 1e3, "gev": 1e6}
@@ -108,6 +108,7 @@ def _synonyms() -> tuple[tuple[re.Pattern[str], frozenset[str]], ...]:
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9+]*(?:-[A-Za-z0-9+]+)*")
+_CHARGE_STATE = re.compile(r"(?<![\w+])([A-Z][a-z]?)(\d{1,2})\+")
 _ACRONYM = re.compile(r"[A-Z0-9][A-Z0-9\-]+")
 
 
@@ -137,6 +138,10 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
         own = {typed, _singular(typed)} if _WORD.fullmatch(typed) else set[str]()
         concepts.append(Concept(match[0], "word", tokens | own))
         rest = _mask(rest, *match.span())
+    for m in _CHARGE_STATE.finditer(rest):  # "O7+", "Fe10+": that charge state itself
+        element, charge = m[1].lower(), m[2]
+        tokens = frozenset({f"{element}+{charge}", f"{element}{charge}+"})
+        concepts.append(Concept(m[0], "word", tokens))
     for key, position in dict(reversed(load_vocabulary().species_named(rest))).items():
         typed = next(_WORD.finditer(rest[position:]), None)
         concepts.append(Concept(typed[0] if typed else key, "species", frozenset({key})))
@@ -156,7 +161,7 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
         if word.lower() in _KEV:
             continue
         concepts.append(Concept(word, "word", frozenset({word.lower(), _singular(word.lower())})))
-    return OpenRequest(tuple(concepts), energy)
+    return OpenRequest(tuple(dict.fromkeys(concepts)), energy)
 
 
 def _energy_typed(energy: tuple[float, float]) -> str:
@@ -216,7 +221,7 @@ def _covers(concept: Concept, said: _Said) -> bool:
 
 def _says(token: str, said: _Said) -> bool:
     """A phrase in the text, a short token as a name token, a word (or its start)."""
-    if " " in token or "-" in token:
+    if " " in token or "-" in token or "+" in token:
         return token in said.text or token.replace("-", " ") in said.text
     if len(token) <= 2:
         return token in said.names

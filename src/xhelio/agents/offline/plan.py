@@ -544,7 +544,13 @@ def _content_phrase(intent: RequestIntent) -> str:
     reading = intent.slots
     spans = [(s.start, s.end) for s in reading.slots if s.kind in _WHAT_KINDS]
     spans += [(w.start, w.end) for w in reading.leftover]
-    return " ".join(reading.text[a:b] for a, b in sorted(set(spans)))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return " ".join(reading.text[a:b] for a, b in merged)
 
 
 def _open_quantity(
