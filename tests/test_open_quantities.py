@@ -64,6 +64,9 @@ def _first(vocab: Vocabulary, text: str) -> tuple[str, str] | None:
         ("ACE EPAM 175-315 keV electrons 2012-03-07", r"^AC_(H\d|K\d)_EPM$", r"^(DE4|E4p?)$"),
         ("ACE SWICS iron charge state 2013-05-01", r"^AC_H3_SW2$", r"^avqFe$"),
         ("MMS1 spacecraft potential 2017-07-11", r"^MMS1_EDP_.*SCPOT$", r"scpot"),
+        ("ACE SWICS O8+/O6+ ratio 2013-03-07", r"^AC_H3_SW2$", r"^O8to6$"),
+        ("Wind EPACT Fe fluxes 2012-03-07", r"^WI_.*EPACT", r"(?i)fe"),
+        ("GOES-15 EPEAD >2 MeV electrons 2012-03-07", r"^GOES15_EPEAD", r"^E2"),
     ],
 )
 def test_the_parameter_whose_metadata_says_the_words_is_fetched(
