@@ -360,8 +360,12 @@ def _parameter_fit(
         else:
             missing.append(concept)
     worded = [c for c in request.concepts if c.kind == "word"]
-    if own == 0 or (worded and all(c in missing for c in worded)):
-        return None  # a species alone is no quantity: a word asked must be said
+    unsaid = sum(c in missing for c in worded)
+    if own == 0 or (worded and (2 * unsaid > len(worded) or unsaid == len(worded))):
+        # A species alone is no quantity, and a parameter that says fewer of the words
+        # asked than it leaves out ("cosmic ray anisotropy" -> an electron anisotropy)
+        # is another quantity.
+        return None
     dims = len(p.size or ())
     score -= 1.0 if dims == 2 else 3.0 if dims > 2 else 0.0
     score -= 0.15 * min(_extra_words(p.description, request), 10)
