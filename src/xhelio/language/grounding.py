@@ -50,6 +50,8 @@ class Concept:
     typed: str
     kind: ConceptKind
     tokens: frozenset[str] = frozenset()
+    units: re.Pattern[str] | None = None
+    """Units that say it too (a flux: per cm^2)."""
 
 
 @dataclass(frozen=True)
@@ -99,10 +101,14 @@ def energy_range(text: str) -> tuple[float, float] | None:
 
 
 @cache
-def _synonyms() -> tuple[tuple[re.Pattern[str], frozenset[str]], ...]:
+def _synonyms() -> tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str] | None], ...]:
     rows = read_table("quantities.toml").get("synonym", [])
     return tuple(
-        (re.compile(str(row["words"]), re.I), frozenset(str(t).lower() for t in row["tokens"]))
+        (
+            re.compile(str(row["words"]), re.I),
+            frozenset(str(t).lower() for t in row["tokens"]),
+            re.compile(str(row["units"]), re.I) if "units" in row else None,
+        )
         for row in rows
     )
 
@@ -129,14 +135,14 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
     for term in product_terms(words):  # look directions, kinds, cadences: dataset words
         for m in re.finditer(re.escape(term.typed), rest):
             rest = _mask(rest, *m.span())
-    found = [(m, tokens) for rx, tokens in _synonyms() for m in rx.finditer(rest)]
-    for match, tokens in sorted(found, key=lambda mt: -len(mt[0][0])):
+    found = [(m, tokens, units) for rx, tokens, units in _synonyms() for m in rx.finditer(rest)]
+    for match, tokens, units in sorted(found, key=lambda mt: -len(mt[0][0])):
         if rest[match.start() : match.end()].strip() != match[0].strip():
             continue
         # One word is also its own token; a phrase means only what its tokens say.
         typed = match[0].strip().lower()
         own = {typed, _singular(typed)} if _WORD.fullmatch(typed) else set[str]()
-        concepts.append(Concept(match[0], "word", tokens | own))
+        concepts.append(Concept(match[0], "word", tokens | own, units))
         rest = _mask(rest, *match.span())
     for m in _CHARGE_STATE.finditer(rest):  # "O7+", "Fe10+": that charge state itself
         element, charge = m[1].lower(), m[2]
@@ -204,18 +210,18 @@ class _Said:
     names: frozenset[str]
     words: frozenset[str]
     text: str
+    units: str = ""
 
 
-def _said(name: str, text: str) -> _Said:
+def _said(name: str, text: str, units: str = "") -> _Said:
     words = _text_words(text)
-    return _Said(
-        frozenset(_name_tokens(name)),
-        frozenset(words),
-        " ".join(sorted(words)) + " " + text.lower(),
-    )
+    joined = " ".join(sorted(words)) + " " + text.lower()
+    return _Said(frozenset(_name_tokens(name)), frozenset(words), joined, units)
 
 
 def _covers(concept: Concept, said: _Said) -> bool:
+    if concept.units is not None and said.units and concept.units.search(said.units):
+        return True
     return any(_says(token, said) for token in concept.tokens)
 
 
@@ -335,7 +341,7 @@ def _parameter_fit(
     if not _is_data(p, info):
         return None
     text = f"{p.name} {p.description} {' '.join(p.labels or ())} {p.units}"
-    said = _said(p.name, text)
+    said = _said(p.name, text, p.units)
     score, own = 0.0, 0
     missing: list[Concept] = []
     for concept in request.concepts:

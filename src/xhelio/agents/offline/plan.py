@@ -735,6 +735,8 @@ def _candidates(
     if not cands or words.energy_kev is not None:
         # A quantity the table's cues miss in this mission's metadata (a temperature in
         # two columns), or an energy channel named: the catalog's own words decide.
+        # Only a parameter that itself says every word (another mission's nearest
+        # quantity is no fallback: OMNI has no electron flux).
         cands = rank_open(
             words,
             source.datasets,
@@ -742,6 +744,7 @@ def _candidates(
             time_range=span,
             wanted_cadence=b.intent.cadence_s,
             terms=request_terms(b.intent.text, b.intent.hints),
+            complete=True,
         )
     if cands and span is not None:  # product words the pick lacks, a timeless sibling: said
         b.notes.extend(n for n in cands[0].notes if n not in b.notes)
