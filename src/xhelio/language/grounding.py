@@ -27,7 +27,7 @@ from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.products import Term, coverage_score, is_support, product_terms
 from xhelio.language.resolve import Candidate, dataset_fit, probe_fit, scorable
-from xhelio.language.slots import filler_words
+from xhelio.language.slots import SlotReading, filler_words
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary, read_table
 
@@ -38,6 +38,7 @@ __all__ = [
     "open_request",
     "order_parameters",
     "rank_open",
+    "what_phrase",
 ]
 
 ConceptKind = Literal["word", "species", "energy"]
@@ -456,3 +457,20 @@ def order_parameters(info: DatasetInfo, words: str) -> list[ParameterInfo]:
         if request.concepts and (fit := _parameter_fit(request, info, p, owner)) is not None
     }
     return sorted(params, key=lambda p: (p.name not in scores, -scores.get(p.name, 0.0)))
+
+
+# Slots whose words say what to fetch (the rest say where, when, how to show it).
+_WHAT_KINDS = frozenset({"quantity", "species", "component", "product"})
+
+
+def what_phrase(reading: SlotReading) -> str:
+    """The words of a request that say what to fetch: quantity, species, left-over."""
+    spans = [(s.start, s.end) for s in reading.slots if s.kind in _WHAT_KINDS]
+    spans += [(w.start, w.end) for w in reading.leftover]
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return " ".join(reading.text[a:b] for a, b in merged)

@@ -21,7 +21,7 @@ from xhelio.agents.offline.derived import derived_code, derived_named, input_wis
 from xhelio.agents.offline.figure import figure_spec
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo
-from xhelio.language.grounding import OpenRequest, open_request, rank_open
+from xhelio.language.grounding import OpenRequest, open_request, rank_open, what_phrase
 from xhelio.language.intent import (
     MissionRef,
     OperationWish,
@@ -405,9 +405,7 @@ def _wanted(b: _Builder) -> list[QuantityWish]:
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(_NAMED, p, 0) for p in intent.parameter_names]
     if not quantities and len(intent.missions) == 1 and not intent.dataset_ids:
-        # A species or energy channel named must be matched: the catalog's own words
-        # decide before a product is read as its main parameter.
-        words = open_request(_content_phrase(intent), intent.text)
+        words = open_request(what_phrase(intent.slots), intent.text)
         ref = intent.missions[0]
         # A parameter that says every word, or a species or channel named, decides first.
         quantities = _open_quantity(b, ref, words, complete=not words.strict)
@@ -533,24 +531,6 @@ def _named_product(b: _Builder, ref: MissionRef) -> list[QuantityWish]:
         f"({info.title.split(' - ')[0]}); shown: {param.name}, its main data."
     )
     return [QuantityWish(_NAMED, param.name, 0)]
-
-
-# Slots whose words say what to fetch (the rest say where, when, how to show it).
-_WHAT_KINDS = frozenset({"quantity", "species", "component", "product"})
-
-
-def _content_phrase(intent: RequestIntent) -> str:
-    """The words of the request that say what to fetch: quantity, species, left-over."""
-    reading = intent.slots
-    spans = [(s.start, s.end) for s in reading.slots if s.kind in _WHAT_KINDS]
-    spans += [(w.start, w.end) for w in reading.leftover]
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return " ".join(reading.text[a:b] for a, b in merged)
 
 
 def _open_quantity(
