@@ -573,8 +573,9 @@ def _open_quantity(
     param = info.parameter(pick.parameter)
     described = param.description.strip() if param and param.description else pick.parameter
     b.notes.append(
-        f"Read '{words.phrase()}' from the catalog's metadata as {pick.dataset_id} "
-        f"{pick.parameter} ({described})."
+        f"Read '{words.phrase()}' as the product {pick.dataset_id} "
+        f"({info.title.split(' - ')[0].strip()}); shown: {pick.parameter} ({described}), "
+        "the parameter whose own metadata says it."
     )
     b.notes.extend(pick.notes)
     return [QuantityWish(_NAMED, pick.parameter, 0)]
