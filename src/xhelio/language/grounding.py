@@ -397,8 +397,8 @@ def rank_open(
     holds the species or energy channel named, or covers any of the request's words.
     `complete` keeps only parameters whose own metadata covers every concept.
     """
-    if not request.concepts:
-        return []
+    if all(c.kind == "species" for c in request.concepts):
+        return []  # a species alone names no quantity ("SolO SWA electrons")
     ranked: list[tuple[Candidate, tuple[Concept, ...]]] = []
     for info in datasets:
         probe_score = probe_fit(info, probe)
