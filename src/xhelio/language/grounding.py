@@ -65,7 +65,8 @@ class OpenRequest:
     @property
     def strict(self) -> bool:
         """Whether it names a species or an energy channel (which must be matched)."""
-        return any(c.kind != "word" for c in self.concepts)
+        kinds = {c.kind for c in self.concepts}
+        return bool(kinds - {"word"}) and kinds != {"species"}
 
     def phrase(self) -> str:
         """The concepts as typed."""
