@@ -36,10 +36,13 @@ from xhelio.vocabulary import load_vocabulary
 __all__ = [
     "Candidate",
     "cadence_of",
+    "dataset_fit",
     "duration_seconds",
+    "probe_fit",
     "probe_of_dataset",
     "probe_wanted",
     "resolve",
+    "scorable",
 ]
 
 _EXCLUDED_NAME = re.compile(
@@ -146,7 +149,7 @@ def _abbreviated(info: DatasetInfo, have: str | None, probe: str) -> bool:
     )
 
 
-def _probe_fit(info: DatasetInfo, probe: str | None) -> float | None:
+def probe_fit(info: DatasetInfo, probe: str | None) -> float | None:
     """Score for the spacecraft typed; None when the dataset is another spacecraft's."""
     have = probe_of_dataset(info.id)
     if probe is None:
@@ -291,8 +294,13 @@ def _frame_score(wish: QuantityWish, p: ParameterInfo) -> float | None:
     return -0.3 if present else 0.0
 
 
+def scorable(p: ParameterInfo) -> bool:
+    """Whether `p` can hold measured values (numbers; no error, flag, count or table)."""
+    return not p.is_time and p.type in ("double", "integer") and not _EXCLUDED_NAME.search(p.name)
+
+
 def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | None:
-    if p.is_time or p.type not in ("double", "integer") or _EXCLUDED_NAME.search(p.name):
+    if not scorable(p):
         return None
     name_hit = _names_match(q, p.name)
     desc_hit = bool(q.describes.search(p.description))
@@ -349,9 +357,9 @@ def level_rank(info: DatasetInfo) -> int:
     return 0 if _DEFINITIVE.search(info.id) else 1
 
 
-def _kind_score(info: DatasetInfo, q: Quantity) -> float:
-    """Science over support data, definitive over quick-look, the instrument's own data."""
-    score = 1.0 if q.key == "position" and is_auxiliary(info) else 0.0
+def _level_score(info: DatasetInfo) -> float:
+    """Definitive over quick-look, burst mode and level 1 last, the instrument's own data."""
+    score = 0.0
     text = f"{info.id} {info.title}"
     for pattern, weight in (
         (_QUICKLOOK, -1.0),
@@ -363,6 +371,14 @@ def _kind_score(info: DatasetInfo, q: Quantity) -> float:
             score += weight
     if _L1.search(info.id):
         score -= 1.5
+    return score
+
+
+def _kind_score(info: DatasetInfo, q: Quantity) -> float:
+    """Science over support data, definitive over quick-look, the instrument's own data."""
+    score = 1.0 if q.key == "position" and is_auxiliary(info) else 0.0
+    score += _level_score(info)
+    text = f"{info.id} {info.title}"
     if q.key == "magnetic_field" and _AC_FIELD.search(text):
         score -= 2.5
     # A quantity borrowed by another instrument's dataset (the field in a plasma file)
@@ -416,6 +432,16 @@ def _dataset_score(
     return score, notes, cadence
 
 
+def dataset_fit(
+    info: DatasetInfo, time_range: TimeRange | None, wanted_cadence: float | None
+) -> tuple[float, list[str], float | None]:
+    """A dataset's score whatever it holds (level, coverage, cadence), notes, cadence."""
+    cadence = cadence_of(info)
+    coverage, notes = _coverage_score(info, time_range)
+    score = _level_score(info) + coverage + _cadence_score(cadence, time_range, wanted_cadence)
+    return score, notes, cadence
+
+
 def _fts_bonus(catalog: Catalog, q: Quantity, mission_id: str | None) -> dict[str, float]:
     if mission_id is None:
         return {}
@@ -463,7 +489,7 @@ def resolve(
     bonus = _fts_bonus(catalog, q, mission_id)
     ranked: list[Candidate] = []
     for info in datasets:
-        probe_score = _probe_fit(info, probe)
+        probe_score = probe_fit(info, probe)
         support = not keep_support and q.key != "position" and is_auxiliary(info)
         if probe_score is None or support:
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.language.grounding import order_parameters
 from xhelio.sources.registry import SourceName
 from xhelio.sources.search import SearchResults
 from xhelio.timerange import format_time
@@ -84,7 +85,10 @@ def _described(ctx: ToolContext, dataset_id: str, source: str | None) -> Dataset
 
 @tool("discovery", result=ParameterList)
 def list_parameters(
-    ctx: ToolContext, dataset_id: str, source: SourceName | None = None
+    ctx: ToolContext,
+    dataset_id: str,
+    source: SourceName | None = None,
+    about: str | None = None,
 ) -> dict[str, Any]:
     """List a dataset's parameters with type, units and size.
 
@@ -92,11 +96,15 @@ def list_parameters(
         dataset_id: Dataset id, e.g. AC_H2_MFI.
         source: The data source of the dataset (the 'source' of a search result); default:
             the CDAWeb catalog.
+        about: Words naming the quantity wanted (e.g. 'Fe flux', '47-68 keV ions'): the
+            parameters whose names, descriptions and units say them come first, a
+            parameter of another species than one named after them.
     """
     info = _described(ctx, dataset_id, source)
+    params = order_parameters(info, about) if about else list(info.data_parameters)
     return {
         **dataset_summary(info),
-        "parameters": [parameter_summary(p) for p in info.data_parameters],
+        "parameters": [parameter_summary(p) for p in params],
     }
 
 

@@ -22,6 +22,7 @@ from xhelio.agents.offline.figure import figure_spec
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo
 from xhelio.language.binding import bind_missions
+from xhelio.language.grounding import OpenRequest, open_request, rank_open, what_phrase
 from xhelio.language.intent import (
     MissionRef,
     OperationWish,
@@ -415,7 +416,12 @@ def _wanted(b: _Builder) -> list[QuantityWish]:
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(_NAMED, p, 0) for p in intent.parameter_names]
     if not quantities and len(intent.missions) == 1 and not intent.dataset_ids:
-        quantities = _named_product(b, intent.missions[0])
+        words = open_request(what_phrase(intent.slots), intent.text)
+        ref = intent.missions[0]
+        # A parameter that says every word, or a species or channel named, decides first.
+        quantities = _open_quantity(b, ref, words, complete=not words.strict)
+        if not quantities and not b.missing:
+            quantities = _named_product(b, ref) or _open_quantity(b, ref, words)
     if not quantities:
         quantities = _overview(b)
     if not quantities:
@@ -557,6 +563,54 @@ def _named_product(b: _Builder, ref: MissionRef) -> list[QuantityWish]:
     return [QuantityWish(_NAMED, param.name, 0)]
 
 
+def _open_quantity(
+    b: _Builder, ref: MissionRef, words: OpenRequest, complete: bool = False
+) -> list[QuantityWish]:
+    """A quantity the table does not know, found in the mission's parameter metadata.
+
+    The parameter whose name, description, labels and units cover the request's words
+    (a species or energy channel named must match) is fetched as named; the words it
+    does not cover are said. Nothing found for a species or channel named is asked.
+    """
+    intent = b.intent
+    if not words.concepts:
+        return []
+    source = _mission_source(b.vocab, ref, intent.text)
+    picks = rank_open(
+        words,
+        source.datasets,
+        probe=source.probe,
+        time_range=intent.time_range,
+        wanted_cadence=intent.cadence_s,
+        terms=request_terms(intent.text, intent.hints),
+        complete=complete,
+    )
+    if not picks:
+        if words.strict and not complete:
+            b.missing.append(
+                f"which {ref.name} data you mean: no parameter of its datasets in the catalog "
+                f"holds '{words.phrase()}'"
+            )
+        return []
+    pick = picks[0]
+    b.intent = replace(
+        intent,
+        dataset_ids=(pick.dataset_id,),
+        unplaced=(),
+        slots=replace(intent.slots, leftover=()),
+    )
+    info = b.vocab.catalog.dataset(pick.dataset_id)
+    param = info.parameter(pick.parameter)
+    described = param.description.strip() if param and param.description else pick.parameter
+    b.notes.append(
+        f"Read '{words.phrase()}' as the product {pick.dataset_id} "
+        f"({info.title.split(' - ')[0].strip()}); shown: {pick.parameter} ({described}), "
+        "the parameter whose own metadata says it."
+    )
+    b.notes.extend(pick.notes)
+    return [QuantityWish(_NAMED, pick.parameter, 0)]
+
+
 def _overview(b: _Builder) -> list[QuantityWish]:
     """Solar wind monitors named with no quantity: |B|, speed and density, said so."""
     intent = b.intent
@@ -690,9 +744,30 @@ def _candidates(
             return []
         return [Candidate(info.id, p.name, p.units, p.components, 0.0, "named in the request")]
     cands = _sibling_vector_first(b, source, wish, span, _resolve(b, source, wish, span))
+    words = open_request(_wish_phrase(b.intent, wish), b.intent.text)
+    if not cands or words.energy_kev is not None:
+        # A quantity the table's cues miss in this mission's metadata (a temperature in
+        # two columns), or an energy channel named: the catalog's own words decide.
+        # Only a parameter that itself says every word (another mission's nearest
+        # quantity is no fallback: OMNI has no electron flux).
+        cands = rank_open(
+            words,
+            source.datasets,
+            probe=source.probe,
+            time_range=span,
+            wanted_cadence=b.intent.cadence_s,
+            terms=request_terms(b.intent.text, b.intent.hints),
+            complete=True,
+        )
     if cands and span is not None:  # product words the pick lacks, a timeless sibling: said
         b.notes.extend(n for n in cands[0].notes if n not in b.notes)
     return cands
+
+
+def _wish_phrase(intent: RequestIntent, wish: QuantityWish) -> str:
+    """The quantity's own words and the species named with it ("ion temperature")."""
+    species = [s.text(intent.slots.text) for s in intent.slots.of("species")]
+    return " ".join([*species[:1], wish.text]) if wish.species else wish.text
 
 
 def _resolve(
