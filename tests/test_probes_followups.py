@@ -23,7 +23,10 @@ from xhelio.language.resolve import probe_of_dataset, probe_wanted
 try:
     from xhelio.language.resolve import with_probe
 except ImportError:  # before the change
-    def with_probe(dataset_id: str, probe: str) -> str | None: return None
+
+    def with_probe(dataset_id: str, probe: str) -> str | None:
+        return None
+
 
 NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
 
@@ -104,18 +107,26 @@ def test_every_probe_gets_the_same_product(vocab: Vocabulary, text: str) -> None
     intent = _parse(vocab, text)
     datasets = _datasets(build_plan(vocab, intent, NOW))
     assert len(datasets) == len(intent.missions) > 1
-    assert {probe_of_dataset(d) for d in datasets} == {probe_wanted(m.text) for m in intent.missions}
+    assert {probe_of_dataset(d) for d in datasets} == {
+        probe_wanted(m.text) for m in intent.missions
+    }
     assert len({with_probe(d, "*") for d in datasets}) == 1, datasets
 
 
 @pytest.mark.parametrize(
     ("turns", "expected"),
     [
-        (("MMS1_FPI_FAST_L2_DIS-MOMS ion density 2015-10-16", "now MMS3"), ["MMS3_FPI_FAST_L2_DIS-MOMS"]),
-        (("ARTEMIS P1 magnetic field 2012-01-05", "repeat for P2"), ["THC_L2_FGM"]),
+        (
+            ("MMS1_FPI_FAST_L2_DIS-MOMS ion density 2015-10-16", "now MMS3"),
+            ["MMS3_FPI_FAST_L2_DIS-MOMS"],
+        ),
+        (("ARTEMIS P1 magnetic field 2012-01-05", "repeat for P2"), ["THC_L2_MERGED"]),
         (("C1 magnetic field 2003-10-29", "and for C4?"), ["C4_CP_FGM_SPIN"]),
         (("STEREO-A magnetic field 2010-08-01", "do it for B instead"), ["STB_L2_MAGPLASMA_1M"]),
-        (("RBSP-A magnetic field 2015-03-17", "same for probe B"), ["RBSP-B_MAGNETOMETER_4SEC-GSE_EMFISIS-L3"]),
+        (
+            ("RBSP-A magnetic field 2015-03-17", "same for probe B"),
+            ["RBSP-B_MAGNETOMETER_4SEC-GSE_EMFISIS-L3"],
+        ),
     ],
 )
 def test_another_probe_keeps_the_product(
@@ -177,8 +188,18 @@ def _day(text: str) -> datetime:
 @pytest.mark.parametrize(
     ("first", "text", "start", "end"),
     [
-        ("ACE |B| for 2003-10-28 to 2003-10-29", "extend it to 2003-10-31", "2003-10-28", "2003-11-01"),
-        ("ACE |B| for 2003-10-28 to 2003-10-29", "extend it back to 2003-10-25", "2003-10-25", "2003-10-30"),
+        (
+            "ACE |B| for 2003-10-28 to 2003-10-29",
+            "extend it to 2003-10-31",
+            "2003-10-28",
+            "2003-11-01",
+        ),
+        (
+            "ACE |B| for 2003-10-28 to 2003-10-29",
+            "extend it back to 2003-10-25",
+            "2003-10-25",
+            "2003-10-30",
+        ),
         ("Wind |B| for 2019-06-01", "extend by 2 days", "2019-06-01", "2019-06-04"),
         ("OMNI Dst for 2015-03-17", "shift one day later", "2015-03-18", "2015-03-19"),
         ("ACE |B| for 2015-03-17", "the day before", "2015-03-16", "2015-03-17"),
@@ -186,7 +207,12 @@ def _day(text: str) -> datetime:
         ("ACE |B| for 2015-03-16 to 2015-03-18", "the day before", "2015-03-15", "2015-03-16"),
         ("ACE |B| for 2015-03-17", "start it two days earlier", "2015-03-15", "2015-03-18"),
         ("ACE |B| for 2015-03-17", "end it a day later", "2015-03-17", "2015-03-19"),
-        ("Wind proton density for 2019-06-01", "same but for 2015-03-17", "2015-03-17", "2015-03-18"),
+        (
+            "Wind proton density for 2019-06-01",
+            "same but for 2015-03-17",
+            "2015-03-17",
+            "2015-03-18",
+        ),
     ],
 )
 def test_follow_ups_move_the_time(
