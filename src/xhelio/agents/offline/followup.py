@@ -343,8 +343,11 @@ def _without_probe_word(base: RequestIntent, new: RequestIntent) -> RequestInten
 def _product_of(
     base: RequestIntent, new: RequestIntent, missions: tuple[MissionRef, ...]
 ) -> RequestIntent | None:
-    """The request whose products the merged one keeps: the last one when it names other
-    probes for the same quantities ("now MMS3"), else the one the last one kept."""
+    """The request whose products the merged one keeps.
+
+    The last one when this names other probes for the same quantities ("now MMS3"), else
+    the one the last one kept ("smooth it" after "now MMS3").
+    """
     if new.quantities:
         return None
     if missions == base.missions:

@@ -481,6 +481,8 @@ def _measured_series(
             span = _window(b.intent, cands[0], b)
             cands = _candidates(b, source, wish, span)
         ranked.append((source, cands))
+    if span is None:  # no source holds it
+        return span
     for source, cands in _one_product(b, wish, span, ranked):
         final, name = _series_chain(b, source, wish, span, f"s{len(finals) + 1}", cands)
         derivative = b.intent.operation("derivative") is not None
@@ -496,8 +498,10 @@ def _one_product(
     span: TimeRange | None,
     ranked: list[tuple[_Source, list[Candidate]]],
 ) -> list[tuple[_Source, list[Candidate]]]:
-    """Probes of one constellation served one product: the one shown before ("now MMS3"),
-    else the one all the probes named have ("MMS1 through MMS4"); said when there is none.
+    """Probes of one constellation served one product.
+
+    The product shown before ("now MMS3" after MMS1), else the one all the probes named
+    have data of ("MMS1 through MMS4"); said when there is none.
     """
     catalog = b.vocab.catalog
     earlier = [
@@ -515,6 +519,7 @@ def _one_product(
         own = resolve(catalog, wish, usable, probe=source.probe, time_range=span) if usable else []
         if own:
             cands = led_by([own[0], *cands], product(own[0].dataset_id) or "")
+            b.notes.append(f"Kept the product shown before: {own[0].dataset_id} for {source.name}.")
         elif kept:
             b.notes.extend(f"{k.note}; used {cands[0].dataset_id}." for k in kept if k.note)
         switched = switched or bool(kept)
