@@ -2,14 +2,17 @@
 
 "now smooth it", "add Wind", "same for Solar Orbiter", "shift to the next day", "zoom to
 06:00-12:00", "put the density underneath", "remove the Wind trace", "log scale",
-"export as PDF" and a request with no time range all complete the last request.
+"export as PDF" and a request with no time range all complete the last request. "now
+MMS3", "repeat for P2", "do it for B instead" name other probes of the last request's
+constellation and keep its product (`RequestIntent.product_of`); "extend it to DATE",
+"start it two days earlier", "the day before" move the loaded time range.
 
 `replay` turns the session's earlier user requests (the REPL's memory, or the history a
 resumed `ask --session` loaded) into the states they built, the last one the intent behind
 the current data; "undo", "go back" and "revert that" take the last state off. `merge`
 folds a new request into the last state. The result is a complete `RequestIntent`, so the
 usual plan runs again (fetches come from the cache) and the answer says what was kept.
-Imports only this package, `timerange` and `vocabulary`.
+Imports only `language`, `timerange` and `vocabulary`.
 """
 
 from __future__ import annotations
@@ -437,7 +440,11 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         unknown_names=new.unknown_names,
         product_of=_product_of(base, new, missions),
     )
-    kept = [p for p in ("missions", "quantities") if getattr(new, p) == () and getattr(base, p)]
+    kept = [
+        p
+        for p in ("missions", "quantities")
+        if getattr(new, p) == () and getattr(base, p) and getattr(merged, p) == getattr(base, p)
+    ]
     if kept:
         notes.insert(0, f"Follow-up: kept the {' and '.join(kept)} of the previous request.")
     return merged, notes
