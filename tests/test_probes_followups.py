@@ -70,6 +70,11 @@ def _follow(vocab: Vocabulary, *turns: str) -> tuple[RequestIntent, list[str]]:
         ("both ARTEMIS probes magnetic field 2012-01-05", "themis", ["B", "C"]),
         ("GOES 13 and 15 electron flux 2015-03-17", "goes", ["13", "15"]),
         ("Voyager 1 & 2 magnetic field 1979-03-01", "voyager", ["1", "2"]),
+        ("THEMIS-A/-D/-E magnetic field 2008-02-26", "themis", ["A", "D", "E"]),
+        ("RBSP A/B magnetic field 2015-03-17", "rbsp", ["A", "B"]),
+        ("STA/STB magnetic field 2010-08-01", "stereo", ["A", "B"]),
+        ("STEREO-A vs -B magnetic field 2010-08-01", "stereo", ["A", "B"]),
+        ("MMS1/2/3 magnetic field 2015-10-16", "mms", ["1", "2", "3"]),
     ],
 )
 def test_every_probe_named_is_read(

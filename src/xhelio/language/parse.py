@@ -101,7 +101,8 @@ _MULTI_PROBE = frozenset(
 )
 # "STEREO A and B", "RBSP-A and -B", "ARTEMIS P1 and P2", "GOES 13 and 15".
 _MORE_PROBES = re.compile(
-    r"^\s*(?:,|and|&)\s*(?:and\s+)?-?(?P<p>[a-z]{0,2}\d{1,2}|[a-e])(?![\w-])", re.I
+    r"^\s*(?:,|and|&|/|vs\.?|versus)\s*(?:and\s+)?-?(?P<p>[a-z]{0,2}\d{1,2}|[a-e])(?![\w-])",
+    re.I,
 )
 _PROBE_SUFFIX = re.compile(r"^(?:-| )?(?:[a-e]|\d{1,2})\b", re.I)
 # "how fast was the wind at DSCOVR": the wind blowing, not the Wind spacecraft.
@@ -159,6 +160,17 @@ def _more_probes(
     return found
 
 
+def _joined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Mentions written as one word ("STA/STB", "THEMIS-A/-D/-E"), as one span each."""
+    runs: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if runs and (a < runs[-1][1] or text[runs[-1][1] : a] in ("", "/", "-")):
+            runs[-1] = (runs[-1][0], max(b, runs[-1][1]))
+        else:
+            runs.append((a, b))
+    return [r for r in runs if r not in spans]
+
+
 def _distinct(refs: list[MissionRef]) -> list[MissionRef]:
     """Each spacecraft once ("MMS1 through MMS4" names MMS4 twice)."""
     seen: set[tuple[str, str]] = set()
@@ -178,8 +190,8 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
     for mention in vocab.aliases.find_mentions(text):
         start, end = words[mention.first_word][1], words[mention.end_word - 1][2]
         typed = mention.text
-        if _the_wind(text, typed, start, end):
-            continue
+        if _the_wind(text, typed, start, end) or any(a <= start < b for a, b in spans):
+            continue  # the wind blowing; a probe of a list already read ("THEMIS-A/-D/-E")
         suffix = _PROBE_SUFFIX.match(text[end:]) if mention.mission_id in _MULTI_PROBE else None
         if suffix and not re.search(r"\d$|-[a-e]$", typed, re.I):
             end += suffix.end()
@@ -199,6 +211,7 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
                 continue
             refs.append(ref)
     refs = _distinct(_whole_constellations(text, refs, spans))
+    spans += _joined(text, spans)
     # "Cluster C2 and C4": the bare mission name is not a third spacecraft.
     probed = {r.mission_id for r in refs if probe_wanted(r.text) is not None}
     refs = [r for r in refs if r.mission_id not in probed or probe_wanted(r.text) is not None]
