@@ -128,6 +128,8 @@ def test_every_probe_gets_the_same_product(vocab: Vocabulary, text: str) -> None
         (("ARTEMIS P1 magnetic field 2012-01-05", "repeat for P2"), ["THC_L2_MERGED"]),
         (("C1 magnetic field 2003-10-29", "and for C4?"), ["C4_CP_FGM_SPIN"]),
         (("STEREO-A magnetic field 2010-08-01", "do it for B instead"), ["STB_L2_MAGPLASMA_1M"]),
+        (("STEREO-A magnetic field 2010-08-01", "what about B?"), ["STB_L2_MAGPLASMA_1M"]),
+        (("ARTEMIS P1 magnetic field 2012-01-05", "now the other probe"), ["THC_L2_MERGED"]),
         (
             ("RBSP-A magnetic field 2015-03-17", "same for probe B"),
             ["RBSP-B_MAGNETOMETER_4SEC-GSE_EMFISIS-L3"],
@@ -212,6 +214,8 @@ def _day(text: str) -> datetime:
         ("ACE |B| for 2015-03-16 to 2015-03-18", "the day before", "2015-03-15", "2015-03-16"),
         ("ACE |B| for 2015-03-17", "start it two days earlier", "2015-03-15", "2015-03-18"),
         ("ACE |B| for 2015-03-17", "end it a day later", "2015-03-17", "2015-03-19"),
+        ("ACE |B| for 2015-03-17", "one day earlier", "2015-03-16", "2015-03-17"),
+        ("ACE |B| for 2015-03-17", "the 3 days before", "2015-03-14", "2015-03-17"),
         (
             "Wind proton density for 2019-06-01",
             "same but for 2015-03-17",

@@ -144,12 +144,13 @@ class DomainVocabulary:
     def probe_names(self, mission_id: str, typed: str = "") -> list[str]:
         """How each spacecraft of a constellation is written ("MMS1".."MMS4"), in order.
 
-        When `typed` names a group of its probes ("ARTEMIS"), only those.
+        When `typed` names a group of its probes ("ARTEMIS", "ARTEMIS P1"), only those.
         """
         entry = self.missions.get(mission_id)
         if entry is None or not entry.probes:
             return []
-        group = next((g for n, g in entry.groups.items() if _squeeze(n) == _squeeze(typed)), ())
+        said = _squeeze(typed)
+        group = next((g for n, g in entry.groups.items() if said.startswith(_squeeze(n))), ())
         return [names[0] for p, names in sorted(entry.probes.items()) if not group or p in group]
 
     def exact_aliases(self) -> frozenset[str]:

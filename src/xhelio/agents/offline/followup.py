@@ -35,7 +35,7 @@ _FOLLOW_WORDS = re.compile(
     r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
     r"|beneath|under|zoom\w*|shift\w*|move|extend\w*|remove|drop|delete|without|change"
     r"|switch|what about|how about|again|then|next day|previous day|forward|ahead|later"
-    r"|earlier|back|repeat\w*|redo|(?:day|week|hour) (?:before|after))\b",
+    r"|earlier|back|repeat\w*|redo|(?:day|week|hour)s? (?:before|after))\b",
     re.I,
 )
 _ADD = re.compile(r"\b(?:add|also|too|plus|as well|underneath|below|beneath|under|overlay)\b", re.I)
@@ -46,7 +46,7 @@ _BACK = re.compile(r"\b(?:back\w*|earlier|previous|before|prior)\b", re.I)
 _EXTEND = re.compile(r"\b(?:extend\w*|widen\w*|lengthen\w*)\b", re.I)
 _DAY_WORD = re.compile(r"\b(?:next|previous|following|prior) (?P<u>day|week|hour)\b", re.I)
 # "the day before", "the week after": the span of that length next to the one loaded.
-_NEXT_TO = re.compile(r"\b(?P<u>day|week|hour) (?P<w>before|after)\b", re.I)
+_NEXT_TO = re.compile(r"\b(?P<u>day|week|hour)s? (?P<w>before|after)\b", re.I)
 # "start it two days earlier", "end it on the 20th": one edge of the span moves.
 _EDGE = re.compile(r"\b(?:(?P<s>start|begin)|(?P<e>end|stop|finish))(?:s|ing)?\b", re.I)
 _LATER = re.compile(r"\b(?:later|after|forward|ahead)\b", re.I)
@@ -80,9 +80,10 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
 # the last request's constellation, other probes.
 _OTHER_PROBE = re.compile(r"\b(?:probe|spacecraft|satellite|s/c)\s+(?P<p>[A-Ea-e]|[1-9])\b", re.I)
 _BARE_PROBE = re.compile(
-    r"(?:^|\b(?:for|to|now|with|on|at)\s+)-?(?P<p>(?i:[a-z]{1,2}\d{1,2}|\d{1,2})|[A-E])"
+    r"(?:^|\b(?:for|to|now|with|on|at|about|try)\s+)-?(?P<p>(?i:[a-z]{1,2}\d{1,2}|\d{1,2})|[A-E])"
     r"(?=\s*(?:(?i:instead|too|as well|please|now|then))?\s*[?.!]*\s*$)"
 )
+_THE_OTHER = re.compile(r"\bthe other (?:probe|spacecraft|satellite|one)\b", re.I)
 _ALL_PROBES = re.compile(
     r"\b(?:all(?:\s+(?:the\s+)?(?:two|three|four|five|[2-5]))?|both|each|every)\s+"
     r"(?:of\s+the\s+)?(?:probes?|spacecraft|satellites?|s/c)\b",
@@ -107,6 +108,13 @@ def _other_probes(
         names = vocab.probe_names(first.mission_id, first.text)
         refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in names]
         return tuple(refs), ""
+    if _THE_OTHER.search(new.text):
+        shown = {probe_wanted(m.text) for m in multi}
+        names = vocab.probe_names(first.mission_id, first.text)
+        rest = [n for n in names if probe_wanted(n) not in shown]
+        if len(rest) != 1:
+            return None  # "the other one" of more than two: which one is not said
+        return (MissionRef(first.mission_id, first.name, rest[0], first.position),), ""
     if (other := _OTHER_PROBE.search(new.text)) is not None:
         entry = vocab.missions[first.mission_id]
         wanted = entry.probes.get(other["p"].upper(), ())[:1]
@@ -237,8 +245,8 @@ def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange
             )
             return TimeRange(start, end)
     near = _NEXT_TO.search(text)
-    if near is not None and step is None and not _SHIFT.search(text):
-        unit = _UNIT[near["u"].lower()]
+    if near is not None and not _SHIFT.search(text):
+        unit = step or _UNIT[near["u"].lower()]  # "the day before", "the 3 days after"
         before = near["w"].lower() == "before"
         span = (
             TimeRange(base.start - unit, base.start)
@@ -246,7 +254,8 @@ def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange
             else TimeRange(base.end, base.end + unit)
         )
         notes.append(
-            f"Showing the {near[0].lower()} the time range loaded before: {span.readable()}."
+            f"Showing the {format_seconds(unit.total_seconds())} {near['w'].lower()} the time "
+            f"range loaded before: {span.readable()}."
         )
         return span
     if _EXTEND.search(text):
@@ -256,7 +265,7 @@ def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange
             return TimeRange(base.start - step, base.end)
         notes.append(f"Extended the time range by {format_seconds(step.total_seconds())}.")
         return TimeRange(base.start, base.end + step)
-    if _SHIFT.search(text) or word is not None:
+    if _SHIFT.search(text) or word is not None or (step is not None and sign):
         step = step or base.duration
         sign = (
             -1
