@@ -130,6 +130,9 @@ class RequestIntent:
     """Questions to ask before fetching: a name close to a mission, a probe it lacks."""
     slots: SlotReading = field(default_factory=lambda: SlotReading(""))
     """Every phrase of the request and the slot it fed; the words no slot took."""
+    product_of: RequestIntent | None = None
+    """A follow-up naming other probes of a constellation ("now MMS3"): the earlier request
+    whose products (dataset ids with the probe swapped) it keeps."""
 
     def operation(self, kind: OperationKind) -> OperationWish | None:
         """The first requested operation of `kind`, if any."""

@@ -24,6 +24,7 @@ from xhelio.language.intent import (
     QuantityWish,
     RequestIntent,
 )
+from xhelio.language.probes import probe_swapped
 from xhelio.language.products import product_terms
 from xhelio.language.quantities import GROUP_WORDS, QUANTITIES, quantity
 from xhelio.language.resolve import probe_wanted
@@ -98,7 +99,11 @@ _MULTI_PROBE = frozenset(
         "pioneer",
     }
 )
-_MORE_PROBES = re.compile(r"^\s*(?:,|and|&)\s*(?:and\s+)?(?P<p>[a-e]|\d{1,2})\b", re.I)
+# "STEREO A and B", "RBSP-A and -B", "ARTEMIS P1 and P2", "GOES 13 and 15".
+_MORE_PROBES = re.compile(
+    r"^\s*(?:,|and|&|/|vs\.?|versus)\s*(?:and\s+)?-?(?P<p>[a-z]{0,2}\d{1,2}|[a-e])(?![\w-])",
+    re.I,
+)
 _PROBE_SUFFIX = re.compile(r"^(?:-| )?(?:[a-e]|\d{1,2})\b", re.I)
 # "how fast was the wind at DSCOVR": the wind blowing, not the Wind spacecraft.
 _THE_WIND = re.compile(r"\bthe\s+$")
@@ -141,22 +146,41 @@ def _mask(text: str, start: int, end: int) -> str:
 
 
 def _more_probes(
-    typed: str, text: str, end: int, spans: list[tuple[int, int]]
+    mission_id: str, typed: str, text: str, end: int, spans: list[tuple[int, int]]
 ) -> list[tuple[str, int]]:
-    """Further spacecraft after the first ("STEREO A and B", "Voyager 1 and 2")."""
-    first = probe_wanted(typed)
-    if first is None:
-        return []
-    base = typed[: len(typed) - len(first)].rstrip(" -") if typed.upper().endswith(first) else ""
+    """Further spacecraft after the first ("STEREO A and B", "ARTEMIS P1 and P2")."""
     found: list[tuple[str, int]] = []
-    while base and (more := _MORE_PROBES.match(text[end:])) is not None:
-        probe = more["p"].upper()
-        if probe.isdigit() != first.isdigit():
+    while (more := _MORE_PROBES.match(text[end:])) is not None:
+        other = probe_swapped(mission_id, typed, more["p"])
+        if other is None:
             break
-        found.append((f"{base} {probe}", end + more.start("p")))
+        found.append((other, end + more.start("p")))
         spans.append((end, end + more.end()))
         end += more.end()
     return found
+
+
+def _joined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Mentions written as one word ("STA/STB", "THEMIS-A/-D/-E"), as one span each."""
+    runs: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if runs and (a < runs[-1][1] or text[runs[-1][1] : a] in ("", "/", "-")):
+            runs[-1] = (runs[-1][0], max(b, runs[-1][1]))
+        else:
+            runs.append((a, b))
+    return [r for r in runs if r not in spans]
+
+
+def _distinct(refs: list[MissionRef]) -> list[MissionRef]:
+    """Each spacecraft once ("MMS1 through MMS4" names MMS4 twice)."""
+    seen: set[tuple[str, str]] = set()
+    out: list[MissionRef] = []
+    for ref in refs:
+        key = (ref.mission_id, probe_wanted(ref.text) or ref.text.upper())
+        if key not in seen:
+            seen.add(key)
+            out.append(ref)
+    return out
 
 
 def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]]]:
@@ -166,15 +190,15 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
     for mention in vocab.aliases.find_mentions(text):
         start, end = words[mention.first_word][1], words[mention.end_word - 1][2]
         typed = mention.text
-        if _the_wind(text, typed, start, end):
-            continue
+        if _the_wind(text, typed, start, end) or any(a <= start < b for a, b in spans):
+            continue  # the wind blowing; a probe of a list already read ("THEMIS-A/-D/-E")
         suffix = _PROBE_SUFFIX.match(text[end:]) if mention.mission_id in _MULTI_PROBE else None
         if suffix and not re.search(r"\d$|-[a-e]$", typed, re.I):
             end += suffix.end()
             typed = text[start:end]
         spans.append((start, end))
         name = vocab.mission_names.get(mention.mission_id, mention.mission_id)
-        extra = _more_probes(typed, text, end, spans)
+        extra = _more_probes(mention.mission_id, typed, text, end, spans)
         for ref in [
             MissionRef(mention.mission_id, name, typed, start),
             *(MissionRef(mention.mission_id, name, t, at) for t, at in extra),
@@ -186,7 +210,8 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
             ):
                 continue
             refs.append(ref)
-    refs = _whole_constellations(text, refs, spans)
+    refs = _distinct(_whole_constellations(text, refs, spans))
+    spans += _joined(text, spans)
     # "Cluster C2 and C4": the bare mission name is not a third spacecraft.
     probed = {r.mission_id for r in refs if probe_wanted(r.text) is not None}
     refs = [r for r in refs if r.mission_id not in probed or probe_wanted(r.text) is not None]
@@ -208,12 +233,23 @@ def _the_wind(text: str, typed: str, start: int, end: int) -> bool:
 
 
 _ALL_BEFORE = re.compile(
-    r"\b(?:all(?:\s+(?:the\s+)?(?:two|three|four|five|2|3|4|5))?|both|each(?:\s+of)?|every)"
-    r"(?:\s+(?:of\s+)?the)?\s+$",
+    r"\b(?:(?:all(?:\s+(?:the\s+)?(?P<n>two|three|four|five|[2-5]))?|both|each(?:\s+of)?|every)"
+    r"(?:\s+(?:of\s+)?the)?|the\s+(?P<m>two|three|four|five|[2-5]))\s+$",
     re.I,
 )
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 _ALL_AFTER = re.compile(r"^\s*(?:spacecraft|probes|satellites)?\s*(?:\(\s*)?all\b", re.I)
 _PROBE_RANGE = re.compile(r"^\s*(?:-|\u2013|to|through)\s*[A-Za-z]{0,5}-?(?P<b>[1-9]|[A-Ea-e])\b")
+
+
+def _count_said(every: re.Match[str] | None) -> int | None:
+    """How many spacecraft "all four", "the two" or "both" says (None when no number)."""
+    if every is None:
+        return None
+    word = every["n"] or every["m"] or ("both" if every[0].lower().startswith("both") else "")
+    if not word:
+        return None
+    return int(word) if word.isdigit() else _COUNTS[word.lower()]
 
 
 def _whole_constellations(
@@ -222,20 +258,21 @@ def _whole_constellations(
     """Every spacecraft of "all four MMS", "both Van Allen Probes", "Cluster 1-4"."""
     out: list[MissionRef] = []
     for ref in refs:
-        names = load_vocabulary().probe_names(ref.mission_id)
+        names = load_vocabulary().probe_names(ref.mission_id, ref.text)
         end = ref.position + len(ref.text)
         first = probe_wanted(ref.text)
         wanted: list[str] = []
-        if first is None and (
-            _ALL_BEFORE.search(text[: ref.position]) or _ALL_AFTER.match(text[end:])
-        ):
-            wanted = names
+        every = _ALL_BEFORE.search(text[: ref.position])
+        if first is None and (every or _ALL_AFTER.match(text[end:])):
+            # "the two STEREO", "both ARTEMIS probes"; a count that does not fit: not all.
+            count = _count_said(every)
+            wanted = names if count in (None, len(names)) else []
         elif first is not None and (span := _PROBE_RANGE.match(text[end:])) is not None:
             keys = [probe_wanted(n) for n in names]
             last = span["b"].upper()
             if first in keys and last in keys and keys.index(last) > keys.index(first):
                 wanted = names[keys.index(first) : keys.index(last) + 1]
-                spans.append((end, end + span.end()))
+                spans.append((ref.position, end + span.end()))  # "C1-C4" as one phrase
         if not wanted:
             out.append(ref)
             continue

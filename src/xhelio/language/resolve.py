@@ -43,6 +43,7 @@ __all__ = [
     "probe_wanted",
     "resolve",
     "scorable",
+    "with_probe",
 ]
 
 _EXCLUDED_NAME = re.compile(
@@ -137,6 +138,19 @@ def probe_of_dataset(dataset_id: str) -> str | None:
     if not match:
         return None
     return match[1] or str(int(match[2]))
+
+
+def with_probe(dataset_id: str, probe: str) -> str | None:
+    """The id of the same product of spacecraft `probe` ("MMS1_FGM_SRVY_L2", "3" -> "MMS3_...").
+
+    None when the id names no spacecraft. The id need not exist: check the catalog.
+    """
+    head, sep, rest = dataset_id.partition("_")
+    match = _PROBE_IN_ID.search(head.upper())
+    if not match:
+        return None
+    group = 1 if match[1] else 2
+    return f"{head[: match.start(group)]}{probe}{head[match.end(group) :]}{sep}{rest}"
 
 
 def _abbreviated(info: DatasetInfo, have: str | None, probe: str) -> bool:

@@ -45,6 +45,8 @@ class MissionEntry:
     probe_kind: str | None = None
     probe_count: int | None = None
     exact: frozenset[str] = frozenset()
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    """Names of some of the probes together ("ARTEMIS": THEMIS B and C)."""
 
     def probe_of(self, typed: str) -> str | None:
         """The probe a shorthand names ("C3" -> "3", "THE" -> "E"), or None."""
@@ -150,12 +152,17 @@ class DomainVocabulary:
         """How catalog metadata writes species `key`."""
         return next((s.cues for s in self.species if s.key == key), None)
 
-    def probe_names(self, mission_id: str) -> list[str]:
-        """How each spacecraft of a constellation is written ("MMS1".."MMS4"), in order."""
+    def probe_names(self, mission_id: str, typed: str = "") -> list[str]:
+        """How each spacecraft of a constellation is written ("MMS1".."MMS4"), in order.
+
+        When `typed` names a group of its probes ("ARTEMIS", "ARTEMIS P1"), only those.
+        """
         entry = self.missions.get(mission_id)
         if entry is None or not entry.probes:
             return []
-        return [names[0] for _, names in sorted(entry.probes.items())]
+        said = _squeeze(typed)
+        group = next((g for n, g in entry.groups.items() if said.startswith(_squeeze(n))), ())
+        return [names[0] for p, names in sorted(entry.probes.items()) if not group or p in group]
 
     def exact_aliases(self) -> frozenset[str]:
         """Shorthands that name a probe only when typed exactly so ("THE", "C1")."""
@@ -206,6 +213,7 @@ def load_vocabulary() -> DomainVocabulary:
             entry.get("probe_kind"),
             entry.get("probe_count"),
             frozenset(entry.get("exact", ())),
+            {str(k): tuple(v) for k, v in entry.get("groups", {}).items()},
         )
         for mission_id, entry in raw_missions.items()
     }

@@ -2,14 +2,17 @@
 
 "now smooth it", "add Wind", "same for Solar Orbiter", "shift to the next day", "zoom to
 06:00-12:00", "put the density underneath", "remove the Wind trace", "log scale",
-"export as PDF" and a request with no time range all complete the last request.
+"export as PDF" and a request with no time range all complete the last request. "now
+MMS3", "repeat for P2", "do it for B instead" name other probes of the last request's
+constellation and keep its product (`RequestIntent.product_of`); "extend it to DATE",
+"start it two days earlier", "the day before" move the loaded time range.
 
 `replay` turns the session's earlier user requests (the REPL's memory, or the history a
 resumed `ask --session` loaded) into the states they built, the last one the intent behind
 the current data; "undo", "go back" and "revert that" take the last state off. `merge`
 folds a new request into the last state. The result is a complete `RequestIntent`, so the
 usual plan runs again (fetches come from the cache) and the answer says what was kept.
-Imports only this package, `timerange` and `vocabulary`.
+Imports only `language`, `timerange` and `vocabulary`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
+from xhelio.language.probes import probe_swapped
+from xhelio.language.resolve import probe_wanted
 from xhelio.language.wishes import find_durations, format_seconds
 from xhelio.timerange import TimeRange, clock_range_on
 from xhelio.vocabulary import load_vocabulary
@@ -30,7 +35,7 @@ _FOLLOW_WORDS = re.compile(
     r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
     r"|beneath|under|zoom\w*|shift\w*|move|extend\w*|remove|drop|delete|without|change"
     r"|switch|what about|how about|again|then|next day|previous day|forward|ahead|later"
-    r"|earlier|back)\b",
+    r"|earlier|back|repeat\w*|redo|(?:day|week|hour)s? (?:before|after))\b",
     re.I,
 )
 _ADD = re.compile(r"\b(?:add|also|too|plus|as well|underneath|below|beneath|under|overlay)\b", re.I)
@@ -40,6 +45,11 @@ _SHIFT = re.compile(r"\b(?:shift|move|step|slide|go)\w*\b", re.I)
 _BACK = re.compile(r"\b(?:back\w*|earlier|previous|before|prior)\b", re.I)
 _EXTEND = re.compile(r"\b(?:extend\w*|widen\w*|lengthen\w*)\b", re.I)
 _DAY_WORD = re.compile(r"\b(?:next|previous|following|prior) (?P<u>day|week|hour)\b", re.I)
+# "the day before", "the week after": the span of that length next to the one loaded.
+_NEXT_TO = re.compile(r"\b(?P<u>day|week|hour)s? (?P<w>before|after)\b", re.I)
+# "start it two days earlier", "end it on the 20th": one edge of the span moves.
+_EDGE = re.compile(r"\b(?:(?P<s>start|begin)|(?P<e>end|stop|finish))(?:s|ing)?\b", re.I)
+_LATER = re.compile(r"\b(?:later|after|forward|ahead)\b", re.I)
 _DAY_OF_MONTH = re.compile(r"\b(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
 _UNIT = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(days=7)}
 
@@ -66,8 +76,14 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
     return bool(_FOLLOW_WORDS.search(intent.text)) and not (intent.compare and served)
 
 
-# "same for probe E", "now all four spacecraft": the last request's mission, other probes.
+# "same for probe E", "now all four spacecraft", "repeat for P2", "do it for B instead":
+# the last request's constellation, other probes.
 _OTHER_PROBE = re.compile(r"\b(?:probe|spacecraft|satellite|s/c)\s+(?P<p>[A-Ea-e]|[1-9])\b", re.I)
+_BARE_PROBE = re.compile(
+    r"(?:^|\b(?:for|to|now|with|on|at|about|try)\s+)-?(?P<p>(?i:[a-z]{1,2}\d{1,2}|\d{1,2})|[A-E])"
+    r"(?=\s*(?:(?i:instead|too|as well|please|now|then))?\s*[?.!]*\s*$)"
+)
+_THE_OTHER = re.compile(r"\bthe other (?:probe|spacecraft|satellite|one)\b", re.I)
 _ALL_PROBES = re.compile(
     r"\b(?:all(?:\s+(?:the\s+)?(?:two|three|four|five|[2-5]))?|both|each|every)\s+"
     r"(?:of\s+the\s+)?(?:probes?|spacecraft|satellites?|s/c)\b",
@@ -75,24 +91,40 @@ _ALL_PROBES = re.compile(
 )
 
 
-def _other_probes(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, ...] | None:
-    """The last request's constellation with the probe(s) this one names, or None."""
+def _other_probes(
+    base: RequestIntent, new: RequestIntent
+) -> tuple[tuple[MissionRef, ...], str] | None:
+    """The last request's constellation with the probe(s) this one names, or None.
+
+    With the words that named them when a bare shorthand did ("B", "P2"): they are no
+    quantity ("B") and no unknown spacecraft ("P2").
+    """
     vocab = load_vocabulary()
     multi = [m for m in base.missions if vocab.probe_names(m.mission_id)]
     if not multi:
         return None
     first = multi[0]
-    names = vocab.probe_names(first.mission_id)
     if _ALL_PROBES.search(new.text):
-        wanted = names
-    elif (other := _OTHER_PROBE.search(new.text)) is not None:
+        names = vocab.probe_names(first.mission_id, first.text)
+        refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in names]
+        return tuple(refs), ""
+    if _THE_OTHER.search(new.text):
+        shown = {probe_wanted(m.text) for m in multi}
+        names = vocab.probe_names(first.mission_id, first.text)
+        rest = [n for n in names if probe_wanted(n) not in shown]
+        if len(rest) != 1:
+            return None  # "the other one" of more than two: which one is not said
+        return (MissionRef(first.mission_id, first.name, rest[0], first.position),), ""
+    if (other := _OTHER_PROBE.search(new.text)) is not None:
         entry = vocab.missions[first.mission_id]
-        wanted = list(entry.probes.get(other["p"].upper(), ())[:1])
-    else:
+        wanted = entry.probes.get(other["p"].upper(), ())[:1]
+        refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in wanted]
+        return (tuple(refs), "") if refs else None
+    bare = _BARE_PROBE.search(new.text)
+    named = probe_swapped(first.mission_id, first.text, bare["p"]) if bare else None
+    if bare is None or named is None:
         return None
-    if not wanted:
-        return None
-    return tuple(MissionRef(first.mission_id, first.name, n, first.position) for n in wanted)
+    return (MissionRef(first.mission_id, first.name, named, first.position),), bare["p"]
 
 
 _UNDO = re.compile(
@@ -160,13 +192,19 @@ def _zoom_clock(text: str, span: TimeRange) -> TimeRange | None:
     return clock_range_on(_clock_forms(text), span)
 
 
+# "and for C4?", "and what about Wind": the same request for it, not one more.
+_AND_FOR = re.compile(r"^\s*and\s+(?:for|what about|how about|with|now)\b", re.I)
+
+
 def _missions(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, ...]:
     if not new.missions:
-        return _other_probes(base, new) or base.missions
+        other = _other_probes(base, new)
+        return other[0] if other else base.missions
     if _REMOVE.search(new.text):
         gone = {m.mission_id for m in new.missions}
         return tuple(m for m in base.missions if m.mission_id not in gone)
-    if _ADD.search(new.text) or new.text.strip().lower().startswith("and "):
+    and_more = new.text.strip().lower().startswith("and ") and not _AND_FOR.match(new.text)
+    if _ADD.search(new.text) or and_more:
         known = {(m.mission_id, m.text.upper()) for m in base.missions}
         extra = [m for m in new.missions if (m.mission_id, m.text.upper()) not in known]
         return (*base.missions, *extra)
@@ -195,6 +233,31 @@ def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange
             notes.append(f"Zoomed to day {int(day['d'])} of the loaded time range.")
             return TimeRange(start, min(start + timedelta(days=1), base.end))
         return None
+    edge = _EDGE.search(text)
+    sign = 1 if _LATER.search(text) else -1 if _BACK.search(text) else 0
+    if edge is not None and step is not None and sign and not _EXTEND.search(text):
+        start = base.start + sign * step if edge["s"] else base.start
+        end = base.end if edge["s"] else base.end + sign * step
+        if start < end:
+            notes.append(
+                f"Moved the {'start' if edge['s'] else 'end'} of the time range "
+                f"{format_seconds(step.total_seconds())} {'later' if sign > 0 else 'earlier'}."
+            )
+            return TimeRange(start, end)
+    near = _NEXT_TO.search(text)
+    if near is not None and not _SHIFT.search(text):
+        unit = step or _UNIT[near["u"].lower()]  # "the day before", "the 3 days after"
+        before = near["w"].lower() == "before"
+        span = (
+            TimeRange(base.start - unit, base.start)
+            if before
+            else TimeRange(base.end, base.end + unit)
+        )
+        notes.append(
+            f"Showing the {format_seconds(unit.total_seconds())} {near['w'].lower()} the time "
+            f"range loaded before: {span.readable()}."
+        )
+        return span
     if _EXTEND.search(text):
         step = step or base.duration
         if _BACK.search(text):
@@ -202,7 +265,7 @@ def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange
             return TimeRange(base.start - step, base.end)
         notes.append(f"Extended the time range by {format_seconds(step.total_seconds())}.")
         return TimeRange(base.start, base.end + step)
-    if _SHIFT.search(text) or word is not None:
+    if _SHIFT.search(text) or word is not None or (step is not None and sign):
         step = step or base.duration
         sign = (
             -1
@@ -276,9 +339,53 @@ def export_only(intent: RequestIntent) -> bool:
     )
 
 
+def _without_probe_word(base: RequestIntent, new: RequestIntent) -> RequestIntent:
+    """The request without the bare probe shorthand it names ("for B": no field wish)."""
+    other = None if new.missions else _other_probes(base, new)
+    word = other[1] if other else ""
+    if not word:
+        return new
+    return replace(
+        new,
+        quantities=tuple(w for w in new.quantities if w.text != word),
+        unknown_names=tuple(n for n in new.unknown_names if n.upper() != word.upper()),
+    )
+
+
+def _product_of(
+    base: RequestIntent, new: RequestIntent, missions: tuple[MissionRef, ...]
+) -> RequestIntent | None:
+    """The request whose products the merged one keeps.
+
+    The last one when this names other probes for the same quantities ("now MMS3"), else
+    the one the last one kept ("smooth it" after "now MMS3").
+    """
+    if new.quantities:
+        return None
+    if missions == base.missions:
+        return base.product_of
+    return base if any(probe_wanted(m.text) for m in missions) else None
+
+
+def _time_edges(base: TimeRange, asked: TimeRange, text: str, notes: list[str]) -> TimeRange | None:
+    """The loaded span with an edge moved to a date asked ("extend it to 2003-10-31")."""
+    edge = _EDGE.search(text)
+    if _EXTEND.search(text):
+        moved = TimeRange(min(base.start, asked.start), max(base.end, asked.end))
+    elif edge is not None and edge["s"] and asked.start < base.end:
+        moved = TimeRange(asked.start, base.end)
+    elif edge is not None and edge["e"] and asked.end > base.start:
+        moved = TimeRange(base.start, asked.end)
+    else:
+        return None
+    notes.append(f"Changed the time range from {base.readable()} to {moved.readable()}.")
+    return moved
+
+
 def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[str]]:
     """The new request completed from the last one, and notes saying what was kept."""
     notes: list[str] = []
+    new = _without_probe_word(base, new)
     replaced = bool(new.quantities) and not _ADD.search(new.text)
     if new.quantities and _REMOVE.search(new.text):
         gone = {w.quantity for w in new.quantities}
@@ -293,6 +400,10 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     if zoom is not None and (time_range is None or time_error):
         time_range, time_text, time_error = zoom, zoom.readable(), None
         notes.append(f"Zoomed to {zoom.readable()} on the day already loaded.")
+    elif time_range is not None and base.time_range is not None:
+        moved = _time_edges(base.time_range, time_range, new.text, notes)
+        if moved is not None:
+            time_range, time_text = moved, moved.readable()
     if time_range is None and base.time_range is not None:
         shifted = _shifted(base.time_range, new, notes)
         time_range = shifted or base.time_range
@@ -332,12 +443,17 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         cadence_text=resample.text if resample else None,
         plot=plot,
         compare=len(missions) > 1 or base.compare,
-        dataset_ids=new.dataset_ids or (base.dataset_ids if not new.missions else ()),
+        dataset_ids=new.dataset_ids or (base.dataset_ids if missions == base.missions else ()),
         parameter_names=new.parameter_names or base.parameter_names,
         hints=new.hints or base.hints,
         unknown_names=new.unknown_names,
+        product_of=_product_of(base, new, missions),
     )
-    kept = [p for p in ("missions", "quantities") if getattr(new, p) == () and getattr(base, p)]
+    kept = [
+        p
+        for p in ("missions", "quantities")
+        if getattr(new, p) == () and getattr(base, p) and getattr(merged, p) == getattr(base, p)
+    ]
     if kept:
         notes.insert(0, f"Follow-up: kept the {' and '.join(kept)} of the previous request.")
     return merged, notes

@@ -32,6 +32,7 @@ from xhelio.language.intent import (
 )
 from xhelio.language.operations import declined_operations, named_operations
 from xhelio.language.parse import Vocabulary
+from xhelio.language.probes import common_product, kept_product, led_by, product
 from xhelio.language.products import main_parameter, named_product, request_terms
 from xhelio.language.quantities import GROUP_WORDS, quantity
 from xhelio.language.resolve import (
@@ -143,6 +144,7 @@ class _Builder:
     missing: list[str] = field(default_factory=list[str])
     labels: set[str] = field(default_factory=set[str])
     units: dict[str, str] = field(default_factory=dict[str, str])
+    earlier: list[str] | None = None  # the datasets a probe switch keeps the product of
 
     def unique(self, label: str) -> str:
         base, n = label, 2
@@ -486,6 +488,7 @@ def _measured_series(
         if not b.intent.unknown_names:  # already asked for a mission the catalog has
             b.missing.append(f"a mission for {what} (e.g. ACE, Wind, PSP)")
         return span
+    ranked: list[tuple[_Source, list[Candidate]]] = []
     for source in sources:
         cands = _candidates(b, source, wish, span)
         if not cands:
@@ -494,6 +497,10 @@ def _measured_series(
         if span is None:
             span = _window(b.intent, cands[0], b)
             cands = _candidates(b, source, wish, span)
+        ranked.append((source, cands))
+    if span is None:  # no source holds it
+        return span
+    for source, cands in _one_product(b, wish, span, ranked):
         final, name = _series_chain(b, source, wish, span, f"s{len(finals) + 1}", cands)
         derivative = b.intent.operation("derivative") is not None
         b.units[final] = _derivative_units(cands) if derivative else cands[0].units
@@ -519,6 +526,67 @@ def _kept_dimension(b: _Builder, wish: QuantityWish, cand: Candidate) -> str:
         f"over its {averaged} {other} bins."
     )
     return f"@{name}"
+def _one_product(
+    b: _Builder,
+    wish: QuantityWish,
+    span: TimeRange | None,
+    ranked: list[tuple[_Source, list[Candidate]]],
+) -> list[tuple[_Source, list[Candidate]]]:
+    """Probes of one constellation served one product.
+
+    The product shown before ("now MMS3" after MMS1), else the one all the probes named
+    have data of ("MMS1 through MMS4"); said when there is none.
+    """
+    catalog = b.vocab.catalog
+    earlier = [
+        d for d in _earlier_datasets(b) if resolve(catalog, wish, [catalog.dataset(d)], limit=1)
+    ]
+    out: list[tuple[_Source, list[Candidate]]] = []
+    switched = False
+    for source, cands in ranked:
+        kept = (
+            kept_product(catalog, earlier, source.role, source.probe, source.name, span)
+            if source.probe is not None
+            else []
+        )
+        usable = [k.dataset for k in kept if k.dataset is not None]
+        own = resolve(catalog, wish, usable, probe=source.probe, time_range=span) if usable else []
+        if own:
+            cands = led_by([own[0], *cands], product(own[0].dataset_id) or "")
+            b.notes.append(f"Kept the product shown before: {own[0].dataset_id} for {source.name}.")
+        elif kept:
+            b.notes.extend(f"{k.note}; used {cands[0].dataset_id}." for k in kept if k.note)
+        switched = switched or bool(kept)
+        out.append((source, cands))
+    if switched:
+        return out
+    for role in dict.fromkeys(s.role for s, _ in out if s.probe is not None):
+        group = [i for i, (s, _) in enumerate(out) if s.role == role and s.probe is not None]
+        if len(group) < 2:
+            continue
+        deep = [_resolve(b, out[i][0], wish, span, limit=30) for i in group]
+        key = common_product(catalog, deep, span)
+        if key is None:
+            names = ", ".join(out[i][0].name for i in group)
+            b.notes.append(
+                f"No one product of {names} holds {describe_quantity(wish)} for the time "
+                "asked: each shows its own best dataset."
+            )
+            continue
+        for i, more in zip(group, deep, strict=True):
+            out[i] = (out[i][0], led_by([*out[i][1], *more], key))
+    return out
+
+
+def _earlier_datasets(b: _Builder) -> list[str]:
+    """What the request a probe switch follows showed ("now MMS3" after MMS1): its datasets."""
+    if b.earlier is None:
+        earlier = b.intent.product_of
+        plan = build_plan(b.vocab, earlier, b.now) if earlier is not None else None
+        b.earlier = [
+            s.calls[0].args["dataset_id"] for s in (plan.steps if plan else ()) if s.kind == "fetch"
+        ]
+    return b.earlier
 
 
 def _named_product(b: _Builder, ref: MissionRef) -> list[QuantityWish]:
@@ -771,7 +839,7 @@ def _wish_phrase(intent: RequestIntent, wish: QuantityWish) -> str:
 
 
 def _resolve(
-    b: _Builder, source: _Source, wish: QuantityWish, span: TimeRange | None
+    b: _Builder, source: _Source, wish: QuantityWish, span: TimeRange | None, limit: int = 5
 ) -> list[Candidate]:
     text = source.text or b.intent.text  # only this source's words name its product
     hints = tuple(h for h in b.intent.hints if h.lower() in text.lower())
@@ -787,6 +855,7 @@ def _resolve(
         hints=hints,
         terms=request_terms(text, hints),
         keep_support=bool(b.intent.dataset_ids),
+        limit=limit,
     )
 
 

@@ -1,0 +1,131 @@
+"""Spacecraft of one constellation: probe shorthands and one product for all of them.
+
+A product is a dataset id with its spacecraft token left out ("MMS*_FPI_FAST_L2_DIS-MOMS"):
+the probes of a request ("MMS1 through MMS4", "STEREO A and B") are served the product
+they all have, and a follow-up naming another probe ("now MMS3") keeps the product the
+last request showed, as the catalog has it for that probe; what it lacks is said.
+Nothing here is written per mission: probes come from the vocabulary, products from the
+catalog's dataset ids. Imports `catalog`, `timerange`, `vocabulary` and this package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xhelio.catalog.index import Catalog
+from xhelio.catalog.model import DatasetInfo
+from xhelio.errors import UnknownDatasetError
+from xhelio.language.resolve import Candidate, probe_of_dataset, probe_wanted, with_probe
+from xhelio.timerange import TimeRange
+from xhelio.vocabulary import load_vocabulary
+
+__all__ = ["Kept", "common_product", "kept_product", "led_by", "probe_swapped", "product"]
+
+
+def probe_swapped(mission_id: str, typed: str, token: str) -> str | None:
+    """`typed` with its probe written as `token` ("RBSP-A", "B" -> "RBSP-B"), if that is one.
+
+    The token takes the place of the end of `typed` that has its shape (digits, a letter,
+    or letters and digits: "ARTEMIS P1", "P2" -> "ARTEMIS P2"); the result must name a
+    probe of the same mission ("C3" after "MMS1" is Cluster's, not MMS's).
+    """
+    if probe_wanted(typed) is None:
+        return None
+    mixed = not (token.isdigit() or token.isalpha())
+    shape = r"\d+" if token.isdigit() else r"[A-Za-z]" if token.isalpha() else r"[A-Za-z]{1,2}\d+"
+    other = re.sub(rf"{shape}$", token.upper(), typed)
+    if other == typed or probe_wanted(other) is None:
+        return None
+    entry = load_vocabulary().missions.get(mission_id)
+    if entry is not None and entry.probes:
+        known = entry.probe_of(other) if mixed else probe_wanted(other)
+        return other if known in entry.probes else None
+    return other if token.isdigit() else None
+
+
+def product(dataset_id: str) -> str | None:
+    """The product a dataset is of, whichever spacecraft ("MMS*_FGM_SRVY_L2"), or None."""
+    return with_probe(dataset_id, "*")
+
+
+def _covers(info: DatasetInfo, span: TimeRange | None) -> bool:
+    if span is None:
+        return True
+    starts = info.start is None or info.start < span.end
+    return starts and (info.stop is None or info.stop > span.start)
+
+
+def common_product(
+    catalog: Catalog, ranked: Sequence[Sequence[Candidate]], span: TimeRange | None
+) -> str | None:
+    """The product every probe's candidates hold with data for `span`, best summed score."""
+    totals: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    for cands in ranked:
+        best: dict[str, float] = {}
+        for c in cands:
+            key = product(c.dataset_id)
+            if key and key not in best and _covers(catalog.dataset(c.dataset_id), span):
+                best[key] = c.score
+        for key, score in best.items():
+            totals[key] = totals.get(key, 0.0) + score
+            counts[key] = counts.get(key, 0) + 1
+    shared = [k for k in totals if counts[k] == len(ranked)]
+    return max(shared, key=lambda k: (totals[k], k)) if shared else None
+
+
+def led_by(cands: Sequence[Candidate], key: str, limit: int = 5) -> list[Candidate]:
+    """The candidates, one per dataset, the first of product `key` in front."""
+    unique = list({c.dataset_id: c for c in reversed(cands)}.values())[::-1]
+    lead = [c for c in unique if product(c.dataset_id) == key][:1]
+    return [*lead, *(c for c in unique if c not in lead)][:limit]
+
+
+@dataclass(frozen=True)
+class Kept:
+    """The earlier request's product for one probe: the dataset to use, or why not."""
+
+    dataset: DatasetInfo | None
+    note: str | None = None
+
+
+def kept_product(
+    catalog: Catalog,
+    earlier: Sequence[str],
+    mission_id: str,
+    probe: str,
+    who: str,
+    span: TimeRange | None,
+) -> list[Kept]:
+    """The datasets `earlier` showed, as the catalog has them for spacecraft `probe`.
+
+    Only the earlier datasets of the same mission count; each maps to `probe`'s dataset
+    of the same product when the catalog has it with data for `span`, or else to a note
+    saying which of the two is missing (`who` names the probe in it).
+    """
+    kept: list[Kept] = []
+    for dataset_id in earlier:
+        info = _dataset(catalog, dataset_id)
+        if info is None or info.mission_id != mission_id or probe_of_dataset(dataset_id) is None:
+            continue
+        mapped = with_probe(dataset_id, probe)
+        other = _dataset(catalog, mapped) if mapped else None
+        if other is None:
+            note = f"The catalog has no {who} dataset of the product shown before ({dataset_id})"
+            kept.append(Kept(None, note))
+        elif not _covers(other, span):
+            when = span.readable() if span else "the time asked"
+            note = f"{other.id} (the product shown before, for {who}) has no data for {when}"
+            kept.append(Kept(None, note))
+        else:
+            kept.append(Kept(other))
+    return kept
+
+
+def _dataset(catalog: Catalog, dataset_id: str) -> DatasetInfo | None:
+    try:
+        return catalog.dataset(dataset_id)
+    except UnknownDatasetError:
+        return None
