@@ -3,9 +3,10 @@
 The words live in the vocabulary (`[[operation]]`, `[[statistic]]` and `[[declined]]` in
 `vocabulary/domain.toml`); this module reads them and answers small questions about a
 request: which operations it names (in text order), which statistic a running window
-computes ("running median", "moving standard deviation"), whether a trend to remove is
-linear or the mean, a cadence written as a count per unit ("one value per day"), and
-which operations it asks for that are declined (each with the reason said in the answer).
+computes ("running median", "moving standard deviation"), the statistic of a resampling
+("hourly maxima", "95th percentile per day"), whether a trend to remove is linear or the
+mean, a cadence written per unit ("one value per day", "maximum per 3 hours"), and which
+operations it asks for that are declined (each with the reason said in the answer).
 Imports only `vocabulary`.
 """
 
@@ -20,10 +21,13 @@ from xhelio.vocabulary import read_table
 __all__ = [
     "Declined",
     "declined_operations",
+    "describe_statistic",
     "detrend_kind",
     "named_operations",
+    "operation_spans",
     "per_unit_cadence",
     "running_statistic",
+    "statistic_near",
 ]
 
 
@@ -60,19 +64,64 @@ def named_operations(text: str) -> list[tuple[str, int, int]]:
 _WINDOW_WORD = re.compile(r"\b(?:running|moving|rolling|sliding|boxcar)\b[- ]?", re.I)
 
 
+def _statistic(key: str, match: re.Match[str]) -> str:
+    """The statistic as operations carry it: "" for the mean, "p95" for a percentile."""
+    if key == "percentile":
+        return f"p{float(match['q']):g}"
+    return "" if key == "mean" else key
+
+
+_STATISTIC_NAMES = {"": "mean", "median": "median", "std": "standard deviation",
+                    "min": "minimum", "max": "maximum"}  # fmt: skip
+
+
+def describe_statistic(statistic: str) -> str:
+    """The statistic in words: "" -> "mean", "p95" -> "95th percentile"."""
+    if statistic.startswith("p"):
+        q = statistic[1:]
+        last = q[-1]
+        suffix = (
+            "th"
+            if q.endswith(("11", "12", "13"))
+            else {"1": "st", "2": "nd", "3": "rd"}.get(last, "th")
+        )
+        return f"{q}{suffix} percentile"
+    return _STATISTIC_NAMES[statistic]
+
+
 def running_statistic(text: str) -> tuple[str, int, int] | None:
     """The statistic of a running window and its span ("rolling median" -> "median").
 
     Only a statistic written right after the window word counts, so "running 10 min
-    average" is a mean and never a minimum. "boxcar" and "smoothed" are means.
+    average" is a mean and never a minimum. "boxcar" and "smoothed" are means ("").
     """
     for window in _WINDOW_WORD.finditer(text):
         for stat in _table("statistic"):
             match = stat.words.match(text, window.end())
             if match is not None:
-                return stat.key, window.start(), match.end()
-        return "mean", *window.span()
+                return _statistic(stat.key, match), window.start(), match.end()
+        return "", *window.span()
     return None
+
+
+def statistic_near(
+    text: str, start: int, end: int, masked: list[tuple[int, int]], reach: int = 25
+) -> tuple[str, int, int] | None:
+    """The statistic written next to [start, end) and its span, or None.
+
+    "hourly maxima", "3-hour median", "95th percentile per day": the closest statistic
+    word within `reach` characters ("" is the mean, "p95" a percentile). Words inside
+    `masked` (the durations, so the "min" of "10 min" is never a minimum) do not count.
+    """
+    best: tuple[int, str, int, int] | None = None
+    for stat in _table("statistic"):
+        for match in stat.words.finditer(text):
+            if any(a < match.end() and match.start() < b for a, b in masked):
+                continue
+            gap = max(match.start() - end, start - match.end(), 0)
+            if gap <= reach and (best is None or gap < best[0]):
+                best = (gap, _statistic(stat.key, match), *match.span())
+    return best[1:] if best is not None else None
 
 
 _TRENDS = re.compile(r"\b(?P<mean>mean|average)\b|\b(?P<linear>linear|trend\w*)\b", re.I)
@@ -92,17 +141,43 @@ _PER_UNIT = re.compile(
     r"(?P<u>second|sec|minute|min|hour|hr|day|week)s?\b",
     re.I,
 )
+# "maximum per day", "median for each 3 hours": a cadence only when a statistic is next to it.
+_PER_BARE = re.compile(
+    r"\b(?:per|each|every|for each|a)\s+(?:(?P<n>\d+(?:\.\d+)?)[\s-]*)?"
+    r"(?P<u>second|sec|minute|min|hour|hr|day|week)s?\b",
+    re.I,
+)
 _SHORT_UNITS = {"sec": "second", "min": "minute", "hr": "hour"}
 
 
-def per_unit_cadence(text: str) -> tuple[float, int, int] | None:
-    """A cadence written as a count per unit ("one value per day" -> 86400 s) and its span."""
-    match = _PER_UNIT.search(text)
+def per_unit_cadence(text: str, *, bare: bool = False) -> tuple[float, int, int] | None:
+    """A cadence written as a count per unit ("one value per day" -> 86400 s) and its span.
+
+    `bare` also reads "per day" and "every 3 hours" without "one value" (the caller
+    checks that a statistic goes with it).
+    """
+    match = _PER_UNIT.search(text) or (_PER_BARE.search(text) if bare else None)
     if match is None:
         return None
     unit = match["u"].lower()
     count = float(match["n"]) if match["n"] else 1.0
     return count * _UNIT_SECONDS[_SHORT_UNITS.get(unit, unit)], *match.span()
+
+
+_CADENCE_WORD = re.compile(r"\b(?:hourly|daily|minutely|weekly)\b", re.I)
+
+
+def operation_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of the operation words ("hourly", "95th percentile", "per day", "boxcar").
+
+    They name a computation, never an instrument or a dataset: the parser masks them
+    before reading hints and accounts for them as operation words.
+    """
+    spans = [m.span() for rx in (_CADENCE_WORD, _WINDOW_WORD, _PER_UNIT, _PER_BARE)
+             for m in rx.finditer(text)]  # fmt: skip
+    spans += [m.span() for t in ("statistic", "operation", "declined") for w in _table(t)
+              for m in w.words.finditer(text)]  # fmt: skip
+    return spans
 
 
 def declined_operations(text: str) -> list[Declined]:

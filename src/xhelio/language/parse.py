@@ -24,6 +24,7 @@ from xhelio.language.intent import (
     QuantityWish,
     RequestIntent,
 )
+from xhelio.language.operations import operation_spans
 from xhelio.language.probes import probe_swapped
 from xhelio.language.products import product_terms
 from xhelio.language.quantities import GROUP_WORDS, QUANTITIES, quantity
@@ -641,12 +642,15 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     # A formula's symbols ("n v^2") name no spacecraft; a place ("in lunar orbit") says
     # where, and asks for no position.
     formulas, places = find_formulas(work), find_places(work)
+    # A derived quantity's words ("plasma beta", "-V x B") name what is computed from
+    # its inputs: no mission, no quantity to fetch (agents/offline/derived.py).
+    derived = [m.span() for d in load_vocabulary().derived for m in d.words.finditer(work)]
     named = work
-    for span in formulas:
+    for span in [*formulas, *derived]:
         named = _mask(named, *span)
     missions, spans = _missions(vocab, named)
     physics = work
-    for span in [*spans, *places, *((d.start, d.end) for d in durations)]:
+    for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = _mask(physics, *span)
     worded = physics
     for span in formulas:
@@ -658,6 +662,10 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     if not quantities:
         quantities = _instrument_quantity(physics, missions)
     operations = find_operations(work, durations)
+    computing = operation_spans(work)
+    hinted = physics
+    for span in computing:
+        hinted = _mask(hinted, *span)
     figure_format, figure_file, data_format = find_export(work)
     resample = next((op for op in operations if op.kind == "resample"), None)
     doubts = find_doubts(work, vocab.aliases, []) + _not_placed(physics)
@@ -669,6 +677,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         *(Slot("formula", work[a:b], a, b) for a, b in formulas),
         *(Slot("place", work[a:b], a, b) for a, b in places),
         *(Slot("operation", d.text, d.start, d.end) for d in durations),
+        *(Slot("operation", work[a:b], a, b) for a, b in computing),
+        *(Slot("quantity", work[a:b], a, b) for a, b in derived),
         *_physics_spans(physics, quantities, missions),
         *_quoted_spans(
             work, [*doubts, *time_unread, *(op.text for op in operations), time_error or ""]
@@ -700,9 +710,9 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         dataset_ids=tuple(dict.fromkeys(dataset_ids)),
         parameter_names=_parameter_names(vocab, dataset_ids, work),
         save_data_format=data_format,
-        hints=find_hints(physics, [(q.position, q.text) for q in quantities]),
+        hints=find_hints(hinted, [(q.position, q.text) for q in quantities]),
         unknown_names=_merged(_unknown_names(vocab, worded, quantities), _names_left(slots)),
-        unplaced=() if quantities else find_unplaced(physics, _instrument_words(missions)),
+        unplaced=() if quantities else find_unplaced(hinted, _instrument_words(missions)),
         doubts=doubts,
         slots=slots,
         discovery=find_discovery(

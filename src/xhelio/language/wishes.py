@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 from xhelio.language.intent import DiscoveryWish, Layout, OperationWish
 from xhelio.language.operations import (
+    describe_statistic,
     detrend_kind,
     named_operations,
     per_unit_cadence,
     running_statistic,
+    statistic_near,
 )
 
 __all__ = [
@@ -127,8 +129,9 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
     """Operations asked for, in the order a scientist means them (smooth, resample, ...).
 
     Each keeps the parameters the request states: the running window's length and
-    statistic ("20-minute boxcar", "rolling median over 1 h"), the cadence of a
-    resampling ("10-minute bins", "one value per day"), the trend a detrend removes.
+    statistic ("20-minute boxcar", "rolling median over 1 h"), the cadence and statistic
+    of a resampling ("10-minute bins", "hourly maxima", "95th percentile per day"), the
+    trend a detrend removes.
     """
     ops: list[OperationWish] = []
     named = named_operations(text)
@@ -141,7 +144,7 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
         window = _near(durations, start, end)
         if window is not None:
             used.add(window.start)
-        statistic = running[0] if running else "mean"
+        statistic = running[0] if running else ""
         points = _near_points(text, start, end) if window is None else None
         ops.append(_smooth_wish(window, statistic, points))
     resample = _resample_wish(text, durations, used, (smooth, running))
@@ -188,38 +191,58 @@ def _resample_wish(
     used: set[int],
     smoothing: tuple[re.Match[str] | None, tuple[str, int, int] | None],
 ) -> OperationWish | None:
-    """A resampling to the cadence the request states, or None."""
-    per_unit = per_unit_cadence(text)
-    if per_unit is not None:
-        seconds = per_unit[0]
-        return OperationWish("resample", f"{format_seconds(seconds)} averages", seconds)
+    """A resampling to the cadence the request states, with its statistic, or None.
+
+    The cadence is "one value per day", a resampling word near a duration ("10-minute
+    bins") or a cadence word ("hourly"), or a statistic next to a duration or a "per
+    <unit>" ("3-hour median", "maximum per day"). The statistic is the one written next
+    to the cadence ("daily minimum", "hourly maxima"), else the mean.
+    """
     smooth, running = smoothing
     taken = [s.span() for s in (smooth,) if s] + [r[1:] for r in (running,) if r]
+    masked = [(d.start, d.end) for d in durations] + taken
+    free = [d for d in durations if d.start not in used]
+
+    def wish(seconds: float, start: int, end: int) -> OperationWish:
+        near = statistic_near(text, start, end, masked)
+        statistic = near[0] if near else ""
+        name = _plural(describe_statistic(statistic)) if statistic else "averages"
+        what = f"{format_seconds(seconds)} {name}"
+        return OperationWish("resample", what, seconds, detail=statistic)
+
+    per_unit = per_unit_cadence(text)
+    if per_unit is not None:
+        return wish(*per_unit)
     for match in _RESAMPLE.finditer(text):
         word = match[0].lower()
         if any(match.start() < end and match.end() > start for start, end in taken):
             continue
-        free = [d for d in durations if d.start not in used]
         window = _near(free, *match.span(), reach=25)
         if word in _CADENCE_WORDS and window is None:
-            seconds = _CADENCE_WORDS[word]
-            return OperationWish("resample", f"{word} averages", seconds)
+            return wish(_CADENCE_WORDS[word], *match.span())
         if window is not None:
-            return OperationWish(
-                "resample", f"{format_seconds(window.seconds)} averages", window.seconds
-            )
+            span = (min(match.start(), window.start), max(match.end(), window.end))
+            return wish(window.seconds, *span)
+    bare = per_unit_cadence(text, bare=True)
+    if bare is not None and statistic_near(text, *bare[1:], masked, reach=12):
+        return wish(*bare)
+    for d in free:  # "3-hour median of ...": the statistic right after the duration
+        near = statistic_near(text, d.start, d.end, masked, reach=2)
+        if near is not None and near[1] >= d.end:
+            return wish(d.seconds, d.start, d.end)
     return None
 
 
-_STATISTIC_WORDS = {"mean": "", "median": "median", "std": "standard deviation", "min": "minimum",
-                    "max": "maximum"}  # fmt: skip
+def _plural(name: str) -> str:
+    """The statistic's name for several values: "maximum" -> "maxima", "mean" -> "means"."""
+    return {"maximum": "maxima", "minimum": "minima"}.get(name, f"{name}s")
 
 
 def _smooth_wish(
-    window: Duration | None, statistic: str = "mean", points: int | None = None
+    window: Duration | None, statistic: str = "", points: int | None = None
 ) -> OperationWish:
-    detail = "" if statistic == "mean" else statistic
-    what = f"running {_STATISTIC_WORDS[statistic]}" if detail else "smoothed"
+    detail = statistic
+    what = f"running {describe_statistic(detail)}" if detail else "smoothed"
     if points is not None:
         return OperationWish(
             "smooth", f"{what} over {points} points", detail=detail, window_points=points

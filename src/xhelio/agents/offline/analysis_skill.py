@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from xhelio.agents.offline.derived import derived_named
 from xhelio.agents.turn import AssistantReply
 from xhelio.timerange import find_time, format_time
 
@@ -191,7 +192,9 @@ def _spectrum(host: SkillHost, request: str) -> AssistantReply:
     return _reply(host, "power_spectrum", args, fetched)
 
 
-def _plasma(host: SkillHost, request: str) -> AssistantReply:
+def _plasma(host: SkillHost, request: str) -> AssistantReply | None:
+    if derived_named(request):
+        return None  # a derived quantity offline mode computes as a series (plan.py)
     rest = _without(_PLASMA, request)
     fetched = host.fetch_for(
         f"{rest} proton density, magnetic field magnitude, flow speed and proton temperature"

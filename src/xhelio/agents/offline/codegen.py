@@ -2,11 +2,13 @@
 
 The code is written to work whatever the chosen candidate looks like: a vector of 3
 columns, a vector of 4 (x, y, z and the magnitude, as MMS FGM stores it) or a scalar,
-so a candidate fallback never needs new code. Imports only `language.wishes`.
+so a candidate fallback never needs new code. Imports only `language.wishes` and
+`language.operations`.
 """
 
 from __future__ import annotations
 
+from xhelio.language.operations import describe_statistic
 from xhelio.language.wishes import format_seconds
 
 __all__ = ["binary_code", "component_code", "series_code"]
@@ -31,8 +33,11 @@ def component_code(component: str, quantity_key: str) -> tuple[str, str]:
     return code, column
 
 
-_STATISTICS = {"median": "running median", "std": "running standard deviation",
-               "min": "running minimum", "max": "running maximum"}  # fmt: skip
+def _statistic_call(statistic: str) -> str:
+    """The pandas call computing a statistic over each window or bin ("p95" a quantile)."""
+    if statistic.startswith("p"):
+        return f"quantile({float(statistic[1:]) / 100:g})"
+    return f"{statistic or 'mean'}()"
 
 
 def series_code(
@@ -40,24 +45,32 @@ def series_code(
 ) -> tuple[str, str, str]:
     """(code, words, label suffix) for a running statistic, resampling, detrend or derivative.
 
-    `detail` is the running window's statistic ("" is the mean: smoothing) or the trend
-    a detrend removes ("linear" or "mean"); `points` a running window in samples.
+    `detail` is the statistic of a running window or a resampling ("" is the mean,
+    "max", "p95", ...) or the trend a detrend removes ("linear" or "mean"); `points` a
+    running window in samples.
     """
     seconds = round(window_s)
     words = format_seconds(float(seconds))
     suffix = words.replace(" ", "")
+    statistic = detail if kind in ("smooth", "resample") else ""
+    call, name = _statistic_call(statistic), describe_statistic(statistic)
+    tag = statistic + ("_" if statistic[-1:].isdigit() else "")  # "p95_1d", "max1h"
     if kind == "smooth":
-        statistic = detail or "mean"
         span = f"'{seconds}s'" if points is None else str(points)
         if points is not None:
             words, suffix = f"{points} points", f"{points}pt"
-        code = f"result = df.rolling({span}, center=True, min_periods=1).{statistic}()"
-        if statistic == "mean":
+        code = f"result = df.rolling({span}, center=True, min_periods=1).{call}"
+        if not statistic:
             return code, f"smoothed over {words}", f"smooth{suffix}"
-        return code, f"{_STATISTICS[statistic]} over {words}", f"{statistic}{suffix}"
+        return code, f"running {name} over {words}", f"{tag}{suffix}"
     if kind == "resample":
-        code = f"result = df.resample('{seconds}s').mean()"
-        return code, f"{words} averages", f"avg{suffix}"
+        code = (
+            f"# {name} of each {words} bin (bins start on the clock, labelled by their start)\n"
+            f"result = df.resample('{seconds}s').{call}"
+        )
+        if not statistic:
+            return code, f"{words} averages", f"avg{suffix}"
+        return code, f"{words} {name}", f"{tag}{suffix}"
     if kind == "detrend":
         return _detrend_code(detail)
     code = (

@@ -4,63 +4,109 @@ The vocabulary (`xhelio/vocabulary/domain.toml`) names each derived quantity, th
 people use for it, its inputs and units. This module turns an input spec such as
 `"velocity:magnitude"` or `"density:alpha"` into a `QuantityWish` for the resolver, and
 gives the pandas code over the fetched inputs: every input after the first is put on the
-first one's times (interpolated inside its span, never extrapolated). Imports only this
-package and `vocabulary`.
+first one's times (interpolated inside its span, never extrapolated), each input is
+converted to SI units in a commented line, and the formula reads like the textbook one.
+Constants are CODATA values from `scipy.constants`, written into the code with their
+names and units so the trace shows them. Imports only this package and `vocabulary`.
 """
 
 from __future__ import annotations
+
+import re
+
+from scipy import constants
 
 from xhelio.language.intent import QuantityWish
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
 __all__ = ["derived_code", "derived_named", "input_wishes", "unit_problem"]
 
-# Physical constants in the units the inputs come in (nT, cm^-3, km/s, K or eV).
 _ALIGN = (
     "inputs = list(sources.values())\n"
     "first = inputs[0]\n"
+    "def on_first(s):\n"
+    "    # on the first input's times, interpolated inside its span, never extrapolated\n"
+    "    joined = s.reindex(s.index.union(first.index))\n"
+    "    return joined.interpolate(method='time', limit_area='inside').reindex(first.index)\n"
     "def col(frame, magnitude=False):\n"
     "    frame = frame if isinstance(frame, pd.DataFrame) else frame.to_pandas()\n"
     "    if magnitude and frame.shape[1] >= 3:\n"
-    "        s = frame.iloc[:, :3].pow(2).sum(axis=1, min_count=3).pow(0.5)\n"
+    "        return on_first(frame.iloc[:, :3].pow(2).sum(axis=1, min_count=3).pow(0.5))\n"
+    "    return on_first(frame.iloc[:, 0])\n"
+    "def vec(*frames):\n"
+    "    # a vector as 3 columns (x, y, z): one 3-column input or three component inputs\n"
+    "    if len(frames) == 1:\n"
+    "        frame = frames[0] if isinstance(frames[0], pd.DataFrame) else frames[0].to_pandas()\n"
+    "        parts = [on_first(frame.iloc[:, i]) for i in range(3)]\n"
     "    else:\n"
-    "        s = frame.iloc[:, 0]\n"
-    "    joined = s.reindex(s.index.union(first.index))\n"
-    "    return joined.interpolate(method='time', limit_area='inside').reindex(first.index)\n"
+    "        parts = [col(f) for f in frames]\n"
+    "    return pd.concat(parts, axis=1, keys=['x', 'y', 'z'])\n"
 )
-_CODE = {
+# CODATA constants (scipy.constants), written into the code with their units.
+_CONSTANTS = {
+    "mu0": (constants.mu_0, "vacuum permeability [H/m]"),
+    "k_B": (constants.k, "Boltzmann constant [J/K]"),
+    "m_p": (constants.m_p, "proton mass [kg]"),
+    "e": (constants.e, "elementary charge [C]"),
+}
+# Each input bound to a name, in SI units (n in m^-3, V in m/s, B in T; T in K, see _kelvin).
+_SI = {
+    "density": "n = col({x}) * 1e6  # cm^-3 -> m^-3",
+    "velocity:magnitude": "V = col({x}, magnitude=True) * 1e3  # km/s -> m/s",
+    "velocity:vector": "V = vec({x}) * 1e3  # km/s -> m/s",
+    "magnetic_field:magnitude": "B = col({x}, magnitude=True) * 1e-9  # nT -> T",
+    "magnetic_field:vector": "B = vec({x}) * 1e-9  # nT -> T",
+}
+_FORMULAS = {
+    "dynamic_pressure": "result = (m_p * n * V**2 * 1e9).to_frame('Pdyn')  # Pa -> nPa",
+    "plasma_beta": (
+        "p_thermal = n * k_B * T\n"
+        "p_magnetic = B**2 / (2 * mu0)\n"
+        "result = (p_thermal / p_magnetic).to_frame('beta')"
+    ),
+    "alfven_speed": "result = (B / np.sqrt(mu0 * n * m_p) / 1e3).to_frame('V_A')  # m/s -> km/s",
+    "alfven_mach": (
+        "V_A = B / np.sqrt(mu0 * n * m_p)\nresult = (V / V_A).to_frame('M_A')  # Alfven Mach number"
+    ),
+    "magnetosonic_mach": (
+        "# fast magnetosonic Mach number (perpendicular to B), proton temperature only\n"
+        "V_A = B / np.sqrt(mu0 * n * m_p)\n"
+        "c_s = np.sqrt(5 / 3 * k_B * T / m_p)  # sound speed, gamma = 5/3\n"
+        "result = (V / np.sqrt(V_A**2 + c_s**2)).to_frame('M_ms')"
+    ),
+    "thermal_pressure": "result = (n * k_B * T * 1e9).to_frame('P_th')  # Pa -> nPa",
+    "magnetic_pressure": "result = (B**2 / (2 * mu0) * 1e9).to_frame('P_B')  # Pa -> nPa",
+    "total_pressure": (
+        "result = ((n * k_B * T + B**2 / (2 * mu0)) * 1e9).to_frame('P_total')  # Pa -> nPa"
+    ),
+    "electric_field": (
+        "# motional electric field E = -V x B, in V/m, then mV/m\n"
+        "E = pd.DataFrame(-np.cross(V.to_numpy(), B.to_numpy()), index=V.index,\n"
+        "                 columns=['Ex', 'Ey', 'Ez']) * 1e3\n"
+        "result = E"
+    ),
+    "newell_coupling": (
+        "# Newell et al. (2007): dPhi/dt = V^(4/3) B_T^(2/3) sin^(8/3)(theta_c / 2),\n"
+        "# V in km/s, B_T = sqrt(By^2 + Bz^2) in nT (GSM), theta_c the IMF clock angle\n"
+        "v = V / 1e3\n"
+        "by, bz = B['y'] * 1e9, B['z'] * 1e9\n"
+        "b_t = np.sqrt(by**2 + bz**2)\n"
+        "theta_c = np.arctan2(by, bz)\n"
+        "result = (v ** (4 / 3) * b_t ** (2 / 3) * np.abs(np.sin(theta_c / 2)) ** (8 / 3))"
+        ".to_frame('dPhi/dt')"
+    ),
+    "alpha_proton_ratio": (
+        "a = col(inputs[0])\np = col(inputs[1])\nresult = (a / p).to_frame('alpha_proton_ratio')"
+    ),
+}
+_ANGLES = {
     "clock_angle": (
-        "b = df.iloc[:, :3]\n"
         "result = np.degrees(np.arctan2(b.iloc[:, 1], b.iloc[:, 2])).to_frame('clock_angle')"
     ),
     "cone_angle": (
-        "b = df.iloc[:, :3]\n"
         "bt = b.pow(2).sum(axis=1, min_count=3).pow(0.5)\n"
         "result = np.degrees(np.arccos((b.iloc[:, 0] / bt).clip(-1, 1))).to_frame('cone_angle')"
     ),
-    "dynamic_pressure": _ALIGN
-    + (
-        "n = col(inputs[0])\n"
-        "v = col(inputs[1], magnitude=True)\n"
-        "result = (1.6726e-6 * n * v ** 2).to_frame('Pdyn')"
-    ),
-    "plasma_beta": _ALIGN
-    + (
-        "n = col(inputs[0])\n"
-        "t = col(inputs[1]) * {t_scale}\n"
-        "b = col(inputs[2], magnitude=True)\n"
-        "pth = n * 1e6 * 1.380649e-23 * t\n"
-        "pb = (b * 1e-9) ** 2 / (2 * 4e-7 * np.pi)\n"
-        "result = (pth / pb).to_frame('beta')"
-    ),
-    "alfven_speed": _ALIGN
-    + (
-        "b = col(inputs[0], magnitude=True)\n"
-        "n = col(inputs[1])\n"
-        "result = (21.812 * b / np.sqrt(n)).to_frame('V_A')"
-    ),
-    "alpha_proton_ratio": _ALIGN
-    + ("a = col(inputs[0])\np = col(inputs[1])\nresult = (a / p).to_frame('alpha_proton_ratio')"),
 }
 
 
@@ -71,7 +117,12 @@ def derived_named(text: str) -> tuple[DerivedQuantity, ...]:
 
 
 def input_wishes(derived: DerivedQuantity, frame: str | None) -> list[QuantityWish]:
-    """One wish per input ("velocity:magnitude" -> velocity, magnitude component)."""
+    """One wish per input ("velocity:magnitude" -> velocity, magnitude component).
+
+    Vectors crossed or compared (-V x B) are asked in one frame: the one the request
+    names, else GSE; the Newell function and the clock angle need GSM.
+    """
+    vectors = frame or ("GSM" if derived.key in ("clock_angle", "newell_coupling") else "GSE")
     wishes: list[QuantityWish] = []
     for n, need in enumerate(derived.needs):
         key, _, detail = need.partition(":")
@@ -80,31 +131,75 @@ def input_wishes(derived: DerivedQuantity, frame: str | None) -> list[QuantityWi
         if key in ("density", "temperature") and species is None:
             species = "proton"
         wish_frame = frame if key == "magnetic_field" else None
-        if derived.key == "clock_angle" and wish_frame is None:
-            wish_frame = "GSM"  # the clock angle is defined in the GSM y-z plane
+        if component == "vector":
+            wish_frame = vectors
         wishes.append(QuantityWish(key, need, n, component, wish_frame, species))
     return wishes
 
 
-def unit_problem(derived: DerivedQuantity, units: list[str]) -> str | None:
-    """Why the fetched inputs cannot give this quantity in its units (None when fine)."""
-    if derived.key == "plasma_beta" and len(units) > 1:
-        t = units[1].strip().lower()
-        if not (t in ("k", "kelvin", "deg k") or t.startswith("ev")):
-            return f"the temperature came as '{units[1]}', not K or eV, so beta is not computed"
+def _temperature_kind(unit: str) -> str | None:
+    """'K', 'eV' or 'speed' (a thermal speed in km/s); None for another unit."""
+    u = unit.strip().lower()
+    if u in ("k", "kelvin", "deg k", "degk", "deg_k"):
+        return "K"
+    if u.startswith("ev"):
+        return "eV"
+    if u.replace(" ", "") in ("km/s", "kms^-1", "km/sec"):
+        return "speed"
     return None
 
 
-def derived_code(derived: DerivedQuantity, units: list[str], *, split: bool = False) -> str:
-    """The sandbox code for `derived` given the units of its fetched inputs.
+def unit_problem(derived: DerivedQuantity, units: list[str]) -> str | None:
+    """Why the fetched inputs cannot give this quantity in its units (None when fine)."""
+    if "temperature" in derived.needs:
+        unit = units[derived.needs.index("temperature")] if len(units) > 1 else ""
+        if unit and _temperature_kind(unit) is None:
+            return f"the temperature came as '{unit}', not K, eV or a thermal speed in km/s"
+    return None
 
-    `split`: a vector input came as three component series (x, y, z), joined here on the
-    first one's times before the formula reads its columns.
+
+def _kelvin(x: str, unit: str) -> tuple[str, str]:
+    """(code binding T in K, the conversion said in the answer) for a temperature input."""
+    kind = _temperature_kind(unit)
+    if kind == "eV":
+        return f"T = col({x}) * e / k_B  # eV -> K", "the temperature in eV converted to K"
+    if kind == "speed":
+        code = (
+            f"w = col({x}) * 1e3  # thermal speed km/s -> m/s\n"
+            "T = m_p * w**2 / (2 * k_B)  # w = sqrt(2 k T / m_p) -> T in K"
+        )
+        return code, "the thermal speed w converted to T = m_p w^2 / 2k (K)"
+    return f"T = col({x})  # K", ""
+
+
+def derived_code(derived: DerivedQuantity, units: list[str], parts: list[int]) -> tuple[str, str]:
+    """(sandbox code, unit conversions said in the answer) for `derived`.
+
+    `units` are those of the fetched inputs and `parts` how many fetched series each
+    input came as (1, or 3 for a vector fetched as x, y and z components).
     """
-    code = _CODE[derived.key]
-    if split and derived.key in ("clock_angle", "cone_angle"):
-        code = _ALIGN + "df = pd.concat([col(x) for x in inputs[:3]], axis=1)\n" + code
-    if derived.key == "plasma_beta":
-        scale = "11604.518" if len(units) > 1 and units[1].strip().lower().startswith("ev") else "1"
-        code = code.replace("{t_scale}", scale)
-    return code
+    starts = [sum(parts[:i]) for i in range(len(parts))]
+    refs = [
+        ", ".join(f"inputs[{s + j}]" for j in range(count))
+        for s, count in zip(starts, parts, strict=True)
+    ]
+    if derived.key in _ANGLES:
+        return _ALIGN + f"b = vec({refs[0]})\n" + _ANGLES[derived.key], ""
+    if derived.key == "alpha_proton_ratio":
+        return _ALIGN + _FORMULAS[derived.key], ""
+    lines: list[str] = []
+    said: list[str] = []
+    for need, ref, start in zip(derived.needs, refs, starts, strict=True):
+        if need == "temperature":
+            code, conversion = _kelvin(ref, units[start])
+            lines.append(code)
+            said += [conversion] if conversion else []
+        else:
+            lines.append(_SI[need].format(x=ref))
+    body = "\n".join(lines) + "\n" + _FORMULAS[derived.key]
+    used = [
+        f"{name} = {value!r}  # {what}"
+        for name, (value, what) in _CONSTANTS.items()
+        if re.search(rf"(?<![\w.]){name}(?!\w)", body)
+    ]
+    return _ALIGN + "\n".join(used) + ("\n" if used else "") + body, "; ".join(said)

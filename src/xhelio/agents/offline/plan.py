@@ -169,17 +169,21 @@ def _mission_source(vocab: Vocabulary, ref: MissionRef, text: str = "") -> _Sour
 def _of_instrument(ref: MissionRef, datasets: list[DatasetInfo], text: str) -> list[DatasetInfo]:
     """Only the datasets of the instrument(s) the request names for this mission.
 
-    "Cluster C1 CIS HIA" keeps the datasets both names fit; a named instrument is never
-    swapped for a sibling of the same spacecraft. Names without datasets are ignored.
+    "Cluster C1 CIS HIA" keeps the datasets both names fit; "Wind SWE n and T and MFI
+    |B|" (instruments with no dataset in common) keeps those of either. A named
+    instrument is never swapped for a sibling of the same spacecraft. Names without
+    datasets are ignored.
     """
-    kept = datasets
-    for inst in load_vocabulary().instruments_of(ref.mission_id):
-        if not inst.words.search(text):
-            continue
-        narrower = [d for d in kept if inst.datasets.search(d.id)]
-        if narrower:
-            kept = narrower
-    return kept
+    named = [
+        [d for d in datasets if inst.datasets.search(d.id)]
+        for inst in load_vocabulary().instruments_of(ref.mission_id)
+        if inst.words.search(text)
+    ]
+    named = [own for own in named if own]
+    if not named:
+        return datasets
+    both = [d for d in named[0] if all(d in own for own in named[1:])]
+    return both or [d for d in datasets if any(d in own for own in named)]
 
 
 def _sources_for(b: _Builder, wish: QuantityWish) -> list[_Source]:
@@ -314,16 +318,7 @@ def _series_chain(
             b, name, (current,), label, code, f"{what} of {name}", units, only_if_vector=True
         )
         tag = label
-    for op in b.intent.operations:
-        if op.kind in _TWO_SERIES or op.kind in _SIDE_RESULTS or not _applies(b.intent, op, wish):
-            continue
-        fixed = op.kind == "detrend" or op.window_points is not None
-        window = 0.0 if fixed else op.window_s or _default_window(span, b, op)
-        code, what, suffix = series_code(op.kind, window, op.detail, op.window_points)
-        label = b.unique(f"{tag}_{suffix}")
-        units = None if op.kind != "derivative" else _derivative_units(cands)
-        current = _compute(b, name, (current,), label, code, f"{name} {what}", units)
-        tag, name = label, f"{name} {what}"
+    current, tag, name = _series_operations(b, (current, tag, name), span, wish, cands)
     if b.intent.operation("psd") is not None:
         what = f"Welch power spectral density of {name}"
         call = ToolCall("power_spectrum", {"label": f"{{{current}}}"})
@@ -332,6 +327,34 @@ def _series_chain(
             PlanStep("compute", what, "__data_ops__", (call,), out, (current,), series=what)
         )
     return current, name
+
+
+def _series_operations(
+    b: _Builder,
+    series: tuple[str, str, str],
+    span: TimeRange,
+    wish: QuantityWish | None,
+    cands: list[Candidate],
+) -> tuple[str, str, str]:
+    """Apply the one-series operations (smooth, resample, detrend, derivative) in order.
+
+    `series` is (ref, tag, name) of the series; `wish` the quantity it answers (None for
+    a derived quantity, to which every operation applies). Returns the final series.
+    """
+    current, tag, name = series
+    for op in b.intent.operations:
+        if op.kind in _TWO_SERIES or op.kind in _SIDE_RESULTS:
+            continue
+        if wish is not None and not _applies(b.intent, op, wish):
+            continue
+        fixed = op.kind == "detrend" or op.window_points is not None
+        window = 0.0 if fixed else op.window_s or _default_window(span, b, op)
+        code, what, suffix = series_code(op.kind, window, op.detail, op.window_points)
+        label = b.unique(f"{tag}_{suffix}")
+        units = None if op.kind != "derivative" else _derivative_units(cands)
+        current = _compute(b, name, (current,), label, code, f"{name} {what}", units)
+        tag, name = label, f"{name} {what}"
+    return current, tag, name
 
 
 _OPERATION_WORDS: dict[str, re.Pattern[str]] = {
@@ -417,16 +440,17 @@ def _wanted(b: _Builder) -> list[QuantityWish]:
     quantities = list(intent.quantities)
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(_NAMED, p, 0) for p in intent.parameter_names]
-    if not quantities and len(intent.missions) == 1 and not intent.dataset_ids:
+    computed = bool(derived_named(intent.text))  # its inputs are fetched for it
+    if not quantities and not computed and len(intent.missions) == 1 and not intent.dataset_ids:
         words = open_request(what_phrase(intent.slots), intent.text)
         ref = intent.missions[0]
         # A parameter that says every word, or a species or channel named, decides first.
         quantities = _open_quantity(b, ref, words, complete=not words.strict)
         if not quantities and not b.missing:
             quantities = _named_product(b, ref) or _open_quantity(b, ref, words)
-    if not quantities:
+    if not quantities and not computed:
         quantities = _overview(b)
-    if not quantities:
+    if not quantities and not computed:
         b.missing.append(_NO_QUANTITY)
     if intent.time_error:
         b.missing.append(f"a valid time range ({intent.time_error})")
@@ -468,7 +492,10 @@ def _derived_first(
 ) -> list[QuantityWish]:
     """The quantities left once derived ones take their inputs ("pressure from n and V")."""
     inputs = {need.partition(":")[0] for d in derived for need in d.needs} | {"pressure"}
-    quantities = [w for w in quantities if w.quantity not in inputs]
+    inputs |= {d.key for d in derived}  # "motional electric field" is computed, not fetched
+    # "thermal pressure of the solar wind": the group word names the medium, not a bundle.
+    grouped = [w for w in quantities if any(p.fullmatch(w.text) for p, _ in GROUP_WORDS)]
+    quantities = [w for w in quantities if w.quantity not in inputs and w not in grouped]
     if not quantities and b.missing[:1] == [_NO_QUANTITY]:
         b.missing.pop(0)
     if any(d.key == "alpha_proton_ratio" for d in derived):
@@ -747,7 +774,7 @@ def _derived_series(
     for source in sources:
         refs: list[str] = []
         units: list[str] = []
-        split = False
+        parts: list[int] = []
         for wish in input_wishes(d, frame):
             cands = _candidates(b, source, wish, span)
             if not cands:
@@ -759,9 +786,9 @@ def _derived_series(
             if span is None:
                 span = _window(intent, cands[0], b)
                 cands = _candidates(b, source, wish, span)
-            parts = _vector_parts(b, source, wish, span) if cands[0].components < 3 else None
-            split = split or parts is not None
-            for part, part_cands in parts or [(wish, cands)]:
+            split = _vector_parts(b, source, wish, span) if cands[0].components < 3 else None
+            parts.append(len(split or [wish]))
+            for part, part_cands in split or [(wish, cands)]:
                 ref = f"d{len(b.steps) + 1}"
                 b.steps.append(_fetch_step(source, part, part_cands, span, ref))
                 refs.append(ref)
@@ -774,10 +801,16 @@ def _derived_series(
             label = b.unique(f"{source.tag}_{d.key}")
             formula = f" ({d.formula})" if d.formula else ""
             what = f"{source.name} {d.label}"
-            code = derived_code(d, units, split=split)
+            code, converted = derived_code(d, units, parts)
+            if converted:
+                b.notes.append(f"Units for the {source.name} {d.label}: {converted}.")
             _compute(b, what, tuple(refs), label, code, f"{what}{formula}", d.units)
             b.units[label] = d.units
-            finals.append((label, what, d.key))
+            assert span is not None
+            final, _, what = _series_operations(b, (label, label, what), span, None, [])
+            if b.intent.operation("derivative") is None:
+                b.units[final] = d.units  # statistics and smoothing keep the unit
+            finals.append((final, what, d.key))
     return span
 
 
