@@ -553,6 +553,8 @@ def _kept_dimension(b: _Builder, wish: QuantityWish, cand: Candidate) -> str:
         f"over its {averaged} {other} bins."
     )
     return f"@{name}"
+
+
 def _one_product(
     b: _Builder,
     wish: QuantityWish,
