@@ -125,11 +125,11 @@ def test_every_probe_gets_the_same_product(vocab: Vocabulary, text: str) -> None
             ("MMS1_FPI_FAST_L2_DIS-MOMS ion density 2015-10-16", "now MMS3"),
             ["MMS3_FPI_FAST_L2_DIS-MOMS"],
         ),
-        (("ARTEMIS P1 magnetic field 2012-01-05", "repeat for P2"), ["THC_L2_MERGED"]),
+        (("ARTEMIS P1 magnetic field 2012-01-05", "repeat for P2"), ["THC_L2_FGM"]),
         (("C1 magnetic field 2003-10-29", "and for C4?"), ["C4_CP_FGM_SPIN"]),
         (("STEREO-A magnetic field 2010-08-01", "do it for B instead"), ["STB_L2_MAGPLASMA_1M"]),
         (("STEREO-A magnetic field 2010-08-01", "what about B?"), ["STB_L2_MAGPLASMA_1M"]),
-        (("ARTEMIS P1 magnetic field 2012-01-05", "now the other probe"), ["THC_L2_MERGED"]),
+        (("ARTEMIS P1 magnetic field 2012-01-05", "now the other probe"), ["THC_L2_FGM"]),
         (
             ("RBSP-A magnetic field 2015-03-17", "same for probe B"),
             ["RBSP-B_MAGNETOMETER_4SEC-GSE_EMFISIS-L3"],
