@@ -54,6 +54,28 @@ def test_check_names_another_mission_probe_species_frame_and_window(
     )
 
 
+def test_a_frame_named_in_the_parameter_name_decides(workspace: Workspace) -> None:
+    """The parameter's own name says its frame, whatever else its title mentions.
+
+    A frame typed with no quantity word ("MGF data in GSM") is checked too.
+    """
+    catalog = workspace.context.catalog
+    say = lambda text, *ops: " ".join(check_turn(text, list(ops), catalog))  # noqa: E731
+    assert "not GSE as asked" in say(
+        "THEMIS-A Bz in GSE 2008-03-10", fetch_record("THA_L2_FGM", "tha_fgs_gsm", "2008-03-10")
+    )
+    assert "not GSM as asked" in say(
+        "Geotail Editor-B MGF data in GSM 1999-02-18",
+        fetch_record("GE_EDB3SEC_MGF", "BGSE", "1999-02-18"),
+    )
+    assert "as asked" not in say(
+        "THEMIS-A Bz in GSM 2008-03-10", fetch_record("THA_L2_FGM", "tha_fgs_gsm", "2008-03-10")
+    )
+    assert "as asked" not in say(
+        "ACE field in GSE 2015-03-17", fetch_record("AC_H0_MFI", "BGSEc", "2015-03-17")
+    )
+
+
 def test_offline_mode_is_checked_and_fine_when_honoured(workspace: Workspace) -> None:
     from xhelio.agents.offline import OfflineAssistant
 

@@ -35,6 +35,10 @@ __all__ = ["HEADING", "Fetched", "check_turn", "fetched_in"]
 
 HEADING = "Differs from the request:"
 _FRAME_WORD = re.compile(r"(?<![A-Za-z])(GSE|GSM|RTN|SRF|SM|GEI|GEO|HCI|DSL|MGSE)(?![A-Za-z])")
+# A frame spelled inside a parameter name: "BGSE", "BGSEc", "B_GSM", "tha_fgs_gsmQ".
+_FRAME_IN_NAME = re.compile(
+    r"(?i)(?:^|(?<=[_\dbve]))(GSE|GSM|RTN|HCI|DSL|MGSE)(?=$|[_\d]|[qc](?:$|_))"
+)
 _VOCABS: dict[int, Vocabulary] = {}
 
 
@@ -164,14 +168,28 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
                         f"{f.dataset}.{f.parameter} does not say it holds {wish.species}s, "
                         "which were asked; it may be the bulk (proton) plasma."
                     )
-            if wish.frame:
-                frames = set(_FRAME_WORD.findall(text.upper()))
-                if frames and wish.frame not in frames:
+            frame = wish.frame or _frame_typed(intent)
+            if frame:
+                # A frame typed with no quantity word is weighed against the name only.
+                frames = _frames_of(f, text if wish.frame else "")
+                if frames and frame not in frames:
                     notes.append(
                         f"{f.dataset}.{f.parameter} is in {'/'.join(sorted(frames))}, "
-                        f"not {wish.frame} as asked."
+                        f"not {frame} as asked."
                     )
     return notes
+
+
+def _frames_of(f: Fetched, text: str) -> set[str]:
+    """The parameter's frame: its name says it ("BGSE", "tha_fgs_gsm"), else its words."""
+    named = {m.upper() for m in _FRAME_IN_NAME.findall(f.parameter)}
+    return named or set(_FRAME_WORD.findall(text.upper()))
+
+
+def _frame_typed(intent: RequestIntent) -> str | None:
+    """The one frame a request names with no quantity word ("MGF data in GSM")."""
+    typed = {s.value.upper() for s in intent.slots.of("frame")}
+    return typed.pop() if len(typed) == 1 and not any(w.frame for w in intent.quantities) else None
 
 
 def _asked_of(
