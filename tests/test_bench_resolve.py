@@ -16,9 +16,10 @@ from xhelio.catalog.index import open_catalog
 SAMPLE, OFFLINE_SAMPLE = 400, 120
 # Measured on this sample when set (issue 20): search top-1 0.990, Recall@5 0.995, MRR
 # 0.992; offline resolver top-1 0.442, WRONG 0.042 (before the change: offline top-1
-# about 0.08 and WRONG about 0.10 on the full benchmark).
-FLOOR = {"top1": 0.98, "recall5": 0.99, "mrr": 0.985, "offline_top1": 0.43}
-CEILING = {"offline_wrong": 0.05}
+# about 0.08 and WRONG about 0.10 on the full benchmark). Raised 2026-11-26 (turn 3, session
+# 4) after catalog-grounded product words and open quantities: offline top-1 0.558, WRONG 0.017.
+FLOOR = {"top1": 0.98, "recall5": 0.99, "mrr": 0.985, "offline_top1": 0.55}
+CEILING = {"offline_wrong": 0.025}
 
 
 @pytest.mark.timeout(900)
