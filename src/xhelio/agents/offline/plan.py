@@ -21,7 +21,7 @@ from xhelio.agents.offline.derived import derived_code, derived_named, input_wis
 from xhelio.agents.offline.figure import figure_spec
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo
-from xhelio.language.binding import bind_missions
+from xhelio.language.binding import MissionBinding, bind_missions
 from xhelio.language.grounding import OpenRequest, open_request, rank_open, what_phrase
 from xhelio.language.intent import (
     MissionRef,
@@ -145,6 +145,7 @@ class _Builder:
     labels: set[str] = field(default_factory=set[str])
     units: dict[str, str] = field(default_factory=dict[str, str])
     earlier: list[str] | None = None  # the datasets a probe switch keeps the product of
+    binding: MissionBinding | None = None  # each spacecraft's own words, read once per plan
 
     def unique(self, label: str) -> str:
         base, n = label, 2
@@ -196,7 +197,7 @@ def _sources_for(b: _Builder, wish: QuantityWish) -> list[_Source]:
     if q.default_mission and q.default_mission in vocab.mission_names:
         return [_mission_source(vocab, MissionRef(q.default_mission, "OMNI", "OMNI", 0))]
     if intent.missions:
-        binding = bind_missions(intent)
+        binding = b.binding
         if binding is None:
             return [_mission_source(vocab, m, intent.text) for m in intent.missions]
         return [
@@ -404,7 +405,7 @@ def build_plan(
     vocab: Vocabulary, intent: RequestIntent, now: datetime | None = None
 ) -> OfflinePlan:
     """Turn an intent into steps; `missing` says what to ask for when none can be built."""
-    b = _Builder(vocab, intent, now or datetime.now(UTC))
+    b = _Builder(vocab, intent, now or datetime.now(UTC), binding=bind_missions(intent))
     if intent.doubts:
         # A name close to a mission or a probe it lacks: ask, never fetch a stand-in.
         return OfflinePlan(intent, missing=tuple(f"to know {d}" for d in intent.doubts))
@@ -750,7 +751,7 @@ def _one_frame(b: _Builder, quantities: list[QuantityWish]) -> list[QuantityWish
         f"offline mode does not do, so every series is taken in {first}."
     )
     framed = [replace(w, frame=first) if w.quantity != _NAMED else w for w in quantities]
-    if bind_missions(b.intent) is not None:
+    if b.binding is not None:
         return framed  # "ACE Bz GSM minus Wind Bz GSE": each spacecraft its own Bz
     # "Bz GSM minus Bz GSE of ACE" names one quantity twice: once in one frame.
     seen: set[tuple[object, ...]] = set()
