@@ -1,6 +1,6 @@
 """What the offline interpreter understood from a request, as plain frozen records.
 
-`parse.py` fills a `RequestIntent`; `plan.py` turns it into steps. Nothing here knows
+`parse.py` fills a `RequestIntent`; `agents/offline/plan` turns it into steps. Nothing here knows
 about tools or the catalog, so a planner can build or inspect intents on its own.
 Imports only `timerange`, `language.slots` and `language.quantities` (for display
 names) from xhelio.

@@ -194,7 +194,7 @@ def _spectrum(host: SkillHost, request: str) -> AssistantReply:
 
 def _plasma(host: SkillHost, request: str) -> AssistantReply | None:
     if derived_named(request):
-        return None  # a derived quantity offline mode computes as a series (plan.py)
+        return None  # a derived quantity offline mode computes as a series (the `plan` package)
     rest = _without(_PLASMA, request)
     fetched = host.fetch_for(
         f"{rest} proton density, magnetic field magnitude, flow speed and proton temperature"

@@ -1,0 +1,237 @@
+"""`RequestIntent` -> `OfflinePlan`.
+
+The quantities wanted, each fetched from its sources with its operations, then
+combined and presented.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from xhelio.agents.offline.derived import derived_code, derived_named, input_wishes, unit_problem
+from xhelio.agents.offline.plan.combine import (
+    one_temperature_unit,
+    presentation,
+    two_series_operation,
+)
+from xhelio.agents.offline.plan.series import (
+    add_compute,
+    derivative_units,
+    fetch_step,
+    series_chain,
+    series_operations,
+)
+from xhelio.agents.offline.plan.sources import (
+    mission_source,
+    resolve_source,
+    source_candidates,
+    sources_for,
+    spectrogram_dimension,
+    time_window,
+    vector_parts,
+)
+from xhelio.agents.offline.plan.steps import NAMED, Builder, OfflinePlan, Source
+from xhelio.agents.offline.plan.wanted import (
+    derived_first,
+    not_operation_words,
+    one_frame,
+    wanted_quantities,
+)
+from xhelio.language.binding import bind_missions
+from xhelio.language.intent import (
+    MissionRef,
+    QuantityWish,
+    RequestIntent,
+    describe_quantity,
+)
+from xhelio.language.operations import declined_operations
+from xhelio.language.parse import Vocabulary
+from xhelio.language.probes import common_product, kept_product, led_by, product
+from xhelio.language.resolve import (
+    Candidate,
+    resolve,
+)
+from xhelio.timerange import TimeRange
+from xhelio.vocabulary import DerivedQuantity
+
+
+def build_plan(
+    vocab: Vocabulary, intent: RequestIntent, now: datetime | None = None
+) -> OfflinePlan:
+    """Turn an intent into steps; `missing` says what to ask for when none can be built."""
+    b = Builder(vocab, intent, now or datetime.now(UTC), binding=bind_missions(intent))
+    if intent.doubts:
+        # A name close to a mission or a probe it lacks: ask, never fetch a stand-in.
+        return OfflinePlan(intent, missing=tuple(f"to know {d}" for d in intent.doubts))
+    quantities = one_frame(b, not_operation_words(intent, wanted_quantities(b)))
+    for declined in declined_operations(intent.text.splitlines()[-1]):
+        b.notes.append(f"Not done: {declined.label} ({declined.reason}).")
+    finals: list[tuple[str, str, str]] = []
+    span: TimeRange | None = None
+    derived = derived_named(intent.text) if not intent.time_error else ()
+    if derived:
+        quantities = derived_first(b, derived, quantities)
+        for d in derived:
+            span = _derived_series(b, d, span, finals)
+    for wish in quantities if not intent.time_error else []:
+        span = _measured_series(b, wish, span, finals)
+    if not finals and not b.missing:
+        b.missing.append("a mission and quantity the catalog has data for")
+    if finals:
+        finals = two_series_operation(b, one_temperature_unit(b, finals))
+        presentation(b, finals, span)
+    return OfflinePlan(
+        b.intent,
+        tuple(b.steps),
+        tuple(dict.fromkeys(b.notes)),
+        tuple(dict.fromkeys(b.missing)),
+        span,
+    )
+
+
+def _measured_series(
+    b: Builder, wish: QuantityWish, span: TimeRange | None, finals: list[tuple[str, str, str]]
+) -> TimeRange | None:
+    """Fetch `wish` from every source that should deliver it, with its operations."""
+    what = wish.text if wish.quantity == NAMED else describe_quantity(wish)
+    sources = sources_for(b, wish)
+    if not sources:
+        if not b.intent.unknown_names:  # already asked for a mission the catalog has
+            b.missing.append(f"a mission for {what} (e.g. ACE, Wind, PSP)")
+        return span
+    ranked: list[tuple[Source, list[Candidate]]] = []
+    for source in sources:
+        cands = source_candidates(b, source, wish, span)
+        if not cands:
+            b.notes.append(f"No {source.name} dataset in the catalog holds {what}.")
+            continue
+        if span is None:
+            span = time_window(b.intent, cands[0], b)
+            cands = source_candidates(b, source, wish, span)
+        ranked.append((source, cands))
+    if span is None:  # no source holds it
+        return span
+    for source, cands in _one_product(b, wish, span, ranked):
+        final, name = series_chain(b, source, wish, span, f"s{len(finals) + 1}", cands)
+        derivative = b.intent.operation("derivative") is not None
+        b.units[final] = derivative_units(cands) if derivative else cands[0].units
+        group = f"{wish.quantity}:{wish.component or ''}" if wish.quantity != NAMED else ""
+        group += spectrogram_dimension(b, wish, cands[0])
+        finals.append((final, name, group or cands[0].units))
+    return span
+
+
+def _one_product(
+    b: Builder,
+    wish: QuantityWish,
+    span: TimeRange | None,
+    ranked: list[tuple[Source, list[Candidate]]],
+) -> list[tuple[Source, list[Candidate]]]:
+    """Probes of one constellation served one product.
+
+    The product shown before ("now MMS3" after MMS1), else the one all the probes named
+    have data of ("MMS1 through MMS4"); said when there is none.
+    """
+    catalog = b.vocab.catalog
+    earlier = [
+        d for d in _earlier_datasets(b) if resolve(catalog, wish, [catalog.dataset(d)], limit=1)
+    ]
+    out: list[tuple[Source, list[Candidate]]] = []
+    switched = False
+    for source, cands in ranked:
+        kept = (
+            kept_product(catalog, earlier, source.role, source.probe, source.name, span)
+            if source.probe is not None
+            else []
+        )
+        usable = [k.dataset for k in kept if k.dataset is not None]
+        own = resolve(catalog, wish, usable, probe=source.probe, time_range=span) if usable else []
+        if own:
+            cands = led_by([own[0], *cands], product(own[0].dataset_id) or "")
+            b.notes.append(f"Kept the product shown before: {own[0].dataset_id} for {source.name}.")
+        elif kept:
+            b.notes.extend(f"{k.note}; used {cands[0].dataset_id}." for k in kept if k.note)
+        switched = switched or bool(kept)
+        out.append((source, cands))
+    if switched:
+        return out
+    for role in dict.fromkeys(s.role for s, _ in out if s.probe is not None):
+        group = [i for i, (s, _) in enumerate(out) if s.role == role and s.probe is not None]
+        if len(group) < 2:
+            continue
+        deep = [resolve_source(b, out[i][0], wish, span, limit=30) for i in group]
+        key = common_product(catalog, deep, span)
+        if key is None:
+            names = ", ".join(out[i][0].name for i in group)
+            b.notes.append(
+                f"No one product of {names} holds {describe_quantity(wish)} for the time "
+                "asked: each shows its own best dataset."
+            )
+            continue
+        for i, more in zip(group, deep, strict=True):
+            out[i] = (out[i][0], led_by([*out[i][1], *more], key))
+    return out
+
+
+def _earlier_datasets(b: Builder) -> list[str]:
+    """What the request a probe switch follows showed ("now MMS3" after MMS1): its datasets."""
+    if b.earlier is None:
+        earlier = b.intent.product_of
+        plan = build_plan(b.vocab, earlier, b.now) if earlier is not None else None
+        b.earlier = [
+            s.calls[0].args["dataset_id"] for s in (plan.steps if plan else ()) if s.kind == "fetch"
+        ]
+    return b.earlier
+
+
+def _derived_series(
+    b: Builder, d: DerivedQuantity, span: TimeRange | None, finals: list[tuple[str, str, str]]
+) -> TimeRange | None:
+    """Fetch the inputs of derived quantity `d` at each mission and compute it there."""
+    intent = b.intent
+    sources = [mission_source(b.vocab, m, intent.text) for m in intent.missions]
+    if not sources and "omni" in b.vocab.mission_names:
+        b.notes.append(f"No mission was named, so the {d.label} is computed from OMNI data.")
+        sources = [mission_source(b.vocab, MissionRef("omni", "OMNI", "OMNI", 0))]
+    frame = next((w.frame for w in intent.quantities if w.frame), None)
+    for source in sources:
+        refs: list[str] = []
+        units: list[str] = []
+        parts: list[int] = []
+        for wish in input_wishes(d, frame):
+            cands = source_candidates(b, source, wish, span)
+            if not cands:
+                b.notes.append(
+                    f"No {source.name} dataset holds {describe_quantity(wish)}, so the "
+                    f"{d.label} could not be computed there."
+                )
+                break
+            if span is None:
+                span = time_window(intent, cands[0], b)
+                cands = source_candidates(b, source, wish, span)
+            split = vector_parts(b, source, wish, span) if cands[0].components < 3 else None
+            parts.append(len(split or [wish]))
+            for part, part_cands in split or [(wish, cands)]:
+                ref = f"d{len(b.steps) + 1}"
+                b.steps.append(fetch_step(source, part, part_cands, span, ref))
+                refs.append(ref)
+                units.append(part_cands[0].units)
+        else:
+            problem = unit_problem(d, units)
+            if problem is not None:
+                b.notes.append(f"Not computed at {source.name}: {problem}.")
+                continue
+            label = b.unique(f"{source.tag}_{d.key}")
+            formula = f" ({d.formula})" if d.formula else ""
+            what = f"{source.name} {d.label}"
+            code, converted = derived_code(d, units, parts)
+            if converted:
+                b.notes.append(f"Units for the {source.name} {d.label}: {converted}.")
+            add_compute(b, what, tuple(refs), label, code, f"{what}{formula}", d.units)
+            b.units[label] = d.units
+            assert span is not None
+            final, _, what = series_operations(b, (label, label, what), span, None, [])
+            if b.intent.operation("derivative") is None:
+                b.units[final] = d.units  # statistics and smoothing keep the unit
+            finals.append((final, what, d.key))
+    return span

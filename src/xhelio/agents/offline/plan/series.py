@@ -1,0 +1,198 @@
+"""One series from fetch to its final form: the component, then the operations in order."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from xhelio.agents.offline.codegen import component_code, series_code
+from xhelio.agents.offline.plan.steps import NAMED, Builder, PlanStep, Source, ToolCall, label_tag
+from xhelio.language.intent import (
+    OperationWish,
+    QuantityWish,
+    RequestIntent,
+    describe_quantity,
+)
+from xhelio.language.quantities import quantity
+from xhelio.language.resolve import (
+    Candidate,
+)
+from xhelio.language.wishes import format_seconds
+from xhelio.timerange import TimeRange
+
+# Operations on two series, done once both are fetched (`two_series_operation`).
+TWO_SERIES = ("difference", "ratio", "percent_difference", "cross_correlation")
+# Operations giving numbers beside the series (not a new series of the chain).
+_SIDE_RESULTS = ("psd",)
+_NICE_WINDOWS = (60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 86400)
+_SHORT = {
+    "magnetic_field": "B", "velocity": "V", "density": "N", "temperature": "T",
+    "pressure": "P", "particle_flux": "flux", "electric_field": "E", "position": "pos",
+    "dst": "Dst", "sym_h": "SYMH", "kp": "Kp", "ae": "AE",
+}  # fmt: skip
+
+
+def fetch_step(
+    source: Source, wish: QuantityWish, cands: list[Candidate], span: TimeRange, ref: str
+) -> PlanStep:
+    """The fetch of `wish` from `source`: one call per candidate, tried in order."""
+    calls = tuple(
+        ToolCall(
+            "fetch_data",
+            {"dataset_id": c.dataset_id, "parameter_id": c.parameter, "time_range": str(span)},
+        )
+        for c in cands
+    )
+    what = wish.text if wish.quantity == NAMED else describe_quantity(wish)
+    series = f"{source.name} {what}"
+    return PlanStep(
+        "fetch",
+        f"Fetch {series} ({', '.join(c.dataset_id for c in cands)})",
+        source.role,
+        calls,
+        ref,
+        series=series,
+        candidates=tuple(cands),
+    )
+
+
+def add_compute(
+    b: Builder,
+    series: str,
+    inputs: tuple[str, ...],
+    label: str,
+    code: str,
+    description: str,
+    units: str | None = None,
+    only_if_vector: bool = False,
+) -> str:
+    """Append a `custom_operation` step computing `label` from `inputs`; returns `label`."""
+    args: dict[str, Any] = {
+        "source_labels": [f"{{{r}}}" for r in inputs],
+        "code": code,
+        "output_label": label,
+        "description": description,
+    }
+    if units is not None:
+        args["units"] = units
+    b.steps.append(
+        PlanStep(
+            "compute",
+            description,
+            "__data_ops__",
+            (ToolCall("custom_operation", args),),
+            label,
+            inputs,
+            only_if_vector,
+            series,
+        )
+    )
+    return label
+
+
+def series_chain(
+    b: Builder,
+    source: Source,
+    wish: QuantityWish,
+    span: TimeRange,
+    ref: str,
+    cands: list[Candidate],
+) -> tuple[str, str]:
+    """Fetch, derive the component, apply the operations; returns (final ref, name)."""
+    b.steps.append(fetch_step(source, wish, cands, span, ref))
+    named = wish.quantity == NAMED
+    name = f"{source.name} {wish.text if named else describe_quantity(wish)}"
+    q = None if named else quantity(wish.quantity)
+    component = wish.component or (q.default_component if q else None)
+    current = ref
+    tag = f"{source.tag}_{label_tag(wish.text) if q is None else _SHORT.get(q.key, q.key)}"
+    if q is not None and q.shape == "vector" and component not in (None, "vector"):
+        suffix = "mag" if component == "magnitude" else component
+        label = b.unique(f"{tag}{suffix}")
+        code, what = component_code(component, q.key)
+        units = cands[0].units if cands and cands[0].units else None  # a component keeps them
+        current = add_compute(
+            b, name, (current,), label, code, f"{what} of {name}", units, only_if_vector=True
+        )
+        tag = label
+    current, tag, name = series_operations(b, (current, tag, name), span, wish, cands)
+    if b.intent.operation("psd") is not None:
+        what = f"Welch power spectral density of {name}"
+        call = ToolCall("power_spectrum", {"label": f"{{{current}}}"})
+        out = b.unique(f"{tag}_psd")
+        b.steps.append(
+            PlanStep("compute", what, "__data_ops__", (call,), out, (current,), series=what)
+        )
+    return current, name
+
+
+def series_operations(
+    b: Builder,
+    series: tuple[str, str, str],
+    span: TimeRange,
+    wish: QuantityWish | None,
+    cands: list[Candidate],
+) -> tuple[str, str, str]:
+    """Apply the one-series operations (smooth, resample, detrend, derivative) in order.
+
+    `series` is (ref, tag, name) of the series; `wish` the quantity it answers (None for
+    a derived quantity, to which every operation applies). Returns the final series.
+    """
+    current, tag, name = series
+    for op in b.intent.operations:
+        if op.kind in TWO_SERIES or op.kind in _SIDE_RESULTS:
+            continue
+        if wish is not None and not _applies(b.intent, op, wish):
+            continue
+        fixed = op.kind == "detrend" or op.window_points is not None
+        window = 0.0 if fixed else op.window_s or _default_window(span, b, op)
+        code, what, suffix = series_code(op.kind, window, op.detail, op.window_points)
+        label = b.unique(f"{tag}_{suffix}")
+        units = None if op.kind != "derivative" else derivative_units(cands)
+        current = add_compute(b, name, (current,), label, code, f"{name} {what}", units)
+        tag, name = label, f"{name} {what}"
+    return current, tag, name
+
+
+_OPERATION_WORDS: dict[str, re.Pattern[str]] = {
+    "smooth": re.compile(r"smooth|boxcar|running|moving|rolling", re.I),
+    "derivative": re.compile(r"derivativ|differentiat|rate of change|d/dt", re.I),
+    "resample": re.compile(r"averag|resampl|\bbin|\bhourly\b|\bdaily\b", re.I),
+}
+# Where one part of a request ends and another begins ("Bz's derivative, and also Np").
+_PART_BREAK = re.compile(r"\band also\b|\bas well as\b|\bplus\b|\balong with\b|;", re.I)
+
+
+def _applies(intent: RequestIntent, op: OperationWish, wish: QuantityWish) -> bool:
+    """Whether an operation applies to one quantity of the request.
+
+    An operation written after every quantity ("B and V, smoothed over 1 h") applies to
+    all; written before some ("|B| and smoothed proton speed", "derivative of Bz and
+    also the density") it applies to the quantities after it, up to the next part.
+    """
+    text = intent.slots.text
+    words = _OPERATION_WORDS.get(op.kind)
+    said = words.search(text) if words else None
+    positions = [w.position for w in intent.quantities]
+    if said is None or wish.position not in positions:
+        return True
+    after = [p for p in positions if p >= said.start()]
+    if not after:
+        return True
+    part = _PART_BREAK.search(text, said.end())
+    return wish.position in [p for p in after if part is None or p < part.start()]
+
+
+def derivative_units(cands: list[Candidate]) -> str:
+    """The unit of a time derivative of the first candidate's series."""
+    unit = cands[0].units if cands else ""
+    return f"{unit}/s" if unit else "1/s"
+
+
+def _default_window(span: TimeRange, b: Builder, op: OperationWish) -> float:
+    target = span.duration.total_seconds() / 50
+    window = float(min(_NICE_WINDOWS, key=lambda w: abs(w - target)))
+    if op.kind == "smooth":
+        what = f"{op.text} window" if op.detail else "smoothing window"
+        b.notes.append(f"No {what} was given; used {format_seconds(window)}.")
+    return window

@@ -1,0 +1,234 @@
+"""Where a quantity comes from: the missions or datasets asked, and their candidates.
+
+Each source carries the request's own words about it (its instrument and product
+words), so the catalog ranking reads only what was said of that spacecraft.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from xhelio.agents.offline.plan.steps import NAMED, Builder, Source, label_tag
+from xhelio.catalog.model import DatasetInfo
+from xhelio.language.grounding import open_request, rank_open
+from xhelio.language.intent import (
+    MissionRef,
+    QuantityWish,
+    RequestIntent,
+)
+from xhelio.language.parse import Vocabulary
+from xhelio.language.products import request_terms
+from xhelio.language.quantities import quantity
+from xhelio.language.resolve import (
+    Candidate,
+    probe_wanted,
+    resolve,
+)
+from xhelio.language.spectra import kept_dimension
+from xhelio.timerange import TimeRange
+from xhelio.vocabulary import load_vocabulary
+
+_DEFAULT_SPAN = timedelta(days=7)
+
+
+def mission_source(vocab: Vocabulary, ref: MissionRef, text: str = "") -> Source:
+    """A mission (maybe one probe) as a source, kept to the instrument its words name."""
+    datasets = vocab.catalog.browse(ref.mission_id, include_auxiliary=True)
+    probe = probe_wanted(ref.text)
+    name = ref.name if probe is None else ref.text
+    kept = _of_instrument(ref, datasets, text)
+    return Source(ref.mission_id, label_tag(ref.text), name, kept, probe, text)
+
+
+def _of_instrument(ref: MissionRef, datasets: list[DatasetInfo], text: str) -> list[DatasetInfo]:
+    """Only the datasets of the instrument(s) the request names for this mission.
+
+    "Cluster C1 CIS HIA" keeps the datasets both names fit; "Wind SWE n and T and MFI
+    |B|" (instruments with no dataset in common) keeps those of either. A named
+    instrument is never swapped for a sibling of the same spacecraft. Names without
+    datasets are ignored.
+    """
+    named = [
+        [d for d in datasets if inst.datasets.search(d.id)]
+        for inst in load_vocabulary().instruments_of(ref.mission_id)
+        if inst.words.search(text)
+    ]
+    named = [own for own in named if own]
+    if not named:
+        return datasets
+    both = [d for d in named[0] if all(d in own for own in named[1:])]
+    return both or [d for d in datasets if any(d in own for own in named)]
+
+
+def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
+    """Which missions or datasets should deliver `wish`."""
+    intent, vocab = b.intent, b.vocab
+    if intent.dataset_ids:
+        infos = [vocab.catalog.dataset(i) for i in intent.dataset_ids]
+        return [Source(i.mission_id or "__data__", label_tag(i.id), i.id, [i]) for i in infos]
+    q = quantity(wish.quantity)
+    if q.default_mission and q.default_mission in vocab.mission_names:
+        return [mission_source(vocab, MissionRef(q.default_mission, "OMNI", "OMNI", 0))]
+    if intent.missions:
+        binding = b.binding
+        if binding is None:
+            return [mission_source(vocab, m, intent.text) for m in intent.missions]
+        return [
+            mission_source(vocab, m, binding.text_of(m, intent.text))
+            for m in intent.missions
+            if binding.wants(m, wish)
+        ]
+    if intent.unknown_names:
+        return []  # a spacecraft was named, just not one the catalog has: never OMNI instead
+    if (q.solar_wind or intent.at_earth) and "omni" in vocab.mission_names:
+        b.notes.append(
+            f"No mission was named, so {q.label} comes from OMNI (near-Earth solar wind)."
+        )
+        return [mission_source(vocab, MissionRef("omni", "OMNI", "OMNI", 0))]
+    return []
+
+
+def not_a_mission(vocab: Vocabulary, name: str) -> str:
+    """Why `name` was not used: no such mission, and which datasets carry its name."""
+    named = vocab.by_prefix.get(name.upper(), [])
+    where = f"; datasets named after it: {', '.join(named[:5])}" if named else ""
+    return f"'{name}': no mission by that name in the CDAWeb catalog{where}"
+
+
+def time_window(intent: RequestIntent, first: Candidate, b: Builder) -> TimeRange:
+    """The requested time range, or the last week of data of the best candidate."""
+    if intent.time_range is not None:
+        return intent.time_range
+    info = b.vocab.catalog.dataset(first.dataset_id)
+    end = b.now.replace(minute=0, second=0, microsecond=0)
+    if info.stop is not None and info.stop < b.now - timedelta(days=400):
+        end = info.stop.replace(hour=0, minute=0, second=0, microsecond=0)
+    window = TimeRange(end - _DEFAULT_SPAN, end)
+    b.notes.append(
+        f"No time range was given, so I used the last 7 days of {first.dataset_id} data "
+        f"({window.readable()}). Add one, e.g. 'for 2024-01-15 to 2024-01-20'."
+    )
+    return window
+
+
+def source_candidates(
+    b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None
+) -> list[Candidate]:
+    """The datasets/parameters of `source` that hold `wish`, best first."""
+    if wish.quantity == NAMED:
+        info = source.datasets[0]
+        p = info.parameter(wish.text)
+        if p is None:
+            return []
+        return [Candidate(info.id, p.name, p.units, p.components, 0.0, "named in the request")]
+    cands = _sibling_vector_first(b, source, wish, span, resolve_source(b, source, wish, span))
+    words = open_request(_wish_phrase(b.intent, wish), b.intent.text)
+    if not cands or words.energy_kev is not None:
+        # A quantity the table's cues miss in this mission's metadata (a temperature in
+        # two columns), or an energy channel named: the catalog's own words decide.
+        # Only a parameter that itself says every word (another mission's nearest
+        # quantity is no fallback: OMNI has no electron flux).
+        cands = rank_open(
+            words,
+            source.datasets,
+            probe=source.probe,
+            time_range=span,
+            wanted_cadence=b.intent.cadence_s,
+            terms=request_terms(b.intent.text, b.intent.hints),
+            complete=True,
+        )
+    if cands and span is not None:  # product words the pick lacks, a timeless sibling: said
+        b.notes.extend(n for n in cands[0].notes if n not in b.notes)
+    return cands
+
+
+def _wish_phrase(intent: RequestIntent, wish: QuantityWish) -> str:
+    """The quantity's own words and the species named with it ("ion temperature")."""
+    species = [s.text(intent.slots.text) for s in intent.slots.of("species")]
+    return " ".join([*species[:1], wish.text]) if wish.species else wish.text
+
+
+def resolve_source(
+    b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None, limit: int = 5
+) -> list[Candidate]:
+    """The catalog ranking for `wish` among `source`'s datasets, read with its own words."""
+    text = source.text or b.intent.text  # only this source's words name its product
+    hints = tuple(h for h in b.intent.hints if h.lower() in text.lower())
+    return resolve(
+        b.vocab.catalog,
+        wish,
+        source.datasets,
+        mission_id=source.role if source.role in b.vocab.mission_names else None,
+        probe=source.probe,
+        time_range=span,
+        wanted_cadence=b.intent.cadence_s,
+        parameter_names=b.intent.parameter_names,
+        hints=hints,
+        terms=request_terms(text, hints),
+        keep_support=bool(b.intent.dataset_ids),
+        limit=limit,
+    )
+
+
+def _sibling_vector_first(
+    b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None, cands: list[Candidate]
+) -> list[Candidate]:
+    """Components asked together come from one vector, so they share one frame.
+
+    Without a frame, By and Bz lean to GSM and Bx to GSE: "Bx, By, Bz" would mix frames.
+    When a y/z sibling's best pick is a 3-vector, it goes first for this component too.
+    Scalar components (OMNI's BY_GSM) are left alone.
+    """
+    if wish.frame or wish.component not in ("x", "y", "z"):
+        return cands
+    for other in b.intent.quantities:
+        if other is wish or other.quantity != wish.quantity or other.frame:
+            continue
+        if other.component in ("y", "z"):
+            lead = resolve_source(b, source, other, span)[:1]
+            if lead and lead[0].components >= 3:
+                # Any 3-vector serves every component: the siblings' vector goes first,
+                # then the rest as fallbacks.
+                return lead + [c for c in cands if c.dataset_id != lead[0].dataset_id]
+            return cands
+    return cands
+
+
+def vector_parts(
+    b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None
+) -> list[tuple[QuantityWish, list[Candidate]]] | None:
+    """A vector a source only has as separate components (OMNI's BX_GSE, BY_GSM, BZ_GSM).
+
+    x is the same in GSE and GSM (the frames share the Sun-Earth line), so it is taken
+    in either. None when the components are not all there either.
+    """
+    if wish.component != "vector":
+        return None
+    parts: list[tuple[QuantityWish, list[Candidate]]] = []
+    for axis in ("x", "y", "z"):
+        frame = None if axis == "x" and wish.frame in ("GSE", "GSM") else wish.frame
+        part = replace(wish, component=axis, frame=frame)
+        cands = [c for c in resolve_source(b, source, part, span) if c.components == 1]
+        if not cands:
+            return None
+        parts.append((part, cands))
+    return parts
+
+
+def spectrogram_dimension(b: Builder, wish: QuantityWish, cand: Candidate) -> str:
+    """'@dim' for a spectrogram of a 2-D array: the dimension drawn; the other is averaged."""
+    if wish.quantity != "spectrogram":
+        return ""
+    info = b.vocab.catalog.dataset(cand.dataset_id)
+    p = info.parameter(cand.parameter)
+    kept = kept_dimension(info, p, wish.component) if p else None
+    if p is None or kept is None:
+        return ""
+    name, averaged = kept
+    drawn, other = ("pitch angle", "energy") if wish.component == "pitch" else ("energy", "angle")
+    b.notes.append(
+        f"{p.name} is an array over pitch angle and energy: drawn over {drawn}, averaged "
+        f"over its {averaged} {other} bins."
+    )
+    return f"@{name}"

@@ -1,0 +1,248 @@
+"""Which quantities a request wants.
+
+Named ones, a named product, one found in the catalog's own metadata, or an
+overview; what cannot be placed is said.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from xhelio.agents.offline.derived import derived_named
+from xhelio.agents.offline.plan.series import TWO_SERIES
+from xhelio.agents.offline.plan.sources import mission_source, not_a_mission
+from xhelio.agents.offline.plan.steps import NAMED, Builder
+from xhelio.catalog.index import is_auxiliary
+from xhelio.language.grounding import OpenRequest, open_request, rank_open, what_phrase
+from xhelio.language.intent import (
+    MissionRef,
+    QuantityWish,
+    RequestIntent,
+)
+from xhelio.language.operations import named_operations
+from xhelio.language.products import main_parameter, named_product, request_terms
+from xhelio.language.quantities import GROUP_WORDS, quantity
+from xhelio.language.resolve import (
+    cadence_of,
+    level_rank,
+    probe_of_dataset,
+)
+from xhelio.vocabulary import DerivedQuantity, load_vocabulary
+
+_NO_QUANTITY = "a quantity (e.g. magnetic field, solar wind speed, density, Dst)"
+
+
+def wanted_quantities(b: Builder) -> list[QuantityWish]:
+    """The quantities to fetch, and what is missing or left out (names, a valid time)."""
+    intent = b.intent
+    quantities = list(intent.quantities)
+    if intent.dataset_ids and not quantities and intent.parameter_names:
+        quantities = [QuantityWish(NAMED, p, 0) for p in intent.parameter_names]
+    computed = bool(derived_named(intent.text))  # its inputs are fetched for it
+    if not quantities and not computed and len(intent.missions) == 1 and not intent.dataset_ids:
+        words = open_request(what_phrase(intent.slots), intent.text)
+        ref = intent.missions[0]
+        # A parameter that says every word, or a species or channel named, decides first.
+        quantities = _open_quantity(b, ref, words, complete=not words.strict)
+        if not quantities and not b.missing:
+            quantities = _named_product(b, ref) or _open_quantity(b, ref, words)
+    if not quantities and not computed:
+        quantities = _overview(b)
+    if not quantities and not computed:
+        b.missing.append(_NO_QUANTITY)
+    if intent.time_error:
+        b.missing.append(f"a valid time range ({intent.time_error})")
+    served = bool(intent.missions or intent.dataset_ids)
+    served = served or all(quantity(w.quantity).default_mission for w in quantities)
+    for name in intent.unknown_names:
+        unknown = not_a_mission(b.vocab, name)
+        if served:
+            b.notes.append(f"Left out {unknown}.")
+        else:
+            b.missing.append(f"a mission the catalog has ({unknown})")
+    if unused := _unused_words(intent):
+        b.notes.append(
+            f"Not used from the request: {', '.join(repr(w) for w in unused)} (nothing I can "
+            f"place); the answer does not take {'them' if len(unused) > 1 else 'it'} into account."
+        )
+    return quantities
+
+
+def not_operation_words(intent: RequestIntent, wishes: list[QuantityWish]) -> list[QuantityWish]:
+    """Quantity words that are part of an operation's name ("spectral density") left out."""
+    spans = [(s, e) for _, s, e in named_operations(intent.text)]
+    return [
+        w
+        for w in wishes
+        if not any(s <= w.position < e and w.text in intent.text[s:e] for s, e in spans)
+    ]
+
+
+def _unused_words(intent: RequestIntent) -> list[str]:
+    """Left-over words of the request no question or note names already."""
+    said = " ".join([*intent.unknown_names, *intent.unplaced, *intent.doubts]).lower()
+    words = [w.text for w in intent.slots.leftover if len(w.text) > 1]
+    return [w for w in dict.fromkeys(words) if w.lower() not in said]
+
+
+def derived_first(
+    b: Builder, derived: tuple[DerivedQuantity, ...], quantities: list[QuantityWish]
+) -> list[QuantityWish]:
+    """The quantities left once derived ones take their inputs ("pressure from n and V")."""
+    inputs = {need.partition(":")[0] for d in derived for need in d.needs} | {"pressure"}
+    inputs |= {d.key for d in derived}  # "motional electric field" is computed, not fetched
+    # "thermal pressure of the solar wind": the group word names the medium, not a bundle.
+    grouped = [w for w in quantities if any(p.fullmatch(w.text) for p, _ in GROUP_WORDS)]
+    quantities = [w for w in quantities if w.quantity not in inputs and w not in grouped]
+    if not quantities and b.missing[:1] == [_NO_QUANTITY]:
+        b.missing.pop(0)
+    if any(d.key == "alpha_proton_ratio" for d in derived):
+        # "ratio" named the derived quantity, not a ratio of two plotted series.
+        kept_ops = tuple(op for op in b.intent.operations if op.kind != "ratio")
+        b.intent = replace(b.intent, operations=kept_ops)
+    return quantities
+
+
+def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
+    """A product named by its own words and no quantity ("SolO EPT sunward rates").
+
+    The mission's datasets are ranked as the catalog search ranks them (those covering
+    the requested time first); the one whose metadata accounts for every word typed is
+    taken, with its main data parameter (never a support variable). Said in the answer.
+    """
+    intent, catalog = b.intent, b.vocab.catalog
+    terms = request_terms(intent.text, intent.hints)
+    typed = " ".join(t.typed for t in terms).lower()
+    leftover = [w for w in intent.unplaced if w.lower() not in typed]
+    source = mission_source(b.vocab, ref, intent.text)
+    rank = {h.dataset_id: n for n, h in enumerate(catalog.search(intent.text, 60, ref.mission_id))}
+    span = intent.time_range
+    datasets = sorted(
+        (
+            d
+            for d in source.datasets
+            if not is_auxiliary(d)
+            and (source.probe is None or probe_of_dataset(d.id) in (source.probe, None))
+        ),
+        key=lambda d: (
+            span is not None and d.stop is not None and d.stop < span.start,
+            span is not None and d.start is not None and d.start > span.end,
+            level_rank(d),
+            rank.get(d.id, len(rank)),
+        ),
+    )
+    info = named_product(datasets, terms, leftover, cadence_of)
+    if info is None:
+        return []
+    param = main_parameter(info, [*leftover, *(t.typed for t in terms)])
+    if param is None:
+        return []
+    b.intent = replace(intent, dataset_ids=(info.id,), unplaced=())
+    b.notes.append(
+        f"Read '{' '.join(t.typed for t in terms)}' as the product {info.id} "
+        f"({info.title.split(' - ')[0]}); shown: {param.name}, its main data."
+    )
+    return [QuantityWish(NAMED, param.name, 0)]
+
+
+def _open_quantity(
+    b: Builder, ref: MissionRef, words: OpenRequest, complete: bool = False
+) -> list[QuantityWish]:
+    """A quantity the table does not know, found in the mission's parameter metadata.
+
+    The parameter whose name, description, labels and units cover the request's words
+    (a species or energy channel named must match) is fetched as named; the words it
+    does not cover are said. Nothing found for a species or channel named is asked.
+    """
+    intent = b.intent
+    if not words.concepts:
+        return []
+    source = mission_source(b.vocab, ref, intent.text)
+    picks = rank_open(
+        words,
+        source.datasets,
+        probe=source.probe,
+        time_range=intent.time_range,
+        wanted_cadence=intent.cadence_s,
+        terms=request_terms(intent.text, intent.hints),
+        complete=complete,
+    )
+    if not picks:
+        if words.strict and not complete:
+            b.missing.append(
+                f"which {ref.name} data you mean: no parameter of its datasets in the catalog "
+                f"holds '{words.phrase()}'"
+            )
+        return []
+    pick = picks[0]
+    b.intent = replace(
+        intent,
+        dataset_ids=(pick.dataset_id,),
+        unplaced=(),
+        slots=replace(intent.slots, leftover=()),
+    )
+    info = b.vocab.catalog.dataset(pick.dataset_id)
+    param = info.parameter(pick.parameter)
+    described = param.description.strip() if param and param.description else pick.parameter
+    b.notes.append(
+        f"Read '{words.phrase()}' as the product {pick.dataset_id} "
+        f"({info.title.split(' - ')[0].strip()}); shown: {pick.parameter} ({described}), "
+        "the parameter whose own metadata says it."
+    )
+    b.notes.extend(pick.notes)
+    return [QuantityWish(NAMED, pick.parameter, 0)]
+
+
+def _overview(b: Builder) -> list[QuantityWish]:
+    """Solar wind monitors named with no quantity: |B|, speed and density, said so."""
+    intent = b.intent
+    monitors = load_vocabulary().solar_wind_missions
+    if intent.unplaced and intent.missions and not intent.dataset_ids:
+        # "ACE neutron monitor counts": something was named, just nothing offline mode
+        # can place; an overview would be data other than asked.
+        b.missing.append(
+            f"a quantity I know ('{' '.join(intent.unplaced)}' is nothing I can place)"
+        )
+        return []
+    if (
+        not intent.missions
+        or intent.dataset_ids
+        or derived_named(intent.text)
+        or not all(m.mission_id in monitors for m in intent.missions)
+    ):
+        return []
+    b.notes.append(
+        "No quantity was named, so this shows the solar wind overview: |B|, speed and density."
+    )
+    return [
+        QuantityWish(k, "solar wind overview", n, c) for n, (k, c) in enumerate(GROUP_WORDS[0][1])
+    ]
+
+
+_FRAME_WORDS = load_vocabulary().frame_words
+
+
+def one_frame(b: Builder, quantities: list[QuantityWish]) -> list[QuantityWish]:
+    """Arithmetic across frames ("Bz in GSM minus Bz in GSE") is done in one frame, said."""
+    op = next((o for o in b.intent.operations if o.kind in TWO_SERIES), None)
+    frames = list(dict.fromkeys(f.upper() for f in _FRAME_WORDS.findall(b.intent.text)))
+    if op is None or len(frames) < 2:
+        return quantities
+    first = frames[0]
+    b.notes.append(
+        f"The request names {' and '.join(frames)}: a {op.text} across coordinate frames "
+        f"mixes frames, and converting {', '.join(frames[1:])} to {first} needs a rotation "
+        f"offline mode does not do, so every series is taken in {first}."
+    )
+    framed = [replace(w, frame=first) if w.quantity != NAMED else w for w in quantities]
+    if b.binding is not None:
+        return framed  # "ACE Bz GSM minus Wind Bz GSE": each spacecraft its own Bz
+    # "Bz GSM minus Bz GSE of ACE" names one quantity twice: once in one frame.
+    seen: set[tuple[object, ...]] = set()
+    kept: list[QuantityWish] = []
+    for w in framed:
+        key = (w.quantity, w.component, w.frame, w.species)
+        if key not in seen:
+            seen.add(key)
+            kept.append(w)
+    return kept
