@@ -63,6 +63,8 @@ def build_plan(
     if intent.doubts:
         # A name close to a mission or a probe it lacks: ask, never fetch a stand-in.
         return OfflinePlan(intent, missing=tuple(f"to know {d}" for d in intent.doubts))
+    if (future := _not_yet(b)) is not None:
+        return OfflinePlan(intent, missing=(future,))
     quantities = one_frame(b, not_operation_words(intent, wanted_quantities(b)))
     for declined in declined_operations(intent.text.splitlines()[-1]):
         b.notes.append(f"Not done: {declined.label} ({declined.reason}).")
@@ -86,6 +88,21 @@ def build_plan(
         tuple(dict.fromkeys(b.notes)),
         tuple(dict.fromkeys(b.missing)),
         span,
+    )
+
+
+def _not_yet(b: Builder) -> str | None:
+    """A time range wholly after now is asked about; one running past now is said."""
+    span, now = b.intent.time_range, b.now
+    if span is None or span.end <= now:
+        return None
+    said = f"{now:%Y-%m-%d %H:%M} UTC"
+    if span.start < now:
+        b.notes.append(f"The range asked runs past now ({said}): data can only reach now.")
+        return None
+    return (
+        f"a time that has already happened ({span.readable()} is after now, {said}: "
+        "no spacecraft has measured it yet)"
     )
 
 
