@@ -5,7 +5,8 @@
 shipped catalog is searched, the chosen dataset's products are read from a loopback PPI
 archive (serving, for whichever dataset is chosen, a day built from the catalog's own
 field list), fetched and plotted, cited to NASA PDS PPI. Requests of missions CDAWeb
-also serves, without a planetary target or the word PDS, stay with the ordinary reader.
+also serves stay with the ordinary reader unless they say PDS, name a planet-centred
+frame, or name a target at a time CDAWeb holds none of that mission's data for.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def offline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Offline]:
         ("Juno magnetometer at Jupiter 2016-08-27", "JUNO", "2016-08-27"),
         ("Cassini MAG at Saturn 2005-02-15", "CASSINI", "2005-02-15"),
         ("Galileo magnetometer 1996-06-27", "GALILEO", "1996-06-27"),
-        ("show the magnetic field of Voyager 1 at Saturn on 1980-11-12", "VOYAGER1", "1980-11-12"),
+        ("Voyager 1 magnetic field in KRTP at Saturn on 1980-11-12", "VOYAGER1", "1980-11-12"),
+        ("Voyager 1 field at Saturn from PDS, 1980-11-12", "VOYAGER1", "1980-11-12"),
     ],
 )
 def test_planetary_requests_fetch_and_plot_pds_data(
@@ -123,6 +125,10 @@ class _NoTools:
     "text",
     [
         "Voyager 1 magnetic field 1980-11-12",  # CDAWeb serves it and no target is named
+        # A body named, but CDAWeb holds the mission's data for the time asked.
+        "show the magnetic field of Voyager 1 at Saturn on 1980-11-12",
+        "Cassini |B| during the Jupiter flyby, 2000-12-30",
+        "MAVEN magnetic field at Mars 2015-03-08",
         "Cassini magnetometer 1-minute field 2004-07-01",
         "MAVEN MAG magnetic field vector 2015-03-08",
         "ACE magnetic field 2024-01-01",

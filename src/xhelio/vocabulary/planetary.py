@@ -46,6 +46,8 @@ class PlanetaryVocabulary:
 
     missions: tuple[PlanetaryMission, ...]
     targets: tuple[Target, ...]
+    planet_frames: re.Pattern[str]
+    """Coordinate systems centred on a planet (KSM, MSO...), which only PDS products carry."""
 
     def mission_in(self, text: str) -> tuple[PlanetaryMission, str] | None:
         """The first mission `text` names, with the words that named it."""
@@ -77,4 +79,4 @@ def load_planetary() -> PlanetaryVocabulary:
         Target(key, str(v.get("query") or key), _words(v["names"]))
         for key, v in data.get("targets", {}).items()
     )
-    return PlanetaryVocabulary(missions, targets)
+    return PlanetaryVocabulary(missions, targets, _words(list(data["planet_frames"])))

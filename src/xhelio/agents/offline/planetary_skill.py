@@ -2,16 +2,17 @@
 
 A request is taken when it names a mission of the planetary vocabulary
 (`vocabulary.planetary`) of which the CDAWeb catalog has no science data (Juno, Galileo,
-Mars Express...),
-or any of its missions together with a planetary target (Jupiter, Saturn, Titan...) or
-the word PDS: "Cassini magnetometer 2004-07-01" stays CDAWeb's (it serves Cassini MAG),
-"Cassini MAG at Saturn 2005-02-15" is PDS's. Then the datasets of the "pds" source are
-searched (``search_datasets`` through the funnel, restricted to that mission) with the
-request's words and its targets' words; the first whose coverage holds the range and
-whose fields are known is fetched (``fetch_data`` with ``source="pds"``): the magnetic
-field components (nT) when the request is about the field, else the fields its words
-name, else its first few; and plotted. Every step is a traced tool call, so the session
-log, its pipeline and the citation (NASA PDS PPI) are as for any fetch.
+Mars Express...), or any of its missions with the word PDS, a planet-centred frame (KSM,
+MSO...), or a planetary target (Jupiter, Saturn, Titan...) at a time CDAWeb holds none
+of that mission's data for: "Cassini magnetometer 2004-07-01" and "Voyager 1 field at
+Saturn 1980-11-12" stay CDAWeb's (it serves them then), "Cassini MAG at Saturn
+2005-02-15" is PDS's (CDAWeb's Cassini field ends in 2004). Then the datasets of the
+"pds" source are searched (``search_datasets`` through the funnel, restricted to that
+mission) with the request's words and its targets' words; the first whose coverage holds
+the range and whose fields are known is fetched (``fetch_data`` with ``source="pds"``):
+the magnetic field components (nT) when the request is about the field, else the fields
+its words name, else its first few; and plotted. Every step is a traced tool call, so
+the session log, its pipeline and the citation (NASA PDS PPI) are as for any fetch.
 
 Without a time range the reply asks for one and says the dataset's coverage; with no
 PDS dataset covering the range it says which datasets exist and when.
@@ -54,16 +55,23 @@ def _claimed(host: SkillHost, request: str) -> PlanetaryMission | None:
     if named is None:
         return None
     mission, words = named
-    # "Pioneer Venus solar wind": the planet in the mission's own name is no target.
-    if vocabulary.targets_in(request.replace(words, " ")) or _PDS.search(request):
+    if _PDS.search(request) or vocabulary.planet_frames.search(request):
         return mission
     catalog = host.workspace.context.catalog
     try:
         science = catalog.browse(catalog.mission(words).id)
     except UserError:
         science = []
-    # No CDAWeb science data of that mission (Galileo has only ephemerides there): PDS's.
-    return None if science else mission
+    if not science:  # no CDAWeb science data of it (Galileo has only ephemerides there)
+        return mission
+    # "Pioneer Venus solar wind": the planet in the mission's own name is no target.
+    if not vocabulary.targets_in(request.replace(words, " ")):
+        return None
+    # A body named: CDAWeb's own data when it has the mission's data for the time asked.
+    wanted = find_time_range(request).range
+    if wanted is not None and any(_covers(info, wanted) for info in science):
+        return None
+    return mission
 
 
 def _query(request: str, time_text: str | None, mission: PlanetaryMission) -> str:
