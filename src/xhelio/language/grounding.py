@@ -25,7 +25,7 @@ from typing import Literal
 
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
-from xhelio.language.products import Term, coverage_score, is_support, product_terms
+from xhelio.language.products import Term, coverage_score, is_support, product_terms, uncovered
 from xhelio.language.resolve import Candidate, dataset_fit, probe_fit, scorable
 from xhelio.language.slots import SlotReading, filler_words
 from xhelio.timerange import TimeRange
@@ -34,7 +34,9 @@ from xhelio.vocabulary import load_vocabulary, read_table
 __all__ = [
     "Concept",
     "OpenRequest",
+    "clause_words",
     "energy_range",
+    "honour_variants",
     "open_request",
     "order_parameters",
     "rank_open",
@@ -53,6 +55,8 @@ class Concept:
     tokens: frozenset[str] = frozenset()
     units: re.Pattern[str] | None = None
     """Units that say it too (a flux: per cm^2)."""
+    variant: bool = False
+    """A word that tells sibling parameters apart ("thermal", "omni"): the pick must say it."""
 
 
 @dataclass(frozen=True)
@@ -102,14 +106,23 @@ def energy_range(text: str) -> tuple[float, float] | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Synonym:
+    words: re.Pattern[str]
+    tokens: frozenset[str]
+    units: re.Pattern[str] | None
+    variant: bool
+
+
 @cache
-def _synonyms() -> tuple[tuple[re.Pattern[str], frozenset[str], re.Pattern[str] | None], ...]:
+def _synonyms() -> tuple[_Synonym, ...]:
     rows = read_table("quantities.toml").get("synonym", [])
     return tuple(
-        (
+        _Synonym(
             re.compile(str(row["words"]), re.I),
             frozenset(str(t).lower() for t in row["tokens"]),
             re.compile(str(row["units"]), re.I) if "units" in row else None,
+            bool(row.get("variant", False)),
         )
         for row in rows
     )
@@ -133,19 +146,13 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
     parameters) is a concept of its own.
     """
     concepts: list[Concept] = []
-    rest = words
-    for term in product_terms(words):  # look directions, kinds, cadences: dataset words
+    # Parameter-level words first ("omni", "pitch angle" are product words too), then
+    # look directions, kinds, cadences (dataset words), then the other synonyms.
+    rest = _claim_synonyms(words, concepts, variant=True)
+    for term in product_terms(rest):
         for m in re.finditer(re.escape(term.typed), rest):
             rest = _mask(rest, *m.span())
-    found = [(m, tokens, units) for rx, tokens, units in _synonyms() for m in rx.finditer(rest)]
-    for match, tokens, units in sorted(found, key=lambda mt: -len(mt[0][0])):
-        if rest[match.start() : match.end()].strip() != match[0].strip():
-            continue
-        # One word is also its own token; a phrase means only what its tokens say.
-        typed = match[0].strip().lower()
-        own = {typed, _singular(typed)} if _WORD.fullmatch(typed) else set[str]()
-        concepts.append(Concept(match[0], "word", tokens | own, units))
-        rest = _mask(rest, *match.span())
+    rest = _claim_synonyms(rest, concepts, variant=False)
     for m in _CHARGE_STATE.finditer(rest):  # "O7+", "Fe10+": that charge state itself
         element, charge = m[1].lower(), m[2]
         tokens = frozenset({f"{element}+{charge}", f"{element}{charge}+"})
@@ -170,6 +177,20 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
             continue
         concepts.append(Concept(word, "word", frozenset({word.lower(), _singular(word.lower())})))
     return OpenRequest(tuple(dict.fromkeys(concepts)), energy)
+
+
+def _claim_synonyms(rest: str, concepts: list[Concept], *, variant: bool) -> str:
+    """Add the synonym phrases of `rest` (longest first) to `concepts`; mask them out."""
+    found = [(m, s) for s in _synonyms() if s.variant == variant for m in s.words.finditer(rest)]
+    for match, syn in sorted(found, key=lambda ms: -len(ms[0][0])):
+        if rest[match.start() : match.end()].strip() != match[0].strip():
+            continue
+        # One word is also its own token; a phrase means only what its tokens say.
+        typed = match[0].strip().lower()
+        own = {typed, _singular(typed)} if _WORD.fullmatch(typed) else set[str]()
+        concepts.append(Concept(match[0], "word", syn.tokens | own, syn.units, syn.variant))
+        rest = _mask(rest, *match.span())
+    return rest
 
 
 def _energy_typed(energy: tuple[float, float]) -> str:
@@ -440,6 +461,127 @@ def _differs(top: Candidate, missing: Sequence[Concept], datasets: Sequence[Data
         f"Differs from the request: no parameter of {top.dataset_id} says {words}; "
         f"shown: {top.parameter} ({what})."
     )
+
+
+# ----------------------------------------------------------------- parameter-level words
+
+
+def honour_variants(
+    cands: Sequence[Candidate],
+    datasets: Sequence[DatasetInfo],
+    request: OpenRequest,
+    terms: Sequence[Term] = (),
+) -> list[Candidate]:
+    """The candidates, each parameter swapped for a sibling saying the request's variants.
+
+    Parameter-level words ("thermal speed", "energy flux", "omni") pick a parameter when
+    its dataset has one that says them: a constraint, not a preference (the bulk speed
+    never stands in for the thermal speed its own dataset holds). A later candidate whose
+    parameter says every such word goes first when its dataset holds the product words
+    as well as the first's.
+    When none does, the first carries the note that says which words it lacks.
+    """
+    wanted = [c for c in request.concepts if c.variant]
+    if not wanted or not cands:
+        return list(cands)
+    # The constraint is the parameter-level words with the species and channel named.
+    narrow = replace(
+        request, concepts=tuple(c for c in request.concepts if c.variant or c.kind != "word")
+    )
+    infos = {d.id: d for d in datasets}
+    out = list(cands)
+    lacking: list[list[Concept]] = []
+    for i, cand in enumerate(out):
+        info = infos.get(cand.dataset_id)
+        if info is None:
+            lacking.append(wanted)
+            continue
+        out[i], missing = _saying_sibling(info, cand, narrow, wanted)
+        lacking.append(missing)
+    first = next((i for i, m in enumerate(lacking) if not m), None)
+    if first == 0:
+        return out
+    if first is not None and _as_covered(out[first], out[0], infos, terms):
+        return [out[first], *out[:first], *out[first + 1 :]]
+    out[0] = replace(out[0], notes=(*out[0].notes, _differs(out[0], lacking[0], datasets)))
+    return out
+
+
+def _as_covered(
+    later: Candidate, top: Candidate, infos: dict[str, DatasetInfo], terms: Sequence[Term]
+) -> bool:
+    """Whether `later`'s dataset holds every product word `top`'s holds."""
+    top_lacks = uncovered(infos[top.dataset_id], terms, top.cadence_s)
+    return len(uncovered(infos[later.dataset_id], terms, later.cadence_s)) <= len(top_lacks)
+
+
+def _saying_sibling(
+    info: DatasetInfo, cand: Candidate, request: OpenRequest, wanted: Sequence[Concept]
+) -> tuple[Candidate, list[Concept]]:
+    """`cand`, or its dataset's parameter that says more of `wanted`; the words unsaid."""
+    current = info.parameter(cand.parameter)
+    if current is None:
+        return cand, list(wanted)
+    owner = _said(info.id, f"{info.id.replace('_', ' ')} {info.title}")
+    # A word the dataset itself says and no parameter of it says is the whole product's
+    # ("Electron omnidirectional fluxes": its FLUX is omni).
+    by_parameter = {c for p in info.data_parameters for c in _variants_said(p, wanted)}
+    have = _variants_said(current, wanted) + [
+        c for c in wanted if c not in by_parameter and _covers(c, owner)
+    ]
+    if len(have) == len(wanted):
+        return cand, []
+    others = [c for c in _variant_concepts() if not any(c.tokens & w.tokens for w in wanted)]
+    best: tuple[tuple[int, int, float], ParameterInfo, list[Concept]] | None = None
+    for p in info.data_parameters:
+        fit = _parameter_fit(request, info, p, owner)
+        got = _variants_said(p, wanted) if fit is not None else []
+        if fit is None or len(got) <= len(have):
+            continue
+        # A sibling that also says words not asked ("perpendicular") ranks below.
+        key = (len(got), -len(_variants_said(p, others)), fit.score)
+        if best is None or key > best[0]:
+            best = (key, p, got)
+    if best is None:
+        return cand, [c for c in wanted if c not in have]
+    _, p, got = best
+    reason = f"{p.name} [{p.units or 'no units'}], says {', '.join(c.typed for c in got)}"
+    swapped = replace(cand, parameter=p.name, units=p.units, components=p.components, reason=reason)
+    return swapped, [c for c in wanted if c not in got]
+
+
+def _variants_said(p: ParameterInfo, concepts: Sequence[Concept]) -> list[Concept]:
+    said = _said(p.name, f"{p.name} {p.description} {' '.join(p.labels or ())}", p.units)
+    return [c for c in concepts if _covers(c, said)]
+
+
+@cache
+def _variant_concepts() -> tuple[Concept, ...]:
+    """Every parameter-level word of the vocabulary, as a concept."""
+    return tuple(
+        Concept(s.words.pattern, "word", s.tokens, s.units, True) for s in _synonyms() if s.variant
+    )
+
+
+# Where a request's clause ends: a list of quantities is split at these.
+_CLAUSE = re.compile(r",|;|and|vs\.?|versus|plus|against|with", re.I)
+# Slots that say where, when and from what, not which parameter.
+_NOT_WHAT = frozenset({"mission", "dataset", "instrument", "time", "frame", "cadence", "place"})
+
+
+def clause_words(reading: SlotReading, position: int) -> str:
+    """The words of the request's clause holding `position`: which parameter is meant.
+
+    Missions, instruments, frames and times are left out (they say where and when).
+    """
+    text = reading.text
+    bounds = list(_CLAUSE.finditer(text))
+    start = max((m.end() for m in bounds if m.end() <= position), default=0)
+    end = min((m.start() for m in bounds if m.start() > position), default=len(text))
+    for s in reading.slots:
+        if s.kind in _NOT_WHAT and s.start < end and s.end > start:
+            text = _mask(text, s.start, s.end)
+    return text[start:end]
 
 
 def order_parameters(info: DatasetInfo, words: str) -> list[ParameterInfo]:

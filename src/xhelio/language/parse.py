@@ -460,7 +460,9 @@ def _instrument_quantity(text: str, missions: tuple[MissionRef, ...]) -> list[Qu
         for inst in load_vocabulary().instruments_of(ref.mission_id):
             match = inst.words.search(text)
             if match and inst.quantity:
-                return [QuantityWish(inst.quantity, match[0], match.start())]
+                frame = _FRAME.search(text)  # "MGF data in GSM": the frame is the data's
+                typed = frame[1].upper() if frame else None
+                return [QuantityWish(inst.quantity, match[0], match.start(), frame=typed)]
     return []
 
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from xhelio.agents.offline.plan.steps import NAMED, Builder, Source, label_tag
 from xhelio.catalog.model import DatasetInfo
-from xhelio.language.grounding import open_request, rank_open
+from xhelio.language.grounding import clause_words, honour_variants, open_request, rank_open
 from xhelio.language.intent import (
     MissionRef,
     QuantityWish,
@@ -138,6 +138,14 @@ def source_candidates(
             terms=request_terms(b.intent.text, b.intent.hints),
             complete=True,
         )
+    # Parameter-level words of the quantity's clause ("thermal", "omni") pick the sibling.
+    clause = clause_words(b.intent.slots, wish.position)
+    cands = honour_variants(
+        cands,
+        source.datasets,
+        open_request(clause, clause),
+        request_terms(b.intent.text, b.intent.hints),
+    )
     if cands and span is not None:  # product words the pick lacks, a timeless sibling: said
         b.notes.extend(n for n in cands[0].notes if n not in b.notes)
     return cands
