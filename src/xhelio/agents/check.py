@@ -21,8 +21,9 @@ from typing import Any
 
 from xhelio.agents.offline.derived import derived_named
 from xhelio.catalog.index import Catalog
-from xhelio.catalog.model import ParameterInfo
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.binding import MissionBinding, bind_missions
+from xhelio.language.grounding import variants_unsaid
 from xhelio.language.intent import QuantityWish, RequestIntent
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.quantities import QUANTITIES, Quantity, quantity
@@ -180,6 +181,51 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
     return notes
 
 
+def _variant_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched]) -> list[str]:
+    """Parameter-level words ("thermal speed", "omni") no fetched parameter says."""
+    if intent.parameter_names:
+        return []
+    drawn = [
+        (info, p)
+        for f in fetched
+        if (info := _dataset(catalog, f.dataset)) and (p := info.parameter(f.parameter))
+    ]
+    return variants_unsaid(intent.slots, drawn)
+
+
+def _frameless_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched]) -> list[str]:
+    """A frame asked of a dataset that has none in it: its frameless |B| is no answer."""
+    frames = {w.frame for w in intent.quantities if w.frame} or set(
+        filter(None, [_frame_typed(intent)])
+    )
+    notes: list[str] = []
+    for frame in frames:
+        for f in fetched:
+            info = _dataset(catalog, f.dataset)
+            if info is None or _frames_of(f, _parameter_text(catalog, f, with_dataset=False)):
+                continue
+            held = {
+                fr
+                for p in info.data_parameters
+                for fr in _frames_of(
+                    Fetched(f.dataset, p.name, "", ""), f"{p.name} {p.description}"
+                )
+            }
+            if held and frame not in held:
+                notes.append(
+                    f"{f.dataset} has no parameter in {frame} (its frames: "
+                    f"{'/'.join(sorted(held))}); shown: {f.parameter}, which is in no frame."
+                )
+    return notes
+
+
+def _dataset(catalog: Catalog, dataset: str) -> DatasetInfo | None:
+    try:
+        return catalog.dataset(dataset)
+    except Exception:  # a dataset the catalog does not list: nothing to compare
+        return None
+
+
 def _frames_of(f: Fetched, text: str) -> set[str]:
     """The parameter's frame: its name says it ("BGSE", "tha_fgs_gsm"), else its words."""
     named = {m.upper() for m in _FRAME_IN_NAME.findall(f.parameter)}
@@ -320,6 +366,8 @@ def check_turn(
     notes += _detail_notes(intent, catalog, fetched)
     if not follow_up:  # a follow-up redraws earlier series beside the new one
         notes += _quantity_notes(intent, catalog, fetched)
+        notes += _variant_notes(intent, catalog, fetched)
+        notes += _frameless_notes(intent, catalog, fetched)
     if not follow_up or intent.time_range is not None:
         notes += _time_notes(intent, fetched)
     notes += frame_arithmetic(operations, catalog)

@@ -160,6 +160,7 @@ def _checked(
         )
     except XhelioError:
         return answer, plan  # the catalog cannot be read: nothing to compare against
+    notes = [n for n in notes if n not in answer]  # the answer said it already
     if not notes:
         return answer, plan
     if plan and plan.get("status") == "completed":

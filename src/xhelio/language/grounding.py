@@ -40,6 +40,7 @@ __all__ = [
     "open_request",
     "order_parameters",
     "rank_open",
+    "variants_unsaid",
     "what_phrase",
 ]
 
@@ -522,15 +523,13 @@ def _saying_sibling(
     current = info.parameter(cand.parameter)
     if current is None:
         return cand, list(wanted)
-    owner = _said(info.id, f"{info.id.replace('_', ' ')} {info.title}")
     # A word the dataset itself says and no parameter of it says is the whole product's
     # ("Electron omnidirectional fluxes": its FLUX is omni).
-    by_parameter = {c for p in info.data_parameters for c in _variants_said(p, wanted)}
-    have = _variants_said(current, wanted) + [
-        c for c in wanted if c not in by_parameter and _covers(c, owner)
-    ]
-    if len(have) == len(wanted):
+    unsaid = _unsaid(info, current, wanted)
+    if not unsaid:
         return cand, []
+    have = [c for c in wanted if c not in unsaid]
+    owner = _said(info.id, f"{info.id.replace('_', ' ')} {info.title}")
     others = [c for c in _variant_concepts() if not any(c.tokens & w.tokens for w in wanted)]
     best: tuple[tuple[int, int, float], ParameterInfo, list[Concept]] | None = None
     for p in info.data_parameters:
@@ -574,14 +573,58 @@ def clause_words(reading: SlotReading, position: int) -> str:
 
     Missions, instruments, frames and times are left out (they say where and when).
     """
-    text = reading.text
-    bounds = list(_CLAUSE.finditer(text))
+    bounds = list(_CLAUSE.finditer(reading.text))
     start = max((m.end() for m in bounds if m.end() <= position), default=0)
-    end = min((m.start() for m in bounds if m.start() > position), default=len(text))
+    end = min((m.start() for m in bounds if m.start() > position), default=len(reading.text))
+    return _what_words(reading)[start:end]
+
+
+def _what_words(reading: SlotReading) -> str:
+    """The request's text with its missions, instruments, frames and times blanked out."""
+    text = reading.text
     for s in reading.slots:
-        if s.kind in _NOT_WHAT and s.start < end and s.end > start:
+        if s.kind in _NOT_WHAT:
             text = _mask(text, s.start, s.end)
-    return text[start:end]
+    return text
+
+
+def variants_unsaid(
+    reading: SlotReading, drawn: Sequence[tuple[DatasetInfo, ParameterInfo]]
+) -> list[str]:
+    """Sentences naming each parameter-level word of the request no drawn parameter says.
+
+    The request-vs-data check's view of `honour_variants`: whichever mode chose them, the
+    parameters drawn must say "thermal speed", "omni", "energy flux" when it was asked.
+    """
+    what = _what_words(reading)
+    wanted = [c for c in open_request(what, what).concepts if c.variant]
+    notes: list[str] = []
+    for concept in wanted:
+        if not drawn or any(not _unsaid(info, p, [concept]) for info, p in drawn):
+            continue
+        info, p = drawn[0]
+        said = [
+            q.name
+            for q in info.data_parameters
+            if _is_data(q, info) and not _unsaid(info, q, [concept])
+        ]
+        shown = f"shown: {p.name} ({p.description.strip() or p.name})."
+        if said:
+            notes.append(
+                f"'{concept.typed}' is {', '.join(said[:3])} in {info.id}, "
+                f"which was not drawn; {shown}"
+            )
+        else:
+            notes.append(f"no parameter of {info.id} says '{concept.typed}'; {shown}")
+    return notes
+
+
+def _unsaid(info: DatasetInfo, p: ParameterInfo, wanted: Sequence[Concept]) -> list[Concept]:
+    """The words of `wanted` neither `p` nor (for the whole product) its dataset says."""
+    owner = _said(info.id, f"{info.id.replace('_', ' ')} {info.title}")
+    by_parameter = {c for q in info.data_parameters for c in _variants_said(q, wanted)}
+    have = _variants_said(p, wanted)
+    return [c for c in wanted if c not in have and (c in by_parameter or not _covers(c, owner))]
 
 
 def order_parameters(info: DatasetInfo, words: str) -> list[ParameterInfo]:
