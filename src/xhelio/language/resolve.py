@@ -51,6 +51,18 @@ _EXCLUDED_NAME = re.compile(
     r"|count|cnts|_pts$|percent|^num_|duration|mode|^tm_|energy_(?:min|max|center)|_bins?$",
     re.I,
 )
+# What a description says of a support or bookkeeping variable (never the data drawn).
+_BOOKKEEPING = re.compile(
+    r"listing only|spin[- ]?phase|^\W*(?:[\w/+().-]+\s+){0,4}flags?\b(?!\s+applied)|step[- ]?table"
+    r"|calibration table|table id|lookup table|telemetry index|\bindex (?:of|into|number)\b"
+    r"|\bversion(?: number)?\b|\bheader\b|\bbits \d|\bparity\b|observation mode"
+    r"|\bmode (?:id|number|flag|table)|program spec",
+    re.I,
+)
+# Units of a flag or an index: "(0=good)", "[0, 1]", "Index".
+_BOOKKEEPING_UNITS = re.compile(
+    r"^\(?\s*\d\s*=\s*(?:good|ok|bad|valid|invalid)\b|^\[\s*0\s*,\s*1\s*\]$|^index$", re.I
+)
 _QUICKLOOK = re.compile(
     r"(?:^|_)(?:K[0-9P]|QL|LL0\d|RT)(?:_|$)|PRELIM|quick-?look|low latency", re.I
 )
@@ -309,8 +321,19 @@ def _frame_score(wish: QuantityWish, p: ParameterInfo) -> float | None:
 
 
 def scorable(p: ParameterInfo) -> bool:
-    """Whether `p` can hold measured values (numbers; no error, flag, count or table)."""
-    return not p.is_time and p.type in ("double", "integer") and not _EXCLUDED_NAME.search(p.name)
+    """Whether `p` can hold measured values (numbers; no error, flag, count or table).
+
+    Its name, its description or its units may say it is bookkeeping instead: a flag, a
+    spin phase, a step or calibration table, a version, a header, an index into other
+    data, "listing only" (CDAWeb's mark of support data).
+    """
+    return (
+        not p.is_time
+        and p.type in ("double", "integer")
+        and not _EXCLUDED_NAME.search(p.name)
+        and not _BOOKKEEPING.search(p.description)
+        and not _BOOKKEEPING_UNITS.search(p.units.strip())
+    )
 
 
 def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | None:
