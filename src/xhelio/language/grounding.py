@@ -563,7 +563,7 @@ def _variant_concepts() -> tuple[Concept, ...]:
 
 
 # Where a request's clause ends: a list of quantities is split at these.
-_CLAUSE = re.compile(r",|;|and|vs\.?|versus|plus|against|with", re.I)
+_CLAUSE = re.compile(r",|;|\band\b|\bvs\.?|\bversus\b|\bplus\b|\bagainst\b|\bwith\b", re.I)
 # Slots that say where, when and from what, not which parameter.
 _NOT_WHAT = frozenset({"mission", "dataset", "instrument", "time", "frame", "cadence", "place"})
 
