@@ -557,9 +557,7 @@ def _variants_said(p: ParameterInfo, concepts: Sequence[Concept]) -> list[Concep
 @cache
 def _variant_concepts() -> tuple[Concept, ...]:
     """Every parameter-level word of the vocabulary, as a concept."""
-    return tuple(
-        Concept(s.words.pattern, "word", s.tokens, s.units, True) for s in _synonyms() if s.variant
-    )
+    return tuple(Concept(s.words.pattern, "word", s.tokens, s.units, True) for s in _variants())
 
 
 # Where a request's clause ends: a list of quantities is split at these.
@@ -583,9 +581,15 @@ def _what_words(reading: SlotReading) -> str:
     """The request's text with its missions, instruments, frames and times blanked out."""
     text = reading.text
     for s in reading.slots:
-        if s.kind in _NOT_WHAT:
+        # "omni" may be read as the OMNI mission too; a parameter-level word stays.
+        typed = s.text(reading.text)
+        if s.kind in _NOT_WHAT and not any(v.words.fullmatch(typed) for v in _variants()):
             text = _mask(text, s.start, s.end)
     return text
+
+
+def _variants() -> tuple[_Synonym, ...]:
+    return tuple(s for s in _synonyms() if s.variant)
 
 
 def variants_unsaid(
