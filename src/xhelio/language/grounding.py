@@ -239,8 +239,9 @@ class _Said:
 
 def _said(name: str, text: str, units: str = "") -> _Said:
     words = _text_words(text)
-    joined = " ".join(sorted(words)) + " " + text.lower()
-    return _Said(frozenset(_name_tokens(name)), frozenset(words), joined, units)
+    # Phrases are read in the text as written ("thermal speed"), names spelled out.
+    spelled = f"{text.lower()} {text.lower().replace('_', ' ')}"
+    return _Said(frozenset(_name_tokens(name)), frozenset(words), spelled, units)
 
 
 def _covers(concept: Concept, said: _Said) -> bool:
@@ -252,7 +253,10 @@ def _covers(concept: Concept, said: _Said) -> bool:
 def _says(token: str, said: _Said) -> bool:
     """A phrase in the text, a short token as a name token, a word (or its start)."""
     if " " in token or "-" in token or "+" in token:
-        return token in said.text or token.replace("-", " ") in said.text
+        return any(
+            re.search(rf"(?<![a-z0-9]){re.escape(t)}(?![a-z0-9])", said.text)
+            for t in {token, token.replace("-", " ")}
+        )
     if len(token) <= 2:
         return token in said.names
     if token in said.names or token in said.words:
