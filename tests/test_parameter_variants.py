@@ -74,6 +74,17 @@ def _fetched(plan: OfflinePlan) -> list[tuple[str, str]]:
             r"^FAST_TEAMS_PA_L2$",
             r"^oxygen_distribution$",
         ),
+        # integral beside differential; energy flux never a background or count column
+        (
+            "Helios 1 integral proton flux 1976-04-01",
+            r"^HELIOS1_E6_KUNOW_1HOUR_PARTICLE-FLUX$",
+            r"^p_flux_int$",
+        ),
+        (
+            "NOAA-15 MEPED proton energy flux 2015-03-17",
+            r"^NOAA15_POES-SEM2_FLUXES-2SEC$",
+            r"^ted_pro_(?!.*(?:_bg_|_cps))\w*eflux",
+        ),
         # a frame typed after an instrument word is the data's frame
         ("Geotail MGF data in GSM for 2005-01-10", r"^GE_ED[AB]3SEC_MGF$", r"^BGSM$"),
     ],
@@ -101,6 +112,9 @@ def test_each_quantity_keeps_its_own_words(vocab: Vocabulary) -> None:
     [
         ("ACE SWEPAM proton thermal speed 2015-03-17", "thermal speed"),
         ("Helios 1 proton thermal speed 1976-04-01", "thermal speed"),
+        # GE_K0_EPI's integral intensity is the electrons'; its ion flux is differential
+        ("Geotail EPIC integral ion flux 2000-01-01", "integral"),
+        ("Wind 3DP electron energy flux 2019-06-01", "energy flux"),
     ],
 )
 def test_a_word_the_dataset_cannot_honour_is_said(vocab: Vocabulary, text: str, word: str) -> None:

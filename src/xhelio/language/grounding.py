@@ -537,7 +537,7 @@ def _saying_sibling(
     others = [c for c in _variant_concepts() if not any(c.tokens & w.tokens for w in wanted)]
     best: tuple[tuple[int, int, float], ParameterInfo, list[Concept]] | None = None
     for p in info.data_parameters:
-        fit = _parameter_fit(request, info, p, owner)
+        fit = _parameter_fit(request, info, p, owner) if _same_kind(p, current) else None
         got = _variants_said(p, wanted) if fit is not None else []
         if fit is None or len(got) <= len(have):
             continue
@@ -551,6 +551,24 @@ def _saying_sibling(
     reason = f"{p.name} [{p.units or 'no units'}], says {', '.join(c.typed for c in got)}"
     swapped = replace(cand, parameter=p.name, units=p.units, components=p.components, reason=reason)
     return swapped, [c for c in wanted if c not in got]
+
+
+_AREA = re.compile(r"cm|m\s*(?:\^|\*\*)?\s*\{?-?\s*2|m2", re.I)
+_SPEED = re.compile(r"km\s*/\s*s|km\s*s\s*\^?-1", re.I)
+
+
+def _same_kind(p: ParameterInfo, other: ParameterInfo) -> bool:
+    """Whether two parameters' units are of one kind (a sibling of another kind is none).
+
+    Both per area (number and energy fluxes differ in units), both speeds, or the same
+    units otherwise.
+    """
+    kinds = [(bool(_AREA.search(q.units)), bool(_SPEED.search(q.units))) for q in (p, other)]
+    if kinds[0] != kinds[1]:
+        return False
+    if any(kinds[0]):
+        return True
+    return p.units.strip().lower() == other.units.strip().lower()
 
 
 def _variants_said(p: ParameterInfo, concepts: Sequence[Concept]) -> list[Concept]:

@@ -48,7 +48,8 @@ __all__ = [
 
 _EXCLUDED_NAME = re.compile(
     r"err|uncert|^unc_|sigma|_sd(?:_|$)|std|rms|qual|flag|^delta|_dq|mask|status|valid|gap"
-    r"|count|cnts|_pts$|percent|^num_|duration|mode|^tm_|energy_(?:min|max|center)|_bins?$",
+    r"|count|cnts|_pts$|percent|^num_|duration|mode|^tm_|energy_(?:min|max|center)|_bins?$"
+    r"|(?:^|_)(?:bg|bkg|bkgd|cps)(?:_|$)",
     re.I,
 )
 # What a description says of a support or bookkeeping variable (never the data drawn).
