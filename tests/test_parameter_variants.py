@@ -201,3 +201,12 @@ def test_support_variables_are_never_data(
     p = catalog.dataset(dataset).parameter(parameter)
     assert p is not None
     assert scorable(p) is data
+
+
+def test_a_species_named_is_never_served_by_a_parameter_that_names_none(
+    vocab: Vocabulary,
+) -> None:
+    """PO_H2_TIM's title names H+, O+, He+ and He++; its SW_density is Wind's solar wind."""
+    plan = _plan(vocab, "Polar TIMAS O+ density 1997-05-15")
+    assert ("PO_H2_TIM", "SW_density") not in _fetched(plan)
+    assert _fetched(_plan(vocab, "Polar TIMAS O+ energy flux 1997-05-15"))[0][1] == "O_Eflux"

@@ -206,9 +206,10 @@ def _other_species(wish: QuantityWish, info: DatasetInfo, p: ParameterInfo) -> b
     text = f"{p.name} {p.description}"
     hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(text)} - {"ion"}
     if not hits:
-        hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(f"{info.id} {info.title}")} - {
-            "ion"
-        }
+        # The dataset's species, when it names one; a title naming several ("H+, O+, He+
+        # fluxes") says nothing of a parameter that names none.
+        named = {s for s, cue in _SPECIES_CUES.items() if cue.search(f"{info.id} {info.title}")}
+        hits = named - {"ion"} if len(named - {"ion"}) == 1 else set()
     if wish.species != "proton" and not hits:
         # Alphas, electrons or heavy ions asked: a parameter that names no species is
         # the bulk (proton) plasma ("Vp: Solar Wind Bulk Speed"), never a stand-in.
