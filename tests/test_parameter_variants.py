@@ -123,6 +123,11 @@ def test_a_word_the_dataset_cannot_honour_is_said(vocab: Vocabulary, text: str, 
     assert "Differs from the request" in said and word in said, plan.notes
 
 
+def test_the_omni_mission_is_no_omni_word(vocab: Vocabulary) -> None:
+    """'OMNI' naming the mission alone picks no 'omni' parameter."""
+    assert _fetched(_plan(vocab, "OMNI IMF Bz GSM 2024-05-10 to 2024-05-12"))[0][1] == "BZ_GSM"
+
+
 def test_a_product_word_of_the_whole_dataset_is_honoured(vocab: Vocabulary) -> None:
     """WI_ELSP_3DP's title says omnidirectional; its FLUX needs no note."""
     plan = _plan(vocab, "Wind 3DP omnidirectional electron flux 2019-06-01")

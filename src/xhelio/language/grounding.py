@@ -602,10 +602,13 @@ def clause_words(reading: SlotReading, position: int) -> str:
 def _what_words(reading: SlotReading) -> str:
     """The request's text with its missions, instruments, frames and times blanked out."""
     text = reading.text
+    missions = {s.value for s in reading.of("mission")}
     for s in reading.slots:
-        # "omni" may be read as the OMNI mission too; a parameter-level word stays.
+        # "FAST TEAMS omni flux": "omni" read as a second mission is a parameter-level
+        # word; "OMNI IMF Bz" names the mission alone.
         typed = s.text(reading.text)
-        if s.kind in _NOT_WHAT and not any(v.words.fullmatch(typed) for v in _variants()):
+        variant = any(v.words.fullmatch(typed) for v in _variants())
+        if s.kind in _NOT_WHAT and not (s.kind == "mission" and variant and len(missions) > 1):
             text = _mask(text, s.start, s.end)
     return text
 
