@@ -19,6 +19,7 @@ from xhelio.vocabulary import read_table
 __all__ = [
     "GROUP_WORDS",
     "QUANTITIES",
+    "SYMBOL_SPECIES",
     "Quantity",
     "quantity",
 ]
@@ -47,6 +48,8 @@ class Quantity:
     component_letter: str | None = None
     default_mission: str | None = None
     solar_wind: bool = False
+    symbol: str | None = None
+    """The letter physicists write it with ("n" in "Ne", "b" in "B_RTN")."""
 
 
 _PATTERN_FIELDS = ("phrases", "units", "describes", "names", "magnitude_cue")
@@ -72,6 +75,10 @@ QUANTITIES: tuple[Quantity, ...] = tuple(_quantity(entry) for entry in _TABLE["q
 GROUP_WORDS: tuple[tuple[re.Pattern[str], tuple[tuple[str, str | None], ...]], ...] = tuple(
     _group(entry) for entry in _TABLE["group"]
 )
+# Species letters written after a quantity's symbol ("Ne", "T_i"): letter -> species key.
+SYMBOL_SPECIES: dict[str, str] = {
+    str(k): str(v) for k, v in _TABLE.get("symbol_species", {}).items()
+}
 
 _BY_KEY = {q.key: q for q in QUANTITIES}
 
