@@ -85,3 +85,25 @@ def test_a_symbol_names_its_species_and_a_frame_its_vector(vocab: Vocabulary) ->
     found = {(w.quantity, w.species, w.frame) for w in intent.quantities}
     assert ("temperature", "ion", None) in found
     assert ("velocity", None, "GSM") in found
+
+
+@pytest.mark.parametrize(
+    ("text", "offered"),
+    [
+        ("DSCOVR Bz GSM 2017-09-07", r"DSCOVR_H0_MAG B1GSE"),
+        ("Helios 2 electron temperature 1976-04-01", r"HELIOS2_\S+ Tp"),
+    ],
+)
+def test_what_the_mission_lacks_is_asked_with_what_it_holds(
+    vocab: Vocabulary, text: str, offered: str
+) -> None:
+    plan = build_plan(vocab, parse_request(text, vocab))
+    assert not [s for s in plan.steps if s.kind == "fetch"]
+    assert any(re.search(offered, m) and "would do instead" in m for m in plan.missing), plan
+
+
+def test_a_mission_with_no_such_data_asks_rather_than_fetching(vocab: Vocabulary) -> None:
+    plan = build_plan(vocab, parse_request("Arase Ne 2017-09-08", vocab))
+    assert not [s for s in plan.steps if s.kind == "fetch"]
+    assert plan.missing
+    assert any("No Arase dataset in the catalog holds density (electron)" in n for n in plan.notes)

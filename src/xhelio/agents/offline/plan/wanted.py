@@ -10,14 +10,15 @@ from dataclasses import replace
 
 from xhelio.agents.offline.derived import derived_named
 from xhelio.agents.offline.plan.series import TWO_SERIES
-from xhelio.agents.offline.plan.sources import mission_source, not_a_mission
-from xhelio.agents.offline.plan.steps import NAMED, Builder
+from xhelio.agents.offline.plan.sources import mission_source, not_a_mission, source_candidates
+from xhelio.agents.offline.plan.steps import NAMED, Builder, Source
 from xhelio.catalog.index import is_auxiliary
 from xhelio.language.grounding import OpenRequest, open_request, rank_open, what_phrase
 from xhelio.language.intent import (
     MissionRef,
     QuantityWish,
     RequestIntent,
+    describe_quantity,
 )
 from xhelio.language.operations import named_operations
 from xhelio.language.products import main_parameter, named_product, request_terms
@@ -66,6 +67,36 @@ def wanted_quantities(b: Builder) -> list[QuantityWish]:
             f"place); the answer does not take {'them' if len(unused) > 1 else 'it'} into account."
         )
     return quantities
+
+
+def nearest_held(b: Builder, source: Source, wish: QuantityWish) -> str | None:
+    """What `source` holds nearest to `wish`, which none of its datasets holds.
+
+    The details a request adds to a quantity are let go one at a time (the frame, the
+    species, the component, then all three) and the first such quantity the source has
+    is named with its dataset and parameter, for the question the answer asks
+    ("DSCOVR Bz GSM": it holds the field in GSE). None when it holds none of them.
+    """
+    if wish.quantity == NAMED:
+        return None
+    tries = [
+        replace(wish, frame=None),
+        replace(wish, species=None),
+        replace(wish, component=None),
+        replace(wish, frame=None, species=None, component=None),
+    ]
+    notes = list(b.notes)
+    try:
+        for relaxed in dict.fromkeys(t for t in tries if t != wish):
+            cands = source_candidates(b, source, relaxed, None)
+            if cands:
+                top = cands[0]
+                param = b.vocab.catalog.dataset(top.dataset_id).parameter(top.parameter)
+                said = f": {param.description.strip()}" if param and param.description else ""
+                return f"{describe_quantity(relaxed)} ({top.dataset_id} {top.parameter}{said})"
+    finally:
+        b.notes[:] = notes
+    return None
 
 
 def not_operation_words(intent: RequestIntent, wishes: list[QuantityWish]) -> list[QuantityWish]:
