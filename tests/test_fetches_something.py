@@ -107,3 +107,14 @@ def test_a_mission_with_no_such_data_asks_rather_than_fetching(vocab: Vocabulary
     assert not [s for s in plan.steps if s.kind == "fetch"]
     assert plan.missing
     assert any("No Arase dataset in the catalog holds density (electron)" in n for n in plan.notes)
+
+
+def test_a_frame_the_mission_lacks_is_never_served_by_another_mission_elsewhere() -> None:
+    # Before: the search over every archive took a Galileo PDS dataset for "Bz GSM".
+    from xhelio.api.assistant import Assistant
+    from xhelio.config import load_settings
+
+    with Assistant(load_settings()) as xh:
+        said = xh.run("DSCOVR Bz GSM 2017-09-07", session_id=xh.new_session())
+    assert "galileo" not in said.answer.lower(), said.answer
+    assert "DSCOVR_H0_MAG" in said.answer and "would do instead" in said.answer, said.answer
