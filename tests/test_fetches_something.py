@@ -118,3 +118,25 @@ def test_a_frame_the_mission_lacks_is_never_served_by_another_mission_elsewhere(
         said = xh.run("DSCOVR Bz GSM 2017-09-07", session_id=xh.new_session())
     assert "galileo" not in said.answer.lower(), said.answer
     assert "DSCOVR_H0_MAG" in said.answer and "would do instead" in said.answer, said.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "dataset", "parameter"),
+    [
+        (
+            "RBSP-A EFW spacecraft potential 2013-03-17",
+            r"^RBSPA_EFW-L3$",
+            r"^spacecraft_potential$",
+        ),
+        ("RBSP-A EFW Vsc 2013-03-17", r"^RBSPA_EFW-L3$", r"^spacecraft_potential$"),
+        ("Cluster 3 EFW Vsc 2004-03-10", r"^C3_CP_EFW_L3_P$", r"^Spacecraft_potential"),
+        ("MMS1 V_sc 2016-01-10", r"^MMS1_EDP_\w+_SCPOT$", r"scpot"),
+        ("Wind N_alpha 2005-01-10", r"^WI_", r"(?i)alpha|_a_|A_DENS|he2"),
+    ],
+)
+def test_the_spacecraft_potential_is_not_a_probe_potential_nor_vsc_x_b(
+    vocab: Vocabulary, text: str, dataset: str, parameter: str
+) -> None:
+    first = _first(vocab, text)
+    assert first is not None, text
+    assert re.search(dataset, first[0]) and re.search(parameter, first[1]), first

@@ -27,7 +27,13 @@ from xhelio.language.intent import (
 from xhelio.language.operations import operation_spans
 from xhelio.language.probes import probe_swapped
 from xhelio.language.products import product_terms
-from xhelio.language.quantities import GROUP_WORDS, QUANTITIES, SYMBOL_SPECIES, quantity
+from xhelio.language.quantities import (
+    GROUP_WORDS,
+    QUANTITIES,
+    SYMBOL_SPECIES,
+    SYNONYM_WORDS,
+    quantity,
+)
 from xhelio.language.resolve import probe_wanted
 from xhelio.language.slots import (
     Slot,
@@ -85,7 +91,7 @@ _FRAME = load_vocabulary().frame_words
 _SYMBOLS = {q.symbol: q.key for q in QUANTITIES if q.symbol}
 _SYMBOL_TOKEN = re.compile(
     rf"(?<![\w|/.+-])(?P<q>[{''.join(_SYMBOLS)}])(?P<u>_?)"
-    rf"(?:(?P<s>[{''.join(SYMBOL_SPECIES)}])|(?P<f>"
+    rf"(?:(?P<s>{'|'.join(sorted(SYMBOL_SPECIES, key=len, reverse=True))})|(?P<f>"
     rf"{'|'.join(sorted(load_vocabulary().frames, key=len, reverse=True))}))(?![\w/+-])",
     re.I,
 )
@@ -377,12 +383,18 @@ def _symbol_wishes(text: str) -> list[QuantityWish]:
         shape = quantity(key).shape
         letter, frame = match["s"], match["f"]
         if letter is not None:
-            if not letter.islower() or not (match["q"].isupper() or match["u"]):
+            if (
+                not letter.islower()
+                or not (match["q"].isupper() or match["u"])
+                or (len(letter) > 1 and not match["u"])
+            ):
                 continue
             if key == "magnetic_field":
                 continue
             species = SYMBOL_SPECIES[letter]
             wishes.append(QuantityWish(key, match[0], match.start(), species=species))
+        elif key == "velocity" and frame.upper() == "SC":
+            continue  # "V_sc": the spacecraft potential
         elif shape == "vector" and (len(frame) > 2 or frame.isupper() or match["u"]):
             wishes.append(QuantityWish(key, match[0], match.start(), frame=frame.upper()))
     return wishes
@@ -544,6 +556,10 @@ def _physics_spans(
         if physics[w.position : w.position + len(w.text)] == w.text
     ]
     found += [Slot(kind, m[0], *m.span()) for kind, rx in _SLOT_WORDS for m in rx.finditer(physics)]
+    # "spacecraft potential": a filler word inside a quantity's phrase is the quantity's.
+    found += [
+        Slot("quantity", m[0], *m.span()) for rx in SYNONYM_WORDS for m in rx.finditer(physics)
+    ]
     instruments = _instrument_words(missions)
     if instruments is not None:
         found += [Slot("instrument", m[0], *m.span()) for m in instruments.finditer(physics)]

@@ -20,6 +20,7 @@ __all__ = [
     "GROUP_WORDS",
     "QUANTITIES",
     "SYMBOL_SPECIES",
+    "SYNONYM_WORDS",
     "Quantity",
     "quantity",
 ]
@@ -79,6 +80,11 @@ GROUP_WORDS: tuple[tuple[re.Pattern[str], tuple[tuple[str, str | None], ...]], .
 SYMBOL_SPECIES: dict[str, str] = {
     str(k): str(v) for k, v in _TABLE.get("symbol_species", {}).items()
 }
+# How requests write the quantities found from catalog metadata (`[[synonym]]` words):
+# "spacecraft potential", "charge state". Their words are the quantity's, filler or not.
+SYNONYM_WORDS: tuple[re.Pattern[str], ...] = tuple(
+    _rx(str(row["words"])) for row in _TABLE.get("synonym", [])
+)
 
 _BY_KEY = {q.key: q for q in QUANTITIES}
 
