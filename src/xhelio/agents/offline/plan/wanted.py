@@ -88,7 +88,10 @@ def nearest_held(b: Builder, source: Source, wish: QuantityWish) -> str | None:
     notes = list(b.notes)
     try:
         for relaxed in dict.fromkeys(t for t in tries if t != wish):
-            cands = source_candidates(b, source, relaxed, None)
+            # A quantity of its own shape: no distribution stands in for a moment.
+            cands = [
+                c for c in source_candidates(b, source, relaxed, None) if c.components <= 3
+            ]
             if cands:
                 top = cands[0]
                 param = b.vocab.catalog.dataset(top.dataset_id).parameter(top.parameter)
