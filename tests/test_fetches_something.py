@@ -140,3 +140,35 @@ def test_the_spacecraft_potential_is_not_a_probe_potential_nor_vsc_x_b(
     first = _first(vocab, text)
     assert first is not None, text
     assert re.search(dataset, first[0]) and re.search(parameter, first[1]), first
+
+
+def _fetched(vocab: Vocabulary, text: str) -> list[tuple[str, str]]:
+    plan = build_plan(vocab, parse_request(text, vocab))
+    return [
+        (str(s.calls[0].args["dataset_id"]), str(s.calls[0].args["parameter_id"]))
+        for s in plan.steps
+        if s.kind == "fetch" and s.calls
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "EFW spacecraft potential for Cluster 1 and Cluster 4 on 2004-03-10",
+            [r"^C1_CP_EFW_L3_P$", r"^C4_CP_EFW_L3_P$"],
+        ),
+        ("MMS1 and MMS2 spacecraft potential 2016-01-10", [r"^MMS1_EDP_", r"^MMS2_EDP_"]),
+        ("THEMIS-A and THEMIS-D search coil 2008-03-01", [r"^THA_L2_SCM$", r"^THD_L2_SCM$"]),
+        # Datasets named by id alone: the main data of each, never support data.
+        ("C1_CP_EFW_L3_P and C4_CP_EFW_L3_P 2004-03-10", [r"^C1_CP_EFW", r"^C4_CP_EFW"]),
+    ],
+)
+def test_an_open_quantity_of_several_spacecraft_is_fetched_from_each(
+    vocab: Vocabulary, text: str, expected: list[str]
+) -> None:
+    fetched = _fetched(vocab, text)
+    assert len(fetched) == len(expected), fetched
+    for (dataset, _), pattern in zip(fetched, expected, strict=True):
+        assert re.search(pattern, dataset), fetched
+    assert len({parameter for _, parameter in fetched}) == len(expected), fetched  # each its own
