@@ -27,7 +27,13 @@ from xhelio.language.intent import (
 from xhelio.language.operations import operation_spans
 from xhelio.language.probes import probe_swapped
 from xhelio.language.products import product_terms
-from xhelio.language.quantities import GROUP_WORDS, QUANTITIES, quantity
+from xhelio.language.quantities import (
+    GROUP_WORDS,
+    QUANTITIES,
+    SYMBOL_SPECIES,
+    SYNONYM_WORDS,
+    quantity,
+)
 from xhelio.language.resolve import probe_wanted
 from xhelio.language.slots import (
     Slot,
@@ -78,6 +84,17 @@ _COMPONENT_WORD = re.compile(
 _MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
 _VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
 _FRAME = load_vocabulary().frame_words
+# A quantity written as its symbol with a species or a frame, the way parameters are
+# named: "Ne", "T_i", "Vp" (electron density, ion temperature, proton speed), "B_RTN",
+# "BGSE", "V_GSM" (the field or velocity vector in that frame). Letters and species
+# from `vocabulary/quantities.toml`, frames from the vocabulary's frame table.
+_SYMBOLS = {q.symbol: q.key for q in QUANTITIES if q.symbol}
+_SYMBOL_TOKEN = re.compile(
+    rf"(?<![\w|/.+-])(?P<q>[{''.join(_SYMBOLS)}])(?P<u>_?)"
+    rf"(?:(?P<s>{'|'.join(sorted(SYMBOL_SPECIES, key=len, reverse=True))})|(?P<f>"
+    rf"{'|'.join(sorted(load_vocabulary().frames, key=len, reverse=True))}))(?![\w/+-])",
+    re.I,
+)
 _SC_FRAME = re.compile(r"\bspacecraft (?:coordinates|frame)()", re.I)
 _SPECIES = re.compile(
     "|".join(f"(?P<{sp.key}>{sp.words.pattern})" for sp in load_vocabulary().species), re.I
@@ -301,6 +318,9 @@ def _quantities(text: str) -> list[QuantityWish]:
 
     frame_match = _FRAME.search(text) or _SC_FRAME.search(text)
     frame = (frame_match[1] or "SC").upper() if frame_match else None
+    for wish in _symbol_wishes(text):
+        wishes.append(wish)
+        claimed.append((wish.position, wish.position + len(wish.text)))
     tokens = list(_COMPONENT_TOKEN.finditer(text))
     for match in tokens:
         if match[0] == "by" and not _in_component_list(match, tokens):
@@ -350,6 +370,36 @@ def _quantities(text: str) -> list[QuantityWish]:
     return sorted(unique.values(), key=lambda w: w.position)
 
 
+def _symbol_wishes(text: str) -> list[QuantityWish]:
+    """Quantities typed as symbols: "Ne", "T_i", "Vp", "B_RTN", "BGSE".
+
+    A species letter is lower case after a capital or an underscore ("Ne", "n_e"; never
+    "NE" nor "ne"); a two-letter frame is in capitals or after an underscore ("BSM",
+    "B_sm"). The species belongs to scalar moments and the velocity, the frame to vectors.
+    """
+    wishes: list[QuantityWish] = []
+    for match in _SYMBOL_TOKEN.finditer(text):
+        key = _SYMBOLS[match["q"].lower()]
+        shape = quantity(key).shape
+        letter, frame = match["s"], match["f"]
+        if letter is not None:
+            if (
+                not letter.islower()
+                or not (match["q"].isupper() or match["u"])
+                or (len(letter) > 1 and not match["u"])
+            ):
+                continue
+            if key == "magnetic_field":
+                continue
+            species = SYMBOL_SPECIES[letter]
+            wishes.append(QuantityWish(key, match[0], match.start(), species=species))
+        elif key == "velocity" and frame.upper() == "SC":
+            continue  # "V_sc": the spacecraft potential
+        elif shape == "vector" and (len(frame) > 2 or frame.isupper() or match["u"]):
+            wishes.append(QuantityWish(key, match[0], match.start(), frame=frame.upper()))
+    return wishes
+
+
 def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> list[QuantityWish]:
     """Attach component words, vector words, frames and species to the right wishes."""
     result = list(wishes)
@@ -387,7 +437,7 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
     if species_match and species_match.lastgroup:
         species = species_match.lastgroup
         result = [
-            QuantityWish(w.quantity, w.text, w.position, w.component, w.frame, species)
+            QuantityWish(w.quantity, w.text, w.position, w.component, w.frame, w.species or species)
             if w.quantity in {"density", "temperature", "particle_flux", "velocity"}
             else w
             for w in result
@@ -508,6 +558,10 @@ def _physics_spans(
         if physics[w.position : w.position + len(w.text)] == w.text
     ]
     found += [Slot(kind, m[0], *m.span()) for kind, rx in _SLOT_WORDS for m in rx.finditer(physics)]
+    # "spacecraft potential": a filler word inside a quantity's phrase is the quantity's.
+    found += [
+        Slot("quantity", m[0], *m.span()) for rx in SYNONYM_WORDS for m in rx.finditer(physics)
+    ]
     instruments = _instrument_words(missions)
     if instruments is not None:
         found += [Slot("instrument", m[0], *m.span()) for m in instruments.finditer(physics)]

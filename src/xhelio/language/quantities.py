@@ -19,6 +19,8 @@ from xhelio.vocabulary import read_table
 __all__ = [
     "GROUP_WORDS",
     "QUANTITIES",
+    "SYMBOL_SPECIES",
+    "SYNONYM_WORDS",
     "Quantity",
     "quantity",
 ]
@@ -47,6 +49,8 @@ class Quantity:
     component_letter: str | None = None
     default_mission: str | None = None
     solar_wind: bool = False
+    symbol: str | None = None
+    """The letter physicists write it with ("n" in "Ne", "b" in "B_RTN")."""
 
 
 _PATTERN_FIELDS = ("phrases", "units", "describes", "names", "magnitude_cue")
@@ -71,6 +75,15 @@ QUANTITIES: tuple[Quantity, ...] = tuple(_quantity(entry) for entry in _TABLE["q
 # Words that stand for a group of quantities: "solar wind" or "plasma" alone.
 GROUP_WORDS: tuple[tuple[re.Pattern[str], tuple[tuple[str, str | None], ...]], ...] = tuple(
     _group(entry) for entry in _TABLE["group"]
+)
+# Species letters written after a quantity's symbol ("Ne", "T_i"): letter -> species key.
+SYMBOL_SPECIES: dict[str, str] = {
+    str(k): str(v) for k, v in _TABLE.get("symbol_species", {}).items()
+}
+# How requests write the quantities found from catalog metadata (`[[synonym]]` words):
+# "spacecraft potential", "charge state". Their words are the quantity's, filler or not.
+SYNONYM_WORDS: tuple[re.Pattern[str], ...] = tuple(
+    _rx(str(row["words"])) for row in _TABLE.get("synonym", [])
 )
 
 _BY_KEY = {q.key: q for q in QUANTITIES}

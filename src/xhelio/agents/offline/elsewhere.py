@@ -104,8 +104,10 @@ def plan_elsewhere(
     found = call("search_datasets", {"query": " ".join(words), "limit": 10})
     hits = found.payload.get("results") if found.ok else None
     # A spacecraft the request names must be the hit's own: "Zephyr-3 proton density" is
-    # never answered by whichever archive has a proton density.
-    named = [w for name in intent.unknown_names for w in query_words(name) if not w.isdigit()]
+    # never answered by whichever archive has a proton density, nor "DSCOVR Bz GSM" (a
+    # frame DSCOVR lacks) by another mission's Bz GSM.
+    names = [*intent.unknown_names, *(m.text for m in intent.missions)]
+    named = [w for name in names for w in query_words(name) if not w.isdigit()]
     hit = _chosen_hit(list(hits or []), words, known, named)
     if hit is None:
         return None

@@ -33,6 +33,7 @@ from xhelio.agents.offline.plan.sources import (
 from xhelio.agents.offline.plan.steps import NAMED, Builder, OfflinePlan, Source
 from xhelio.agents.offline.plan.wanted import (
     derived_first,
+    nearest_held,
     not_operation_words,
     one_frame,
     wanted_quantities,
@@ -121,6 +122,8 @@ def _measured_series(
         cands = source_candidates(b, source, wish, span)
         if not cands:
             b.notes.append(f"No {source.name} dataset in the catalog holds {what}.")
+            if (held := nearest_held(b, source, wish)) is not None:
+                b.missing.append(f"to know whether the {source.name} {held} would do instead")
             continue
         if span is None:
             span = time_window(b.intent, cands[0], b)

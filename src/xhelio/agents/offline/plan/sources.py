@@ -66,6 +66,8 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
     intent, vocab = b.intent, b.vocab
     if intent.dataset_ids:
         infos = [vocab.catalog.dataset(i) for i in intent.dataset_ids]
+        if wish.quantity == NAMED:  # a parameter named: the datasets that hold it
+            infos = [i for i in infos if i.parameter(wish.text) is not None] or infos
         return [Source(i.mission_id or "__data__", label_tag(i.id), i.id, [i]) for i in infos]
     q = quantity(wish.quantity)
     if q.default_mission and q.default_mission in vocab.mission_names:

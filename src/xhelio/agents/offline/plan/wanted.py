@@ -10,14 +10,15 @@ from dataclasses import replace
 
 from xhelio.agents.offline.derived import derived_named
 from xhelio.agents.offline.plan.series import TWO_SERIES
-from xhelio.agents.offline.plan.sources import mission_source, not_a_mission
-from xhelio.agents.offline.plan.steps import NAMED, Builder
+from xhelio.agents.offline.plan.sources import mission_source, not_a_mission, source_candidates
+from xhelio.agents.offline.plan.steps import NAMED, Builder, Source
 from xhelio.catalog.index import is_auxiliary
 from xhelio.language.grounding import OpenRequest, open_request, rank_open, what_phrase
 from xhelio.language.intent import (
     MissionRef,
     QuantityWish,
     RequestIntent,
+    describe_quantity,
 )
 from xhelio.language.operations import named_operations
 from xhelio.language.products import main_parameter, named_product, request_terms
@@ -46,6 +47,10 @@ def wanted_quantities(b: Builder) -> list[QuantityWish]:
         quantities = _open_quantity(b, ref, words, complete=not words.strict)
         if not quantities and not b.missing:
             quantities = _named_product(b, ref) or _open_quantity(b, ref, words)
+    elif not quantities and not computed and intent.missions and not intent.dataset_ids:
+        quantities = _open_quantity_each(b, open_request(what_phrase(intent.slots), intent.text))
+    if not quantities and not computed and intent.dataset_ids and not intent.parameter_names:
+        quantities = _main_data(b)
     if not quantities and not computed:
         quantities = _overview(b)
     if not quantities and not computed:
@@ -66,6 +71,37 @@ def wanted_quantities(b: Builder) -> list[QuantityWish]:
             f"place); the answer does not take {'them' if len(unused) > 1 else 'it'} into account."
         )
     return quantities
+
+
+def nearest_held(b: Builder, source: Source, wish: QuantityWish) -> str | None:
+    """What `source` holds nearest to `wish`, which none of its datasets holds.
+
+    The details a request adds to a quantity are let go one at a time (the frame, the
+    species, the component, then all three) and the first such quantity the source has
+    is named with its dataset and parameter, for the question the answer asks
+    ("DSCOVR Bz GSM": it holds the field in GSE). None when it holds none of them.
+    """
+    if wish.quantity == NAMED:
+        return None
+    tries = [
+        replace(wish, frame=None),
+        replace(wish, species=None),
+        replace(wish, component=None),
+        replace(wish, frame=None, species=None, component=None),
+    ]
+    notes = list(b.notes)
+    try:
+        for relaxed in dict.fromkeys(t for t in tries if t != wish):
+            # A quantity of its own shape: no distribution stands in for a moment.
+            cands = [c for c in source_candidates(b, source, relaxed, None) if c.components <= 3]
+            if cands:
+                top = cands[0]
+                param = b.vocab.catalog.dataset(top.dataset_id).parameter(top.parameter)
+                said = f": {param.description.strip()}" if param and param.description else ""
+                return f"{describe_quantity(relaxed)} ({top.dataset_id} {top.parameter}{said})"
+    finally:
+        b.notes[:] = notes
+    return None
 
 
 def not_operation_words(intent: RequestIntent, wishes: list[QuantityWish]) -> list[QuantityWish]:
@@ -191,6 +227,45 @@ def _open_quantity(
     )
     b.notes.extend(pick.notes)
     return [QuantityWish(NAMED, pick.parameter, 0)]
+
+
+def _open_quantity_each(b: Builder, words: OpenRequest) -> list[QuantityWish]:
+    """One open quantity from several spacecraft ("EFW spacecraft potential for C1 and C4").
+
+    Each spacecraft's own parameter whose metadata covers the words, or the product its
+    words name, read as for one spacecraft; each fetched from its own dataset. Nothing
+    when one of them has none: then the request is asked about, as for one spacecraft.
+    """
+    intent = b.intent
+    wishes: list[QuantityWish] = []
+    datasets: list[str] = []
+    for ref in intent.missions:
+        b.intent = intent
+        found = (
+            _open_quantity(b, ref, words, complete=not words.strict)
+            or _named_product(b, ref)
+            or _open_quantity(b, ref, words)
+        )
+        if not found:
+            b.intent = intent
+            return []
+        datasets.extend(b.intent.dataset_ids)
+        wishes.extend(w for w in found if w not in wishes)
+    b.intent = replace(b.intent, dataset_ids=tuple(dict.fromkeys(datasets)))
+    return wishes
+
+
+def _main_data(b: Builder) -> list[QuantityWish]:
+    """The main data of each dataset named by its id alone ("C1_CP_EFW_L3_P and ..."), said."""
+    words = [w.text for w in b.intent.slots.leftover]
+    wishes: list[QuantityWish] = []
+    for dataset_id in b.intent.dataset_ids:
+        param = main_parameter(b.vocab.catalog.dataset(dataset_id), words)
+        if param is None:
+            continue
+        b.notes.append(f"No quantity was named: shown {param.name}, the main data of {dataset_id}.")
+        wishes.append(QuantityWish(NAMED, param.name, 0))
+    return wishes
 
 
 def _overview(b: Builder) -> list[QuantityWish]:
