@@ -34,7 +34,7 @@ from xhelio.language.quantities import (
     SYNONYM_WORDS,
     quantity,
 )
-from xhelio.language.resolve import probe_wanted
+from xhelio.language.resolve import probe_of_dataset, probe_wanted
 from xhelio.language.slots import (
     Slot,
     SlotKind,
@@ -100,29 +100,12 @@ _SPECIES = re.compile(
     "|".join(f"(?P<{sp.key}>{sp.words.pattern})" for sp in load_vocabulary().species), re.I
 )
 _COMPARE = re.compile(r"\bcompar\w*|\bvs\.?(?!\w)|\bversus\b|\bagainst\b", re.I)
-# Missions whose spacecraft people name with a letter or number after the mission name.
-_MULTI_PROBE = frozenset(
-    {
-        "themis",
-        "mms",
-        "cluster",
-        "stereo",
-        "rbsp",
-        "goes",
-        "voyager",
-        "helios",
-        "isee",
-        "de",
-        "imp",
-        "pioneer",
-    }
-)
 # "STEREO A and B", "RBSP-A and -B", "ARTEMIS P1 and P2", "GOES 13 and 15".
 _MORE_PROBES = re.compile(
     r"^\s*(?:,|and|&|/|vs\.?|versus)\s*(?:and\s+)?-?(?P<p>[a-z]{0,2}\d{1,2}|[a-e])(?![\w-])",
     re.I,
 )
-_PROBE_SUFFIX = re.compile(r"^(?:-| )?(?:[a-e]|\d{1,2})\b", re.I)
+_PROBE_SUFFIX = re.compile(r"^(?:-| )?(?:[a-e]|[a-z]?\d{1,3})\b", re.I)
 # "how fast was the wind at DSCOVR": the wind blowing, not the Wind spacecraft.
 _THE_WIND = re.compile(r"\bthe\s+$")
 _CRAFT_AFTER = re.compile(
@@ -141,6 +124,8 @@ class Vocabulary:
     dataset_ids: dict[str, str]
     by_prefix: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
     """Dataset ids by their first id token ("JUNO" -> JUNO_HELIO1HR_POSITION)."""
+    probes: dict[str, frozenset[str]] = field(default_factory=dict[str, frozenset[str]])
+    """The spacecraft the dataset ids of each constellation name ("goes": "10", "12", ...)."""
 
     def __post_init__(self) -> None:
         for key, dataset_id in sorted(self.dataset_ids.items()):
@@ -156,7 +141,27 @@ class Vocabulary:
             catalog.aliases,
             names,
             {i.upper(): i for i in catalog.dataset_ids()},
+            probes={m.id: held for m in missions if len(held := _probes_held(m.dataset_ids)) > 1},
         )
+
+
+def _probes_held(dataset_ids: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(p for i in dataset_ids if (p := probe_of_dataset(i)) is not None)
+
+
+def _probes_lacking(vocab: Vocabulary, missions: tuple[MissionRef, ...]) -> tuple[str, ...]:
+    """A question for each spacecraft typed that no dataset of its mission is of ("TWINS 3")."""
+    doubts: list[str] = []
+    for ref in missions:
+        held = vocab.probes.get(ref.mission_id, frozenset())
+        probe = probe_wanted(ref.text)
+        if held and probe is not None and probe not in held:
+            have = ", ".join(sorted(held, key=lambda p: (len(p), p)))
+            doubts.append(
+                f"which spacecraft you mean by '{ref.text}' (the catalog has {ref.name} data"
+                f" of spacecraft {have}; none of {probe})"
+            )
+    return tuple(doubts)
 
 
 def _mask(text: str, start: int, end: int) -> str:
@@ -210,7 +215,7 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
         typed = mention.text
         if _the_wind(text, typed, start, end) or any(a <= start < b for a, b in spans):
             continue  # the wind blowing; a probe of a list already read ("THEMIS-A/-D/-E")
-        suffix = _PROBE_SUFFIX.match(text[end:]) if mention.mission_id in _MULTI_PROBE else None
+        suffix = _PROBE_SUFFIX.match(text[end:]) if mention.mission_id in vocab.probes else None
         if suffix and not re.search(r"\d$|-[a-e]$", typed, re.I):
             end += suffix.end()
             typed = text[start:end]
@@ -724,7 +729,9 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         hinted = _mask(hinted, *span)
     figure_format, figure_file, data_format = find_export(work)
     resample = next((op for op in operations if op.kind == "resample"), None)
-    doubts = find_doubts(work, vocab.aliases, []) + _not_placed(physics)
+    doubts = (
+        _probes_lacking(vocab, missions) or find_doubts(work, vocab.aliases, [])
+    ) + _not_placed(physics)
     claimed: list[Slot] = [
         *(Slot("figure", "title", *title_span) for _ in [1] if title_span),
         *(Slot("dataset", d, *span) for d, span in dataset_spans),

@@ -42,7 +42,10 @@ def probe_swapped(mission_id: str, typed: str, token: str) -> str | None:
     if entry is not None and entry.probes:
         known = entry.probe_of(other) if mixed else probe_wanted(other)
         return other if known in entry.probes else None
-    return other if token.isdigit() else None
+    # No table: a number, or the same letters with another number ("DMSP F16", "F18").
+    letters = re.match(r"[A-Za-z]*", token)
+    same = letters is not None and re.search(rf"{letters[0]}\d+$", typed, re.I) is not None
+    return other if token.isdigit() or (mixed and same) else None
 
 
 def product(dataset_id: str) -> str | None:
