@@ -89,8 +89,11 @@ _LOOKS = frozenset({"omni", "anti", "perp", "par"})
 _PER_HZ = re.compile(r"/\s*\(?\s*(?:sqrt\()?hz|hz\s*(?:\^|\*\*|!e)?\s*-1|\bsfu\b", re.I)
 # Particle intensities: per cm^2 (sr, s, energy), densities per energy, counts, rates.
 _PARTICLE_UNITS = re.compile(r"cm|ster|\bsr\b|/cc|km\^?-?6|\bs\^?3|counts?|cnts|#|eflux", re.I)
-# Units of a bin table itself: energies, frequencies, angles (support, never the data).
-_AXIS_UNITS = re.compile(r"^\s*(?:[kmg]?ev|[kmg]?hz|deg(?:rees?)?|°|rad)\s*$", re.I)
+# Units of a bin table itself: energies, frequencies, (solid) angles (support, never data).
+_AXIS_UNITS = re.compile(r"^\s*(?:[kmg]?ev|[kmg]?hz|deg(?:rees?)?|°|rad|ster|sr)\s*$", re.I)
+# A table of channel numbers ("Energy Bin Nos", "PES step number", "Energy Index ..."):
+# unitless labels of the bins, never the data.
+_INDEX_TABLE = re.compile(r"\b(?:bin|step)\s+(?:nos?|numbers?)\s*$|^\s*\w+\s+index\b", re.I)
 # What a data provider marks as not for display.
 _NOT_SHOWN = re.compile(
     r"do not use|\[no plots\]|createcdf only|not useful|not yet functional|\bvariance\b", re.I
@@ -207,6 +210,8 @@ def spectrogram_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
         return None
     if _AXIS_UNITS.match(p.units) or _NOT_SHOWN.search(p.description):
         return None  # an energy, frequency or angle table is the axis, not the data
+    if not p.units.strip() and _INDEX_TABLE.search(p.description):
+        return None
     wanted = "frequency" if wish.component == "radio" else wish.component
     kind = channel_axis(p)
     if len(size) == 2 and kind not in ("energy", "pitch"):
