@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
-from xhelio.vocabulary import load_vocabulary
+from xhelio.vocabulary import Instrument, load_vocabulary
 
 __all__ = [
     "Term",
@@ -232,6 +232,14 @@ def _own_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], s
 def title_head(title: str) -> str:
     """The title without its " - PI (institution)" tail; "27 keV - 520 keV" stays whole."""
     return re.split(r"\s-\s(?!\d)", title, maxsplit=1)[0]
+
+
+def instrument_holds(inst: Instrument, info: DatasetInfo) -> bool:
+    """Whether `info` is data of `inst`: its id pattern fits, or its title names it.
+
+    A filter bank "of the Search Coil Magnetometer" is search-coil data too.
+    """
+    return bool(inst.datasets.search(info.id) or inst.words.search(title_head(info.title)))
 
 
 def title_words(title: str) -> set[str]:

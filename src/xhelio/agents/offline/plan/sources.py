@@ -18,7 +18,7 @@ from xhelio.language.intent import (
     RequestIntent,
 )
 from xhelio.language.parse import Vocabulary
-from xhelio.language.products import request_terms, title_head
+from xhelio.language.products import instrument_holds, request_terms
 from xhelio.language.quantities import quantity
 from xhelio.language.resolve import (
     Candidate,
@@ -44,19 +44,14 @@ def mission_source(vocab: Vocabulary, ref: MissionRef, text: str = "") -> Source
 def _of_instrument(ref: MissionRef, datasets: list[DatasetInfo], text: str) -> list[DatasetInfo]:
     """Only the datasets of the instrument(s) the request names for this mission.
 
-    An instrument's datasets are those its id pattern fits or whose title names it (a
-    filter bank "of the Search Coil Magnetometer" is search-coil data too).
+    An instrument's datasets are those it holds (`instrument_holds`: id or title).
     "Cluster C1 CIS HIA" keeps the datasets both names fit; "Wind SWE n and T and MFI
     |B|" (instruments with no dataset in common) keeps those of either. A named
     instrument is never swapped for a sibling of the same spacecraft. Names without
     datasets are ignored.
     """
     named = [
-        [
-            d
-            for d in datasets
-            if inst.datasets.search(d.id) or inst.words.search(title_head(d.title))
-        ]
+        [d for d in datasets if instrument_holds(inst, d)]
         for inst in load_vocabulary().instruments_of(ref.mission_id)
         if inst.words.search(text)
     ]
