@@ -25,7 +25,7 @@ from xhelio.language.resolve import (
     probe_wanted,
     resolve,
 )
-from xhelio.language.spectra import kept_dimension
+from xhelio.language.spectra import channel_title, kept_dimension
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 
@@ -218,18 +218,26 @@ def vector_parts(
 
 
 def spectrogram_dimension(b: Builder, wish: QuantityWish, cand: Candidate) -> str:
-    """'@dim' for a spectrogram of a 2-D array: the dimension drawn; the other is averaged."""
+    """The spectrogram's panel-group suffix: '@dim' drawn of a 2-D array, '!title' of y.
+
+    The other dimension of a 2-D array is averaged, and the answer says so. The y title
+    is given only when the metadata holds no bins for the drawn dimension.
+    """
     if wish.quantity != "spectrogram":
         return ""
     info = b.vocab.catalog.dataset(cand.dataset_id)
     p = info.parameter(cand.parameter)
-    kept = kept_dimension(info, p, wish.component) if p else None
-    if p is None or kept is None:
+    if p is None:
         return ""
+    kept = kept_dimension(info, p, wish.component)
+    title = channel_title(p, wish.component if kept else None)
+    suffix = f"!{title}" if title else ""
+    if kept is None:
+        return suffix
     name, averaged = kept
     drawn, other = ("pitch angle", "energy") if wish.component == "pitch" else ("energy", "angle")
     b.notes.append(
         f"{p.name} is an array over pitch angle and energy: drawn over {drawn}, averaged "
         f"over its {averaged} {other} bins."
     )
-    return f"@{name}"
+    return f"@{name}{suffix}"
