@@ -128,7 +128,7 @@ def _mission_of(catalog: Catalog, dataset: str) -> str | None:
 
 def _of_instrument(catalog: Catalog, inst: Instrument, dataset: str) -> bool:
     try:
-        return instrument_holds(inst, catalog.dataset(dataset))
+        return instrument_holds(inst, catalog.dataset(dataset), by_title=True)
     except Exception:  # a dataset id the catalog does not list: its id alone decides
         return bool(inst.datasets.search(dataset))
 

@@ -234,12 +234,15 @@ def title_head(title: str) -> str:
     return re.split(r"\s-\s(?!\d)", title, maxsplit=1)[0]
 
 
-def instrument_holds(inst: Instrument, info: DatasetInfo) -> bool:
-    """Whether `info` is data of `inst`: its id pattern fits, or its title names it.
+def instrument_holds(inst: Instrument, info: DatasetInfo, by_title: bool = False) -> bool:
+    """Whether `info` is data of `inst`: its id fits, or (`by_title`) its title names it.
 
-    A filter bank "of the Search Coil Magnetometer" is search-coil data too.
+    A filter bank "of the Search Coil Magnetometer" is search-coil data too, but a
+    combined product ("ESA+SST") names it as well: titles are the wider reading.
     """
-    return bool(inst.datasets.search(info.id) or inst.words.search(title_head(info.title)))
+    if inst.datasets.search(info.id):
+        return True
+    return by_title and bool(inst.words.search(title_head(info.title)))
 
 
 def title_words(title: str) -> set[str]:

@@ -543,9 +543,7 @@ def resolve(
             + _title_species_score(info, q, wish)
             + bonus.get(info.id, 0.0)
             + (
-                axis_dataset_score(
-                    f"{info.id} {info.title}", wish.component, f"{best.name} {best.description}"
-                )
+                axis_dataset_score(f"{info.id} {info.title}", wish.component, best.name)
                 if q.shape == "spectrogram"
                 else 0.0
             )

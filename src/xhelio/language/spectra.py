@@ -89,7 +89,6 @@ _LOOKS = frozenset({"omni", "anti", "perp", "par"})
 # A spectral density per unit frequency (nT^2/Hz, (V/m)^2/Hz, W/m^2/Hz) or solar flux units.
 _PER_HZ = re.compile(r"/\s*\(?\s*(?:sqrt\()?hz|hz\s*(?:\^|\*\*|!e)?\s*-1|\bsfu\b", re.I)
 # Particle intensities: per cm^2 (sr, s, energy), densities per energy, counts, rates.
-_FLUX_UNITS = re.compile(r"cm|\bsr\b|ster", re.I)
 _PARTICLE_UNITS = re.compile(r"cm|ster|\bsr\b|/cc|km\^?-?6|\bs\^?3|counts?|cnts|#|eflux", re.I)
 # Units of a bin table itself: energies, frequencies, (solid) angles (support, never data).
 _AXIS_UNITS = re.compile(r"^\s*(?:[kmg]?ev|[kmg]?hz|deg(?:rees?)?|°|rad|ster|sr)\s*$", re.I)
@@ -262,8 +261,6 @@ def spectrogram_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
         return None
     if kind == "frequency":
         fit += _power_fit(p)
-    elif _FLUX_UNITS.search(p.units):
-        fit += 0.5  # a calibrated flux before raw counts or count rates
     asked = set(wish.qualifiers) & {"magnetic", "electric"}
     if asked and kind == "frequency":
         field = _field(p)
@@ -317,13 +314,13 @@ _MOMENTS_DATASET = re.compile(r"MOM|moments", re.I)
 _SPECTRUM_NAME = re.compile(r"spectr|distribution|dist(?:_|$)|pitchang", re.I)
 
 
-def axis_dataset_score(dataset_text: str, axis: str | None, parameter_text: str = "") -> float:
+def axis_dataset_score(dataset_text: str, axis: str | None, parameter_name: str = "") -> float:
     """Dataset-level fit for a spectrogram: radio receivers for radio, not moments.
 
-    A moments file whose parameter says it is a spectrum or distribution (FPI's
+    A moments file whose parameter is named a spectrum or distribution (FPI's
     "energyspectr_omni" in DES-MOMS) holds the spectrum: no demotion then.
     """
-    moments = _MOMENTS_DATASET.search(dataset_text) and not _SPECTRUM_NAME.search(parameter_text)
+    moments = _MOMENTS_DATASET.search(dataset_text) and not _SPECTRUM_NAME.search(parameter_name)
     score = -2.0 if moments else 0.0
     if axis == "radio":
         score += 3.0 if _RADIO_DATASET.search(dataset_text) else -1.0
