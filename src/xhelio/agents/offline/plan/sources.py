@@ -48,9 +48,9 @@ def _of_instrument(
 
     An instrument's datasets are those its id pattern fits, or (`by_title`) whose title
     names it (`instrument_holds`). "Cluster C1 CIS HIA" keeps the datasets both names
-    fit; "Wind SWE n and T and MFI |B|" (instruments with no dataset in common) keeps those of either. A named
-    instrument is never swapped for a sibling of the same spacecraft. Names without
-    datasets are ignored.
+    fit; "Wind SWE n and T and MFI |B|" (instruments with no dataset in common) keeps
+    those of either. A named instrument is never swapped for a sibling of the same
+    spacecraft. Names without datasets are ignored.
     """
     named = [
         [d for d in datasets if instrument_holds(inst, d, by_title)]
