@@ -115,12 +115,23 @@ def test_a_pitch_angle_distribution_says_how_the_energy_dimension_was_reduced(
     assert y_title == "pitch-angle bin"
 
 
+def test_a_dynamic_spectrogram_is_the_sibling_array_not_the_programme_listing(
+    session: Session,
+) -> None:
+    # IM_K0_RPI holds plasmagrams and a "[NO PLOT - LISTING ONLY]" programme table; the
+    # dynamic spectrogram is IM_K1_RPI's thermal-noise amplitude per root-Hz (its XY
+    # summary, the provider's standard display). Before: ProgramSpecs was drawn.
+    result, pairs, _ = _drawn(session, "IMAGE RPI dynamic spectrogram 2001-05-01")
+    assert pairs[0] == ("IM_K1_RPI", "Amplitude_XY"), result.answer
+    assert all(parameter != "ProgramSpecs" for _, parameter in pairs)
+
+
 # ---------------------------------------------------------------- the pieces, offline
 
 
 def test_the_title_head_keeps_an_energy_range_and_drops_the_investigator() -> None:
-    title = "Electron omnidirectional fluxes 27 keV - 520 keV, SST Foil, Wind 3DP - R. Lin (UCB)"
-    assert title_head(title) == "Electron omnidirectional fluxes 27 keV - 520 keV, SST Foil, Wind 3DP"
+    head = "Electron omnidirectional fluxes 27 keV - 520 keV, SST Foil, Wind 3DP"
+    assert title_head(f"{head} - R. Lin (UCB)") == head
     assert title_head("ACE/EPAM 5-Minute Level 2 Data - R. Gold (JHU/APL)") == (
         "ACE/EPAM 5-Minute Level 2 Data"
     )
@@ -150,6 +161,7 @@ def test_tables_matrices_and_vectors_are_never_a_spectrum() -> None:
         ParameterInfo("domega", units="ster", size=(64, 96), description="Solid angle"),
         ParameterInfo("sc_to_gse", units=".", size=(9,), description="Transformation Matrix"),
         ParameterInfo("b", units="nT", size=(4,), description="Magnetic Field BCS"),
+        ParameterInfo("Specs", units="", size=(25,), description="[NO PLOT - LISTING ONLY]"),
     ):
         assert _fit("energy spectrogram", p) is None, p.name
         assert _fit("wave spectrogram", p) is None, p.name

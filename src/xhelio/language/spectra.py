@@ -87,7 +87,7 @@ _QUALIFIERS = (
 )
 _LOOKS = frozenset({"omni", "anti", "perp", "par"})
 # A spectral density per unit frequency (nT^2/Hz, (V/m)^2/Hz, W/m^2/Hz) or solar flux units.
-_PER_HZ = re.compile(r"/\s*\(?\s*(?:sqrt\()?hz|hz\s*(?:\^|\*\*|!e)?\s*-1|\bsfu\b", re.I)
+_PER_HZ = re.compile(r"/\s*\(?\s*(?:sqrt\(|root-?)?hz|hz\s*(?:\^|\*\*|!e)?\s*-1|\bsfu\b", re.I)
 # Particle intensities: per cm^2 (sr, s, energy), densities per energy, counts, rates.
 _PARTICLE_UNITS = re.compile(r"cm|ster|\bsr\b|/cc|km\^?-?6|\bs\^?3|counts?|cnts|#|eflux", re.I)
 # Units of a bin table itself: energies, frequencies, (solid) angles (support, never data).
@@ -98,7 +98,8 @@ _INDEX_TABLE = re.compile(r"\b(?:bin|step)\s+(?:nos?|numbers?)\s*$|^\s*\w+\s+ind
 # What a data provider marks as not for display, and geometry that is no spectrum (a
 # coordinate transformation matrix flattened to 9 values).
 _NOT_SHOWN = re.compile(
-    r"do not use|\[no plots\]|createcdf only|not useful|not yet functional|\bvariance\b"
+    r"do not use|\[no plots?\b|listing only|createcdf only|not useful|not yet functional"
+    r"|\bvariance\b"
     r"|(?:transformation|rotation) matri|quaternion",
     re.I,
 )
@@ -106,8 +107,8 @@ _NOT_SHOWN = re.compile(
 _NOT_POWER = re.compile(
     r"cross|coheren|phase|ellipt|planar|polari[sz]|angle|azimuth|poynting|stokes|degree", re.I
 )
-# The sum (trace) over components, the usual summary spectrogram.
-_SUM = re.compile(r"\bsum\b|^[be]sum|trace|omni|total", re.I)
+# The sum (trace) over components or the provider's summary: the usual spectrogram.
+_SUM = re.compile(r"\bsum\b|^[be]sum|trace|omni|total|summary|standard display", re.I)
 _PITCH_WORDS = re.compile(r"pitch|(?:^|_)pad?(?:_|$)|\bPAD\b", re.I)
 _WAVE_WORDS = re.compile(r"freq|spectral density|power spectr|radio|\bwaves?\b|auto spectr", re.I)
 _ENERGY_WORDS = re.compile(r"energ|flux|count|\brates?\b|distribution function", re.I)
