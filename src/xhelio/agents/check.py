@@ -26,11 +26,12 @@ from xhelio.language.binding import MissionBinding, bind_missions
 from xhelio.language.grounding import variants_unsaid
 from xhelio.language.intent import QuantityWish, RequestIntent
 from xhelio.language.parse import Vocabulary, parse_request
+from xhelio.language.products import instrument_holds
 from xhelio.language.quantities import QUANTITIES, Quantity, quantity
 from xhelio.language.resolve import probe_of_dataset, probe_wanted
 from xhelio.operations import Operation
 from xhelio.timerange import TimeRange
-from xhelio.vocabulary import load_vocabulary
+from xhelio.vocabulary import Instrument, load_vocabulary
 
 __all__ = ["HEADING", "Fetched", "check_turn", "fetched_in"]
 
@@ -126,6 +127,13 @@ def _mission_of(catalog: Catalog, dataset: str) -> str | None:
         return None
 
 
+def _of_instrument(catalog: Catalog, inst: Instrument, dataset: str) -> bool:
+    try:
+        return instrument_holds(inst, catalog.dataset(dataset), by_title=True)
+    except Exception:  # a dataset id the catalog does not list: its id alone decides
+        return bool(inst.datasets.search(dataset))
+
+
 def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched]) -> list[str]:
     vocab = load_vocabulary()
     notes: list[str] = []
@@ -137,7 +145,7 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
         others = [i for i in vocab.instruments_of(ref.mission_id) if i not in named]
         for inst in named[-1:]:
             for f in mine:
-                if not inst.datasets.search(f.dataset):
+                if not _of_instrument(catalog, inst, f.dataset):
                     notes.append(f"{f.dataset} is not from {inst.names[0]}, which was asked.")
                     continue
                 # A dataset shared by instruments (CIS: HIA and CODIF): the parameter's

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
-from xhelio.vocabulary import load_vocabulary
+from xhelio.vocabulary import Instrument, load_vocabulary
 
 __all__ = [
     "Term",
@@ -218,7 +218,7 @@ def _own_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], s
     ids.update(m[0] for t in list(ids) if (m := re.search(r"\d+(?:SEC|MIN|HR|S|M|H|D)$", t)))
     if cadence_s:
         ids.add(f"PT{round(cadence_s)}S")
-    head = info.title.split(" - ", 1)[0]
+    head = title_head(info.title)
     # "3 sec, 1 min, and hourly Definitive Data": every cadence the title names.
     ids.update(
         f"PT{round(float(m[1]) * _SECONDS[m[2].lower()])}S" for m in _TITLE_CADENCE.finditer(head)
@@ -227,6 +227,22 @@ def _own_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], s
     acronyms |= {w.upper() for w in re.findall(r"[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)+", head)}
     acronyms |= {w.upper() for w in re.split(r"[/\s]+", head) if "/" not in w and w.isupper()}
     return ids | acronyms | title_words(head), acronyms
+
+
+def title_head(title: str) -> str:
+    """The title without its " - PI (institution)" tail; "27 keV - 520 keV" stays whole."""
+    return re.split(r"\s-\s(?!\d)", title, maxsplit=1)[0]
+
+
+def instrument_holds(inst: Instrument, info: DatasetInfo, by_title: bool = False) -> bool:
+    """Whether `info` is data of `inst`: its id fits, or (`by_title`) its title names it.
+
+    A filter bank "of the Search Coil Magnetometer" is search-coil data too, but a
+    combined product ("ESA+SST") names it as well: titles are the wider reading.
+    """
+    if inst.datasets.search(info.id):
+        return True
+    return by_title and bool(inst.words.search(title_head(info.title)))
 
 
 def title_words(title: str) -> set[str]:
@@ -266,7 +282,7 @@ def unasked_markers(info: DatasetInfo, terms: Sequence[Term]) -> list[str]:
     """
     asked = {token for t in terms for token in t.tokens}
     ids = {t for t in re.split(r"[_\-]", info.id.upper())[1:] if t}
-    own = ids | title_words(info.title.split(" - ", 1)[0])
+    own = ids | title_words(title_head(info.title))
     found: list[str] = []
     for product in load_vocabulary().products:
         if not product.marker or product.tokens & asked:

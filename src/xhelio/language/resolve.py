@@ -201,7 +201,15 @@ def _title_species_score(info: DatasetInfo, q: Quantity, wish: QuantityWish) -> 
 
 def _other_species(wish: QuantityWish, info: DatasetInfo, p: ParameterInfo) -> bool:
     """Whether the parameter holds another species than the one the request names."""
-    if wish.species in (None, "ion"):
+    if wish.species == "ion":
+        # Ions asked: electrons alone (said by the parameter, else by the dataset) are
+        # never a stand-in ("FAST Electron Survey Distributions" for an ion spectrogram).
+        for said in (f"{p.name} {p.description}", f"{info.id} {info.title}"):
+            named = {s for s, cue in _SPECIES_CUES.items() if cue.search(said)}
+            if named:
+                return named == {"electron"}
+        return False
+    if wish.species is None:
         return False
     text = f"{p.name} {p.description}"
     hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(text)} - {"ion"}
@@ -560,7 +568,7 @@ def resolve(
             + _title_species_score(info, q, wish)
             + bonus.get(info.id, 0.0)
             + (
-                axis_dataset_score(f"{info.id} {info.title}", wish.component)
+                axis_dataset_score(f"{info.id} {info.title}", wish.component, best.name)
                 if q.shape == "spectrogram"
                 else 0.0
             )

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 
-from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.catalog.model import BinsAxis, DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish
 
 __all__ = [
     "axis_dataset_score",
     "channel_axis",
+    "channel_title",
     "kept_dimension",
     "spectrogram_fit",
     "spectrum_wishes",
@@ -86,21 +87,28 @@ _QUALIFIERS = (
 )
 _LOOKS = frozenset({"omni", "anti", "perp", "par"})
 # A spectral density per unit frequency (nT^2/Hz, (V/m)^2/Hz, W/m^2/Hz) or solar flux units.
-_PER_HZ = re.compile(r"/\s*\(?\s*(?:sqrt\()?hz|hz\s*(?:\^|\*\*|!e)?\s*-1|\bsfu\b", re.I)
+_PER_HZ = re.compile(r"/\s*\(?\s*(?:sqrt\(|root-?)?hz|hz\s*(?:\^|\*\*|!e)?\s*-1|\bsfu\b", re.I)
 # Particle intensities: per cm^2 (sr, s, energy), densities per energy, counts, rates.
 _PARTICLE_UNITS = re.compile(r"cm|ster|\bsr\b|/cc|km\^?-?6|\bs\^?3|counts?|cnts|#|eflux", re.I)
-# Units of a bin table itself: energies, frequencies, angles (support, never the data).
-_AXIS_UNITS = re.compile(r"^\s*(?:[kmg]?ev|[kmg]?hz|deg(?:rees?)?|°|rad)\s*$", re.I)
-# What a data provider marks as not for display.
+# Units of a bin table itself: energies, frequencies, (solid) angles (support, never data).
+_AXIS_UNITS = re.compile(r"^\s*(?:[kmg]?ev|[kmg]?hz|deg(?:rees?)?|°|rad|ster|sr)\s*$", re.I)
+# A table of channel numbers ("Energy Bin Nos", "PES step number", "Energy Index ..."):
+# unitless labels of the bins, never the data.
+_INDEX_TABLE = re.compile(r"\b(?:bin|step)\s+(?:nos?|numbers?)\s*$|^\s*\w+\s+index\b", re.I)
+# What a data provider marks as not for display, and geometry that is no spectrum (a
+# coordinate transformation matrix flattened to 9 values).
 _NOT_SHOWN = re.compile(
-    r"do not use|\[no plots\]|createcdf only|not useful|not yet functional|\bvariance\b", re.I
+    r"do not use|\[no plots?\b|listing only|createcdf only|not useful|not yet functional"
+    r"|\bvariance\b"
+    r"|(?:transformation|rotation) matri|quaternion",
+    re.I,
 )
 # Quantities derived from a spectral matrix that are not a power: drawn only when named.
 _NOT_POWER = re.compile(
     r"cross|coheren|phase|ellipt|planar|polari[sz]|angle|azimuth|poynting|stokes|degree", re.I
 )
-# The sum (trace) over components, the usual summary spectrogram.
-_SUM = re.compile(r"\bsum\b|^[be]sum|trace|omni|total", re.I)
+# The sum (trace) over components or the provider's summary: the usual spectrogram.
+_SUM = re.compile(r"\bsum\b|^[be]sum|trace|omni|total|summary|standard display", re.I)
 _PITCH_WORDS = re.compile(r"pitch|(?:^|_)pad?(?:_|$)|\bPAD\b", re.I)
 _WAVE_WORDS = re.compile(r"freq|spectral density|power spectr|radio|\bwaves?\b|auto spectr", re.I)
 _ENERGY_WORDS = re.compile(r"energ|flux|count|\brates?\b|distribution function", re.I)
@@ -141,6 +149,39 @@ def channel_axis(p: ParameterInfo) -> str | None:
     if _ENERGY_WORDS.search(text):
         return "energy"
     return "frequency" if re.search(r"spectrogram", text, re.I) else None
+
+
+_CHANNEL_TITLES = {
+    "energy": "energy channel",
+    "frequency": "frequency channel",
+    "pitch": "pitch-angle bin",
+}
+
+
+def channel_title(p: ParameterInfo, axis: str | None = None) -> str | None:
+    """The y title of a spectrogram of `p` whose drawn dimension has no bins in the metadata.
+
+    What its channels span ("frequency channel", "pitch-angle bin"): channel numbers on
+    y, never a bare "bin" or "FLUX_dim2" and never an energy or frequency unit the values
+    do not carry. `axis` is the dimension drawn of a 2-D array; None when the metadata
+    gives that dimension's bins (the plot labels them itself).
+    """
+    size = p.size or ()
+    if len(size) == 2 and axis in ("energy", "pitch"):
+        cue = r"ev\b|energ" if axis == "energy" else r"pitch|deg"
+        known = any(
+            _has_values(a) and re.search(cue, f"{a.name} {a.units} {a.description}", re.I)
+            for a in p.bins_axes[:2]
+        )
+        return None if known else _CHANNEL_TITLES[axis]
+    if p.bins_axes and _has_values(p.bins_axes[0]):
+        return None
+    kind = channel_axis(p)
+    return _CHANNEL_TITLES[kind] if kind else None
+
+
+def _has_values(axis: BinsAxis) -> bool:
+    return axis.centers is not None or axis.low is not None or axis.centers_param is not None
 
 
 def _field(p: ParameterInfo) -> str | None:
@@ -207,6 +248,10 @@ def spectrogram_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
         return None
     if _AXIS_UNITS.match(p.units) or _NOT_SHOWN.search(p.description):
         return None  # an energy, frequency or angle table is the axis, not the data
+    if not p.units.strip() and _INDEX_TABLE.search(p.description):
+        return None
+    if size == (4,) and not p.bins_axes:
+        return None  # a vector and its magnitude (Bx, By, Bz, |B|), no channels
     wanted = "frequency" if wish.component == "radio" else wish.component
     kind = channel_axis(p)
     if len(size) == 2 and kind not in ("energy", "pitch"):
@@ -267,11 +312,17 @@ def _energy_dimension(info: DatasetInfo, p: ParameterInfo) -> int | None:
 
 _RADIO_DATASET = re.compile(r"radio|RFS|TNR|HFR|_WAV|WAVES", re.I)
 _MOMENTS_DATASET = re.compile(r"MOM|moments", re.I)
+_SPECTRUM_NAME = re.compile(r"spectr|distribution|dist(?:_|$)|pitchang", re.I)
 
 
-def axis_dataset_score(dataset_text: str, axis: str | None) -> float:
-    """Dataset-level fit for a spectrogram: radio receivers for radio, never moments."""
-    score = -2.0 if _MOMENTS_DATASET.search(dataset_text) else 0.0
+def axis_dataset_score(dataset_text: str, axis: str | None, parameter_name: str = "") -> float:
+    """Dataset-level fit for a spectrogram: radio receivers for radio, not moments.
+
+    A moments file whose parameter is named a spectrum or distribution (FPI's
+    "energyspectr_omni" in DES-MOMS) holds the spectrum: no demotion then.
+    """
+    moments = _MOMENTS_DATASET.search(dataset_text) and not _SPECTRUM_NAME.search(parameter_name)
+    score = -2.0 if moments else 0.0
     if axis == "radio":
         score += 3.0 if _RADIO_DATASET.search(dataset_text) else -1.0
     return score

@@ -43,6 +43,7 @@ def figure_spec(
     panels = _panels(intent, finals)
     colours = intent.plot.colours
     traces: list[dict[str, Any]] = []
+    y_titles: dict[str, Any] = {}
     for n, ((ref, name, group), panel) in enumerate(zip(finals, panels, strict=True)):
         trace: dict[str, Any] = {
             "type": "scatter",
@@ -55,9 +56,15 @@ def figure_spec(
             # Channels against time: one heatmap, colours on a log scale.
             trace = {**trace, "type": "heatmap", "log_color": True}
             trace.pop("mode")
-            _, _, kept = group.partition("@")  # a 2-D array: the dimension drawn on y
+            # '@dim': the dimension of a 2-D array drawn on y; '!title': the y title when
+            # the metadata has no bins for it ("frequency channel").
+            shape, _, y_title = group.partition("!")
+            _, _, kept = shape.partition("@")
             if kept:
                 trace["bins_dim"] = kept
+            if y_title:
+                axis = "yaxis" if panel == 1 else f"yaxis{panel}"
+                y_titles[axis] = {"title": {"text": y_title}}
         if intent.plot.log_y:
             trace["log_y"] = True
         if "flux" in name.lower():
@@ -67,7 +74,7 @@ def figure_spec(
         traces.append(trace)
     names = ", ".join(dict.fromkeys(name for _, name, _ in finals))
     title = intent.plot.title or (f"{names}, {span.readable()}" if span else names)
-    figure = {"data": traces, "layout": {"title": {"text": title}}}
+    figure = {"data": traces, "layout": {"title": {"text": title}, **y_titles}}
     note = None
     if intent.plot.layout == "auto" and len(finals) > 1:
         count = max(panels)

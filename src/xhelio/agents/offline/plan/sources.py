@@ -18,14 +18,14 @@ from xhelio.language.intent import (
     RequestIntent,
 )
 from xhelio.language.parse import Vocabulary
-from xhelio.language.products import request_terms
+from xhelio.language.products import instrument_holds, request_terms
 from xhelio.language.quantities import quantity
 from xhelio.language.resolve import (
     Candidate,
     probe_wanted,
     resolve,
 )
-from xhelio.language.spectra import kept_dimension
+from xhelio.language.spectra import channel_title, kept_dimension
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 
@@ -37,21 +37,24 @@ def mission_source(vocab: Vocabulary, ref: MissionRef, text: str = "") -> Source
     datasets = vocab.catalog.browse(ref.mission_id, include_auxiliary=True)
     probe = probe_wanted(ref.text)
     name = ref.name if probe is None else ref.text
-    kept = _of_instrument(ref, datasets, text)
+    kept = _of_instrument(ref.mission_id, datasets, text)
     return Source(ref.mission_id, label_tag(ref.text), name, kept, probe, text)
 
 
-def _of_instrument(ref: MissionRef, datasets: list[DatasetInfo], text: str) -> list[DatasetInfo]:
+def _of_instrument(
+    mission_id: str, datasets: list[DatasetInfo], text: str, by_title: bool = False
+) -> list[DatasetInfo]:
     """Only the datasets of the instrument(s) the request names for this mission.
 
-    "Cluster C1 CIS HIA" keeps the datasets both names fit; "Wind SWE n and T and MFI
-    |B|" (instruments with no dataset in common) keeps those of either. A named
-    instrument is never swapped for a sibling of the same spacecraft. Names without
-    datasets are ignored.
+    An instrument's datasets are those its id pattern fits, or (`by_title`) whose title
+    names it (`instrument_holds`). "Cluster C1 CIS HIA" keeps the datasets both names
+    fit; "Wind SWE n and T and MFI |B|" (instruments with no dataset in common) keeps
+    those of either. A named instrument is never swapped for a sibling of the same
+    spacecraft. Names without datasets are ignored.
     """
     named = [
-        [d for d in datasets if inst.datasets.search(d.id)]
-        for inst in load_vocabulary().instruments_of(ref.mission_id)
+        [d for d in datasets if instrument_holds(inst, d, by_title)]
+        for inst in load_vocabulary().instruments_of(mission_id)
         if inst.words.search(text)
     ]
     named = [own for own in named if own]
@@ -125,6 +128,10 @@ def source_candidates(
             return []
         return [Candidate(info.id, p.name, p.units, p.components, 0.0, "named in the request")]
     cands = _sibling_vector_first(b, source, wish, span, resolve_source(b, source, wish, span))
+    wider = None if cands else _titled_source(b, source)
+    if wider is not None:  # the instrument's own datasets lack it: those titled with it
+        source = wider
+        cands = resolve_source(b, source, wish, span)
     words = open_request(_wish_phrase(b.intent, wish), b.intent.text)
     if not cands or words.energy_kev is not None:
         # A quantity the table's cues miss in this mission's metadata (a temperature in
@@ -151,6 +158,20 @@ def source_candidates(
     if cands and span is not None:  # product words the pick lacks, a timeless sibling: said
         b.notes.extend(n for n in cands[0].notes if n not in b.notes)
     return cands
+
+
+def _titled_source(b: Builder, source: Source) -> Source | None:
+    """`source` widened to the datasets whose title names its instrument; None if none.
+
+    THEMIS FBK spectra "of the Search Coil Magnetometer" serve "search coil".
+    """
+    if source.role not in b.vocab.mission_names:
+        return None
+    every = b.vocab.catalog.browse(source.role, include_auxiliary=True)
+    titled = _of_instrument(source.role, every, source.text or b.intent.text, by_title=True)
+    if {d.id for d in titled} <= {d.id for d in source.datasets}:
+        return None
+    return replace(source, datasets=titled)
 
 
 def _wish_phrase(intent: RequestIntent, wish: QuantityWish) -> str:
@@ -227,18 +248,26 @@ def vector_parts(
 
 
 def spectrogram_dimension(b: Builder, wish: QuantityWish, cand: Candidate) -> str:
-    """'@dim' for a spectrogram of a 2-D array: the dimension drawn; the other is averaged."""
+    """The spectrogram's panel-group suffix: '@dim' drawn of a 2-D array, '!title' of y.
+
+    The other dimension of a 2-D array is averaged, and the answer says so. The y title
+    is given only when the metadata holds no bins for the drawn dimension.
+    """
     if wish.quantity != "spectrogram":
         return ""
     info = b.vocab.catalog.dataset(cand.dataset_id)
     p = info.parameter(cand.parameter)
-    kept = kept_dimension(info, p, wish.component) if p else None
-    if p is None or kept is None:
+    if p is None:
         return ""
+    kept = kept_dimension(info, p, wish.component)
+    title = channel_title(p, wish.component if kept else None)
+    suffix = f"!{title}" if title else ""
+    if kept is None:
+        return suffix
     name, averaged = kept
     drawn, other = ("pitch angle", "energy") if wish.component == "pitch" else ("energy", "angle")
     b.notes.append(
         f"{p.name} is an array over pitch angle and energy: drawn over {drawn}, averaged "
         f"over its {averaged} {other} bins."
     )
-    return f"@{name}"
+    return f"@{name}{suffix}"
