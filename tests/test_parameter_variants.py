@@ -197,7 +197,6 @@ def test_list_parameters_ranks_by_the_same_words(catalog: Catalog) -> None:
         # Data whose description mentions a flag in passing stays data.
         ("PO_H0_TIM", "Flux_OVQ", True),
         ("C1_PP_WHI", "N_e_res__C1_PP_WHI", True),
-        ("GE_K0_SPHA", "SPIN_PHASE", False),
     ],
 )
 def test_support_variables_are_never_data(
