@@ -126,6 +126,24 @@ def test_a_dynamic_spectrogram_is_the_sibling_array_not_the_programme_listing(
     assert all(parameter != "ProgramSpecs" for _, parameter in pairs)
 
 
+def test_averaged_over_pitch_angle_is_an_energy_spectrum_and_a_slice_not_picked_is_said(
+    session: Session,
+) -> None:
+    # Before: "pitch angle" anywhere made the axis pitch angle, so the flux was drawn over
+    # pitch angle with the energies averaged: the opposite of what was asked.
+    text = "Van Allen Probe A HOPE electron energy spectrogram averaged over pitch angle"
+    result, pairs, y_title = _drawn(session, f"{text} 2015-03-17")
+    assert pairs[0] in {
+        ("RBSPA_REL04_ECT-HOPE-PA-L3", "FEDO"),
+        ("RBSPA_REL04_ECT-HOPE-SCI-L2SA", "FESA"),
+    }, pairs
+    assert "drawn over pitch angle" not in result.answer
+    assert y_title != "pitch-angle bin"
+    # A slice the catalog cannot locate (no angles for the bins) is said, never dropped.
+    result, _, _ = _drawn(session, "RBSP-A HOPE electron flux at 90 degrees pitch angle 2015-03-17")
+    assert re.search(r"Differs from the request: .*90° pitch angle", result.answer)
+
+
 # ---------------------------------------------------------------- the pieces, offline
 
 
@@ -176,3 +194,13 @@ def test_the_y_title_says_what_the_channels_span_when_the_metadata_has_no_bins()
     known = BinsAxis("energy", "eV", centers=tuple(float(e) for e in range(1, 33)))
     binned = ParameterInfo("F", units="1/(cm^2 s sr eV)", size=(32,), bins_axes=(known,))
     assert channel_title(binned) is None  # the plot labels real bins itself
+
+
+def test_a_dimension_averaged_over_or_sliced_at_is_not_the_axis_drawn() -> None:
+    def wish(text: str) -> tuple[str | None, tuple[str, ...]]:
+        (w,) = [w for w in spectrum_wishes(text, [], None) if w.quantity == "spectrogram"]
+        return w.component, w.qualifiers
+
+    assert wish("electron energy spectrogram averaged over pitch angle") == ("energy", ())
+    assert wish("electron flux at 90 degrees pitch angle") == ("energy", ("pitch_at:90",))
+    assert wish("electron pitch angle distribution") == ("pitch", ())

@@ -23,8 +23,10 @@ __all__ = [
     "channel_axis",
     "channel_title",
     "kept_dimension",
+    "pitch_slice",
     "spectrogram_fit",
     "spectrum_wishes",
+    "without_reductions",
 ]
 
 _SPECTRUM = re.compile(
@@ -52,13 +54,18 @@ def spectrum_wishes(
     match = _SPECTRUM.search(text)
     if match is None:
         return wishes
-    # No axis word ("TNR spectrogram"): any axis, the product words pick the dataset.
-    axis = next((name for name, cue in _AXIS if cue.search(text)), None)
+    # No axis word ("TNR spectrogram"): any axis, the product words pick the dataset. A
+    # dimension named as averaged over or sliced at is not the one drawn.
+    drawn = without_reductions(text)
+    axis = next((name for name, cue in _AXIS if cue.search(drawn)), None)
     species = next((w.species for w in wishes if w.species), species)
     kept = [
         w for w in wishes if w.quantity not in ("particle_flux", "magnetic_field", "electric_field")
     ]
-    qualifiers = tuple(name for name, cue in _QUALIFIERS if cue.search(text))
+    qualifiers = tuple(name for name, cue in _QUALIFIERS if cue.search(drawn))
+    qualifiers += tuple(
+        f"{_PITCH_AT}{m[1] or m[2]}" for m in _REDUCED.finditer(text) if m[1] or m[2]
+    )
     # The qualifier words just before the spectrum words belong to its phrase.
     start = min(
         (
@@ -74,6 +81,30 @@ def spectrum_wishes(
         "spectrogram", text[start : match.end()], start, axis, None, species, qualifiers
     )
     return sorted([*kept, spectrum], key=lambda w: w.position)
+
+
+# A dimension the request reduces ("averaged over pitch angle") or slices ("at 90 degrees
+# pitch angle"): its words never name the axis drawn.
+_REDUCED = re.compile(
+    r"\b(?:averaged|integrated|summed|mean|average)\s+over\s+(?:all\s+)?(?:the\s+)?"
+    r"(?:pitch[- ]angles?|energ(?:y|ies)|angles?|directions?|look directions?)"
+    r"|\bat\s+(\d+(?:\.\d+)?)\s*(?:°|deg\w*)\s+pitch[- ]angles?"
+    r"|\bat\s+(?:a\s+)?pitch[- ]angles?\s+(?:of\s+)?(\d+(?:\.\d+)?)",
+    re.I,
+)
+_PITCH_AT = "pitch_at:"
+
+
+def without_reductions(text: str) -> str:
+    """`text` without the dimensions it averages over or slices at (they name no product)."""
+    return _REDUCED.sub(" ", text)
+
+
+def pitch_slice(wish: QuantityWish) -> str | None:
+    """The pitch angle (degrees, as typed) the request slices a distribution at, if any."""
+    return next(
+        (q.removeprefix(_PITCH_AT) for q in wish.qualifiers if q.startswith(_PITCH_AT)), None
+    )
 
 
 # Words of a request that narrow the variable: the field and the look direction.

@@ -25,7 +25,12 @@ from xhelio.language.resolve import (
     probe_wanted,
     resolve,
 )
-from xhelio.language.spectra import channel_title, kept_dimension
+from xhelio.language.spectra import (
+    channel_title,
+    kept_dimension,
+    pitch_slice,
+    without_reductions,
+)
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 
@@ -184,7 +189,8 @@ def resolve_source(
     b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None, limit: int = 5
 ) -> list[Candidate]:
     """The catalog ranking for `wish` among `source`'s datasets, read with its own words."""
-    text = source.text or b.intent.text  # only this source's words name its product
+    # Only this source's words name its product; "averaged over pitch angle" names none.
+    text = without_reductions(source.text or b.intent.text)
     hints = tuple(h for h in b.intent.hints if h.lower() in text.lower())
     return resolve(
         b.vocab.catalog,
@@ -262,7 +268,13 @@ def spectrogram_dimension(b: Builder, wish: QuantityWish, cand: Candidate) -> st
     kept = kept_dimension(info, p, wish.component)
     title = channel_title(p, wish.component if kept else None)
     suffix = f"!{title}" if title else ""
+    sliced = pitch_slice(wish)
     if kept is None:
+        if sliced is not None:
+            b.notes.append(
+                f"Differs from the request: {p.name} is not resolved in pitch angle, so "
+                f"the {sliced}° pitch angle asked could not be picked."
+            )
         return suffix
     name, averaged = kept
     drawn, other = ("pitch angle", "energy") if wish.component == "pitch" else ("energy", "angle")
@@ -270,4 +282,10 @@ def spectrogram_dimension(b: Builder, wish: QuantityWish, cand: Candidate) -> st
         f"{p.name} is an array over pitch angle and energy: drawn over {drawn}, averaged "
         f"over its {averaged} {other} bins."
     )
+    if sliced is not None and wish.component != "pitch":
+        b.notes.append(
+            f"Differs from the request: the {sliced}° pitch angle asked could not be picked "
+            f"(the catalog gives no angle for {p.name}'s pitch-angle bins), so all "
+            f"{averaged} were averaged."
+        )
     return f"@{name}{suffix}"
