@@ -608,25 +608,36 @@ def variant_notes(
         # A plain word ("ion") may be said by the parameter drawn: only id-like words here.
         if not hard(term) or not term.acronym or variant_count(info, [term], top.cadence_s):
             continue
-        # A ranked sibling, else any dataset of the source, the one saying most words first.
+        # A ranked sibling, else any dataset of the source: the one saying most words, then
+        # the one sharing most id words with the pick (the same instrument), first.
         others = [infos[c.dataset_id] for c in ranked[1:]]
+        own = set(re.split(r"[_\-]", top.dataset_id))
         others += sorted(
             (d for d in infos.values() if d not in others and d.id != top.dataset_id),
-            key=lambda d: -variant_count(d, terms, cadence_of(d)),
+            key=lambda d: (
+                -variant_count(d, terms, cadence_of(d)),
+                -len(own & set(re.split(r"[_\-]", d.id))),
+            ),
         )
         sibling = next((d for d in others if variant_count(d, [term], cadence_of(d))), None)
         if sibling is None:
             continue
         done.append(term)
-        when = time_range.readable() if time_range else "the requested time"
-        held = ""
-        if sibling.start and sibling.stop:
-            held = f", which has data from {sibling.start:%Y-%m-%d} to {sibling.stop:%Y-%m-%d}"
-        notes.append(
-            f"Differs from the request: no '{term.typed}' dataset has data for {when} "
-            f"(nearest: {sibling.id}{held}); shown instead: {top.dataset_id} "
-            f"({info.title.split(' - ')[0].strip()})."
-        )
+        instead = f"shown instead: {top.dataset_id} ({info.title.split(' - ')[0].strip()})."
+        if _coverage_score(sibling, time_range)[1]:
+            when = time_range.readable() if time_range else "the requested time"
+            held = ""
+            if sibling.start and sibling.stop:
+                held = f", which has data from {sibling.start:%Y-%m-%d} to {sibling.stop:%Y-%m-%d}"
+            notes.append(
+                f"Differs from the request: no '{term.typed}' dataset has data for {when} "
+                f"(nearest: {sibling.id}{held}); {instead}"
+            )
+        else:
+            notes.append(
+                f"Differs from the request: the '{term.typed}' product {sibling.id} has no "
+                f"parameter read as what was asked; {instead}"
+            )
     return notes, done
 
 
