@@ -22,9 +22,9 @@ from xhelio.language.intent import QuantityWish
 from xhelio.language.products import (
     Term,
     coverage_score,
+    hard,
     is_support,
     says,
-    hard,
     unasked_markers,
     uncovered,
     variant_count,
