@@ -43,7 +43,7 @@ from xhelio.catalog.snapshot import load_snapshot, snapshot_version
 from xhelio.config import Settings, load_settings
 from xhelio.errors import UnknownDatasetError, UnknownParameterError, UserError
 from xhelio.language.nearest import nearest_datasets, nearest_parameters
-from xhelio.language.products import Term, coverage_score, product_terms
+from xhelio.language.products import Term, coverage_score, product_terms, variant_count
 from xhelio.migrations import Migration, migrate, sql
 from xhelio.timerange import find_time
 
@@ -569,8 +569,11 @@ class Catalog:
             return {}
         marks = ", ".join("?" * len(ids))
         rows = self._query(f"SELECT rowid, id, title FROM datasets WHERE rowid IN ({marks})", ids)
+        # The words said decide first (as offline: `variant_count`), then how far they cover.
         return {
-            int(rowid): coverage_score(DatasetInfo(str(ident), str(title)), terms, None)
+            int(rowid): 100.0
+            * variant_count(info := DatasetInfo(str(ident), str(title)), terms, None)
+            + coverage_score(info, terms, None)
             for rowid, ident, title in rows
         }
 
@@ -617,6 +620,7 @@ class Catalog:
             key=lambda r: (
                 r in exact,
                 r in prefixed,
+                products.get(r, 0.0) // 100,
                 coverage.get(r, 0),
                 products.get(r, 0.0),
                 exact_params.get(r, (0, 0)),

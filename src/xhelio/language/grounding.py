@@ -25,8 +25,22 @@ from typing import Literal
 
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
-from xhelio.language.products import Term, coverage_score, is_support, product_terms, uncovered
-from xhelio.language.resolve import Candidate, dataset_fit, probe_fit, scorable
+from xhelio.language.products import (
+    Term,
+    coverage_score,
+    is_support,
+    product_terms,
+    uncovered,
+    variant_count,
+)
+from xhelio.language.resolve import (
+    Candidate,
+    dataset_fit,
+    probe_fit,
+    rank_key,
+    scorable,
+    variant_notes,
+)
 from xhelio.language.slots import SlotReading, filler_words
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary, read_table
@@ -443,17 +457,27 @@ def rank_open(
         level, notes, cadence = dataset_fit(info, time_range, wanted_cadence)
         total = 2.0 * fit.score + level + probe_score + coverage_score(info, terms, cadence)
         reason = ", ".join([f"{best.name} [{best.units or 'no units'}]", *notes])
+        said = 0 if notes else variant_count(info, terms, cadence)  # notes: no data then
         candidate = Candidate(
-            info.id, best.name, best.units, best.components, round(total, 3), reason, cadence
+            info.id,
+            best.name,
+            best.units,
+            best.components,
+            round(total, 3),
+            reason,
+            cadence,
+            said=said,
         )
         ranked.append((candidate, fit.missing))
-    ranked.sort(key=lambda cm: (-cm[0].score, cm[0].dataset_id))
+    ranked.sort(key=lambda cm: rank_key(cm[0]))
     if not ranked:
         return []
     top, missing = ranked[0]
     out = [c for c, _ in ranked[:limit]]
-    if missing:
-        out[0] = replace(top, notes=(_differs(top, missing, datasets),))
+    infos = {d.id: d for d in datasets}
+    said, _ = variant_notes([c for c, _ in ranked], infos, tuple(terms), time_range)
+    if missing or said:
+        out[0] = replace(top, notes=(*said, *([_differs(top, missing, datasets)] * bool(missing))))
     return out
 
 

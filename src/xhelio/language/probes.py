@@ -63,20 +63,26 @@ def _covers(info: DatasetInfo, span: TimeRange | None) -> bool:
 def common_product(
     catalog: Catalog, ranked: Sequence[Sequence[Candidate]], span: TimeRange | None
 ) -> str | None:
-    """The product every probe's candidates hold with data for `span`, best summed score."""
+    """The product every probe's candidates hold with data for `span`.
+
+    The one saying the request's product words for every probe first (`Candidate.said`),
+    then the best summed score.
+    """
     totals: dict[str, float] = {}
     counts: dict[str, int] = {}
+    said: dict[str, int] = {}
     for cands in ranked:
-        best: dict[str, float] = {}
+        best: dict[str, Candidate] = {}
         for c in cands:
             key = product(c.dataset_id)
             if key and key not in best and _covers(catalog.dataset(c.dataset_id), span):
-                best[key] = c.score
-        for key, score in best.items():
-            totals[key] = totals.get(key, 0.0) + score
+                best[key] = c
+        for key, c in best.items():
+            totals[key] = totals.get(key, 0.0) + c.score
             counts[key] = counts.get(key, 0) + 1
+            said[key] = min(said.get(key, c.said), c.said)
     shared = [k for k in totals if counts[k] == len(ranked)]
-    return max(shared, key=lambda k: (totals[k], k)) if shared else None
+    return max(shared, key=lambda k: (said[k], totals[k], k)) if shared else None
 
 
 def led_by(cands: Sequence[Candidate], key: str, limit: int = 5) -> list[Candidate]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.vocabulary import Instrument, load_vocabulary
@@ -21,6 +22,7 @@ from xhelio.vocabulary import Instrument, load_vocabulary
 __all__ = [
     "Term",
     "coverage_score",
+    "hard",
     "is_support",
     "main_parameter",
     "metadata_tokens",
@@ -31,6 +33,7 @@ __all__ = [
     "title_words",
     "unasked_markers",
     "uncovered",
+    "variant_count",
 ]
 
 _SECONDS = {
@@ -246,9 +249,41 @@ def instrument_holds(inst: Instrument, info: DatasetInfo, by_title: bool = False
 
 
 def title_words(title: str) -> set[str]:
-    """The words of a title, upper case, split at case changes ("FastSurvey" -> FAST, SURVEY)."""
+    """The words of a title, upper case, split at case changes ("FastSurvey" -> FAST, SURVEY).
+
+    A hyphenated word the vocabulary spells as one product token ("Anti-Sun") stays whole:
+    its parts would say another product ("Sun").
+    """
+    whole = _compound_tokens()
+    kept = {w.upper() for w in re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+", title)} & whole
+    for word in kept:
+        title = re.sub(re.escape(word), " ", title, flags=re.I)
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", title)
-    return {w.upper() for w in re.split(r"[^A-Za-z0-9+]+", spaced) if len(w) >= 2}
+    return kept | {w.upper() for w in re.split(r"[^A-Za-z0-9+]+", spaced) if len(w) >= 2}
+
+
+@cache
+def _compound_tokens() -> frozenset[str]:
+    return frozenset(t for p in load_vocabulary().products for t in p.tokens if "-" in t)
+
+
+def hard(term: Term) -> bool:
+    """Whether `term` decides between sibling products: every word but a soft one."""
+    return not term.soft
+
+
+def variant_count(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | None) -> int:
+    """How many of the request's deciding product words the dataset itself says.
+
+    The words that tell sibling datasets apart are the catalog's own: the tokens of their
+    ids ("BRST", "ASUN", "HIRES", "1MIN"), titles ("SST Foil", "Burst Mode") and
+    cadences. A product word typed ("burst", "sunward", "1-minute", "EESA") counts when
+    they hold one of its tokens; a plain word ("rates", "normal") only in the id. The
+    count comes before any score: the sibling that says what was asked goes first.
+    """
+    own, _ = _own_tokens(info, cadence_s)
+    ids = {t for t in re.split(r"[_\-]", info.id.upper())[1:] if t}
+    return sum(bool(t.tokens & (own if t.acronym else ids)) for t in terms if hard(t))
 
 
 def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | None) -> float:

@@ -22,10 +22,12 @@ from xhelio.language.intent import QuantityWish
 from xhelio.language.products import (
     Term,
     coverage_score,
+    hard,
     is_support,
     says,
     unasked_markers,
     uncovered,
+    variant_count,
 )
 from xhelio.language.quantities import Quantity, quantity
 from xhelio.language.spectra import axis_dataset_score, spectrogram_fit
@@ -41,8 +43,10 @@ __all__ = [
     "probe_fit",
     "probe_of_dataset",
     "probe_wanted",
+    "rank_key",
     "resolve",
     "scorable",
+    "variant_notes",
     "with_probe",
 ]
 
@@ -108,6 +112,14 @@ class Candidate:
     notes: tuple[str, ...] = ()
     """What the answer must say about this choice (product words it lacks, a better-worded
     sibling left out for want of data in the requested time)."""
+    said: int = 0
+    """How many of the request's product words the dataset says, with data in the requested
+    time (`products.variant_count`): it orders candidates before `score` does."""
+
+
+def rank_key(c: Candidate) -> tuple[int, float, str]:
+    """Best first: the product words said decide, then the score."""
+    return (-c.said, -c.score, c.dataset_id)
 
 
 def duration_seconds(text: str | None) -> float | None:
@@ -587,16 +599,17 @@ def resolve(
                 round(total, 3),
                 ", ".join(why),
                 cadence,
+                said=0 if _UNCOVERED in notes else variant_count(info, terms, cadence),
             )
         )
-    ranked.sort(key=lambda c: (-c.score, c.dataset_id))
+    ranked.sort(key=rank_key)
     if probe is not None and any(probe_of_dataset(c.dataset_id) is not None for c in ranked):
         # The spacecraft typed has its own data: a dataset of no spacecraft (THEMIS's
         # ground magnetometers) is no fallback for it.
         ranked = [c for c in ranked if probe_of_dataset(c.dataset_id) is not None]
     if ranked:
         infos = {info.id: info for info in datasets}
-        ranked[0] = replace(ranked[0], notes=_choice_notes(ranked, infos, terms))
+        ranked[0] = replace(ranked[0], notes=_choice_notes(ranked, infos, terms, time_range))
     return ranked[:limit]
 
 
@@ -609,19 +622,75 @@ def _same_species(p: ParameterInfo, other: ParameterInfo) -> bool:
     return not (named[0] and named[1] and named[0].isdisjoint(named[1]))
 
 
+def variant_notes(
+    ranked: list[Candidate],
+    infos: dict[str, DatasetInfo],
+    terms: tuple[Term, ...],
+    time_range: TimeRange | None,
+) -> tuple[list[str], list[Term]]:
+    """Product words the pick does not say that a sibling says, without data for the time.
+
+    Returns the notes and the words they account for. "burst" asked, the burst product
+    ends before the requested day: the normal one is shown and the answer says why.
+    """
+    top = ranked[0]
+    info = infos[top.dataset_id]
+    notes: list[str] = []
+    done: list[Term] = []
+    for term in terms:
+        # A plain word ("ion") may be said by the parameter drawn: only id-like words here.
+        if not hard(term) or not term.acronym or variant_count(info, [term], top.cadence_s):
+            continue
+        # A ranked sibling, else any dataset of the source: the one saying most words, then
+        # the one sharing most id words with the pick (the same instrument), first.
+        others = [infos[c.dataset_id] for c in ranked[1:]]
+        own = set(re.split(r"[_\-]", top.dataset_id))
+        others += sorted(
+            (d for d in infos.values() if d not in others and d.id != top.dataset_id),
+            key=lambda d: (
+                -variant_count(d, terms, cadence_of(d)),
+                -len(own & set(re.split(r"[_\-]", d.id))),
+            ),
+        )
+        sibling = next((d for d in others if variant_count(d, [term], cadence_of(d))), None)
+        if sibling is None:
+            continue
+        done.append(term)
+        instead = f"shown instead: {top.dataset_id} ({info.title.split(' - ')[0].strip()})."
+        if _coverage_score(sibling, time_range)[1]:
+            when = time_range.readable() if time_range else "the requested time"
+            held = ""
+            if sibling.start and sibling.stop:
+                held = f", which has data from {sibling.start:%Y-%m-%d} to {sibling.stop:%Y-%m-%d}"
+            notes.append(
+                f"Differs from the request: no '{term.typed}' dataset has data for {when} "
+                f"(nearest: {sibling.id}{held}); {instead}"
+            )
+        else:
+            notes.append(
+                f"Differs from the request: the '{term.typed}' product {sibling.id} has no "
+                f"parameter read as what was asked; {instead}"
+            )
+    return notes, done
+
+
 def _choice_notes(
     ranked: list[Candidate],
     infos: dict[str, DatasetInfo],
     terms: tuple[Term, ...],
+    time_range: TimeRange | None,
 ) -> tuple[str, ...]:
     """What the answer says about the pick: words it lacks, a sibling without the time."""
     top = ranked[0]
     info = infos[top.dataset_id]
-    notes: list[str] = []
+    notes, done = variant_notes(ranked, infos, terms, time_range)
+    terms = tuple(t for t in terms if t not in done)
     timeless = next(
         (c for c in ranked[1:] if _UNCOVERED in c.reason and c.score + _NO_COVERAGE > top.score),
         None,
     )
+    if done:  # the sibling that says the words asked is named already
+        timeless = None
     lacking = uncovered(info, terms, top.cadence_s)
     if lacking:
         words = ", ".join(f"'{t.typed}'" for t in lacking)
