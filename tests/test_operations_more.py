@@ -1,0 +1,102 @@
+"""Operations written the way physicists write them are done, and their values are right.
+
+Each request runs end to end through the offline assistant against the catalog-wide
+loopback HAPI server; the test reads the computed series back from the session store and
+checks its values: a detrended series has no linear trend left, a percent difference is
+100 (a - b) / mean(|a|, |b|) of the two fetched series. Several missions and phrasings per operation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from servers.catalog_hapi import CatalogHapiServer
+from xhelio.agents.factory import make_assistant
+from xhelio.agents.turn import run_turn
+from xhelio.config import load_settings
+from xhelio.tools.workspace import Workspace, open_workspace
+
+
+@pytest.fixture
+def workspace(monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
+    with CatalogHapiServer(max_rows=600) as srv:
+        monkeypatch.setenv("XHELIO_HAPI_URL", srv.url)
+        ws = open_workspace(settings=load_settings(), ephemeral=True)
+        try:
+            yield ws
+        finally:
+            ws.close()
+
+
+def _computations(ws: Workspace, text: str) -> tuple[str, list[dict[str, Any]]]:
+    """The answer and the successful computations of one turn."""
+    assistant, _ = make_assistant(ws)
+    first = len(ws.session.operations)
+    result = run_turn(ws, assistant, text)
+    ops = [
+        op
+        for op in ws.session.operations[first:]
+        if op.get("phase") == "compute" and op.get("status") == "ok"
+    ]
+    return result.answer, ops
+
+
+def _frame(ws: Workspace, label: str) -> pd.DataFrame:
+    data = ws.session.store.get(label).data
+    assert isinstance(data, pd.DataFrame)
+    return data
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ACE |B| for 2016-02-10 minus a linear fit",
+        "Wind proton speed on 2019-06-01 with a linear fit subtracted",
+        "OMNI flow speed 2015-03-15 to 2015-03-18, linear trend removed",
+        "THEMIS-A FGM Bz on 2015-03-17, subtract a straight-line fit",
+    ],
+)
+def test_detrended_series_has_no_linear_trend_left(workspace: Workspace, text: str) -> None:
+    answer, ops = _computations(workspace, text)
+    detrends = [op for op in ops if "polyfit" in str(op["args"].get("code", ""))]
+    assert detrends, answer
+    frame = _frame(workspace, detrends[-1]["args"]["output_label"])
+    seconds = (frame.index - frame.index[0]).total_seconds().to_numpy()
+    for column in frame.columns:
+        values = frame[column].to_numpy(dtype=float)
+        ok = np.isfinite(values)
+        slope, offset = np.polyfit(seconds[ok], values[ok], 1)
+        scale = max(float(np.nanstd(values)), 1e-9)
+        assert abs(slope) * seconds[-1] < 1e-6 * scale + 1e-9, (column, slope)
+        assert abs(offset) < 1e-6 * scale + 1e-9, (column, offset)
+    assert "trend removed" in answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how much does Wind proton density differ from ACE proton density, in percent, 2016-02-10",
+        "relative difference between ACE and Wind solar wind speed for 2016-02-10",
+        "by what percentage does ACE |B| deviate from Wind |B| on 2016-02-10",
+    ],
+)
+def test_percent_difference_values(workspace: Workspace, text: str) -> None:
+    answer, ops = _computations(workspace, text)
+    percent = [op for op in ops if "100 * (a - b)" in str(op["args"].get("code", ""))]
+    assert percent, answer
+    op = percent[-1]
+    result = _frame(workspace, op["args"]["output_label"]).iloc[:, 0]
+    sources = [_frame(workspace, label) for label in op["args"]["source_labels"]]
+    a, b = (s.iloc[:, 0].astype(float) for s in sources)
+    b = b.reindex(b.index.union(a.index)).interpolate(method="time", limit_area="inside")
+    b = b.reindex(a.index)
+    expected = 100 * (a - b) / ((a.abs() + b.abs()) / 2)  # relative to the mean magnitude
+    common = result.dropna().index.intersection(expected.dropna().index)
+    assert len(common) > 10
+    np.testing.assert_allclose(result[common], expected[common], rtol=1e-6, atol=1e-9)
+    assert "percent" in answer.lower()
