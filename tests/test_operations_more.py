@@ -3,7 +3,8 @@
 Each request runs end to end through the offline assistant against the catalog-wide
 loopback HAPI server; the test reads the computed series back from the session store and
 checks its values: a detrended series has no linear trend left, a percent difference is
-100 (a - b) / mean(|a|, |b|) of the two fetched series. Several missions and phrasings per operation.
+100 (a - b) / mean(|a|, |b|) of the two fetched series; each statistic asked of the same
+bins is computed. Several missions and phrasings per operation.
 """
 
 from __future__ import annotations
@@ -100,3 +101,30 @@ def test_percent_difference_values(workspace: Workspace, text: str) -> None:
     assert len(common) > 10
     np.testing.assert_allclose(result[common], expected[common], rtol=1e-6, atol=1e-9)
     assert "percent" in answer.lower()
+
+
+@pytest.mark.parametrize(
+    ("text", "statistics"),
+    [
+        (
+            "daily mean and max of the OMNI solar wind speed, 2015-03-10 to 2015-03-14",
+            ("mean", "max"),
+        ),
+        ("hourly min, median and max of ACE Bz on 2016-02-10", ("min", "median", "max")),
+        ("Wind |B| on 2019-06-01 in 3-hour bins: mean and standard deviation", ("mean", "std")),
+    ],
+)
+def test_every_statistic_asked_of_the_same_bins_is_computed(
+    workspace: Workspace, text: str, statistics: tuple[str, ...]
+) -> None:
+    answer, ops = _computations(workspace, text)
+    binned = [op for op in ops if "resample(" in str(op["args"].get("code", ""))]
+    assert binned, answer
+    op = binned[-1]
+    result = _frame(workspace, op["args"]["output_label"])
+    assert result.shape[1] == len(statistics), result.columns
+    source = _frame(workspace, op["args"]["source_labels"][0])
+    cadence = str(op["args"]["code"]).split("resample('")[1].split("'")[0]
+    for column, statistic in zip(result.columns, statistics, strict=True):
+        expected = getattr(source.iloc[:, 0].resample(cadence), statistic)()
+        np.testing.assert_allclose(result[column], expected, rtol=1e-9, equal_nan=True)
