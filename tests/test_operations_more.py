@@ -128,3 +128,26 @@ def test_every_statistic_asked_of_the_same_bins_is_computed(
     for column, statistic in zip(result.columns, statistics, strict=True):
         expected = getattr(source.iloc[:, 0].resample(cadence), statistic)()
         np.testing.assert_allclose(result[column], expected, rtol=1e-9, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "moments", "field"),
+    [
+        ("ion beta from MMS1 FPI DIS moments and FGM, 2017-07-11", "MMS1_FPI_", "MMS1_FGM_"),
+        (
+            "Alfven speed from MMS2 FPI ion density and FGM field, 2017-07-11",
+            "MMS2_FPI_",
+            "MMS2_FGM_",
+        ),
+        ("proton beta from Wind SWE moments and MFI |B| on 2019-06-01", "WI_H1_SWE", "WI_H0_MFI"),
+    ],
+)
+def test_derived_inputs_come_from_the_instrument_measuring_each(
+    workspace: Workspace, text: str, moments: str, field: str
+) -> None:
+    answer, ops = _computations(workspace, text)
+    derived = ops[-1]["args"]["source_labels"]
+    assert any(label.startswith(field) for label in derived), (derived, answer)
+    assert any(label.startswith(moments) for label in derived), (derived, answer)
+    assert "is not from" not in answer
+    assert "Differs from the request" not in answer
