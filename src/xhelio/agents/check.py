@@ -145,7 +145,7 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
         others = [i for i in vocab.instruments_of(ref.mission_id) if i not in named]
         for inst in named[-1:]:
             for f in mine:
-                if not _of_instrument(catalog, inst, f.dataset):
+                if not any(_of_instrument(catalog, i, f.dataset) for i in named):  # FPI + FGM
                     notes.append(f"{f.dataset} is not from {inst.names[0]}, which was asked.")
                     continue
                 # A dataset shared by instruments (CIS: HIA and CODIF): the parameter's

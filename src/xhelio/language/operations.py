@@ -28,6 +28,7 @@ __all__ = [
     "per_unit_cadence",
     "running_statistic",
     "statistic_near",
+    "statistics_near",
 ]
 
 
@@ -122,6 +123,42 @@ def statistic_near(
             if gap <= reach and (best is None or gap < best[0]):
                 best = (gap, _statistic(stat.key, match), *match.span())
     return best[1:] if best is not None else None
+
+
+# What joins statistics asked together: "mean and max", "min, median and max", "min/max".
+_JOINER = re.compile(r"\s*(?:,\s*(?:and\s+)?|\band\b|&|/|\+|\bor\b)\s*(?:the\s+)?", re.I)
+
+
+def statistics_near(
+    text: str, start: int, end: int, masked: list[tuple[int, int]], reach: int = 25
+) -> tuple[tuple[str, ...], int, int] | None:
+    """The statistics written next to [start, end), with the ones joined to it, and span.
+
+    "daily mean and max" -> ("", "max"); "hourly min, median and max" -> ("min",
+    "median", "max"): the closest statistic (as `statistic_near`) and every statistic
+    joined to it by "and", a comma, "&" or a slash, in text order, without repeats.
+    """
+    near = statistic_near(text, start, end, masked, reach)
+    if near is None:
+        return None
+    found = sorted(
+        (match.start(), match.end(), _statistic(stat.key, match))
+        for stat in _table("statistic")
+        for match in stat.words.finditer(text)
+        if not any(a < match.end() and match.start() < b for a, b in masked)
+    )
+    at = next(i for i, f in enumerate(found) if f[:2] == (near[1], near[2]))
+    first = last = at
+    while first > 0 and _joined(text, found[first - 1][1], found[first][0]):
+        first -= 1
+    while last + 1 < len(found) and _joined(text, found[last][1], found[last + 1][0]):
+        last += 1
+    statistics = tuple(dict.fromkeys(f[2] for f in found[first : last + 1]))
+    return statistics, found[first][0], found[last][1]
+
+
+def _joined(text: str, end: int, start: int) -> bool:
+    return end <= start and _JOINER.fullmatch(text, end, start) is not None
 
 
 _TRENDS = re.compile(r"\b(?P<mean>mean|average)\b|\b(?P<linear>linear|trend\w*)\b", re.I)

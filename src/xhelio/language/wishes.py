@@ -19,6 +19,7 @@ from xhelio.language.operations import (
     per_unit_cadence,
     running_statistic,
     statistic_near,
+    statistics_near,
 )
 
 __all__ = [
@@ -204,11 +205,18 @@ def _resample_wish(
     free = [d for d in durations if d.start not in used]
 
     def wish(seconds: float, start: int, end: int) -> OperationWish:
-        near = statistic_near(text, start, end, masked)
-        statistic = near[0] if near else ""
-        name = _plural(describe_statistic(statistic)) if statistic else "averages"
+        near = statistics_near(text, start, end, masked)
+        statistics: tuple[str, ...] = near[0] if near else ("",)
+        names = [_plural(describe_statistic(s)) for s in statistics]
+        name = "averages" if statistics == ("",) else " and ".join(names)
         what = f"{format_seconds(seconds)} {name}"
-        return OperationWish("resample", what, seconds, detail=statistic)
+        # several statistics of the same bins ("daily mean and max"): "mean,max"
+        detail = (
+            ",".join(s or "mean" for s in statistics)
+            if len(statistics) > 1
+            else "".join(statistics)
+        )
+        return OperationWish("resample", what, seconds, detail=detail)
 
     per_unit = per_unit_cadence(text)
     if per_unit is not None:

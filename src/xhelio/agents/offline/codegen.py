@@ -53,6 +53,8 @@ def series_code(
     words = format_seconds(float(seconds))
     suffix = words.replace(" ", "")
     statistic = detail if kind in ("smooth", "resample") else ""
+    if kind == "resample" and "," in statistic:
+        return _resample_statistics_code(seconds, words, suffix, statistic.split(","))
     call, name = _statistic_call(statistic), describe_statistic(statistic)
     tag = statistic + ("_" if statistic[-1:].isdigit() else "")  # "p95_1d", "max1h"
     if kind == "smooth":
@@ -78,6 +80,24 @@ def series_code(
         "result = df.diff().div(dt, axis=0).add_prefix('d/dt ')"
     )
     return code, "time derivative", "ddt"
+
+
+def _resample_statistics_code(
+    seconds: int, words: str, suffix: str, statistics: list[str]
+) -> tuple[str, str, str]:
+    """Several statistics of the same bins, one column each ("Bz (mean)", "Bz (max)")."""
+    named = [(s, describe_statistic("" if s == "mean" else s)) for s in statistics]
+    parts = ", ".join(
+        f"df.resample('{seconds}s').{_statistic_call('' if s == 'mean' else s)}"
+        f".add_suffix(' ({name})')"
+        for s, name in named
+    )
+    code = (
+        f"# {', '.join(n for _, n in named)} of each {words} bin (bins start on the clock)\n"
+        f"result = pd.concat([{parts}], axis=1)"
+    )
+    what = f"{words} {' and '.join(n for _, n in named)}"
+    return code, what, f"{'_'.join(statistics)}{suffix}"
 
 
 def _detrend_code(trend: str) -> tuple[str, str, str]:

@@ -22,6 +22,7 @@ from xhelio.agents.offline.plan.series import (
     series_operations,
 )
 from xhelio.agents.offline.plan.sources import (
+    measuring_source,
     mission_source,
     resolve_source,
     source_candidates,
@@ -214,11 +215,13 @@ def _derived_series(
         b.notes.append(f"No mission was named, so the {d.label} is computed from OMNI data.")
         sources = [mission_source(b.vocab, MissionRef("omni", "OMNI", "OMNI", 0))]
     frame = next((w.frame for w in intent.quantities if w.frame), None)
-    for source in sources:
+    for mission in sources:
+        source = mission
         refs: list[str] = []
         units: list[str] = []
         parts: list[int] = []
         for wish in input_wishes(d, frame):
+            source = measuring_source(mission, wish)
             cands = source_candidates(b, source, wish, span)
             if not cands:
                 b.notes.append(

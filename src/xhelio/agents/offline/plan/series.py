@@ -149,6 +149,8 @@ def series_operations(
         code, what, suffix = series_code(op.kind, window, op.detail, op.window_points)
         label = b.unique(f"{tag}_{suffix}")
         units = None if op.kind != "derivative" else derivative_units(cands)
+        if op.kind == "resample" and "," in op.detail and cands and cands[0].units:
+            units = cands[0].units  # new column names ("V (max)") keep no unit themselves
         current = add_compute(b, name, (current,), label, code, f"{name} {what}", units)
         tag, name = label, f"{name} {what}"
     return current, tag, name

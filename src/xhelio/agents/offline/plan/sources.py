@@ -69,6 +69,33 @@ def _of_instrument(
     return both or [d for d in datasets if any(d in own for own in named)]
 
 
+def measuring_source(source: Source, wish: QuantityWish) -> Source:
+    """`source` kept, for one input of a derived quantity, to the instrument measuring it.
+
+    "ion beta from MMS1 FPI DIS moments and FGM": the field comes from the named
+    magnetometer (an instrument whose vocabulary `quantity` is the field), never from a
+    field copy inside the plasma instrument's products; the moments come from the other
+    named instruments. Instruments named that measure another quantity are left out of
+    this input's words.
+    """
+    text = source.text
+    named = [
+        (inst, own)
+        for inst in load_vocabulary().instruments_of(source.role)
+        if text and inst.words.search(text)
+        if (own := [d for d in source.datasets if inst.datasets.search(d.id)])
+    ]
+    measuring = [(i, own) for i, own in named if i.quantity == wish.quantity]
+    if measuring:  # only the instrument's own name: the other words are about the moments
+        inst, own = measuring[0]
+        word = inst.words.search(text)
+        return replace(source, datasets=own, text=word[0] if word else text)
+    for inst, _ in named:
+        if inst.quantity not in (None, wish.quantity):
+            text = inst.words.sub(" ", text)
+    return replace(source, text=text)
+
+
 def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
     """Which missions or datasets should deliver `wish`."""
     intent, vocab = b.intent, b.vocab
