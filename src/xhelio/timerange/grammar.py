@@ -167,7 +167,7 @@ def _with_time(day_start: datetime, match: re.Match[str]) -> _Span:
     offset = _zone_offset(parts.get("zone"))
     if parts.get("hour") is None:
         return _Span(day_start - offset, day_start - offset + _ONE_DAY, exact=False)
-    fraction = (parts["frac"] or "")[:6].ljust(6, "0")  # beyond microseconds is dropped
+    fraction = (parts.get("frac") or "")[:6].ljust(6, "0")  # beyond microseconds is dropped
     start = day_start.replace(
         hour=int(parts["hour"]),
         minute=int(parts["minute"] or 0),
@@ -215,6 +215,11 @@ def _year(match: re.Match[str], now: datetime) -> _Span:
     return _Span(start, start.replace(year=start.year + 1), exact=False)
 
 
+def _iso_week(match: re.Match[str], now: datetime) -> _Span:
+    start = datetime.fromisocalendar(int(match["year"]), int(match["week"]), 1).replace(tzinfo=UTC)
+    return _Span(start, start + timedelta(weeks=1), exact=False)
+
+
 def _word(match: re.Match[str], now: datetime) -> _Span:
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     if match["word"] == "now":
@@ -246,6 +251,7 @@ _POINT_PARSERS: list[tuple[re.Pattern[str], _PointParser]] = [
         (rf"{_COMPACT_DATE}(?:{_COMPACT_TIME})?{_ZONE}", _date),
         (rf"{_DAY_OF_YEAR}(?:(?:t|\s+){_TIME})?{_ZONE}", _day_of_year),
         (r"(?P<year>\d{4})[-/](?P<month>\d{2})", _month),
+        (r"(?:iso\s+)?(?:week\s+)?(?P<year>\d{4})-?w(?P<week>\d{1,2})", _iso_week),
         (rf"{_MONTH},?\s*(?P<year>\d{{4}})", _month),
         (_NAMED_DATE, _date),
         (_DAY_MONTH_YEAR, _date),
@@ -355,9 +361,29 @@ _BETWEEN_SEPARATOR = re.compile(r"\s+and\s+")
 _INTERVAL_SEPARATOR = re.compile(r"/|\.\.")
 
 
+# A clock time with no date: the end of a range whose start has one ("T13:00 to 15:30").
+_BARE_CLOCK = re.compile(
+    rf"(?P<hour>\d{{1,2}}):(?P<minute>\d{{2}})(?::(?P<second>\d{{2}})(?:[.,](?P<frac>\d+))?)?{_ZONE}"
+)
+
+
+def _same_day_clock(left: _Span, right_text: str) -> _Span | None:
+    """A bare clock after a start instant: on the start's day, or the next when earlier."""
+    match = _BARE_CLOCK.fullmatch(right_text)
+    if match is None or not left.exact:
+        return None
+    day = left.start.replace(hour=0, minute=0, second=0, microsecond=0)
+    span = _apply(lambda m, _now: _with_time(day, m), match, left.start)
+    if span.start <= left.start:
+        return _Span(span.start + _ONE_DAY, span.end + _ONE_DAY, exact=True)
+    return span
+
+
 def _parse_pair(left_text: str, right_text: str, now: datetime) -> tuple[_Span, _Span] | None:
     right = _parse_point(right_text, now)
     left = _parse_point(left_text, now)
+    if right is None and left is not None:
+        right = _same_day_clock(left, right_text)
     if left is None and right is not None and _YEARLESS_DAY.fullmatch(left_text):
         # `Jan 5 to Feb 2, 2024`: the start borrows the end's year.
         left = _parse_point(f"{left_text} {right.start.year}", now)
