@@ -142,3 +142,31 @@ def test_unsupported_time_words_are_asked_not_widened(text: str) -> None:
     found = find_time(text, NOW)
     assert found.range is None, (text, found.range)
     assert found.error, text
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("Voyager 2 field at the Neptune encounter", "1989-08-24T00:00", "1989-08-27T00:00"),
+        ("Cassini MAG during the Jupiter flyby", "2000-12-29T00:00", "2001-01-01T00:00"),
+        ("Ulysses field around its Jupiter flyby", "1992-02-07T00:00", "1992-02-10T00:00"),
+        (
+            "Voyager 1 field 2 days before the Saturn encounter",
+            "1980-11-09T00:00",
+            "1980-11-11T00:00",
+        ),
+        ("MESSENGER field, second Mercury flyby", "2008-10-05T00:00", "2008-10-08T00:00"),
+    ],
+)
+def test_planetary_encounters_are_vocabulary_events(text: str, start: str, end: str) -> None:
+    found = find_time(text, NOW)
+    assert found.range is not None, (text, found.error)
+    want = (datetime.fromisoformat(start + "Z"), datetime.fromisoformat(end + "Z"))
+    assert (found.range.start, found.range.end) == want, text
+
+
+def test_encounter_of_an_unnamed_spacecraft_is_asked() -> None:
+    """Several spacecraft flew past Jupiter: without one named, the dates are asked."""
+    found = find_time("magnetic field during the Jupiter flyby", NOW)
+    assert found.range is None
+    assert found.error is not None and "Jupiter flyby" in found.error

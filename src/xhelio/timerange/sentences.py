@@ -38,11 +38,18 @@ _CLOCK_RANGE = re.compile(
     re.I,
 )
 _DOY_WORD = r"(?:doys?|days?(?:\s+of\s+(?:the\s+)?year)?)"
-_DOY_TAIL = rf"(?:\s*(?:to|through|until|and|-|\u2013)\s*(?:{_DOY_WORD}\s*)?(?P<b>\d{{1,3}})(?!\d))?"
+_DOY_TAIL = (
+    rf"(?:\s*(?:to|through|until|and|-|\u2013)\s*(?:{_DOY_WORD}\s*)?(?P<b>\d{{1,3}})(?!\d))?"
+)
 _DOY_FORMS = (
-    re.compile(rf"(?:\bbetween\s+)?\b(?P<y>\d{{4}})\s*,?\s*{_DOY_WORD}\s*(?P<a>\d{{1,3}})(?!\d){_DOY_TAIL}", re.I),
     re.compile(
-        rf"(?:\bbetween\s+)?\b{_DOY_WORD}\s*(?P<a>\d{{1,3}})(?!\d){_DOY_TAIL}\s*(?:,|of|in)?\s*(?P<y>\d{{4}})\b",
+        rf"(?:\bbetween\s+)?\b(?P<y>\d{{4}})\s*,?\s*{_DOY_WORD}\s*(?P<a>\d{{1,3}})(?!\d)"
+        + _DOY_TAIL,
+        re.I,
+    ),
+    re.compile(
+        rf"(?:\bbetween\s+)?\b{_DOY_WORD}\s*(?P<a>\d{{1,3}})(?!\d){_DOY_TAIL}"
+        r"\s*(?:,|of|in)?\s*(?P<y>\d{4})\b",
         re.I,
     ),
 )
