@@ -35,6 +35,7 @@ from typing import TypeVar
 
 from xhelio.errors import BadTimeRangeError
 from xhelio.timerange.readable import readable_range
+from xhelio.timerange.words import WHOLE_NUMBER_WORDS
 
 __all__ = [
     "TimeInText",
@@ -117,10 +118,7 @@ _MONTH_NUMBERS = {
     for number, name in enumerate(_MONTH_NAMES, start=1)
     for spelling in (name, name[:3])
 } | {"sept": 9}
-_COUNT_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
-}  # fmt: skip
+_COUNT_WORDS = WHOLE_NUMBER_WORDS
 # Unit word -> (fixed length, calendar months); exactly one of the two is non-zero.
 _UNIT_SPELLINGS: tuple[tuple[str, tuple[timedelta, int]], ...] = (
     ("minute minutes min mins", (timedelta(minutes=1), 0)),

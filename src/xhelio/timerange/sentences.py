@@ -26,6 +26,7 @@ from xhelio.timerange.relative import (
     relation_before,
     suffix_around,
 )
+from xhelio.timerange.words import NUMBER_WORDS, UNIT_WORDS, alternatives, count, unit
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["TimeFound", "clock_range_on", "find_time", "stray_clocks"]
@@ -230,12 +231,8 @@ _HAS_DATE = re.compile(
     re.I,
 )
 _BAD_CLOCK = re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d])")
-_COUNT = r"(?P<n>\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)"
-_UNIT = r"(?P<u>minutes?|mins?|hours?|hrs?|h|days?|weeks?)"
-_COUNTS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
-}  # fmt: skip
+_COUNT = rf"(?P<n>\d+(?:\.\d+)?|{alternatives(NUMBER_WORDS)})"
+_UNIT = rf"(?P<u>{alternatives(UNIT_WORDS)})\b"
 _PART_OF = re.compile(
     rf"\b(?:the\s+)?(?P<w>last|first|final|opening)\s+{_COUNT}[\s-]*{_UNIT}\s+of\s+(?:the\s+)?",
     re.I,
@@ -250,21 +247,6 @@ _PLUS_MINUS = re.compile(
     rf"{_COUNT}\s*{_UNIT}",
     re.I,
 )
-
-
-def _unit(text: str) -> timedelta:
-    u = text.lower()
-    if u.startswith("m"):
-        return timedelta(minutes=1)
-    if u.startswith("h"):
-        return timedelta(hours=1)
-    if u.startswith("w"):
-        return _WEEK
-    return timedelta(days=1)
-
-
-def _count(text: str) -> int:
-    return int(text) if text.isdigit() else _COUNTS.get(text.lower(), 1)
 
 
 def _us_date(m: re.Match[str]) -> str | None:
@@ -453,7 +435,7 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
                     else TimeRange(base.start, base.start + half)
                 )
             else:
-                length = _count(match["n"]) * _unit(match["u"])
+                length = count(match["n"]) * unit(match["u"])
                 if match["w"].lower() in ("last", "final"):
                     result = TimeRange(max(base.end - length, base.start), base.end)
                 else:
@@ -463,8 +445,8 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
     if ago is not None:
         current = now or datetime.now(UTC)
         day = current.replace(hour=0, minute=0, second=0, microsecond=0)
-        start = day - _count(ago["n"]) * _unit(ago["u"])
-        length = _unit(ago["u"])
+        start = day - count(ago["n"]) * unit(ago["u"])
+        length = unit(ago["u"])
         return TimeFound(TimeRange(start, start + length), ago[0], None, (ago.span(),))
     return None
 
@@ -475,7 +457,7 @@ def _plus_minus(text: str, found: TimeFound) -> TimeFound:
     if match is None or found.range is None or not _whole_day(found.range):
         return found
     centre = _clock(found.range.start, match["c"])
-    half = _count(match["n"]) * _unit(match["u"])
+    half = count(match["n"]) * unit(match["u"])
     return TimeFound(
         TimeRange(centre - half, centre + half),
         f"{found.text} {match[0]}",
@@ -513,7 +495,7 @@ def _then_length(text: str, found: TimeFound) -> TimeFound:
     if match is None:
         return found
     begin = found.range.start
-    length = _count(match["n"]) * _unit(match["u"])
+    length = count(match["n"]) * unit(match["u"])
     return TimeFound(
         TimeRange(begin, begin + length),
         f"{found.text}{match[0]}",
@@ -531,7 +513,7 @@ def _clock_for(text: str, found: TimeFound) -> TimeFound:
         if match is None:
             continue
         begin = _clock(found.range.start, match["c"])
-        length = _count(match["n"]) * _unit(match["u"])
+        length = count(match["n"]) * unit(match["u"])
         return TimeFound(
             TimeRange(begin, begin + length),
             f"{found.text} {match[0]}",
