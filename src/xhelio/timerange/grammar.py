@@ -35,6 +35,7 @@ from typing import TypeVar
 
 from xhelio.errors import BadTimeRangeError
 from xhelio.timerange.readable import readable_range
+from xhelio.timerange.words import WHOLE_NUMBER_WORDS
 
 __all__ = [
     "TimeInText",
@@ -117,10 +118,7 @@ _MONTH_NUMBERS = {
     for number, name in enumerate(_MONTH_NAMES, start=1)
     for spelling in (name, name[:3])
 } | {"sept": 9}
-_COUNT_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
-}  # fmt: skip
+_COUNT_WORDS = WHOLE_NUMBER_WORDS
 # Unit word -> (fixed length, calendar months); exactly one of the two is non-zero.
 _UNIT_SPELLINGS: tuple[tuple[str, tuple[timedelta, int]], ...] = (
     ("minute minutes min mins", (timedelta(minutes=1), 0)),
@@ -167,7 +165,7 @@ def _with_time(day_start: datetime, match: re.Match[str]) -> _Span:
     offset = _zone_offset(parts.get("zone"))
     if parts.get("hour") is None:
         return _Span(day_start - offset, day_start - offset + _ONE_DAY, exact=False)
-    fraction = (parts["frac"] or "")[:6].ljust(6, "0")  # beyond microseconds is dropped
+    fraction = (parts.get("frac") or "")[:6].ljust(6, "0")  # beyond microseconds is dropped
     start = day_start.replace(
         hour=int(parts["hour"]),
         minute=int(parts["minute"] or 0),
@@ -215,6 +213,11 @@ def _year(match: re.Match[str], now: datetime) -> _Span:
     return _Span(start, start.replace(year=start.year + 1), exact=False)
 
 
+def _iso_week(match: re.Match[str], now: datetime) -> _Span:
+    start = datetime.fromisocalendar(int(match["year"]), int(match["week"]), 1).replace(tzinfo=UTC)
+    return _Span(start, start + timedelta(weeks=1), exact=False)
+
+
 def _word(match: re.Match[str], now: datetime) -> _Span:
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     if match["word"] == "now":
@@ -246,6 +249,7 @@ _POINT_PARSERS: list[tuple[re.Pattern[str], _PointParser]] = [
         (rf"{_COMPACT_DATE}(?:{_COMPACT_TIME})?{_ZONE}", _date),
         (rf"{_DAY_OF_YEAR}(?:(?:t|\s+){_TIME})?{_ZONE}", _day_of_year),
         (r"(?P<year>\d{4})[-/](?P<month>\d{2})", _month),
+        (r"(?:iso\s+)?(?:week\s+)?(?P<year>\d{4})-?w(?P<week>\d{1,2})", _iso_week),
         (rf"{_MONTH},?\s*(?P<year>\d{{4}})", _month),
         (_NAMED_DATE, _date),
         (_DAY_MONTH_YEAR, _date),
@@ -355,9 +359,29 @@ _BETWEEN_SEPARATOR = re.compile(r"\s+and\s+")
 _INTERVAL_SEPARATOR = re.compile(r"/|\.\.")
 
 
+# A clock time with no date: the end of a range whose start has one ("T13:00 to 15:30").
+_BARE_CLOCK = re.compile(
+    rf"(?P<hour>\d{{1,2}}):(?P<minute>\d{{2}})(?::(?P<second>\d{{2}})(?:[.,](?P<frac>\d+))?)?{_ZONE}"
+)
+
+
+def _same_day_clock(left: _Span, right_text: str) -> _Span | None:
+    """A bare clock after a start instant: on the start's day, or the next when earlier."""
+    match = _BARE_CLOCK.fullmatch(right_text)
+    if match is None or not left.exact:
+        return None
+    day = left.start.replace(hour=0, minute=0, second=0, microsecond=0)
+    span = _apply(lambda m, _now: _with_time(day, m), match, left.start)
+    if span.start <= left.start:
+        return _Span(span.start + _ONE_DAY, span.end + _ONE_DAY, exact=True)
+    return span
+
+
 def _parse_pair(left_text: str, right_text: str, now: datetime) -> tuple[_Span, _Span] | None:
     right = _parse_point(right_text, now)
     left = _parse_point(left_text, now)
+    if right is None and left is not None:
+        right = _same_day_clock(left, right_text)
     if left is None and right is not None and _YEARLESS_DAY.fullmatch(left_text):
         # `Jan 5 to Feb 2, 2024`: the start borrows the end's year.
         left = _parse_point(f"{left_text} {right.start.year}", now)

@@ -17,11 +17,14 @@ Imports only `timerange.grammar`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
 from xhelio.timerange.grammar import TimeRange
+from xhelio.timerange.words import NUMBER_WORDS as _NUMBER_WORDS
+from xhelio.timerange.words import UNIT_WORDS as _UNIT_WORDS
+from xhelio.timerange.words import alternatives as _alternatives
+from xhelio.timerange.words import count as _count
 
 __all__ = [
     "Relation",
@@ -35,27 +38,6 @@ __all__ = [
 
 # --- word tables ------------------------------------------------------------------------
 
-_ONES = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
-_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen"
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60}
-_NUMBER_WORDS: dict[str, float] = (
-    {word: n for n, word in enumerate(_ONES, start=1)}
-    | {word: n for n, word in enumerate(_TEENS.split(), start=10)}
-    | _TENS
-    | {f"{ten}-{one}": tens + n for ten, tens in _TENS.items() for n, one in enumerate(_ONES, 1)}
-    | {"a": 1, "an": 1, "half a": 0.5, "half an": 0.5, "a couple of": 2, "a half": 0.5}
-)
-_UNIT_WORDS: dict[str, timedelta] = {
-    word: length
-    for words, length in (
-        ("second seconds sec secs", timedelta(seconds=1)),
-        ("minute minutes min mins", timedelta(minutes=1)),
-        ("hour hours hr hrs h", timedelta(hours=1)),
-        ("day days d", timedelta(days=1)),
-        ("week weeks wk wks", timedelta(weeks=1)),
-    )
-    for word in words.split()
-}
 # What a relation word measures from; "around" words need a ± or "within" before them.
 _RELATION_WORDS = {
     "start": "starting|beginning|commencing|from|since",
@@ -143,11 +125,6 @@ _STOP_WORDS = frozenset(
 _MAX_GAP_WORDS = 6
 
 
-def _alternatives(words: Iterable[str]) -> str:
-    spelled = sorted(words, key=len, reverse=True)  # "minutes" before "min"
-    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in spelled)
-
-
 def _length(tag: str) -> str:
     """A length ("18 h", "two days", "the hour", "half a day"), its parts tagged."""
     return (
@@ -222,11 +199,6 @@ def _amount(match: re.Match[str], tag: str) -> timedelta | None:
         return None  # a bare unit ("hour before") is not a length
     count = 1.0 if count_text is None else _count(count_text)
     return count * _UNIT_WORDS[unit_text] if count > 0 else None
-
-
-def _count(text: str) -> float:
-    key = " ".join(text.lower().split())
-    return _NUMBER_WORDS[key] if key in _NUMBER_WORDS else float(key)
 
 
 def _gap_word(word: str) -> bool:

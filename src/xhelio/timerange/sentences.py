@@ -26,6 +26,7 @@ from xhelio.timerange.relative import (
     relation_before,
     suffix_around,
 )
+from xhelio.timerange.words import NUMBER_WORDS, UNIT_WORDS, alternatives, count, unit
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["TimeFound", "clock_range_on", "find_time", "stray_clocks"]
@@ -38,11 +39,18 @@ _CLOCK_RANGE = re.compile(
     re.I,
 )
 _DOY_WORD = r"(?:doys?|days?(?:\s+of\s+(?:the\s+)?year)?)"
-_DOY_TAIL = rf"(?:\s*(?:to|through|until|-|\u2013)\s*(?:{_DOY_WORD}\s*)?(?P<b>\d{{1,3}})(?!\d))?"
+_DOY_TAIL = (
+    rf"(?:\s*(?:to|through|until|and|-|\u2013)\s*(?:{_DOY_WORD}\s*)?(?P<b>\d{{1,3}})(?!\d))?"
+)
 _DOY_FORMS = (
-    re.compile(rf"\b(?P<y>\d{{4}})\s*,?\s*{_DOY_WORD}\s*(?P<a>\d{{1,3}})(?!\d){_DOY_TAIL}", re.I),
     re.compile(
-        rf"\b{_DOY_WORD}\s*(?P<a>\d{{1,3}})(?!\d){_DOY_TAIL}\s*(?:,|of|in)?\s*(?P<y>\d{{4}})\b",
+        rf"(?:\bbetween\s+)?\b(?P<y>\d{{4}})\s*,?\s*{_DOY_WORD}\s*(?P<a>\d{{1,3}})(?!\d)"
+        + _DOY_TAIL,
+        re.I,
+    ),
+    re.compile(
+        rf"(?:\bbetween\s+)?\b{_DOY_WORD}\s*(?P<a>\d{{1,3}})(?!\d){_DOY_TAIL}"
+        r"\s*(?:,|of|in)?\s*(?P<y>\d{4})\b",
         re.I,
     ),
 )
@@ -218,17 +226,13 @@ _CLOCKISH = re.compile(
     re.I,
 )
 _HAS_DATE = re.compile(
-    r"\d{4}-\d{2}-\d{2}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?\s+\d{1,2}\b"
+    r"\d{4}-\d{2}-\d{2}|\b\d{4}-\d{3}\b|\b(?:doy|day)\s*\d{1,3}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?\s+\d{1,2}\b"
     r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
     re.I,
 )
 _BAD_CLOCK = re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d])")
-_COUNT = r"(?P<n>\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)"
-_UNIT = r"(?P<u>minutes?|mins?|hours?|hrs?|h|days?|weeks?)"
-_COUNTS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
-}  # fmt: skip
+_COUNT = rf"(?P<n>\d+(?:\.\d+)?|{alternatives(NUMBER_WORDS)})"
+_UNIT = rf"(?P<u>{alternatives(UNIT_WORDS)})\b"
 _PART_OF = re.compile(
     rf"\b(?:the\s+)?(?P<w>last|first|final|opening)\s+{_COUNT}[\s-]*{_UNIT}\s+of\s+(?:the\s+)?",
     re.I,
@@ -243,21 +247,6 @@ _PLUS_MINUS = re.compile(
     rf"{_COUNT}\s*{_UNIT}",
     re.I,
 )
-
-
-def _unit(text: str) -> timedelta:
-    u = text.lower()
-    if u.startswith("m"):
-        return timedelta(minutes=1)
-    if u.startswith("h"):
-        return timedelta(hours=1)
-    if u.startswith("w"):
-        return _WEEK
-    return timedelta(days=1)
-
-
-def _count(text: str) -> int:
-    return int(text) if text.isdigit() else _COUNTS.get(text.lower(), 1)
 
 
 def _us_date(m: re.Match[str]) -> str | None:
@@ -296,6 +285,45 @@ _YEAR_MONTH_DAYS = re.compile(
 )
 
 
+_DATE_WORDS = (
+    rf"\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}-\d{{3}}|{_MONTH}\s+[0-3]?\d,?\s+\d{{4}}"
+    rf"|[0-3]?\d\s+{_MONTH},?\s+\d{{4}}"
+)
+# 22:00, 22:00 UT, 2200 UT, 22 UT (a 4-digit or bare hour needs its zone).
+_CLOCK_ZONE = (
+    r"(?P<{0}>\d{{1,2}}:\d{{2}}(?::\d{{2}})?|(?:[01]\d|2[0-3])[0-5]\d(?=\s*(?:UTC?|Z|GMT)\b)"
+    r"|(?:[01]?\d|2[0-3])(?=\s*(?:UTC?|Z|GMT)\b))(?:\s*(?:UTC?|Z|GMT)\b)?"
+)
+# A clock written before its date on each side ("from 22:00 UT on 2003-10-29 to 04:00 UT
+# on 2003-10-30"): each side becomes the date then the clock.
+_CLOCK_ON_DATE_PAIR = re.compile(
+    rf"(?<![\w:]){_CLOCK_ZONE.format('a')}\s*,?\s*(?:on\s+)?(?P<da>{_DATE_WORDS})"
+    r"(?P<mid>\s*(?:to|until|till|through|-|\u2013)\s*)"
+    rf"{_CLOCK_ZONE.format('b')}\s*,?\s*(?:on\s+)?(?P<db>{_DATE_WORDS})(?!\w)",
+    re.I,
+)
+# "week 12 of 2015", "2015 week 12": the ISO week parse_time_range reads as 2015-W12.
+_WEEK_NUMBER = re.compile(
+    r"\b(?:iso\s+)?week\s+(?:no\.?\s*|number\s+|#\s*)?(?P<w>\d{1,2})\s*(?:of|in|,)?\s*(?P<y>\d{4})\b"
+    r"|\b(?P<y2>\d{4}),?\s+(?:iso\s+)?week\s+(?P<w2>\d{1,2})\b",
+    re.I,
+)
+
+
+def _clock_on_date(m: re.Match[str]) -> str:
+    def side(clock: str, date: str) -> str:
+        hour, _, rest = clock.partition(":")
+        if not rest:  # "2200" or "22"
+            hour, rest = (clock[:-2], clock[-2:]) if len(clock) > 2 else (clock, "00")
+        return f"{' '.join(date.split())} {int(hour):02d}:{rest}"
+
+    return f"{side(m['a'], m['da'])}{m['mid']}{side(m['b'], m['db'])}"
+
+
+def _week_number(m: re.Match[str]) -> str:
+    return f"{m['y'] or m['y2']}-W{int(m['w'] or m['w2']):02d}"
+
+
 def _rewrite(text: str) -> _Rewritten:
     """Forms people type, in the spellings `parse_time_range` reads."""
     r = _Rewritten(text)
@@ -304,6 +332,7 @@ def _rewrite(text: str) -> _Rewritten:
     r.sub(_MONTH_THE_DAY, lambda m: f"{m['m']} {int(m['d'])}")
     r.sub(_US_DATE, _us_date)
     r.sub(_SLASH_ISO, lambda m: f"{m['y']}-{int(m['m']):02d}-{int(m['d']):02d}")
+    r.sub(_CLOCK_ON_DATE_PAIR, _clock_on_date)
     r.sub(_HOUR_PAIR, _hour_pair)
     r.sub(_AM_PM, _am_pm)
     r.sub(_NOON, lambda m: "12:00" if m[0].lower() == "noon" else "00:00")
@@ -319,6 +348,7 @@ def _rewrite(text: str) -> _Rewritten:
     r.sub(_DATE_CLOCK4, lambda m: f"{m['date']}T{m['c'][:2]}:{m['c'][2:]}")
     r.sub(_CLOCK4_UT, lambda m: f"{m['c'][:2]}:{m['c'][2:]}{m['z']}")
     r.sub(_HOUR_UT, lambda m: f"{int(m['h']):02d}:00{m['z']}")
+    r.sub(_WEEK_NUMBER, _week_number)
     return r
 
 
@@ -347,6 +377,24 @@ def _bad_clock(text: str) -> str | None:
         if int(m["h"]) > 24:
             return f"{m[0].strip()} is not a time of day (hours run 00-23)"
     return None
+
+
+# Periods counted in units the grammar has no calendar for: asked, never widened.
+_ROTATION = re.compile(
+    r"(?i:\b(?:carrington|bartels|solar)\s+rotations?\b)(?:\s*(?i:number|no\.?|#)?\s*\d{1,4}\b)?"
+    r"|\b(?:CR|BR)\s*#?\s*\d{3,4}\b",
+)
+
+
+def _unread_period(text: str) -> str | None:
+    """A rotation number ("Carrington rotation 2160", "CR 2160"): say its dates are needed."""
+    match = _ROTATION.search(text)
+    if match is None:
+        return None
+    return (
+        f"I cannot turn '{match[0].strip()}' into dates (solar rotation numbers are not "
+        "read); please give the dates, for example 2015-03-17 to 2015-04-13"
+    )
 
 
 def stray_clocks(text: str) -> tuple[str, ...]:
@@ -387,7 +435,7 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
                     else TimeRange(base.start, base.start + half)
                 )
             else:
-                length = _count(match["n"]) * _unit(match["u"])
+                length = count(match["n"]) * unit(match["u"])
                 if match["w"].lower() in ("last", "final"):
                     result = TimeRange(max(base.end - length, base.start), base.end)
                 else:
@@ -397,8 +445,8 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
     if ago is not None:
         current = now or datetime.now(UTC)
         day = current.replace(hour=0, minute=0, second=0, microsecond=0)
-        start = day - _count(ago["n"]) * _unit(ago["u"])
-        length = _unit(ago["u"])
+        start = day - count(ago["n"]) * unit(ago["u"])
+        length = unit(ago["u"])
         return TimeFound(TimeRange(start, start + length), ago[0], None, (ago.span(),))
     return None
 
@@ -409,7 +457,7 @@ def _plus_minus(text: str, found: TimeFound) -> TimeFound:
     if match is None or found.range is None or not _whole_day(found.range):
         return found
     centre = _clock(found.range.start, match["c"])
-    half = _count(match["n"]) * _unit(match["u"])
+    half = count(match["n"]) * unit(match["u"])
     return TimeFound(
         TimeRange(centre - half, centre + half),
         f"{found.text} {match[0]}",
@@ -434,6 +482,28 @@ _CLOCK_FOR = (
 )
 
 
+# A length right after a start instant: "2015-03-17 22:00, for 6 hours".
+_THEN_LENGTH = re.compile(rf"\s*,?\s*(?:and\s+)?for\s+{_LENGTH}\b", re.I)
+
+
+def _then_length(text: str, found: TimeFound) -> TimeFound:
+    """'from T for N hours' after an instant T: N hours from T, not T's default hour."""
+    if found.range is None or not found.spans or found.range.duration > timedelta(hours=1):
+        return found
+    last = max(b for _, b in found.spans)
+    match = _THEN_LENGTH.match(text, last)
+    if match is None:
+        return found
+    begin = found.range.start
+    length = count(match["n"]) * unit(match["u"])
+    return TimeFound(
+        TimeRange(begin, begin + length),
+        f"{found.text}{match[0]}",
+        None,
+        (*found.spans, match.span()),
+    )
+
+
 def _clock_for(text: str, found: TimeFound) -> TimeFound:
     """'on DAY starting at 10 UT for 3 hours': that many hours from the clock time."""
     if found.range is None or not _whole_day(found.range):
@@ -443,7 +513,7 @@ def _clock_for(text: str, found: TimeFound) -> TimeFound:
         if match is None:
             continue
         begin = _clock(found.range.start, match["c"])
-        length = _count(match["n"]) * _unit(match["u"])
+        length = count(match["n"]) * unit(match["u"])
         return TimeFound(
             TimeRange(begin, begin + length),
             f"{found.text} {match[0]}",
@@ -455,10 +525,10 @@ def _clock_for(text: str, found: TimeFound) -> TimeFound:
 
 def _find_time(text: str, now: datetime | None = None) -> TimeFound:
     """The request's time range and the spans of text that named it."""
+    clock = _CLOCK_RANGE.search(text)
     doy = _day_of_year(text, now)
     if doy is not None:
-        return doy
-    clock = _CLOCK_RANGE.search(text)
+        return _on_day(doy, clock)
     rest = text
     # "last week of March": the month is the range, not "last week".
     for used in (clock, _NTH_WEEK.search(text)):
@@ -479,14 +549,23 @@ def _find_time(text: str, now: datetime | None = None) -> TimeFound:
         result, lead = week
         spans[0] = (lead, span[1])
         words = text[lead : span[1]]
-    elif clock is not None and _whole_day(result):
-        begin, end = _clock(result.start, clock["a"]), _clock(result.start, clock["b"])
-        if end <= begin:
-            end += timedelta(days=1)
-        result = TimeRange(begin, end)
-        spans.append(clock.span())
-        words = f"{found.text} {clock[0].strip()}"
-    return TimeFound(result, words, None, tuple(spans))
+        return TimeFound(result, words, None, tuple(spans))
+    return _on_day(TimeFound(result, words, None, tuple(spans)), clock)
+
+
+def _on_day(found: TimeFound, clock: re.Match[str] | None) -> TimeFound:
+    """A clock range ("13:00-14:30", "22:00 to 02:00") on the day found, past midnight too."""
+    if clock is None or found.range is None or not _whole_day(found.range):
+        return found
+    begin, end = _clock(found.range.start, clock["a"]), _clock(found.range.start, clock["b"])
+    if end <= begin:
+        end += timedelta(days=1)
+    return TimeFound(
+        TimeRange(begin, end),
+        f"{found.text} {clock[0].strip()}",
+        None,
+        (*found.spans, clock.span()),
+    )
 
 
 @cache
@@ -535,7 +614,7 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     hours" and named events from the vocabulary ("the Halloween storm of 2003") are read
     here; an impossible clock time ("25:00") is an error.
     """
-    bad = _bad_clock(text)
+    bad = _bad_clock(text) or _unread_period(text)
     if bad is not None:
         return TimeFound(None, None, bad)
     event = _named_event(text, now)
@@ -556,7 +635,7 @@ def _named_event(text: str, now: datetime | None) -> TimeFound | None:
     """A named event of the vocabulary and any window measured from it."""
     for event in load_vocabulary().events:
         match = event.words.search(text)
-        if match is not None:
+        if match is not None and (event.spacecraft is None or event.spacecraft.search(text)):
             found = parse_time_range(event.range, now)
             named = TimeFound(found, f"{match[0]} ({event.range})", None, (match.span(),))
             return _relative(text, named, whole=True)
@@ -570,6 +649,7 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
         rewritten.text, _find_time(rewritten.text, now), whole=False
     )
     found = _clock_for(rewritten.text, _plus_minus(rewritten.text, found))
+    found = _then_length(rewritten.text, found)
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
     unknown = _unknown_event(text)
     if unknown is not None and (found.range is None or found.range.duration > _VAGUE):
@@ -587,7 +667,8 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
 _EVENT_NAME = re.compile(
     r"\b(?:during|for|in|around|of|at|before|after|following|preceding|to|since|until)\s+"
     r"(?:the\s+)?(?P<name>(?:[\w'.-]+\s+){1,3}?)"
-    r"(?P<kind>storms?|events?|flares?|CMEs?|substorms?|eclipses?)\b",
+    r"(?P<kind>storms?|events?|flares?|CMEs?|substorms?|eclipses?|encounters?|fly-?bys?"
+    r"|swing-?bys?|insertion|closest\s+approach)\b",
     re.I,
 )
 _NOT_A_NAME = re.compile(

@@ -96,6 +96,9 @@ class Event:
     name: str
     words: re.Pattern[str]
     range: str
+    spacecraft: re.Pattern[str] | None = None
+    """When set, the event is meant only if the request also names this spacecraft
+    ("the Jupiter flyby" of Cassini, of Ulysses, ...)."""
 
 
 @dataclass(frozen=True)
@@ -247,7 +250,13 @@ def load_vocabulary() -> DomainVocabulary:
             for row in raw.get("derived", [])
         ),
         events=tuple(
-            Event(row["name"], _rx(row["words"]), row["range"]) for row in raw.get("event", [])
+            Event(
+                row["name"],
+                _rx(row["words"]),
+                row["range"],
+                _rx(row["spacecraft"]) if row.get("spacecraft") else None,
+            )
+            for row in raw.get("event", [])
         ),
         english_word_aliases=frozenset(raw.get("english_word_aliases", ())),
         physics_phrases=tuple(raw.get("physics_phrases", ())),

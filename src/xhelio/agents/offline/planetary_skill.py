@@ -30,7 +30,7 @@ from xhelio.agents.turn import AssistantReply
 from xhelio.catalog.model import DatasetInfo
 from xhelio.errors import UserError, XhelioError
 from xhelio.sources.pds.catalog import load_catalog
-from xhelio.timerange import TimeRange, find_time_range
+from xhelio.timerange import TimeRange, find_time
 from xhelio.vocabulary.planetary import PlanetaryMission, load_planetary
 
 if TYPE_CHECKING:
@@ -68,15 +68,15 @@ def _claimed(host: SkillHost, request: str) -> PlanetaryMission | None:
     if not vocabulary.targets_in(request.replace(words, " ")):
         return None
     # A body named: CDAWeb's own data when it has the mission's data for the time asked.
-    wanted = find_time_range(request).range
+    wanted = find_time(request).range
     if wanted is not None and any(_covers(info, wanted) for info in science):
         return None
     return mission
 
 
-def _query(request: str, time_text: str | None, mission: PlanetaryMission) -> str:
-    text = request.replace(time_text, " ") if time_text else request
-    targets = " ".join(t.query for t in load_planetary().targets_in(request))
+def _query(text: str, mission: PlanetaryMission) -> str:
+    """Search words of a request whose time words are blanked out."""
+    targets = " ".join(t.query for t in load_planetary().targets_in(text))
     words = " ".join(_FILLER.sub(" ", text).split())
     if _MAGNETIC.search(text):
         words += " magnetometer"
@@ -121,8 +121,11 @@ def answer(host: SkillHost, request: str) -> AssistantReply | None:
         load_catalog()
     except XhelioError as exc:
         return AssistantReply(f"{mission.names[0]} data comes from NASA PDS: {exc.message}")
-    when = find_time_range(request)
-    query = _query(request, when.text, mission)
+    when = find_time(request)  # the one time grammar: encounters by name, clock ranges...
+    timeless = request
+    for start, end in when.spans:
+        timeless = timeless[:start] + " " * (end - start) + timeless[end:]
+    query = _query(timeless, mission)
     candidates = _candidates(host, query, mission)
     if not candidates:
         return AssistantReply(
@@ -130,6 +133,8 @@ def answer(host: SkillHost, request: str) -> AssistantReply | None:
             "`xhelio catalog search` lists what PDS has.",
             clarification=True,
         )
+    if when.range is None and when.error:
+        return AssistantReply(when.error, clarification=True)
     if when.range is None:
         best = candidates[0]
         return AssistantReply(
