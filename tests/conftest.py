@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 from pydantic_ai import models
 
+from xhelio.catalog.index import Catalog, build_index
+from xhelio.language.parse import Vocabulary
+
 # No test may reach an LLM provider: models are scripted with FunctionModel/TestModel.
 models.ALLOW_MODEL_REQUESTS = False
 
@@ -52,3 +55,17 @@ def listener() -> Iterator[socket.socket]:
     server.setblocking(False)
     yield server
     server.close()
+
+
+@pytest.fixture(scope="session")
+def catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    """The shipped catalog, indexed once for the session. Read only."""
+    path: Path = tmp_path_factory.mktemp("catalog") / "catalog.sqlite"
+    build_index(path)
+    return Catalog(path)
+
+
+@pytest.fixture(scope="session")
+def vocab(catalog: Catalog) -> Vocabulary:
+    """The request vocabulary of the shipped catalog. Read only: plans never change it."""
+    return Vocabulary.from_catalog(catalog)

@@ -62,10 +62,6 @@ def _drawn(session: Session, text: str) -> tuple[TurnResult, list[tuple[str, str
     return result, pairs, str(title)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="after the merge: THEMIS FFF (also search coil) ranks before FBK",
-)
 def test_a_search_coil_spectrogram_is_served_by_the_filter_bank_titled_with_it(
     session: Session,
 ) -> None:
@@ -90,10 +86,6 @@ def test_an_ion_spectrogram_is_never_served_by_electron_data_or_a_bin_table(
     assert y_title == "energy channel"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="after the merge: MMS FEEPS one-sensor intensity ranks before FPI omni",
-)
 def test_an_electron_spectrogram_is_the_omni_spectrum_not_a_matrix_or_a_field_vector(
     session: Session,
 ) -> None:
