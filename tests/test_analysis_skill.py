@@ -7,42 +7,13 @@ reference) comes back, not the physics (tests/test_analysis_methods.py does that
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-
 import pytest
 
-from servers.catalog_hapi import CatalogHapiServer
-from xhelio.agents.offline import OfflineAssistant
+from conftest import OfflineSession
 from xhelio.agents.offline.analysis_skill import answer
-from xhelio.agents.turn import TurnResult, run_turn
-from xhelio.config import load_settings
-from xhelio.tools.workspace import Workspace, open_workspace
 
 
-@dataclass
-class Session:
-    workspace: Workspace
-    assistant: OfflineAssistant
-
-    def ask(self, text: str) -> TurnResult:
-        return run_turn(self.workspace, self.assistant, text)
-
-
-@pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    home = tmp_path_factory.mktemp("analysis-home")
-    with CatalogHapiServer() as server, pytest.MonkeyPatch.context() as env:
-        env.setenv("XHELIO_HOME", str(home))
-        env.setenv("XHELIO_HAPI_URL", server.url)
-        workspace = open_workspace(settings=load_settings())
-        try:
-            yield Session(workspace, OfflineAssistant(workspace))
-        finally:
-            workspace.close()
-
-
-def test_minimum_variance_on_the_wind_field(session: Session) -> None:
+def test_minimum_variance_on_the_wind_field(session: OfflineSession) -> None:
     turn = session.ask("minimum variance on the Wind field from 10:15 to 10:25 on 2015-03-17")
     assert turn.error is None, turn.answer
     assert "WI_H0_MFI" in turn.answer and "Minimum variance normal n = (" in turn.answer
@@ -50,20 +21,20 @@ def test_minimum_variance_on_the_wind_field(session: Session) -> None:
     assert any(d.label.endswith(".LMN") for d in turn.data)
 
 
-def test_theta_bn_of_a_shock_from_wind(session: Session) -> None:
+def test_theta_bn_of_a_shock_from_wind(session: OfflineSession) -> None:
     turn = session.ask("θBn of the shock at 2015-03-17 04:00 from Wind")
     assert "WI_H0_MFI" in turn.answer
     assert "θBn = " in turn.answer and "Schwartz" in turn.answer, turn.answer
 
 
-def test_psd_of_the_ace_field(session: Session) -> None:
+def test_psd_of_the_ace_field(session: OfflineSession) -> None:
     turn = session.ask("PSD of the ACE field on 2020-01-01")
     assert turn.error is None, turn.answer
     assert "AC_H" in turn.answer and "degrees of freedom" in turn.answer
     assert "Welch" in turn.answer and any(d.label.endswith(".PSD") for d in turn.data)
 
 
-def test_proton_gyrofrequency_from_omni(session: Session) -> None:
+def test_proton_gyrofrequency_from_omni(session: OfflineSession) -> None:
     pytest.importorskip("astropy")
     turn = session.ask("proton gyrofrequency from OMNI for March 2015")
     assert turn.error is None, turn.answer
@@ -72,11 +43,11 @@ def test_proton_gyrofrequency_from_omni(session: Session) -> None:
     assert turn.figures  # the asked quantity over time is drawn
 
 
-def test_a_derived_quantity_is_left_to_the_planned_series(session: Session) -> None:
+def test_a_derived_quantity_is_left_to_the_planned_series(session: OfflineSession) -> None:
     # Plasma beta, Mach numbers, pressures: computed over time as sandbox code (derived.py).
     assert answer(session.assistant, "plasma beta from OMNI for March 2015") is None
 
 
-def test_other_requests_are_left_to_the_ordinary_reader(session: Session) -> None:
+def test_other_requests_are_left_to_the_ordinary_reader(session: OfflineSession) -> None:
     assert answer(session.assistant, "plot the ACE magnetic field on 2020-01-01") is None
     assert answer(session.assistant, "shock normal please") is None  # no time: not ours

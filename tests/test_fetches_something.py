@@ -10,24 +10,11 @@ cannot serve asks, naming what it could not find and what the mission does hold.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
 from xhelio.agents.offline.plan import build_plan
-from xhelio.catalog.index import Catalog, open_catalog
 from xhelio.language.parse import Vocabulary, parse_request
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Iterator[Catalog]:
-    with open_catalog() as cat:
-        yield cat
-
-
-@pytest.fixture(scope="module")
-def vocab(catalog: Catalog) -> Vocabulary:
-    return Vocabulary.from_catalog(catalog)
 
 
 def _first(vocab: Vocabulary, text: str) -> tuple[str, str] | None:

@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from xhelio.agents.offline.plan import build_plan
-from xhelio.catalog.index import Catalog, build_index
 from xhelio.language.parse import Vocabulary, parse_request
 
 NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Vocabulary:
-    path: Path = tmp_path_factory.mktemp("catalog") / "catalog.sqlite"
-    build_index(path)
-    return Vocabulary.from_catalog(Catalog(path))
 
 
 @pytest.mark.parametrize(

@@ -9,31 +9,13 @@ the shipped catalog. Phrasings here differ from tests/eval/heldout.toml on purpo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
 from xhelio.agents.offline.followup import merge
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
-from xhelio.catalog.index import open_catalog
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.products import product_terms
-
-
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vocabulary]:
-    import os
-
-    saved = os.environ.get("XHELIO_HOME")
-    os.environ["XHELIO_HOME"] = str(tmp_path_factory.mktemp("home"))
-    try:
-        with open_catalog() as catalog:
-            yield Vocabulary.from_catalog(catalog)
-    finally:
-        if saved is None:
-            os.environ.pop("XHELIO_HOME", None)
-        else:
-            os.environ["XHELIO_HOME"] = saved
 
 
 def _fetched(plan: OfflinePlan) -> list[str]:

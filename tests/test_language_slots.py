@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
@@ -25,20 +24,12 @@ from xhelio.agents.check import HEADING, check_turn
 from xhelio.agents.offline.plan import build_plan
 from xhelio.agents.orchestrator import AgentAssistant
 from xhelio.agents.turn import run_turn
-from xhelio.catalog.index import Catalog, build_index
 from xhelio.language.intent import RequestIntent
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.slots import Slot, account, filler_words
 from xhelio.tools.workspace import Workspace
 
 NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Vocabulary:
-    path: Path = tmp_path_factory.mktemp("catalog") / "catalog.sqlite"
-    build_index(path)
-    return Vocabulary.from_catalog(Catalog(path))
 
 
 def _parse(vocab: Vocabulary, text: str) -> RequestIntent:

@@ -10,25 +10,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from eval.harness import Case, run_case, served_home
-from xhelio.catalog.index import Catalog, build_index
 from xhelio.language.binding import bind_missions
 from xhelio.language.parse import Vocabulary, parse_request
 
 NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
 B, V = "magnetic_field", "velocity"
 SWEPAM_AND_3DP = "compare ACE SWEPAM speed with Wind 3DP ion speed, 2004-11-08"
-
-
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Vocabulary:
-    path: Path = tmp_path_factory.mktemp("catalog") / "catalog.sqlite"
-    build_index(path)
-    return Vocabulary.from_catalog(Catalog(path))
 
 
 def _asked(vocab: Vocabulary, text: str) -> dict[str, set[str]]:

@@ -10,46 +10,22 @@ from __future__ import annotations
 import re
 import socket
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from servers.catalog_hapi import CatalogHapiServer
+from conftest import OfflineSession
 from xhelio.agents.offline import OfflineAssistant
 from xhelio.agents.offline.plan import build_plan
 from xhelio.agents.turn import TurnResult, run_turn
 from xhelio.config import load_settings
 from xhelio.language.parse import parse_request
-from xhelio.tools.workspace import Workspace, open_workspace
+from xhelio.tools.workspace import open_workspace
 
 NT = r"^nT"
 KMS = r"(?i)^km ?(/|s)"
 DENSITY = r"(?i)cm|cc"
-
-
-@dataclass
-class Session:
-    server: CatalogHapiServer
-    workspace: Workspace
-    assistant: OfflineAssistant
-
-    def ask(self, text: str) -> TurnResult:
-        return run_turn(self.workspace, self.assistant, text)
-
-
-@pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    home = tmp_path_factory.mktemp("offline-home")
-    with CatalogHapiServer() as server, pytest.MonkeyPatch.context() as env:
-        env.setenv("XHELIO_HOME", str(home))
-        env.setenv("XHELIO_HAPI_URL", server.url)
-        workspace = open_workspace(settings=load_settings())
-        try:
-            yield Session(server, workspace, OfflineAssistant(workspace))
-        finally:
-            workspace.close()
 
 
 @dataclass(frozen=True)
@@ -244,7 +220,7 @@ def _fetched(result: TurnResult) -> list[str]:
 
 
 @pytest.mark.parametrize(("text", "expect"), CASES, ids=[c[0][:50] for c in CASES])
-def test_phrasing_end_to_end(session: Session, text: str, expect: Expect) -> None:
+def test_phrasing_end_to_end(session: OfflineSession, text: str, expect: Expect) -> None:
     before = len(session.workspace.session.operations)
     result = session.ask(text)
     assert result.error is None, result.answer
@@ -276,14 +252,14 @@ def test_phrasing_end_to_end(session: Session, text: str, expect: Expect) -> Non
         assert "render_plotly_json" not in tools and not result.figures
 
 
-def test_a_component_keeps_the_units_of_its_vector(session: Session) -> None:
+def test_a_component_keeps_the_units_of_its_vector(session: OfflineSession) -> None:
     result = session.ask("Solar Orbiter Bt component 2023-03-11")
     (derived,) = [d.label for d in result.data if not d.dataset]
     assert next(iter(session.workspace.session.store.get(derived).units.values())) == "nT"
     assert "Units of" not in result.answer  # no note asking for units=
 
 
-def test_style_wishes_reach_the_figure(session: Session) -> None:
+def test_style_wishes_reach_the_figure(session: OfflineSession) -> None:
     result = session.ask(
         "IMF Bz GSM from OMNI on 2024-05-10, title 'Gannon storm Bz', in red, log scale"
     )
@@ -297,7 +273,7 @@ def test_style_wishes_reach_the_figure(session: Session) -> None:
     assert [t.data_label for t in current.traces] == [d.label for d in result.data][-1:]
 
 
-def test_exports_land_in_the_session_folder(session: Session) -> None:
+def test_exports_land_in_the_session_folder(session: OfflineSession) -> None:
     result = session.ask(
         "ACE speed 2020-01-01, export the plot as acespeed.html and save the data as csv"
     )
@@ -308,14 +284,14 @@ def test_exports_land_in_the_session_folder(session: Session) -> None:
     assert "saved to" in result.answer
 
 
-def _first_candidate(session: Session, text: str) -> tuple[str, str]:
+def _first_candidate(session: OfflineSession, text: str) -> tuple[str, str]:
     intent = parse_request(text, session.assistant.vocab)
     plan = build_plan(session.assistant.vocab, intent)
     fetch = next(s for s in plan.steps if s.kind == "fetch")
     return fetch.calls[0].args["dataset_id"], fetch.calls[1].args["dataset_id"]
 
 
-def test_all_nan_first_candidate_falls_back(session: Session) -> None:
+def test_all_nan_first_candidate_falls_back(session: OfflineSession) -> None:
     text = "ACE density 2021-02-01"
     first, second = _first_candidate(session, text)
     session.server.nan_datasets.add(first)
@@ -335,7 +311,7 @@ def _param(result: TurnResult, dataset: str) -> str:
     return next(str(d.parameter) for d in result.data if d.dataset == dataset)
 
 
-def test_server_fault_on_first_candidate_falls_back(session: Session) -> None:
+def test_server_fault_on_first_candidate_falls_back(session: OfflineSession) -> None:
     text = "Wind magnetic field magnitude 2021-02-02"
     first, second = _first_candidate(session, text)
     session.server.fail_next("1406", count=1, dataset=first)
@@ -345,7 +321,7 @@ def test_server_fault_on_first_candidate_falls_back(session: Session) -> None:
     assert re.search(r"^WI_[\w-]+_MFI$", second)
 
 
-def test_no_data_on_first_candidate_falls_back(session: Session) -> None:
+def test_no_data_on_first_candidate_falls_back(session: OfflineSession) -> None:
     text = "OMNI flow pressure 2010-04-05"
     first, second = _first_candidate(session, text)
     session.server.empty_datasets.add(first)
@@ -369,7 +345,9 @@ def test_no_data_on_first_candidate_falls_back(session: Session) -> None:
         ("Foobar's solar wind speed in 2017", "'Foobar': no mission by that name"),
     ],
 )
-def test_not_understood_gets_a_helpful_answer(session: Session, text: str, needs: str) -> None:
+def test_not_understood_gets_a_helpful_answer(
+    session: OfflineSession, text: str, needs: str
+) -> None:
     result = session.ask(text)
     assert result.error is None and not result.data
     assert needs in result.answer and "For example" in result.answer
@@ -388,7 +366,7 @@ def test_not_understood_gets_a_helpful_answer(session: Session, text: str, needs
     ],
 )
 def test_discovery_answers_use_the_catalog_tools(
-    session: Session, text: str, expected: str
+    session: OfflineSession, text: str, expected: str
 ) -> None:
     before = len(session.workspace.session.operations)
     result = session.ask(text)
@@ -403,14 +381,14 @@ def test_discovery_answers_use_the_catalog_tools(
     }
 
 
-def test_cancel_stops_between_steps(session: Session) -> None:
+def test_cancel_stops_between_steps(session: OfflineSession) -> None:
     cancel = threading.Event()
     cancel.set()
     reply = session.assistant.respond("ACE |B| 2024-01-05 smoothed over 1 hour", cancel)
     assert "Cancelled after 0 of" in reply.text
 
 
-def test_every_call_goes_through_the_funnel_as_offline(session: Session) -> None:
+def test_every_call_goes_through_the_funnel_as_offline(session: OfflineSession) -> None:
     before = len(session.workspace.session.operations)
     session.ask("ACE Bz 2024-03-01")
     ops = session.workspace.session.operations[before:]
@@ -441,7 +419,7 @@ def test_unreachable_server_stops_at_once_with_one_message(
     assert "unreachable" in result.answer and not result.data and not result.figures
 
 
-def test_a_request_that_fetched_nothing_is_an_error(session: Session) -> None:
+def test_a_request_that_fetched_nothing_is_an_error(session: OfflineSession) -> None:
     text = "ACE density 2021-02-03"
     intent = parse_request(text, session.assistant.vocab)
     candidates = [
@@ -456,13 +434,13 @@ def test_a_request_that_fetched_nothing_is_an_error(session: Session) -> None:
     assert "every candidate failed" in result.answer and result.plan is None
 
 
-def test_a_simple_request_has_no_plan_record(session: Session) -> None:
+def test_a_simple_request_has_no_plan_record(session: OfflineSession) -> None:
     result = session.ask("ACE |B| 2024-01-07")
     assert result.error is None and result.plan is None  # the planner did not run
     assert result.answer.startswith("Offline mode understood: mission ACE")
 
 
-def test_derived_series_carry_units(session: Session) -> None:
+def test_derived_series_carry_units(session: OfflineSession) -> None:
     store = session.workspace.session.store
     ratio = session.ask("ratio of ACE and Wind density for 2020-01-02")
     (label,) = [d.label for d in ratio.data if d.label.startswith("ratio")]
@@ -480,7 +458,7 @@ def test_derived_series_carry_units(session: Session) -> None:
 @pytest.mark.parametrize(
     "text", ["plot Wind Bx, By, Bz on 2020-01-05", "ACE Bx and Bz for 2020-01-05"]
 )
-def test_components_asked_together_come_from_one_vector(session: Session, text: str) -> None:
+def test_components_asked_together_come_from_one_vector(session: OfflineSession, text: str) -> None:
     # Unframed By/Bz lean to GSM and Bx to GSE; together they must not mix frames.
     result = session.ask(text)
     assert result.error is None
@@ -488,14 +466,16 @@ def test_components_asked_together_come_from_one_vector(session: Session, text: 
     assert len({(d.dataset, d.parameter) for d in fetched}) == 1, fetched
 
 
-def test_an_unknown_spacecraft_beside_a_known_one_is_named_not_dropped(session: Session) -> None:
+def test_an_unknown_spacecraft_beside_a_known_one_is_named_not_dropped(
+    session: OfflineSession,
+) -> None:
     result = session.ask("compare ACE and Foobar magnetic field on 2020-01-05")
     assert result.error is None
     assert {d.dataset for d in result.data if d.dataset} <= {"AC_H0_MFI", "AC_H1_MFI", "AC_H2_MFI"}
     assert "Left out 'Foobar': no mission by that name" in result.answer
 
 
-def test_a_partly_failed_figure_is_titled_by_what_it_draws(session: Session) -> None:
+def test_a_partly_failed_figure_is_titled_by_what_it_draws(session: OfflineSession) -> None:
     text = "ACE |B| and proton density 2021-02-04"
     intent = parse_request(text, session.assistant.vocab)
     plan = build_plan(session.assistant.vocab, intent)

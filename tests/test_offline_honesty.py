@@ -10,25 +10,16 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from check_support import catalog_workspace, fetch_record  # noqa: F401  (fixture)
 from xhelio.agents.check import check_turn
 from xhelio.agents.offline.plan import build_plan
-from xhelio.catalog.index import Catalog, build_index
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.tools.workspace import Workspace
 
 NOW = datetime(2026, 11, 24, 12, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Vocabulary:
-    path: Path = tmp_path_factory.mktemp("catalog") / "catalog.sqlite"
-    build_index(path)
-    return Vocabulary.from_catalog(Catalog(path))
 
 
 @pytest.mark.parametrize(

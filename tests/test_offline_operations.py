@@ -18,7 +18,6 @@ from servers.catalog_hapi import CatalogHapiServer
 from xhelio.agents.factory import make_assistant
 from xhelio.agents.offline.plan import build_plan
 from xhelio.agents.turn import run_turn
-from xhelio.catalog.index import open_catalog
 from xhelio.config import load_settings
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.tools.workspace import Workspace, open_workspace
@@ -152,14 +151,6 @@ def test_arithmetic_across_frames_is_said(workspace: Workspace) -> None:
     answer, ops = _turn(workspace, f"ACE Bz GSM minus Wind Bz GSE on {DAY}")
     assert "GSE" in answer and "GSM" in answer and "frame" in answer.lower(), answer
     assert "a - b" in _computed(ops)
-
-
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vocabulary]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("XHELIO_HOME", str(tmp_path_factory.mktemp("home")))
-        with open_catalog() as catalog:
-            yield Vocabulary.from_catalog(catalog)
 
 
 @pytest.mark.parametrize(

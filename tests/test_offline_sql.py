@@ -7,46 +7,15 @@ returns are checked against the fetched data itself with pandas.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pandas as pd
-import pytest
 
-from servers.catalog_hapi import CatalogHapiServer
-from xhelio.agents.offline import OfflineAssistant
-from xhelio.agents.turn import TurnResult, run_turn
-from xhelio.config import load_settings
+from conftest import OfflineSession
+from xhelio.agents.turn import TurnResult
 from xhelio.data.entry import DataEntry
 from xhelio.pipelines.extract import extract_pipeline
 from xhelio.pipelines.model import TIME_RANGE_VAR
 from xhelio.pipelines.replay import replay_pipeline
-from xhelio.tools.workspace import Workspace, open_workspace
-
-
-@dataclass
-class Session:
-    workspace: Workspace
-    assistant: OfflineAssistant
-
-    def ask(self, text: str) -> TurnResult:
-        return run_turn(self.workspace, self.assistant, text)
-
-    def entry(self, label: str) -> DataEntry:
-        return self.workspace.session.store.get(label)
-
-
-@pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    home = tmp_path_factory.mktemp("offline-sql-home")
-    with CatalogHapiServer() as server, pytest.MonkeyPatch.context() as env:
-        env.setenv("XHELIO_HOME", str(home))
-        env.setenv("XHELIO_HAPI_URL", server.url)
-        workspace = open_workspace(settings=load_settings())
-        try:
-            yield Session(workspace, OfflineAssistant(workspace))
-        finally:
-            workspace.close()
 
 
 def _labels(turn: TurnResult) -> list[str]:
@@ -58,7 +27,7 @@ def _daily(entry: DataEntry, how: str) -> pd.Series:
     return entry.data.iloc[:, 0].resample("1D").agg(how).dropna()
 
 
-def test_days_below_a_threshold(session: Session) -> None:
+def test_days_below_a_threshold(session: OfflineSession) -> None:
     turn = session.ask("days when Dst < -20 in March 2015")
     assert turn.error is None, turn.answer
     assert "SQL: WITH" in turn.answer and "< -20" in turn.answer
@@ -70,7 +39,7 @@ def test_days_below_a_threshold(session: Session) -> None:
     assert list(result.data.index.date) == list(expected.index.date)
 
 
-def test_two_conditions_on_two_quantities(session: Session) -> None:
+def test_two_conditions_on_two_quantities(session: OfflineSession) -> None:
     turn = session.ask(
         "which days in March 2015 had Dst below -20 and solar wind faster than 400 km/s"
     )
@@ -87,7 +56,7 @@ def test_two_conditions_on_two_quantities(session: Session) -> None:
     assert list(result.data.index) == both
 
 
-def test_hourly_means_per_day_as_a_table(session: Session) -> None:
+def test_hourly_means_per_day_as_a_table(session: OfflineSession) -> None:
     turn = session.ask("hourly mean Bz per day as a table for 2015-03-17 to 2015-03-18")
     assert turn.error is None, turn.answer
     assert re.search(r"\| day \| hour \| mean_\w+ \(nT\) \|", turn.answer)
@@ -96,7 +65,7 @@ def test_hourly_means_per_day_as_a_table(session: Session) -> None:
     assert "GROUP BY 1, 2" in turn.answer
 
 
-def test_typed_sql_runs_as_it_is(session: Session) -> None:
+def test_typed_sql_runs_as_it_is(session: OfflineSession) -> None:
     session.ask("days when Dst < -20 in March 2015")
     dst = next(lb for lb in session.workspace.session.store.labels() if lb.endswith(".DST"))
     turn = session.ask(f'SELECT count(*) AS n FROM "{dst}"')
@@ -104,7 +73,7 @@ def test_typed_sql_runs_as_it_is(session: Session) -> None:
     assert "| n |" in turn.answer
 
 
-def test_other_requests_are_not_taken(session: Session) -> None:
+def test_other_requests_are_not_taken(session: OfflineSession) -> None:
     from xhelio.agents.offline.sql_skill import answer
 
     others = (
@@ -118,7 +87,9 @@ def test_other_requests_are_not_taken(session: Session) -> None:
         assert answer(session.assistant, text) is None
 
 
-def test_a_saved_selection_replays_with_its_fetches_for_another_month(session: Session) -> None:
+def test_a_saved_selection_replays_with_its_fetches_for_another_month(
+    session: OfflineSession,
+) -> None:
     first = len(session.workspace.session.operations)
     turn = session.ask("days when Dst < -20 in March 2015")
     assert turn.error is None, turn.answer

@@ -9,25 +9,13 @@ picked, and none is picked when the named instrument has no such parameter.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
 from xhelio.agents.offline.plan import build_plan
-from xhelio.catalog.index import Catalog, open_catalog
+from xhelio.catalog.index import Catalog
 from xhelio.language.grounding import energy_range, open_request, order_parameters, rank_open
 from xhelio.language.parse import Vocabulary, parse_request
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Iterator[Catalog]:
-    with open_catalog() as cat:
-        yield cat
-
-
-@pytest.fixture(scope="module")
-def vocab(catalog: Catalog) -> Vocabulary:
-    return Vocabulary.from_catalog(catalog)
 
 
 @pytest.mark.parametrize(

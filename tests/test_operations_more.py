@@ -139,14 +139,7 @@ def test_every_statistic_asked_of_the_same_bins_is_computed(
             "MMS2_FPI_",
             "MMS2_FGM_",
         ),
-        pytest.param(
-            "proton beta from Wind SWE moments and MFI |B| on 2019-06-01",
-            "WI_H1_SWE",
-            "WI_H0_MFI",
-            # Known since the merge: the right datasets are fetched, but the density
-            # input's note reads 'MFI' (named for |B|) as its product word.
-            marks=pytest.mark.xfail(strict=True, reason="'MFI' misread for the density"),
-        ),
+        ("proton beta from Wind SWE moments and MFI |B| on 2019-06-01", "WI_H1_SWE", "WI_H0_MFI"),
     ],
 )
 def test_derived_inputs_come_from_the_instrument_measuring_each(

@@ -12,28 +12,16 @@ not honour, and `list_parameters(about=...)` ranks the same way.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
 from check_support import fetch_record
 from xhelio.agents.check import check_turn
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
-from xhelio.catalog.index import Catalog, open_catalog
+from xhelio.catalog.index import Catalog
 from xhelio.language.grounding import order_parameters
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.resolve import scorable
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Iterator[Catalog]:
-    with open_catalog() as cat:
-        yield cat
-
-
-@pytest.fixture(scope="module")
-def vocab(catalog: Catalog) -> Vocabulary:
-    return Vocabulary.from_catalog(catalog)
 
 
 def _plan(vocab: Vocabulary, text: str) -> OfflinePlan:

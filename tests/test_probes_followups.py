@@ -9,13 +9,11 @@ catalog has no such dataset for that probe or time), and follow-ups that move th
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
 from xhelio.agents.offline.followup import is_follow_up, merge
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
-from xhelio.catalog.index import Catalog, build_index
 from xhelio.language.intent import RequestIntent
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.resolve import probe_of_dataset, probe_wanted
@@ -29,13 +27,6 @@ except ImportError:  # before the change
 
 
 NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Vocabulary:
-    path: Path = tmp_path_factory.mktemp("catalog") / "catalog.sqlite"
-    build_index(path)
-    return Vocabulary.from_catalog(Catalog(path))
 
 
 def _parse(vocab: Vocabulary, text: str) -> RequestIntent:

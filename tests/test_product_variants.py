@@ -10,31 +10,13 @@ names the nearest. Plans only (no fetch), read with the shipped catalog, across 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
-from xhelio.catalog.index import open_catalog
 from xhelio.catalog.model import DatasetInfo
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.products import product_terms, title_words, variant_count
-
-
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vocabulary]:
-    import os
-
-    saved = os.environ.get("XHELIO_HOME")
-    os.environ["XHELIO_HOME"] = str(tmp_path_factory.mktemp("home"))
-    try:
-        with open_catalog() as catalog:
-            yield Vocabulary.from_catalog(catalog)
-    finally:
-        if saved is None:
-            os.environ.pop("XHELIO_HOME", None)
-        else:
-            os.environ["XHELIO_HOME"] = saved
 
 
 def _plan(vocab: Vocabulary, text: str) -> OfflinePlan:

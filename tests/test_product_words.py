@@ -9,13 +9,11 @@ Plans only (no fetch), read with the shipped catalog.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
 from xhelio.catalog.aliases import AliasTable
-from xhelio.catalog.index import open_catalog
 from xhelio.catalog.model import DatasetInfo, Mission
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.products import (
@@ -24,22 +22,6 @@ from xhelio.language.products import (
     title_words,
     unasked_markers,
 )
-
-
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vocabulary]:
-    import os
-
-    saved = os.environ.get("XHELIO_HOME")
-    os.environ["XHELIO_HOME"] = str(tmp_path_factory.mktemp("home"))
-    try:
-        with open_catalog() as catalog:
-            yield Vocabulary.from_catalog(catalog)
-    finally:
-        if saved is None:
-            os.environ.pop("XHELIO_HOME", None)
-        else:
-            os.environ["XHELIO_HOME"] = saved
 
 
 def _fetched(plan: OfflinePlan) -> list[str]:

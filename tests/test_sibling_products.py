@@ -36,22 +36,6 @@ from xhelio.tools.discovery import get_data_availability, list_parameters
 from xhelio.tools.workspace import Workspace, open_workspace
 
 
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vocabulary]:
-    import os
-
-    saved = os.environ.get("XHELIO_HOME")
-    os.environ["XHELIO_HOME"] = str(tmp_path_factory.mktemp("home"))
-    try:
-        with open_catalog() as catalog:
-            yield Vocabulary.from_catalog(catalog)
-    finally:
-        if saved is None:
-            os.environ.pop("XHELIO_HOME", None)
-        else:
-            os.environ["XHELIO_HOME"] = saved
-
-
 def _plan(vocab: Vocabulary, text: str) -> OfflinePlan:
     return build_plan(vocab, parse_request(text, vocab))
 

@@ -10,46 +10,24 @@ of the heatmap (what the channels span, never a bare "bin" or a dimension name).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from servers.catalog_hapi import CatalogHapiServer
-from xhelio.agents.offline import OfflineAssistant
-from xhelio.agents.turn import TurnResult, run_turn
+from conftest import OfflineSession
+from xhelio.agents.turn import TurnResult
 from xhelio.catalog.model import BinsAxis, DatasetInfo, ParameterInfo
-from xhelio.config import load_settings
 from xhelio.language.products import instrument_holds, title_head
 from xhelio.language.spectra import channel_title, spectrogram_fit, spectrum_wishes
-from xhelio.tools.workspace import Workspace, open_workspace
 from xhelio.vocabulary import load_vocabulary
 
 
-@dataclass
-class Session:
-    workspace: Workspace
-    assistant: OfflineAssistant
-
-    def ask(self, text: str) -> TurnResult:
-        return run_turn(self.workspace, self.assistant, text)
-
-
 @pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
-    home = tmp_path_factory.mktemp("spectra-home")
-    with CatalogHapiServer(max_rows=500) as server, pytest.MonkeyPatch.context() as env:
-        env.setenv("XHELIO_HOME", str(home))
-        env.setenv("XHELIO_HAPI_URL", server.url)
-        workspace = open_workspace(settings=load_settings(), ephemeral=True)
-        try:
-            yield Session(workspace, OfflineAssistant(workspace))
-        finally:
-            workspace.close()
+def served_rows() -> int:
+    return 500  # heatmaps of a few hundred rows show what is drawn
 
 
-def _drawn(session: Session, text: str) -> tuple[TurnResult, list[tuple[str, str]], str]:
+def _drawn(session: OfflineSession, text: str) -> tuple[TurnResult, list[tuple[str, str]], str]:
     """The answer, the (dataset, parameter) pairs fetched, and the heatmap's y title."""
     result = session.ask(text)
     assert result.error is None, result.answer
@@ -62,12 +40,8 @@ def _drawn(session: Session, text: str) -> tuple[TurnResult, list[tuple[str, str
     return result, pairs, str(title)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="after the merge: THEMIS FFF (also search coil) ranks before FBK",
-)
 def test_a_search_coil_spectrogram_is_served_by_the_filter_bank_titled_with_it(
-    session: Session,
+    session: OfflineSession,
 ) -> None:
     # THEMIS FBK spectra are "of the Search Coil Magnetometer" by title, not by id: before,
     # "search coil" kept only the SCM waveform files and nothing was fetched.
@@ -78,7 +52,7 @@ def test_a_search_coil_spectrogram_is_served_by_the_filter_bank_titled_with_it(
 
 
 def test_an_ion_spectrogram_is_never_served_by_electron_data_or_a_bin_table(
-    session: Session,
+    session: OfflineSession,
 ) -> None:
     # Before: FAST ESA ion data missing on the server fell back to the electron survey
     # file's "Energy Bin Nos" table drawn as the spectrogram.
@@ -90,12 +64,8 @@ def test_an_ion_spectrogram_is_never_served_by_electron_data_or_a_bin_table(
     assert y_title == "energy channel"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="after the merge: MMS FEEPS one-sensor intensity ranks before FPI omni",
-)
 def test_an_electron_spectrogram_is_the_omni_spectrum_not_a_matrix_or_a_field_vector(
-    session: Session,
+    session: OfflineSession,
 ) -> None:
     # Before: MMS EIS's 3x3 "Transformation Matrix BCS to GSE" (9 values) was drawn.
     result, pairs, _ = _drawn(session, "MMS2 electron energy spectrogram 2017-07-11")
@@ -104,7 +74,9 @@ def test_an_electron_spectrogram_is_the_omni_spectrum_not_a_matrix_or_a_field_ve
     assert "Differs from the request" not in result.answer
 
 
-def test_an_energy_range_in_a_title_no_longer_hides_its_product_words(session: Session) -> None:
+def test_an_energy_range_in_a_title_no_longer_hides_its_product_words(
+    session: OfflineSession,
+) -> None:
     # "Electron omnidirectional fluxes 27 keV - 520 keV, ..., SST Foil": the title was cut
     # at "27 keV", so 'SST' matched no dataset and EESA Low was drawn with a "differs".
     result, pairs, _ = _drawn(session, "Wind 3DP SST electron omnidirectional flux 2012-03-07")
@@ -113,7 +85,7 @@ def test_an_energy_range_in_a_title_no_longer_hides_its_product_words(session: S
 
 
 def test_a_pitch_angle_distribution_says_how_the_energy_dimension_was_reduced(
-    session: Session,
+    session: OfflineSession,
 ) -> None:
     result, pairs, y_title = _drawn(
         session, "Van Allen Probe B HOPE electron pitch angle distribution 2015-03-17"
@@ -124,7 +96,7 @@ def test_a_pitch_angle_distribution_says_how_the_energy_dimension_was_reduced(
 
 
 def test_a_dynamic_spectrogram_is_the_sibling_array_not_the_programme_listing(
-    session: Session,
+    session: OfflineSession,
 ) -> None:
     # IM_K0_RPI holds plasmagrams and a "[NO PLOT - LISTING ONLY]" programme table; the
     # dynamic spectrogram is IM_K1_RPI's thermal-noise amplitude per root-Hz (its XY
@@ -135,7 +107,7 @@ def test_a_dynamic_spectrogram_is_the_sibling_array_not_the_programme_listing(
 
 
 def test_averaged_over_pitch_angle_is_an_energy_spectrum_and_a_slice_not_picked_is_said(
-    session: Session,
+    session: OfflineSession,
 ) -> None:
     # Before: "pitch angle" anywhere made the axis pitch angle, so the flux was drawn over
     # pitch angle with the energies averaged: the opposite of what was asked.

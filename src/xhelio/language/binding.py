@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from xhelio.language.intent import MissionRef, QuantityWish, RequestIntent
 
-__all__ = ["MissionBinding", "bind_missions"]
+__all__ = ["MissionBinding", "bind_missions", "clause_spans"]
 
 _JOINS = re.compile(
     r"\s*(?:[,;&]|\band\b|\bvs\b\.?|\bversus\b|\bwith\b|\bcompared (?:to|with)\b|\bagainst\b"
@@ -62,6 +62,11 @@ class MissionBinding:
     def text_of(self, ref: MissionRef, whole: str) -> str:
         """The words about `ref` (its instrument and product words are read there)."""
         return self.texts.get(ref, whole)
+
+
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    """Where each clause of `text` starts and ends (cut at "and", commas, "vs", "with")."""
+    return [(c.start, c.end) for c in _clauses(text)]
 
 
 def _clauses(text: str) -> list[_Clause]:

@@ -252,10 +252,12 @@ def title_words(title: str) -> set[str]:
     """The words of a title, upper case, split at case changes ("FastSurvey" -> FAST, SURVEY).
 
     A hyphenated word the vocabulary spells as one product token ("Anti-Sun") stays whole:
-    its parts would say another product ("Sun").
+    its parts would say another product ("Sun"). An instrument token written with a space
+    ("Search Coil Magnetometer") is said too; markers ("High Resolution") only hyphenated.
     """
     whole = _compound_tokens()
     kept = {w.upper() for w in re.findall(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+", title)} & whole
+    kept |= {token for token, spaced in _spaced_tokens() if spaced.search(title)}
     for word in kept:
         title = re.sub(re.escape(word), " ", title, flags=re.I)
     spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", title)
@@ -265,6 +267,18 @@ def title_words(title: str) -> set[str]:
 @cache
 def _compound_tokens() -> frozenset[str]:
     return frozenset(t for p in load_vocabulary().products for t in p.tokens if "-" in t)
+
+
+@cache
+def _spaced_tokens() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Hyphenated tokens of products that are no marker, each with its spaced spelling."""
+    return tuple(
+        (t, re.compile(r"(?<![A-Za-z0-9])" + r"\s+".join(t.split("-")) + r"(?![A-Za-z0-9])", re.I))
+        for p in load_vocabulary().products
+        if not p.marker
+        for t in p.tokens
+        if "-" in t
+    )
 
 
 def hard(term: Term) -> bool:

@@ -30,7 +30,7 @@ from xhelio.language.products import (
     variant_count,
 )
 from xhelio.language.quantities import Quantity, quantity
-from xhelio.language.spectra import axis_dataset_score, spectrogram_fit
+from xhelio.language.spectra import asked_fit, axis_dataset_score, spectrogram_fit
 from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
@@ -115,11 +115,21 @@ class Candidate:
     said: int = 0
     """How many of the request's product words the dataset says, with data in the requested
     time (`products.variant_count`): it orders candidates before `score` does."""
+    named: int = 0
+    """How many of those are words naming a product ("RAD2", "FBK", "burst", "pitch angle
+    distribution"; not a plain word such as "electron" in an id): they order first."""
+    fit: float = 0.0
+    """How far the parameter is what was asked, where that has levels (a spectrogram's
+    axis, look direction and field: `spectra.asked_fit`); 0 for other quantities."""
 
 
-def rank_key(c: Candidate) -> tuple[int, float, str]:
-    """Best first: the product words said decide, then the score."""
-    return (-c.said, -c.score, c.dataset_id)
+def rank_key(c: Candidate) -> tuple[int, float, int, float, str]:
+    """Best first: the products named, what was asked, the other words said, the score.
+
+    A plain word said ("electron" in an id) never lifts one sensor's intensity over the
+    omni spectrum asked; a product named ("RAD2", "FBK") is the one shown.
+    """
+    return (-c.named, -c.fit, -c.said, -c.score, c.dataset_id)
 
 
 def duration_seconds(text: str | None) -> float | None:
@@ -546,6 +556,7 @@ def resolve(
     """
     q = quantity(wish.quantity)
     bonus = _fts_bonus(catalog, q, mission_id)
+    naming = [t for t in terms if t.acronym]
     ranked: list[Candidate] = []
     for info in datasets:
         probe_score = probe_fit(info, probe)
@@ -600,6 +611,8 @@ def resolve(
                 ", ".join(why),
                 cadence,
                 said=0 if _UNCOVERED in notes else variant_count(info, terms, cadence),
+                named=0 if _UNCOVERED in notes else variant_count(info, naming, cadence),
+                fit=(asked_fit(wish, best) or 0.0) if q.shape == "spectrogram" else 0.0,
             )
         )
     ranked.sort(key=rank_key)

@@ -19,6 +19,7 @@ from xhelio.catalog.model import BinsAxis, DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish
 
 __all__ = [
+    "asked_fit",
     "axis_dataset_score",
     "channel_axis",
     "channel_title",
@@ -271,8 +272,23 @@ def _power_fit(p: ParameterInfo) -> float:
 def spectrogram_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
     """How well `p` serves the spectrogram `wish`, from its metadata; None when it cannot.
 
+    What was asked (`asked_fit`), then a power spectral density before an amplitude and
+    more channels before fewer.
+    """
+    asked = asked_fit(wish, p)
+    if asked is None:
+        return None
+    size = p.size or ()
+    power = _power_fit(p) if channel_axis(p) == "frequency" else 0.0
+    return asked + power + min(size[-1] if len(size) == 1 else max(size), 64) / 64
+
+
+def asked_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
+    """How far `p` is the spectrogram asked; None when it cannot serve it.
+
     Channels along one axis (or a pitch-angle x energy array, reduced along one), that
-    axis the one asked, the field (E or B) and the look direction typed.
+    axis the one asked, the field (E or B) and the look direction typed. Candidates
+    equal here are told apart by the product words said, then by their other merits.
     """
     size = p.size or ()
     if not 1 <= len(size) <= 2 or min(size) < 4 or not 4 <= p.components <= 20_000:
@@ -291,15 +307,13 @@ def spectrogram_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
     look = _look_fit(wish, p, len(size)) if kind in ("energy", "pitch") else 0.0
     if fit is None or look is None:
         return None
-    if kind == "frequency":
-        fit += _power_fit(p)
     asked = set(wish.qualifiers) & {"magnetic", "electric"}
     if asked and kind == "frequency":
         field = _field(p)
         if field is not None and field not in asked:
             return None  # an electric spectral density is never the magnetic one asked
         fit += 2.0 if field in asked else -0.5
-    return fit + look + min(size[-1] if len(size) == 1 else max(size), 64) / 64
+    return fit + look
 
 
 def kept_dimension(info: DatasetInfo, p: ParameterInfo, axis: str | None) -> tuple[str, int] | None:

@@ -1,7 +1,8 @@
 """Where a quantity comes from: the missions or datasets asked, and their candidates.
 
 Each source carries the request's own words about it (its instrument and product
-words), so the catalog ranking reads only what was said of that spacecraft.
+words), and each quantity asked of it its own part of them (`source_words`), so the
+catalog ranking and the notes read only what was said of that quantity there.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from datetime import timedelta
 
 from xhelio.agents.offline.plan.steps import NAMED, Builder, Source, label_tag
 from xhelio.catalog.model import DatasetInfo
+from xhelio.language.binding import clause_spans
 from xhelio.language.grounding import clause_words, honour_variants, open_request, rank_open
 from xhelio.language.intent import (
     MissionRef,
@@ -18,7 +20,7 @@ from xhelio.language.intent import (
     RequestIntent,
 )
 from xhelio.language.parse import Vocabulary
-from xhelio.language.products import instrument_holds, request_terms
+from xhelio.language.products import Term, instrument_holds, request_terms
 from xhelio.language.quantities import quantity
 from xhelio.language.resolve import (
     Candidate,
@@ -176,16 +178,13 @@ def source_candidates(
             probe=source.probe,
             time_range=span,
             wanted_cadence=b.intent.cadence_s,
-            terms=request_terms(b.intent.text, b.intent.hints),
+            terms=source_terms(b, source, wish),
             complete=True,
         )
     # Parameter-level words of the quantity's clause ("thermal", "omni") pick the sibling.
     clause = clause_words(b.intent.slots, wish.position)
     cands = honour_variants(
-        cands,
-        source.datasets,
-        open_request(clause, clause),
-        request_terms(b.intent.text, b.intent.hints),
+        cands, source.datasets, open_request(clause, clause), source_terms(b, source, wish)
     )
     if cands and span is not None:  # product words the pick lacks, a timeless sibling: said
         b.notes.extend(n for n in cands[0].notes if n not in b.notes)
@@ -216,9 +215,7 @@ def resolve_source(
     b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None, limit: int = 5
 ) -> list[Candidate]:
     """The catalog ranking for `wish` among `source`'s datasets, read with its own words."""
-    # Only this source's words name its product; "averaged over pitch angle" names none.
-    text = without_reductions(source.text or b.intent.text)
-    hints = tuple(h for h in b.intent.hints if h.lower() in text.lower())
+    text, hints = source_words(b, source, wish)
     return resolve(
         b.vocab.catalog,
         wish,
@@ -233,6 +230,62 @@ def resolve_source(
         keep_support=bool(b.intent.dataset_ids),
         limit=limit,
     )
+
+
+def source_words(b: Builder, source: Source, wish: QuantityWish) -> tuple[str, tuple[str, ...]]:
+    """The words said of `wish` at `source`, and the instrument hints among them.
+
+    The source's words ("Wind SWE ... MFI ...") without the clauses of the other
+    quantities asked that name their own product ("MFI |B|" is not the density's), when
+    the quantity's own clause (or the clause it shares words with) names one too:
+    "Wind MFI |B| and SWE density" reads 'SWE' for the density and 'MFI' for |B|, while
+    "density and temperature from SWE" keeps 'SWE' for both. Reductions ("averaged over
+    pitch angle") name no product.
+    """
+    text = source.text or b.intent.text
+    owner = _owning_clause(b, wish)
+    if owner is not None:
+        whole = b.intent.text
+        others = [w.position for w in b.intent.quantities if w.position != wish.position]
+        for start, end in clause_spans(whole):
+            clause = whole[start:end]
+            if (start, end) != owner and any(start <= at < end for at in others):
+                text = text.replace(clause, " ") if _names_product(b, clause) else text
+    text = without_reductions(text)
+    return text, tuple(h for h in b.intent.hints if h.lower() in text.lower())
+
+
+def source_terms(b: Builder, source: Source, wish: QuantityWish) -> tuple[Term, ...]:
+    """The product terms said of `wish` at `source` (`source_words`): one reading for all."""
+    text, hints = source_words(b, source, wish)
+    return request_terms(text, hints)
+
+
+def _names_product(b: Builder, clause: str) -> bool:
+    hints = tuple(h for h in b.intent.hints if h.lower() in clause.lower())
+    return bool(request_terms(clause, hints))
+
+
+def _owning_clause(b: Builder, wish: QuantityWish) -> tuple[int, int] | None:
+    """The clause whose product words are `wish`'s; None when it has none to itself.
+
+    Its own clause when that names a product, else the nearest such clause before it
+    holding a quantity ("Wind SWE density and temperature"), else the next one
+    ("density and temperature from SWE").
+    """
+    asked = b.intent.quantities
+    if not any((w.position, w.text) == (wish.position, wish.text) for w in asked):
+        return None  # an input of a derived quantity: `measuring_source` reads its words
+    whole = b.intent.text
+    spans = [
+        s
+        for s in clause_spans(whole)
+        if any(s[0] <= w.position < s[1] for w in asked) and _names_product(b, whole[s[0] : s[1]])
+    ]
+    own = next((s for s in spans if s[0] <= wish.position < s[1]), None)
+    before = [s for s in spans if s[1] <= wish.position]
+    after = [s for s in spans if s[0] > wish.position]
+    return own or (before[-1] if before else None) or (after[0] if after else None)
 
 
 def _sibling_vector_first(
