@@ -70,13 +70,16 @@ _DATE_PARTS = re.compile(
     r"|(?P<mn3>[a-z]{3})[a-z]*\.?\s+(?:the\s+)?(?P<d3>[0-3]?\d)\D*?(?:,?\s+(?P<y3>\d{4}))?",
     re.I,
 )
+_DAY_AFTER = r"(?:the\s+)?(?:next|following)\s+(?:morning|day|evening|night|afternoon)"
+_SAME_DAY = r"(?:the\s+)?same\s+(?:day|morning|evening|night|afternoon)"
+_ON_DAY = rf"\s*,?\s*(?:on\s+|in\s+)?(?:{_DAY_AFTER}|{_SAME_DAY})"
 _SEPARATOR = r"\s*(?:-|\u2013|to|until|till|through|thru|and)\s*"
 _ON = r"\s*,?\s*(?:on\s+(?:the\s+)?)?"
 _CLOCK_THEN_DATE = re.compile(rf"(?<![\w:.-])(?P<c>{CLOCK}){_ON}(?P<d>{DATE})", re.I)
 # A clock after its date, unless it opens a clock range on that day ("D 06:00 to 09:30").
 _DATE_THEN_CLOCK = re.compile(
     rf"(?<![\w:.-])(?P<d>{DATE})\s*,?\s*(?:at\s+|from\s+|starting\s+(?:at\s+)?)?(?P<c>{CLOCK})"
-    rf"(?!{_SEPARATOR}{CLOCK}(?!{_ON}{DATE}))(?![\w:])",
+    rf"(?!{_SEPARATOR}{CLOCK}(?!{_ON}{DATE}|{_ON_DAY}))(?![\w:])",
     re.I,
 )
 _STANDALONE_CLOCK = re.compile(rf"(?<![\w:./-])(?P<c>{CLOCK})(?![\w:])", re.I)
@@ -184,8 +187,6 @@ def clock_words() -> tuple[re.Pattern[str], Rewrite]:
 
 # --- words measured from the date written before them ------------------------------------
 
-_DAY_AFTER = r"(?:the\s+)?(?:next|following)\s+(?:morning|day|evening|night|afternoon)"
-_SAME_DAY = r"(?:the\s+)?same\s+(?:day|morning|evening|night|afternoon)"
 _RELATIVE_DAY = re.compile(
     rf"(?:(?P<into>\binto)\s+(?P<whole>{_DAY_AFTER})"
     rf"|\b(?P<c>{CLOCK})\s*,?\s*(?:on\s+|in\s+)?(?:(?P<next>{_DAY_AFTER})|(?P<same>{_SAME_DAY})))\b",
