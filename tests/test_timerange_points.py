@@ -42,6 +42,15 @@ def _window(text: str) -> tuple[str, str]:
         ("3 hours ahead of 1415 UT on 2017-09-08", "2017-09-08 11:15", "2017-09-08 14:15"),
         ("the 2 hours prior to 0600Z on 15 May 2005", "2005-05-15 04:00", "2005-05-15 06:00"),
         ("6 hours following 22:00 UT on 14 July 2015", "2015-07-14 22:00", "2015-07-15 04:00"),
+        (
+            "30 minutes before and after 1015 UT on 2000-07-15",
+            "2000-07-15 09:45",
+            "2000-07-15 10:45",
+        ),
+        # date then clock on both sides, the end's year borrowed; days of year as dates
+        ("17 March 2015 22:00 UT to 18 March 02:00 UT", "2015-03-17 22:00", "2015-03-18 02:00"),
+        ("2003 Oct 29 06:00 to Oct 30 06:00", "2003-10-29 06:00", "2003-10-30 06:00"),
+        ("DOY 302 2003 at 0600 UT to DOY 303 at 1200 UT", "2003-10-29 06:00", "2003-10-30 12:00"),
         # lengths from a clock-before-date start
         ("from 1930 UT on 16 Oct 2015 for 40 minutes", "2015-10-16 19:30", "2015-10-16 20:10"),
         # relative-day words across midnight

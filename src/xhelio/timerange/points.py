@@ -55,11 +55,14 @@ CLOCK = (
     r"|(?:1[0-2]|0?[1-9])(?::[0-5]\d)?\s*[ap]\.?m\b\.?"
     r"|noon|midnight)"
 )
+_DOY_WORD = r"(?:doy|day(?:\s+of\s+(?:the\s+)?year)?)"
 # Every common date: ISO, day of year, day-month and month-day with or without a year.
 DATE = (
     r"(?:(?:\d{4}-\d{2}-\d{2}|\d{4}-\d{3})(?![\d:-])"
     rf"|(?:(?:the\s+)?[0-3]?\d{_NTH}\s+(?:of\s+)?{_MONTH}(?:,?\s+\d{{4}})?"
-    rf"|{_MONTH}\s+(?:the\s+)?[0-3]?\d{_NTH}(?:,?\s+\d{{4}})?)(?![\w:]))"
+    rf"|{_MONTH}\s+(?:the\s+)?[0-3]?\d{_NTH}(?:,?\s+\d{{4}})?"
+    rf"|{_DOY_WORD}\s*\d{{1,3}}(?:\s*,?\s*(?:of\s+|in\s+)?\d{{4}})?"
+    rf"|\d{{4}}\s*,?\s*{_DOY_WORD}\s*\d{{1,3}})(?![\w:]))"
 )
 _CLOCK_PARTS = re.compile(
     r"(?P<h>\d{1,2}):?h?(?P<m>\d{2})?(?::(?P<s>\d{2}))?\s*(?P<ap>[ap])?", re.I
@@ -67,6 +70,7 @@ _CLOCK_PARTS = re.compile(
 _DATE_PARTS = re.compile(
     r"(?P<y>\d{4})-(?:(?P<m>\d{2})-(?P<d>\d{2})|(?P<doy>\d{3}))"
     r"|(?:the\s+)?(?P<d2>[0-3]?\d)\D*?\s(?:of\s+)?(?P<mn>[a-z]{3})[a-z]*\.?(?:,?\s+(?P<y2>\d{4}))?"
+    r"|(?:doy|day)\D*?(?P<n>\d{1,3})(?:\D*(?P<ny>\d{4}))?|(?P<ny2>\d{4})\D+(?P<n2>\d{1,3})"
     r"|(?P<mn3>[a-z]{3})[a-z]*\.?\s+(?:the\s+)?(?P<d3>[0-3]?\d)\D*?(?:,?\s+(?P<y3>\d{4}))?",
     re.I,
 )
@@ -104,17 +108,25 @@ def clock_text(words: str) -> str:
     return f"{hour:02d}:{parts['m'] or '00'}{seconds}"
 
 
-def _date_parts(words: str) -> tuple[int | None, int, int] | None:
-    """(year or None, month, day) of a DATE; None for a day of year out of range."""
+def _day_of_year(year: int, number: int) -> tuple[int, int, int] | None:
+    if not 1 <= number <= (366 if calendar.isleap(year) else 365):
+        return None
+    day = date(year, 1, 1) + timedelta(days=number - 1)
+    return year, day.month, day.day
+
+
+def _date_parts(words: str, year_hint: int | None = None) -> tuple[int | None, int, int] | None:
+    """(year or None, month, day) of a DATE; a day of year needs its year (or the hint)."""
     m = _DATE_PARTS.fullmatch(" ".join(words.split()))
     if m is None:
         return None
     if m["doy"]:
-        year, number = int(m["y"]), int(m["doy"])
-        if not 1 <= number <= (366 if calendar.isleap(year) else 365):
-            return None
-        day = date(year, 1, 1) + timedelta(days=number - 1)
-        return year, day.month, day.day
+        return _day_of_year(int(m["y"]), int(m["doy"]))
+    if m["n"] or m["n2"]:
+        year = m["ny"] or m["ny2"]
+        year_number = int(year) if year else year_hint
+        number = int(m["n"] or m["n2"])
+        return None if year_number is None else _day_of_year(year_number, number)
     if m["y"]:
         return int(m["y"]), int(m["m"]), int(m["d"])
     name, day = (m["mn"], m["d2"]) if m["mn"] else (m["mn3"], m["d3"])
@@ -140,29 +152,27 @@ def _iso(parts: tuple[int | None, int, int], year: int) -> str:
 
 def _dated(text: str, words: str, at: int) -> str | None:
     """A DATE as ISO, its year borrowed from the nearest dated words when missing."""
-    parts = _date_parts(words)
-    if parts is None:
-        return None
-    if parts[0] is not None:
-        return _iso(parts, parts[0])
-    years = _years(text)
+    years = [] if re.search(r"\d{4}", words) else _years(text)
     before = [y for pos, y in years if pos < at]
     after = [y for pos, y in years if pos > at]
-    year = before[-1] if before else (after[0] if after else None)
-    return None if year is None else _iso(parts, year)
+    hint = before[-1] if before else (after[0] if after else None)
+    parts = _date_parts(words, hint)
+    if parts is None or (parts[0] is None and hint is None):
+        return None
+    return _iso(parts, parts[0] or hint or 0)
 
 
-# What may end a clock range before a clock: a clock, a bare hour or 4 digits ("10 to").
 _ENDS_CLOCK_RANGE = re.compile(
     rf"(?<![\w:.-])(?:{CLOCK}|{_HOUR}h?|(?:[01]\d|2[0-3])[0-5]\d){_SEPARATOR}$", re.I
 )
 _ENDS_DATE_RANGE = re.compile(rf"{DATE}{_SEPARATOR}$", re.I)
 
 
-def _point(text: str) -> Rewrite:
+def _point(text: str, clock_first: bool) -> Rewrite:
     def rewrite(m: re.Match[str]) -> str | None:
         head = text[: m.start()]
-        if _ENDS_CLOCK_RANGE.search(head) and not _ENDS_DATE_RANGE.search(head):
+        ends_range = _ENDS_CLOCK_RANGE.search(head) and not _ENDS_DATE_RANGE.search(head)
+        if clock_first and ends_range:
             return None  # the end of a clock range on that day ("10 to 14 UT on D")
         day = _dated(text, m["d"], m.start("d"))
         return None if day is None else f"{day}T{clock_text(m['c'])}"
@@ -172,12 +182,12 @@ def _point(text: str) -> Rewrite:
 
 def clock_then_date(text: str) -> tuple[re.Pattern[str], Rewrite]:
     """'2200 UT 14 July 2015', '1830Z on 3 Mar' as "YYYY-MM-DDTHH:MM"."""
-    return _CLOCK_THEN_DATE, _point(text)
+    return _CLOCK_THEN_DATE, _point(text, clock_first=True)
 
 
 def date_then_clock(text: str) -> tuple[re.Pattern[str], Rewrite]:
     """'14 July 2015 at 22:00', '2012-07-23 from 18:00' as "YYYY-MM-DDTHH:MM"."""
-    return _DATE_THEN_CLOCK, _point(text)
+    return _DATE_THEN_CLOCK, _point(text, clock_first=False)
 
 
 def clock_words() -> tuple[re.Pattern[str], Rewrite]:

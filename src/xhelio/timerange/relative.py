@@ -48,7 +48,7 @@ _RELATION_WORDS = {
 _PLUS_MINUS_SIGN = r"(?:\u00b1|\+/-|\+-|plus\s+or\s+minus)"
 _PLUS_MINUS = rf"(?:{_PLUS_MINUS_SIGN}|within)"
 _AROUND_WORDS = r"around|about|of|from|near|cent(?:red|ered)\s+on|either\s+side\s+of"
-_EITHER_SIDE = r"(?:on\s+)?(?:either|each|both)\s+sides?\s+of"
+_EITHER_SIDE = r"(?:(?:on\s+)?(?:either|each|both)\s+sides?\s+of|before\s+and\s+after)"
 # Nouns of what happens at an anchor; any lower-case words may lead up to them.
 EVENT_NOUNS = frozenset(
     [
