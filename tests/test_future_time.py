@@ -37,3 +37,39 @@ def test_a_range_running_past_now_is_fetched_and_said(vocab: Vocabulary) -> None
 def test_a_past_range_has_no_such_note(vocab: Vocabulary) -> None:
     plan = build_plan(vocab, parse_request("ACE Bz 2026-11-20", vocab, NOW), NOW)
     assert plan.steps and not any("now" in n for n in plan.notes)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ACE magnetic field tomorrow",
+        "Wind proton density next week",
+        "OMNI Dst next Monday",
+        "ACE Bz for the next 6 hours",
+        "Wind magnetic field over the coming 3 days",
+    ],
+)
+def test_future_words_are_asked_about_never_the_last_7_days(vocab: Vocabulary, text: str) -> None:
+    plan = build_plan(vocab, parse_request(text, vocab, NOW), NOW)
+    assert not plan.steps
+    assert any("after now" in m for m in plan.missing), plan.missing
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("ACE magnetic field last Tuesday", "last Tuesday"),
+        ("Wind magnetic field this weekend", "this weekend"),
+        ("OMNI Dst until the end of the month", "end of the month"),
+        ("ACE magnetic field the next morning", "next morning"),
+    ],
+)
+def test_day_words_without_a_date_are_asked_about(vocab: Vocabulary, text: str, words: str) -> None:
+    intent = parse_request(text, vocab, NOW)
+    assert intent.time_range is None
+    assert intent.time_error is not None and words in intent.time_error
+
+
+def test_a_part_of_the_day_not_placed_is_said(vocab: Vocabulary) -> None:
+    intent = parse_request("ACE magnetic field in the evening of 2015-03-17", vocab, NOW)
+    assert "evening" in intent.time_unread

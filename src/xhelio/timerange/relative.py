@@ -48,7 +48,7 @@ _RELATION_WORDS = {
 _PLUS_MINUS_SIGN = r"(?:\u00b1|\+/-|\+-|plus\s+or\s+minus)"
 _PLUS_MINUS = rf"(?:{_PLUS_MINUS_SIGN}|within)"
 _AROUND_WORDS = r"around|about|of|from|near|cent(?:red|ered)\s+on|either\s+side\s+of"
-_EITHER_SIDE = r"(?:on\s+)?(?:either|each|both)\s+sides?\s+of"
+_EITHER_SIDE = r"(?:(?:on\s+)?(?:either|each|both)\s+sides?\s+of|before\s+and\s+after)"
 # Nouns of what happens at an anchor; any lower-case words may lead up to them.
 EVENT_NOUNS = frozenset(
     [
@@ -292,6 +292,15 @@ _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
 )
+# Days named relative to another time or to today, which no date came with ("last
+# Tuesday", "the next morning", "to the end of the month", "this weekend").
+_DAY_WORDS = (
+    r"\b(?:(?:last|previous|next|following|coming|this|on)\s+)?"
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)\b"
+    r"|\b(?:next|following|previous|same|this)\s+(?:morning|afternoon|evening|night|day)\b"
+    r"|\b(?:end|rest|remainder|start|beginning)\s+of\s+(?:the|this|that)\s+"
+    r"(?:day|week|month|year)\b"
+)
 # Time words a request may hold that name no range on their own: a year, a day of year,
 # a date without its year, a length measured from an event with no date ("18 h before
 # shock arrival", "± 2 days around the CME").
@@ -300,7 +309,8 @@ _UNREAD = re.compile(
     rf"|\b{_MONTH}\s+[0-3]?\d(?:st|nd|rd|th)?\b|\b[0-3]?\d(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?!\w)"
     rf"|{_PLUS_MINUS_SIGN}\s*{_length('a')}"
     rf"|\b{_length('b')}\s+(?:{'|'.join(_RELATION_WORDS.values())}|{_AROUND_WORDS})\s+"
-    rf"(?:the\s+)?(?:[a-z][\w-]*\s+){{0,3}}?(?:{_alternatives(EVENT_NOUNS)})\b",
+    rf"(?:the\s+)?(?:[a-z][\w-]*\s+){{0,3}}?(?:{_alternatives(EVENT_NOUNS)})\b"
+    rf"|{_DAY_WORDS}",
     re.I,
 )
 

@@ -18,7 +18,9 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 
 from xhelio.errors import BadTimeRangeError
+from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
+from xhelio.timerange.points import REWRITES, clock_words
 from xhelio.timerange.relative import (
     around,
     event_words_after,
@@ -198,7 +200,6 @@ _CLOCK4 = r"(?:[01]\d|2[0-3])[0-5]\d"
 _US_DATE = re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})\b")
 _SLASH_ISO = re.compile(r"\b(?P<y>\d{4})[/.](?P<m>\d{1,2})[/.](?P<d>\d{1,2})\b")
 _DATE_HOUR = re.compile(r"\b(?P<date>\d{4}-\d{2}-\d{2})[ T](?P<h>[01]?\d|2[0-3])\s*h\b", re.I)
-_CLOCK4_UT = re.compile(rf"(?<![\d:/-])(?P<c>{_CLOCK4})(?P<z>\s*(?:UTC?|Z)\b)", re.I)
 _CLOCK4_PAIR = re.compile(
     rf"(?<![\d:/-])(?P<a>{_CLOCK4})(?P<mid>\s*(?:UTC?\s*)?(?:to|until|till|through|and|-|\u2013)\s*)"
     rf"(?P<b>{_CLOCK4})(?![\d:/-])",
@@ -217,12 +218,12 @@ _HOUR_PAIR = re.compile(
     rf"(?P<b>{_HOUR})(?P<zb>{_ZONE_WORD}|h\b)",
     re.I,
 )
-_HOUR_UT = re.compile(rf"(?<![\w:./-])(?P<h>{_HOUR})(?P<z>{_ZONE_WORD})", re.I)
 # Clock-like words the range did not use: a time the grammar could not place.
 _CLOCKISH = re.compile(
     r"(?<![\w:./-])(?:\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:UTC?|Z|GMT)\b)?"
     r"|\d{1,4}\s*(?:UTC?|GMT)\b|\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)"
-    r"|\d{1,4}\s*Z\b|noon|midnight|[0-3]?\d(?:st|nd|rd|th))(?![\w:])",
+    r"|\d{1,4}\s*Z\b|noon|midnight|[0-3]?\d(?:st|nd|rd|th)"
+    r"|morning|afternoon|evening|night|dawn|dusk)(?![\w:])",
     re.I,
 )
 _HAS_DATE = re.compile(
@@ -261,15 +262,6 @@ _ORDINAL_DAY = re.compile(
     rf"\b(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\s+(?:of\s+)?(?P<m>{_MONTH})(?!\w)", re.I
 )
 _MONTH_THE_DAY = re.compile(rf"\b(?P<m>{_MONTH})\s+the\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?\b", re.I)
-_AM_PM = re.compile(
-    r"(?<![\w:./-])(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?", re.I
-)
-_NOON = re.compile(r"\b(?:noon|midnight)\b", re.I)
-
-
-def _am_pm(m: re.Match[str]) -> str:
-    hour = int(m["h"]) % 12 + (12 if m["ap"].lower() == "p" else 0)
-    return f"{hour:02d}:{m['m'] or '00'}"
 
 
 def _hour_pair(m: re.Match[str]) -> str:
@@ -285,39 +277,12 @@ _YEAR_MONTH_DAYS = re.compile(
 )
 
 
-_DATE_WORDS = (
-    rf"\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}-\d{{3}}|{_MONTH}\s+[0-3]?\d,?\s+\d{{4}}"
-    rf"|[0-3]?\d\s+{_MONTH},?\s+\d{{4}}"
-)
-# 22:00, 22:00 UT, 2200 UT, 22 UT (a 4-digit or bare hour needs its zone).
-_CLOCK_ZONE = (
-    r"(?P<{0}>\d{{1,2}}:\d{{2}}(?::\d{{2}})?|(?:[01]\d|2[0-3])[0-5]\d(?=\s*(?:UTC?|Z|GMT)\b)"
-    r"|(?:[01]?\d|2[0-3])(?=\s*(?:UTC?|Z|GMT)\b))(?:\s*(?:UTC?|Z|GMT)\b)?"
-)
-# A clock written before its date on each side ("from 22:00 UT on 2003-10-29 to 04:00 UT
-# on 2003-10-30"): each side becomes the date then the clock.
-_CLOCK_ON_DATE_PAIR = re.compile(
-    rf"(?<![\w:]){_CLOCK_ZONE.format('a')}\s*,?\s*(?:on\s+)?(?P<da>{_DATE_WORDS})"
-    r"(?P<mid>\s*(?:to|until|till|through|-|\u2013)\s*)"
-    rf"{_CLOCK_ZONE.format('b')}\s*,?\s*(?:on\s+)?(?P<db>{_DATE_WORDS})(?!\w)",
-    re.I,
-)
 # "week 12 of 2015", "2015 week 12": the ISO week parse_time_range reads as 2015-W12.
 _WEEK_NUMBER = re.compile(
     r"\b(?:iso\s+)?week\s+(?:no\.?\s*|number\s+|#\s*)?(?P<w>\d{1,2})\s*(?:of|in|,)?\s*(?P<y>\d{4})\b"
     r"|\b(?P<y2>\d{4}),?\s+(?:iso\s+)?week\s+(?P<w2>\d{1,2})\b",
     re.I,
 )
-
-
-def _clock_on_date(m: re.Match[str]) -> str:
-    def side(clock: str, date: str) -> str:
-        hour, _, rest = clock.partition(":")
-        if not rest:  # "2200" or "22"
-            hour, rest = (clock[:-2], clock[-2:]) if len(clock) > 2 else (clock, "00")
-        return f"{' '.join(date.split())} {int(hour):02d}:{rest}"
-
-    return f"{side(m['a'], m['da'])}{m['mid']}{side(m['b'], m['db'])}"
 
 
 def _week_number(m: re.Match[str]) -> str:
@@ -332,10 +297,9 @@ def _rewrite(text: str) -> _Rewritten:
     r.sub(_MONTH_THE_DAY, lambda m: f"{m['m']} {int(m['d'])}")
     r.sub(_US_DATE, _us_date)
     r.sub(_SLASH_ISO, lambda m: f"{m['y']}-{int(m['m']):02d}-{int(m['d']):02d}")
-    r.sub(_CLOCK_ON_DATE_PAIR, _clock_on_date)
+    for rewrite in REWRITES:  # a date and a clock in either order, words measured from it
+        r.sub(*rewrite(r.text))
     r.sub(_HOUR_PAIR, _hour_pair)
-    r.sub(_AM_PM, _am_pm)
-    r.sub(_NOON, lambda m: "12:00" if m[0].lower() == "noon" else "00:00")
     r.sub(_DATE_HOUR, lambda m: f"{m['date']}T{int(m['h']):02d}:00")
     # Two 4-digit clock times joined by "to" are read so only beside a date elsewhere
     # ("on 2024-01-15 from 0600 to 1800"), never alone, where they would be years.
@@ -346,8 +310,7 @@ def _rewrite(text: str) -> _Rewritten:
         )
         r.sub(_AT_CLOCK4, lambda m: f"at {m['c'][:2]}:{m['c'][2:]}")
     r.sub(_DATE_CLOCK4, lambda m: f"{m['date']}T{m['c'][:2]}:{m['c'][2:]}")
-    r.sub(_CLOCK4_UT, lambda m: f"{m['c'][:2]}:{m['c'][2:]}{m['z']}")
-    r.sub(_HOUR_UT, lambda m: f"{int(m['h']):02d}:00{m['z']}")
+    r.sub(*clock_words())
     r.sub(_WEEK_NUMBER, _week_number)
     return r
 
@@ -651,6 +614,8 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
     found = _clock_for(rewritten.text, _plus_minus(rewritten.text, found))
     found = _then_length(rewritten.text, found)
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
+    if found.range is None and found.error is None:
+        found, spans = _future(text, now) or (found, spans)
     unknown = _unknown_event(text)
     if unknown is not None and (found.range is None or found.range.duration > _VAGUE):
         return TimeFound(
@@ -660,6 +625,18 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
             "(for example 2015-03-17 to 2015-03-19)",
         )
     return TimeFound(found.range, found.text, found.error, spans)
+
+
+def _future(text: str, now: datetime | None) -> tuple[TimeFound, tuple[tuple[int, int]]] | None:
+    """'tomorrow', 'next week': the future range named, for the planner to ask about."""
+    future = future_range(text, now or datetime.now(UTC))
+    if future is None:
+        return None
+    start, end, words = future
+    at = text.find(words)
+    return TimeFound(TimeRange(start, end), words, None, ((at, at + len(words)),)), (
+        (at, at + len(words)),
+    )
 
 
 # A named event ("the Kessler storm", "the 2020 foo-bar event") the vocabulary does not
