@@ -106,6 +106,10 @@ _MORE_PROBES = re.compile(
     re.I,
 )
 _PROBE_SUFFIX = re.compile(r"^(?:-| )?(?:[a-e]|[a-z]?\d{1,3})\b", re.I)
+# "THEMIS probes C, D and E", "Cluster spacecraft 1 and 3": the probe after a noun.
+_NOUN_PROBE = re.compile(r"^\s+(?i:probes?|spacecraft|satellites?|s/c)\s+(?P<p>[A-E]|\d{1,2})\b")
+# "thc, thd, the": a further shorthand of the same constellation in a list.
+_MORE_SHORTHAND = re.compile(r"^\s*(?:,|and|&|/)\s*(?:and\s+)?(?P<p>[A-Za-z][\w-]*)(?![\w-])")
 # "how fast was the wind at DSCOVR": the wind blowing, not the Wind spacecraft.
 _THE_WIND = re.compile(r"\bthe\s+$")
 _CRAFT_AFTER = re.compile(
@@ -169,18 +173,27 @@ def _mask(text: str, start: int, end: int) -> str:
 
 
 def _more_probes(
-    mission_id: str, typed: str, text: str, end: int, spans: list[tuple[int, int]]
+    mission_id: str, typed: str, text: str, end: int, spans: list[tuple[int, int]], listed: bool
 ) -> list[tuple[str, int]]:
-    """Further spacecraft after the first ("STEREO A and B", "ARTEMIS P1 and P2")."""
+    """Further spacecraft after the first ("STEREO A and B", "ARTEMIS P1 and P2").
+
+    `listed`: another probe of the mission was named just before ("thc, thd, ...").
+    """
     found: list[tuple[str, int]] = []
-    while (more := _MORE_PROBES.match(text[end:])) is not None:
-        other = probe_swapped(mission_id, typed, more["p"])
-        if other is None:
-            break
+    entry = load_vocabulary().missions.get(mission_id)
+    while True:
+        more = _MORE_PROBES.match(text[end:])
+        other = probe_swapped(mission_id, typed, more["p"]) if more else None
+        if other is None and entry is not None and (found or listed):
+            # A shorthand the vocabulary has only as typed exactly ("the" for THEMIS-E)
+            # counts as a probe inside a list of two or more ("thc, thd, the").
+            more = _MORE_SHORTHAND.match(text[end:])
+            other = more["p"] if more and entry.probe_of(more["p"]) else None
+        if more is None or other is None:
+            return found
         found.append((other, end + more.start("p")))
         spans.append((end, end + more.end()))
         end += more.end()
-    return found
 
 
 def _joined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -216,12 +229,17 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
         if _the_wind(text, typed, start, end) or any(a <= start < b for a, b in spans):
             continue  # the wind blowing; a probe of a list already read ("THEMIS-A/-D/-E")
         suffix = _PROBE_SUFFIX.match(text[end:]) if mention.mission_id in vocab.probes else None
-        if suffix and not re.search(r"\d$|-[a-e]$", typed, re.I):
+        noun = _NOUN_PROBE.match(text[end:]) if mention.mission_id in vocab.probes else None
+        if noun and probe_wanted(named := f"{typed} {noun['p']}") is not None:
+            end += noun.end()
+            typed = named  # "THEMIS probes C" is THEMIS C
+        elif suffix and not re.search(r"\d$|-[a-e]$", typed, re.I):
             end += suffix.end()
             typed = text[start:end]
         spans.append((start, end))
         name = vocab.mission_names.get(mention.mission_id, mention.mission_id)
-        extra = _more_probes(mention.mission_id, typed, text, end, spans)
+        listed = any(r.mission_id == mention.mission_id for r in refs)
+        extra = _more_probes(mention.mission_id, typed, text, end, spans, listed)
         for ref in [
             MissionRef(mention.mission_id, name, typed, start),
             *(MissionRef(mention.mission_id, name, t, at) for t, at in extra),
@@ -262,7 +280,11 @@ _ALL_BEFORE = re.compile(
 )
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 _ALL_AFTER = re.compile(r"^\s*(?:spacecraft|probes|satellites)?\s*(?:\(\s*)?all\b", re.I)
-_PROBE_RANGE = re.compile(r"^\s*(?:-|\u2013|to|through)\s*[A-Za-z]{0,5}-?(?P<b>[1-9]|[A-Ea-e])\b")
+_PROBE_RANGE = re.compile(
+    r"^\s*(?:-|\u2013|(?P<to>to)|through)\s*[A-Za-z]{0,5}-?(?P<b>[1-9]|[A-Ea-e])\b"
+)
+# "the ratio of MMS1 to MMS4": two spacecraft, not MMS1 through MMS4.
+_RATIO = re.compile(r"\bratios?\b", re.I)
 
 
 def _count_said(every: re.Match[str] | None) -> int | None:
@@ -290,7 +312,11 @@ def _whole_constellations(
             # "the two STEREO", "both ARTEMIS probes"; a count that does not fit: not all.
             count = _count_said(every)
             wanted = names if count in (None, len(names)) else []
-        elif first is not None and (span := _PROBE_RANGE.match(text[end:])) is not None:
+        elif (
+            first is not None
+            and (span := _PROBE_RANGE.match(text[end:])) is not None
+            and not (span["to"] and _RATIO.search(text))
+        ):
             keys = [probe_wanted(n) for n in names]
             last = span["b"].upper()
             if first in keys and last in keys and keys.index(last) > keys.index(first):
