@@ -27,6 +27,7 @@ from xhelio.language.probes import probe_swapped
 from xhelio.language.resolve import probe_wanted
 from xhelio.language.wishes import find_durations, format_seconds
 from xhelio.timerange import TimeRange, clock_range_on
+from xhelio.timerange.words import NUMBER_WORDS, UNIT_WORDS, alternatives, count, unit
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["export_only", "is_follow_up", "is_undo", "merge", "replay"]
@@ -41,7 +42,9 @@ _FOLLOW_WORDS = re.compile(
 _ADD = re.compile(r"\b(?:add|also|too|plus|as well|underneath|below|beneath|under|overlay)\b", re.I)
 _REMOVE = re.compile(r"\b(?:remove|drop|delete|without|take out|hide)\b", re.I)
 _BELOW = re.compile(r"\b(?:underneath|below|beneath|under(?! \d))\b", re.I)
-_SHIFT = re.compile(r"\b(?:shift|move|step|slide|go)\w*\b", re.I)
+_SHIFT = re.compile(
+    r"\b(?:shift|move|step|slide)\w*\b|\bgo(?:ing)? (?:back|forward|ahead|earlier|later)\b", re.I
+)
 _BACK = re.compile(r"\b(?:back\w*|earlier|previous|before|prior)\b", re.I)
 _EXTEND = re.compile(r"\b(?:extend\w*|widen\w*|lengthen\w*)\b", re.I)
 _DAY_WORD = re.compile(r"\b(?:next|previous|following|prior) (?P<u>day|week|hour)\b", re.I)
@@ -52,6 +55,29 @@ _EDGE = re.compile(r"\b(?:(?P<s>start|begin)|(?P<e>end|stop|finish))(?:s|ing)?\b
 _LATER = re.compile(r"\b(?:later|after|forward|ahead)\b", re.I)
 _DAY_OF_MONTH = re.compile(r"\b(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
 _UNIT = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(days=7)}
+# "add 6 more hours", "another day", "two extra days": that much more time.
+_MORE_TIME = re.compile(
+    rf"\b(?:(?P<n>\d+(?:\.\d+)?|{alternatives(NUMBER_WORDS)})\s+(?:more|extra|additional)"
+    rf"|(?P<one>another|one more|an extra|an additional))\s+(?P<u>{alternatives(UNIT_WORDS)})\b",
+    re.I,
+)
+
+
+def _more_time(text: str) -> timedelta | None:
+    """How much more time "add 6 more hours" or "another day" asks for, or None."""
+    match = _MORE_TIME.search(text)
+    if match is None:
+        return None
+    return (1 if match["one"] else count(match["n"])) * unit(match["u"])
+
+
+def _time_words(intent: RequestIntent) -> str:
+    """The request with the spacecraft and dataset names blanked: "GOES 11" is no time."""
+    text = intent.slots.text or intent.text
+    for slot in intent.slots.slots:
+        if slot.kind in ("mission", "dataset"):
+            text = text[: slot.start] + " " * (slot.end - slot.start) + text[slot.end :]
+    return text
 
 
 def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
@@ -61,7 +87,10 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
     served = bool(intent.missions or intent.dataset_ids)
     named = bool(intent.quantities) or served
     wishes = (
-        _zoom_clock(intent.text, TimeRange(_ANY_DAY, _ANY_DAY + timedelta(days=1)))
+        _zoom_clock(_time_words(intent), TimeRange(_ANY_DAY, _ANY_DAY + timedelta(days=1)))
+        or _MORE_TIME.search(intent.text)
+        or _ALL_PROBES.search(intent.text)
+        or _OTHER_PROBE.search(intent.text)
         or intent.operations
         or intent.plot.log_y
         or intent.plot.layout != "auto"
@@ -85,10 +114,13 @@ _BARE_PROBE = re.compile(
 )
 _THE_OTHER = re.compile(r"\bthe other (?:probe|spacecraft|satellite|one)\b", re.I)
 _ALL_PROBES = re.compile(
-    r"\b(?:all(?:\s+(?:the\s+)?(?:two|three|four|five|[2-5]))?|both|each|every)\s+"
-    r"(?:of\s+the\s+)?(?:probes?|spacecraft|satellites?|s/c)\b",
+    r"\b(?:all(?:\s+(?:the\s+)?(?P<n>two|three|four|five|[2-5]))?|both|each|every)\s+"
+    r"(?:of\s+the\s+)?(?:probes?|spacecraft|satellites?|s/c|ones?)\b"
+    r"|\ball\s+(?:the\s+)?(?P<m>two|three|four|five|[2-5])\b"
+    r"|\b(?:all|both|each)\s+of\s+them\b",
     re.I,
 )
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
 
 
 def _other_probes(
@@ -104,8 +136,12 @@ def _other_probes(
     if not multi:
         return None
     first = multi[0]
-    if _ALL_PROBES.search(new.text):
+    if (every := _ALL_PROBES.search(new.text)) is not None:
         names = vocab.probe_names(first.mission_id, first.text)
+        said = every["n"] or every["m"] or ""
+        whole = vocab.probe_names(first.mission_id)
+        if _COUNT_WORDS.get(said.lower(), int(said) if said.isdigit() else 0) == len(whole):
+            names = whole  # "all five" after ARTEMIS P1: every THEMIS probe
         refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in names]
         return tuple(refs), ""
     if _THE_OTHER.search(new.text):
@@ -217,7 +253,7 @@ def _operations(base: RequestIntent, new: RequestIntent) -> tuple[OperationWish,
 
 
 def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange | None:
-    text = new.text
+    text = _time_words(new)
     durations = find_durations(text)
     step: timedelta | None = timedelta(seconds=durations[0].seconds) if durations else None
     word = _DAY_WORD.search(text)
@@ -258,8 +294,9 @@ def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange
             f"range loaded before: {span.readable()}."
         )
         return span
-    if _EXTEND.search(text):
-        step = step or base.duration
+    more = _more_time(text)
+    if _EXTEND.search(text) or more is not None:
+        step = more or step or base.duration
         if _BACK.search(text):
             notes.append(f"Extended the time range {format_seconds(step.total_seconds())} earlier.")
             return TimeRange(base.start - step, base.end)
@@ -395,13 +432,13 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     else:
         quantities = new.quantities or _with_form(_with_species(base, new), new)
     time_range, time_text = new.time_range, new.time_text
-    zoom = _zoom_clock(new.text, base.time_range) if base.time_range else None
+    zoom = _zoom_clock(_time_words(new), base.time_range) if base.time_range else None
     time_error = new.time_error
     if zoom is not None and (time_range is None or time_error):
         time_range, time_text, time_error = zoom, zoom.readable(), None
         notes.append(f"Zoomed to {zoom.readable()} on the day already loaded.")
     elif time_range is not None and base.time_range is not None:
-        moved = _time_edges(base.time_range, time_range, new.text, notes)
+        moved = _time_edges(base.time_range, time_range, _time_words(new), notes)
         if moved is not None:
             time_range, time_text = moved, moved.readable()
     if time_range is None and base.time_range is not None:
