@@ -59,6 +59,7 @@ def _datasets(plan: OfflinePlan) -> list[str]:
         ("MMS probes 2 and 3 magnetic field 2016-12-09", "mms", "23"),
         ("ratio of MMS1 to MMS4 |B| on 2017-07-11", "mms", "14"),
         ("the ratio of C1 to C3 field magnitude 2004-01-10", "cluster", "13"),
+        ("MMS spacecraft 1-4 magnetic field 2016-12-09", "mms", "1234"),
     ],
 )
 def test_every_spacecraft_listed_is_read(
@@ -120,3 +121,22 @@ def test_all_of_a_constellation_after_one(vocab: Vocabulary, text: str) -> None:
     assert [probe_wanted(m.text) for m in merged.missions] == ["1", "2", "3", "4"]
     plan = build_plan(vocab, merged, NOW)
     assert sorted(probe_of_dataset(d) for d in _datasets(plan)) == ["1", "2", "3", "4"]
+
+
+@pytest.mark.parametrize(
+    ("text", "mission", "probes"),
+    [
+        # The catalog has no NOAA-17 dataset: the range is what the catalog numbers.
+        ("NOAA 15 through 19 electron flux 2014-01-01", "noaa", ["15", "16", "18", "19"]),
+        ("DMSP F16-F18 magnetometer data 2010-05-01", "dmsp", ["16", "17", "18"]),
+        ("GOES 13 to 15 electron flux 2015-03-17", "goes", ["13", "14", "15"]),
+        ("GOES-13 - GOES-15 difference in the field 2015-03-17", "goes", ["13", "15"]),
+        ("GOES 15 minus GOES 13 field 2015-03-17", "goes", ["15", "13"]),
+    ],
+)
+def test_numbered_fleets_read_ranges_from_the_catalog(
+    vocab: Vocabulary, text: str, mission: str, probes: list[str]
+) -> None:
+    intent = _parse(vocab, text)
+    assert {m.mission_id for m in intent.missions} == {mission}
+    assert [probe_wanted(m.text) for m in intent.missions] == probes

@@ -251,7 +251,7 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
             ):
                 continue
             refs.append(ref)
-    refs = _distinct(_whole_constellations(text, refs, spans))
+    refs = _distinct(_whole_constellations(text, refs, spans, vocab.probes))
     spans += _joined(text, spans)
     # "Cluster C2 and C4": the bare mission name is not a third spacecraft.
     probed = {r.mission_id for r in refs if probe_wanted(r.text) is not None}
@@ -281,10 +281,11 @@ _ALL_BEFORE = re.compile(
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 _ALL_AFTER = re.compile(r"^\s*(?:spacecraft|probes|satellites)?\s*(?:\(\s*)?all\b", re.I)
 _PROBE_RANGE = re.compile(
-    r"^\s*(?:-|\u2013|(?P<to>to)|through)\s*[A-Za-z]{0,5}-?(?P<b>[1-9]|[A-Ea-e])\b"
+    r"^(?:(?P<to>\s+to|\s+[-\u2013]\s)|\s*(?:-|\u2013|through))\s*[A-Za-z]{0,5}-?"
+    r"(?P<b>\d{1,2}|[A-Ea-e])\b"
 )
-# "the ratio of MMS1 to MMS4": two spacecraft, not MMS1 through MMS4.
-_RATIO = re.compile(r"\bratios?\b", re.I)
+# "the ratio of MMS1 to MMS4", "GOES 15 - GOES 13 difference": two spacecraft, no range.
+_ARITHMETIC = re.compile(r"\b(?:ratios?|differences?|minus|subtract\w*|divided)\b", re.I)
 
 
 def _count_said(every: re.Match[str] | None) -> int | None:
@@ -297,14 +298,34 @@ def _count_said(every: re.Match[str] | None) -> int | None:
     return int(word) if word.isdigit() else _COUNTS[word.lower()]
 
 
+def _members(ref: MissionRef, held: frozenset[str]) -> list[str]:
+    """How each spacecraft of `ref`'s constellation is written, in order.
+
+    The vocabulary's probe names of those the catalog has datasets of; with no probe
+    table, the spacecraft the catalog's dataset ids number ("GOES 13", "DMSP F17").
+    """
+    names = load_vocabulary().probe_names(ref.mission_id, ref.text)
+    if names:
+        return [n for n in names if not held or probe_wanted(n) in held]
+    typed = probe_wanted(ref.text)
+    named = [
+        ref.text if p == typed else probe_swapped(ref.mission_id, ref.text, p)
+        for p in sorted((p for p in held if p.isdigit()), key=int)
+    ]
+    return [n for n in named if n is not None]
+
+
 def _whole_constellations(
-    text: str, refs: list[MissionRef], spans: list[tuple[int, int]]
+    text: str,
+    refs: list[MissionRef],
+    spans: list[tuple[int, int]],
+    held: dict[str, frozenset[str]],
 ) -> list[MissionRef]:
     """Every spacecraft of "all four MMS", "both Van Allen Probes", "Cluster 1-4"."""
     out: list[MissionRef] = []
     for ref in refs:
-        names = load_vocabulary().probe_names(ref.mission_id, ref.text)
-        end = ref.position + len(ref.text)
+        names = _members(ref, held.get(ref.mission_id, frozenset()))
+        end = next((b for a, b in spans if a == ref.position), ref.position + len(ref.text))
         first = probe_wanted(ref.text)
         wanted: list[str] = []
         every = _ALL_BEFORE.search(text[: ref.position])
@@ -315,7 +336,7 @@ def _whole_constellations(
         elif (
             first is not None
             and (span := _PROBE_RANGE.match(text[end:])) is not None
-            and not (span["to"] and _RATIO.search(text))
+            and not (span["to"] and _ARITHMETIC.search(text))
         ):
             keys = [probe_wanted(n) for n in names]
             last = span["b"].upper()
