@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from xhelio.agents.offline.followup import is_follow_up, merge
+from xhelio.agents.offline.followup import is_follow_up, is_undo, merge
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
 from xhelio.catalog.index import Catalog, build_index
 from xhelio.language.intent import RequestIntent
@@ -140,3 +140,58 @@ def test_numbered_fleets_read_ranges_from_the_catalog(
     intent = _parse(vocab, text)
     assert {m.mission_id for m in intent.missions} == {mission}
     assert [probe_wanted(m.text) for m in intent.missions] == probes
+
+
+@pytest.mark.parametrize(
+    ("first", "text", "probes"),
+    [
+        ("THEMIS A magnetic field on 2008-02-26", "now probes D and E", ["D", "E"]),
+        ("THEMIS A magnetic field on 2008-02-26", "now probes A and D", ["A", "D"]),
+        ("GOES 12 magnetic field on 2008-01-10", "now satellites 11 and 10", ["11", "10"]),
+        ("DMSP F16 magnetometer data on 2010-05-01", "same for F17", ["17"]),
+        ("RBSP-A magnetic field 2015-03-17", "same for the other Van Allen probe", ["B"]),
+    ],
+)
+def test_follow_ups_name_other_spacecraft_of_the_fleet(
+    vocab: Vocabulary, first: str, text: str, probes: list[str]
+) -> None:
+    merged, _ = _follow(vocab, first, text)
+    assert [probe_wanted(m.text) for m in merged.missions] == probes
+    assert merged.time_range == _parse(vocab, first).time_range
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("zoom to 6 to 12", "2016-12-09T06:00", "2016-12-09T12:00"),
+        ("narrow it to 14-18h", "2016-12-09T14:00", "2016-12-09T18:00"),
+        ("add the previous day", "2016-12-08T00:00", "2016-12-10T00:00"),
+        ("include the next day too", "2016-12-09T00:00", "2016-12-11T00:00"),
+        ("show the previous day", "2016-12-08T00:00", "2016-12-09T00:00"),
+    ],
+)
+def test_follow_ups_zoom_and_grow_the_loaded_span(
+    vocab: Vocabulary, text: str, start: str, end: str
+) -> None:
+    merged, _ = _follow(vocab, "MMS1 FGM magnetic field 2016-12-09", text)
+    assert merged.time_range is not None
+    day = datetime.fromisoformat
+    assert (merged.time_range.start, merged.time_range.end) == (
+        day(start).replace(tzinfo=UTC),
+        day(end).replace(tzinfo=UTC),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "undo"),
+    [
+        ("undo the zoom", True),
+        ("back to the previous one", True),
+        ("revert the last change", True),
+        ("go back to the original time range", True),
+        ("go back a day", False),
+        ("go back to 2015-03-10", False),
+    ],
+)
+def test_undo_in_its_common_forms(text: str, undo: bool) -> None:
+    assert is_undo(text) is undo
