@@ -60,6 +60,10 @@ def _datasets(plan: OfflinePlan) -> list[str]:
         ("ratio of MMS1 to MMS4 |B| on 2017-07-11", "mms", "14"),
         ("the ratio of C1 to C3 field magnitude 2004-01-10", "cluster", "13"),
         ("MMS spacecraft 1-4 magnetic field 2016-12-09", "mms", "1234"),
+        ("MMS magnetic field, all four spacecraft, 2016-12-09", "mms", "1234"),
+        ("Cluster field from every spacecraft 2004-01-10", "cluster", "1234"),
+        ("THEMIS ion density for all five probes 2009-03-10", "themis", "ABCDE"),
+        ("STEREO magnetic field, both spacecraft, 2010-08-01", "stereo", "AB"),
     ],
 )
 def test_every_spacecraft_listed_is_read(

@@ -279,6 +279,12 @@ _ALL_BEFORE = re.compile(
     re.I,
 )
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
+# "MMS field for each spacecraft", "THEMIS density, all five probes": every one, said apart.
+_ALL_APART = re.compile(
+    r"\b(?:all(?:\s+(?:the\s+)?(?P<n>two|three|four|five|[2-5]))?|both|each(?:\s+of\s+the)?"
+    r"|every)\s+(?:probes|probe|spacecraft|satellites|satellite|s/c)\b",
+    re.I,
+)
 _ALL_AFTER = re.compile(r"^\s*(?:spacecraft|probes|satellites)?\s*(?:\(\s*)?all\b", re.I)
 _PROBE_RANGE = re.compile(
     r"^(?:(?P<to>\s+to|\s+[-\u2013]\s)|\s*(?:-|\u2013|through))\s*[A-Za-z]{0,5}-?"
@@ -292,7 +298,8 @@ def _count_said(every: re.Match[str] | None) -> int | None:
     """How many spacecraft "all four", "the two" or "both" says (None when no number)."""
     if every is None:
         return None
-    word = every["n"] or every["m"] or ("both" if every[0].lower().startswith("both") else "")
+    said = every.groupdict()
+    word = said.get("n") or said.get("m") or ("both" if every[0].lower().startswith("both") else "")
     if not word:
         return None
     return int(word) if word.isdigit() else _COUNTS[word.lower()]
@@ -329,6 +336,8 @@ def _whole_constellations(
         first = probe_wanted(ref.text)
         wanted: list[str] = []
         every = _ALL_BEFORE.search(text[: ref.position])
+        if every is None and len({r.mission_id for r in refs}) == 1:
+            every = _ALL_APART.search(text)
         if first is None and (every or _ALL_AFTER.match(text[end:])):
             # "the two STEREO", "both ARTEMIS probes"; a count that does not fit: not all.
             count = _count_said(every)
