@@ -106,6 +106,10 @@ _MORE_PROBES = re.compile(
     re.I,
 )
 _PROBE_SUFFIX = re.compile(r"^(?:-| )?(?:[a-e]|[a-z]?\d{1,3})\b", re.I)
+# "THEMIS probes C, D and E", "Cluster spacecraft 1 and 3": the probe after a noun.
+_NOUN_PROBE = re.compile(r"^\s+(?i:probes?|spacecraft|satellites?|s/c)\s+(?P<p>[A-E]|\d{1,2})\b")
+# "thc, thd, the": a further shorthand of the same constellation in a list.
+_MORE_SHORTHAND = re.compile(r"^\s*(?:,|and|&|/)\s*(?:and\s+)?(?P<p>[A-Za-z][\w-]*)(?![\w-])")
 # "how fast was the wind at DSCOVR": the wind blowing, not the Wind spacecraft.
 _THE_WIND = re.compile(r"\bthe\s+$")
 _CRAFT_AFTER = re.compile(
@@ -169,18 +173,27 @@ def _mask(text: str, start: int, end: int) -> str:
 
 
 def _more_probes(
-    mission_id: str, typed: str, text: str, end: int, spans: list[tuple[int, int]]
+    mission_id: str, typed: str, text: str, end: int, spans: list[tuple[int, int]], listed: bool
 ) -> list[tuple[str, int]]:
-    """Further spacecraft after the first ("STEREO A and B", "ARTEMIS P1 and P2")."""
+    """Further spacecraft after the first ("STEREO A and B", "ARTEMIS P1 and P2").
+
+    `listed`: another probe of the mission was named just before ("thc, thd, ...").
+    """
     found: list[tuple[str, int]] = []
-    while (more := _MORE_PROBES.match(text[end:])) is not None:
-        other = probe_swapped(mission_id, typed, more["p"])
-        if other is None:
-            break
+    entry = load_vocabulary().missions.get(mission_id)
+    while True:
+        more = _MORE_PROBES.match(text[end:])
+        other = probe_swapped(mission_id, typed, more["p"]) if more else None
+        if other is None and entry is not None and (found or listed):
+            # A shorthand the vocabulary has only as typed exactly ("the" for THEMIS-E)
+            # counts as a probe inside a list of two or more ("thc, thd, the").
+            more = _MORE_SHORTHAND.match(text[end:])
+            other = more["p"] if more and entry.probe_of(more["p"]) else None
+        if more is None or other is None:
+            return found
         found.append((other, end + more.start("p")))
         spans.append((end, end + more.end()))
         end += more.end()
-    return found
 
 
 def _joined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -216,12 +229,17 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
         if _the_wind(text, typed, start, end) or any(a <= start < b for a, b in spans):
             continue  # the wind blowing; a probe of a list already read ("THEMIS-A/-D/-E")
         suffix = _PROBE_SUFFIX.match(text[end:]) if mention.mission_id in vocab.probes else None
-        if suffix and not re.search(r"\d$|-[a-e]$", typed, re.I):
+        noun = _NOUN_PROBE.match(text[end:]) if mention.mission_id in vocab.probes else None
+        if noun and probe_wanted(named := f"{typed} {noun['p']}") is not None:
+            end += noun.end()
+            typed = named  # "THEMIS probes C" is THEMIS C
+        elif suffix and not re.search(r"\d$|-[a-e]$", typed, re.I):
             end += suffix.end()
             typed = text[start:end]
         spans.append((start, end))
         name = vocab.mission_names.get(mention.mission_id, mention.mission_id)
-        extra = _more_probes(mention.mission_id, typed, text, end, spans)
+        listed = any(r.mission_id == mention.mission_id for r in refs)
+        extra = _more_probes(mention.mission_id, typed, text, end, spans, listed)
         for ref in [
             MissionRef(mention.mission_id, name, typed, start),
             *(MissionRef(mention.mission_id, name, t, at) for t, at in extra),
@@ -233,7 +251,7 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
             ):
                 continue
             refs.append(ref)
-    refs = _distinct(_whole_constellations(text, refs, spans))
+    refs = _distinct(_whole_constellations(text, refs, spans, vocab.probes))
     spans += _joined(text, spans)
     # "Cluster C2 and C4": the bare mission name is not a third spacecraft.
     probed = {r.mission_id for r in refs if probe_wanted(r.text) is not None}
@@ -261,36 +279,74 @@ _ALL_BEFORE = re.compile(
     re.I,
 )
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
+# "MMS field for each spacecraft", "THEMIS density, all five probes": every one, said apart.
+_ALL_APART = re.compile(
+    r"\b(?:all(?:\s+(?:the\s+)?(?P<n>two|three|four|five|[2-5]))?|both|each(?:\s+of\s+the)?"
+    r"|every)\s+(?:probes|probe|spacecraft|satellites|satellite|s/c)\b",
+    re.I,
+)
 _ALL_AFTER = re.compile(r"^\s*(?:spacecraft|probes|satellites)?\s*(?:\(\s*)?all\b", re.I)
-_PROBE_RANGE = re.compile(r"^\s*(?:-|\u2013|to|through)\s*[A-Za-z]{0,5}-?(?P<b>[1-9]|[A-Ea-e])\b")
+_PROBE_RANGE = re.compile(
+    r"^(?:(?P<to>\s+to|\s+[-\u2013]\s)|\s*(?:-|\u2013|through))\s*[A-Za-z]{0,5}-?"
+    r"(?P<b>\d{1,2}|[A-Ea-e])\b"
+)
+# "the ratio of MMS1 to MMS4", "GOES 15 - GOES 13 difference": two spacecraft, no range.
+_ARITHMETIC = re.compile(r"\b(?:ratios?|differences?|minus|subtract\w*|divided)\b", re.I)
 
 
 def _count_said(every: re.Match[str] | None) -> int | None:
     """How many spacecraft "all four", "the two" or "both" says (None when no number)."""
     if every is None:
         return None
-    word = every["n"] or every["m"] or ("both" if every[0].lower().startswith("both") else "")
+    said = every.groupdict()
+    word = said.get("n") or said.get("m") or ("both" if every[0].lower().startswith("both") else "")
     if not word:
         return None
     return int(word) if word.isdigit() else _COUNTS[word.lower()]
 
 
+def _members(ref: MissionRef, held: frozenset[str]) -> list[str]:
+    """How each spacecraft of `ref`'s constellation is written, in order.
+
+    The vocabulary's probe names of those the catalog has datasets of; with no probe
+    table, the spacecraft the catalog's dataset ids number ("GOES 13", "DMSP F17").
+    """
+    names = load_vocabulary().probe_names(ref.mission_id, ref.text)
+    if names:
+        return [n for n in names if not held or probe_wanted(n) in held]
+    typed = probe_wanted(ref.text)
+    named = [
+        ref.text if p == typed else probe_swapped(ref.mission_id, ref.text, p)
+        for p in sorted((p for p in held if p.isdigit()), key=int)
+    ]
+    return [n for n in named if n is not None]
+
+
 def _whole_constellations(
-    text: str, refs: list[MissionRef], spans: list[tuple[int, int]]
+    text: str,
+    refs: list[MissionRef],
+    spans: list[tuple[int, int]],
+    held: dict[str, frozenset[str]],
 ) -> list[MissionRef]:
     """Every spacecraft of "all four MMS", "both Van Allen Probes", "Cluster 1-4"."""
     out: list[MissionRef] = []
     for ref in refs:
-        names = load_vocabulary().probe_names(ref.mission_id, ref.text)
-        end = ref.position + len(ref.text)
+        names = _members(ref, held.get(ref.mission_id, frozenset()))
+        end = next((b for a, b in spans if a == ref.position), ref.position + len(ref.text))
         first = probe_wanted(ref.text)
         wanted: list[str] = []
         every = _ALL_BEFORE.search(text[: ref.position])
+        if every is None and len({r.mission_id for r in refs}) == 1:
+            every = _ALL_APART.search(text)
         if first is None and (every or _ALL_AFTER.match(text[end:])):
             # "the two STEREO", "both ARTEMIS probes"; a count that does not fit: not all.
             count = _count_said(every)
             wanted = names if count in (None, len(names)) else []
-        elif first is not None and (span := _PROBE_RANGE.match(text[end:])) is not None:
+        elif (
+            first is not None
+            and (span := _PROBE_RANGE.match(text[end:])) is not None
+            and not (span["to"] and _ARITHMETIC.search(text))
+        ):
             keys = [probe_wanted(n) for n in names]
             last = span["b"].upper()
             if first in keys and last in keys and keys.index(last) > keys.index(first):

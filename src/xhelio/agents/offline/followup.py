@@ -27,6 +27,7 @@ from xhelio.language.probes import probe_swapped
 from xhelio.language.resolve import probe_wanted
 from xhelio.language.wishes import find_durations, format_seconds
 from xhelio.timerange import TimeRange, clock_range_on
+from xhelio.timerange.words import NUMBER_WORDS, UNIT_WORDS, alternatives, count, unit
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["export_only", "is_follow_up", "is_undo", "merge", "replay"]
@@ -41,8 +42,12 @@ _FOLLOW_WORDS = re.compile(
 _ADD = re.compile(r"\b(?:add|also|too|plus|as well|underneath|below|beneath|under|overlay)\b", re.I)
 _REMOVE = re.compile(r"\b(?:remove|drop|delete|without|take out|hide)\b", re.I)
 _BELOW = re.compile(r"\b(?:underneath|below|beneath|under(?! \d))\b", re.I)
-_SHIFT = re.compile(r"\b(?:shift|move|step|slide|go)\w*\b", re.I)
+_SHIFT = re.compile(
+    r"\b(?:shift|move|step|slide)\w*\b|\bgo(?:ing)? (?:back|forward|ahead|earlier|later)\b", re.I
+)
 _BACK = re.compile(r"\b(?:back\w*|earlier|previous|before|prior)\b", re.I)
+# "add the next day", "include the previous day too": the day joins the span.
+_ADD_TIME = re.compile(r"\b(?:add|include|plus|also|too|as well)\b", re.I)
 _EXTEND = re.compile(r"\b(?:extend\w*|widen\w*|lengthen\w*)\b", re.I)
 _DAY_WORD = re.compile(r"\b(?:next|previous|following|prior) (?P<u>day|week|hour)\b", re.I)
 # "the day before", "the week after": the span of that length next to the one loaded.
@@ -52,6 +57,29 @@ _EDGE = re.compile(r"\b(?:(?P<s>start|begin)|(?P<e>end|stop|finish))(?:s|ing)?\b
 _LATER = re.compile(r"\b(?:later|after|forward|ahead)\b", re.I)
 _DAY_OF_MONTH = re.compile(r"\b(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b", re.I)
 _UNIT = {"hour": timedelta(hours=1), "day": timedelta(days=1), "week": timedelta(days=7)}
+# "add 6 more hours", "another day", "two extra days": that much more time.
+_MORE_TIME = re.compile(
+    rf"\b(?:(?P<n>\d+(?:\.\d+)?|{alternatives(NUMBER_WORDS)})\s+(?:more|extra|additional)"
+    rf"|(?P<one>another|one more|an extra|an additional))\s+(?P<u>{alternatives(UNIT_WORDS)})\b",
+    re.I,
+)
+
+
+def _more_time(text: str) -> timedelta | None:
+    """How much more time "add 6 more hours" or "another day" asks for, or None."""
+    match = _MORE_TIME.search(text)
+    if match is None:
+        return None
+    return (1 if match["one"] else count(match["n"])) * unit(match["u"])
+
+
+def _time_words(intent: RequestIntent) -> str:
+    """The request with the spacecraft and dataset names blanked: "GOES 11" is no time."""
+    text = " ".join(intent.text.split())  # the text the slots were found in
+    for slot in intent.slots.slots:
+        if slot.kind in ("mission", "dataset"):
+            text = text[: slot.start] + " " * (slot.end - slot.start) + text[slot.end :]
+    return text
 
 
 def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
@@ -61,7 +89,11 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
     served = bool(intent.missions or intent.dataset_ids)
     named = bool(intent.quantities) or served
     wishes = (
-        _zoom_clock(intent.text, TimeRange(_ANY_DAY, _ANY_DAY + timedelta(days=1)))
+        _zoom_clock(_time_words(intent), TimeRange(_ANY_DAY, _ANY_DAY + timedelta(days=1)))
+        or _MORE_TIME.search(intent.text)
+        or _ALL_PROBES.search(intent.text)
+        or _OTHER_PROBE.search(intent.text)
+        or _THE_OTHER.search(intent.text)
         or intent.operations
         or intent.plot.log_y
         or intent.plot.layout != "auto"
@@ -78,17 +110,27 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
 
 # "same for probe E", "now all four spacecraft", "repeat for P2", "do it for B instead":
 # the last request's constellation, other probes.
-_OTHER_PROBE = re.compile(r"\b(?:probe|spacecraft|satellite|s/c)\s+(?P<p>[A-Ea-e]|[1-9])\b", re.I)
+_OTHER_PROBE = re.compile(
+    r"\b(?:probes?|spacecraft|satellites?|s/c)\s+(?P<p>(?:[A-E]|\d{1,2})(?:\s*(?:,|and|&|/)\s*"
+    r"(?:and\s+)?(?:[A-E]|\d{1,2}))*)\b",
+    re.I,
+)
+_LIST_GLUE = re.compile(r"\s*(?:,|\band\b|&|/)\s*", re.I)
 _BARE_PROBE = re.compile(
     r"(?:^|\b(?:for|to|now|with|on|at|about|try)\s+)-?(?P<p>(?i:[a-z]{1,2}\d{1,2}|\d{1,2})|[A-E])"
     r"(?=\s*(?:(?i:instead|too|as well|please|now|then))?\s*[?.!]*\s*$)"
 )
-_THE_OTHER = re.compile(r"\bthe other (?:probe|spacecraft|satellite|one)\b", re.I)
+_THE_OTHER = re.compile(
+    r"\bthe other (?:[\w-]+\s+){0,2}?(?:probe|spacecraft|satellite|one)\b", re.I
+)
 _ALL_PROBES = re.compile(
-    r"\b(?:all(?:\s+(?:the\s+)?(?:two|three|four|five|[2-5]))?|both|each|every)\s+"
-    r"(?:of\s+the\s+)?(?:probes?|spacecraft|satellites?|s/c)\b",
+    r"\b(?:all(?:\s+(?:the\s+)?(?P<n>two|three|four|five|[2-5]))?|both|each|every)\s+"
+    r"(?:of\s+the\s+)?(?:probes?|spacecraft|satellites?|s/c|ones?)\b"
+    r"|\ball\s+(?:the\s+)?(?P<m>two|three|four|five|[2-5])\b"
+    r"|\b(?:all|both|each)\s+of\s+them\b",
     re.I,
 )
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
 
 
 def _other_probes(
@@ -100,12 +142,18 @@ def _other_probes(
     quantity ("B") and no unknown spacecraft ("P2").
     """
     vocab = load_vocabulary()
-    multi = [m for m in base.missions if vocab.probe_names(m.mission_id)]
+    multi = [m for m in base.missions if vocab.probe_names(m.mission_id) or probe_wanted(m.text)]
     if not multi:
         return None
     first = multi[0]
-    if _ALL_PROBES.search(new.text):
+    if (every := _ALL_PROBES.search(new.text)) is not None:
         names = vocab.probe_names(first.mission_id, first.text)
+        if not names:
+            return None  # no table of this fleet's members: "all" is not a list
+        said = every["n"] or every["m"] or ""
+        whole = vocab.probe_names(first.mission_id)
+        if _COUNT_WORDS.get(said.lower(), int(said) if said.isdigit() else 0) == len(whole):
+            names = whole  # "all five" after ARTEMIS P1: every THEMIS probe
         refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in names]
         return tuple(refs), ""
     if _THE_OTHER.search(new.text):
@@ -116,10 +164,9 @@ def _other_probes(
             return None  # "the other one" of more than two: which one is not said
         return (MissionRef(first.mission_id, first.name, rest[0], first.position),), ""
     if (other := _OTHER_PROBE.search(new.text)) is not None:
-        entry = vocab.missions[first.mission_id]
-        wanted = entry.probes.get(other["p"].upper(), ())[:1]
-        refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in wanted]
-        return (tuple(refs), "") if refs else None
+        wanted = [_probe_named(first, t) for t in _LIST_GLUE.split(other["p"]) if t]
+        refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in wanted if n]
+        return (tuple(refs), "") if refs and len(refs) == len(wanted) else None
     bare = _BARE_PROBE.search(new.text)
     named = probe_swapped(first.mission_id, first.text, bare["p"]) if bare else None
     if bare is None or named is None:
@@ -127,10 +174,23 @@ def _other_probes(
     return (MissionRef(first.mission_id, first.name, named, first.position),), bare["p"]
 
 
+def _probe_named(ref: MissionRef, token: str) -> str | None:
+    """How spacecraft `token` of `ref`'s constellation is written ("THA", "D" -> "THD")."""
+    if token.upper() == probe_wanted(ref.text):
+        return ref.text
+    named = probe_swapped(ref.mission_id, ref.text, token)
+    if named is None and probe_wanted(ref.text) is None:
+        entry = load_vocabulary().missions.get(ref.mission_id)
+        named = next(iter(entry.probes.get(token.upper(), ())), None) if entry else None
+    return named
+
+
 _UNDO = re.compile(
-    r"^\W*(?:please\s+)?(?:undo|go back|revert|roll back|take (?:that|it) back)"
-    r"(?:\s+(?:that|it|this|the last (?:change|step|one|request)"
-    r"|to (?:the )?(?:previous|last|earlier) (?:plot|figure|one|version|state)))?"
+    r"^\W*(?:please\s+)?(?:(?:undo|revert|roll back|take (?:that|it) back)"
+    r"(?:\s+(?:that|it|this|the|last|previous|my|change|step|one|request|zoom|shift"
+    r"|smoothing|filter|plot))*|(?:go\s+)?back)"
+    r"(?:\s+to (?:the )?(?:previous|last|earlier|original|old) (?:plot|figure|one|version|state"
+    r"|view|window|range|time range))?"
     r"(?:\s*,?\s*please)?\W*$",
     re.I,
 )
@@ -176,6 +236,13 @@ _FOUR_DIGITS = re.compile(
     re.I,
 )
 _ANY_DAY = datetime(2000, 1, 1, tzinfo=UTC)
+# "zoom to 6 to 12", "narrow to 14-18h": whole hours, read as clocks only after such a verb.
+_ZOOM_WORD = re.compile(r"\b(?:zoom|narrow|restrict|focus|crop|limit)\w*\b", re.I)
+_BARE_HOURS = re.compile(
+    r"(?<![\w:.-])(?P<a>[01]?\d|2[0-4])\s*(?:-|\u2013|to|until)\s*(?P<b>[01]?\d|2[0-4])"
+    r"(?:\s*(?:h|hrs|UTC?|Z)\b)?(?![\w:.-])",
+    re.I,
+)
 
 
 def _clock_forms(text: str) -> str:
@@ -184,7 +251,10 @@ def _clock_forms(text: str) -> str:
         return f"{hour:02d}:{m['m'] or '00'}"
 
     text = _AM_PM.sub(am_pm, text)
-    return _FOUR_DIGITS.sub(lambda m: f"{m['h']}:{m['m']}", text)
+    text = _FOUR_DIGITS.sub(lambda m: f"{m['h']}:{m['m']}", text)
+    if _ZOOM_WORD.search(text):
+        text = _BARE_HOURS.sub(lambda m: f"{int(m['a']):02d}:00 to {int(m['b']):02d}:00", text)
+    return text
 
 
 def _zoom_clock(text: str, span: TimeRange) -> TimeRange | None:
@@ -197,7 +267,8 @@ _AND_FOR = re.compile(r"^\s*and\s+(?:for|what about|how about|with|now)\b", re.I
 
 
 def _missions(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, ...]:
-    if not new.missions:
+    unnumbered = all(probe_wanted(m.text) is None for m in new.missions)
+    if not new.missions or (unnumbered and _THE_OTHER.search(new.text)):
         other = _other_probes(base, new)
         return other[0] if other else base.missions
     if _REMOVE.search(new.text):
@@ -217,7 +288,7 @@ def _operations(base: RequestIntent, new: RequestIntent) -> tuple[OperationWish,
 
 
 def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange | None:
-    text = new.text
+    text = _time_words(new)
     durations = find_durations(text)
     step: timedelta | None = timedelta(seconds=durations[0].seconds) if durations else None
     word = _DAY_WORD.search(text)
@@ -258,8 +329,9 @@ def _shifted(base: TimeRange, new: RequestIntent, notes: list[str]) -> TimeRange
             f"range loaded before: {span.readable()}."
         )
         return span
-    if _EXTEND.search(text):
-        step = step or base.duration
+    more = _more_time(text)
+    if _EXTEND.search(text) or more is not None or (word and _ADD_TIME.search(text)):
+        step = more or step or base.duration
         if _BACK.search(text):
             notes.append(f"Extended the time range {format_seconds(step.total_seconds())} earlier.")
             return TimeRange(base.start - step, base.end)
@@ -395,13 +467,15 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     else:
         quantities = new.quantities or _with_form(_with_species(base, new), new)
     time_range, time_text = new.time_range, new.time_text
-    zoom = _zoom_clock(new.text, base.time_range) if base.time_range else None
+    if _DAY_WORD.search(time_text or "") and base.time_range is not None:
+        time_range = time_text = None  # "add the previous day": the one before the data's
+    zoom = _zoom_clock(_time_words(new), base.time_range) if base.time_range else None
     time_error = new.time_error
     if zoom is not None and (time_range is None or time_error):
         time_range, time_text, time_error = zoom, zoom.readable(), None
         notes.append(f"Zoomed to {zoom.readable()} on the day already loaded.")
     elif time_range is not None and base.time_range is not None:
-        moved = _time_edges(base.time_range, time_range, new.text, notes)
+        moved = _time_edges(base.time_range, time_range, _time_words(new), notes)
         if moved is not None:
             time_range, time_text = moved, moved.readable()
     if time_range is None and base.time_range is not None:
