@@ -62,7 +62,10 @@ def named_operations(text: str) -> list[tuple[str, int, int]]:
     return sorted(found, key=lambda f: f[1])
 
 
-_WINDOW_WORD = re.compile(r"\b(?:running|moving|rolling|sliding|boxcar)\b[- ]?", re.I)
+# "running sum" and "running total" are a time integral, not a window.
+_WINDOW_WORD = re.compile(
+    r"\b(?:running(?!\s+(?:sum|total))|moving|rolling|sliding|boxcar)\b[- ]?", re.I
+)
 
 
 def _statistic(key: str, match: re.Match[str]) -> str:

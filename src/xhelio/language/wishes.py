@@ -157,6 +157,8 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
             ops.append(OperationWish("detrend", f"{trend} trend removed", detail=trend))
     if _DERIVATIVE.search(text):
         ops.append(OperationWish("derivative", "time derivative"))
+    if "integral" in kinds:
+        ops.append(OperationWish("integral", "time integral (cumulative, trapezoid rule)"))
     if "psd" in kinds:
         ops.append(OperationWish("psd", "Welch power spectral density"))
     if "cross_correlation" in kinds:

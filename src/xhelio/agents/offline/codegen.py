@@ -43,7 +43,7 @@ def _statistic_call(statistic: str) -> str:
 def series_code(
     kind: str, window_s: float, detail: str = "", points: int | None = None
 ) -> tuple[str, str, str]:
-    """(code, words, label suffix) for a running statistic, resampling, detrend or derivative.
+    """(code, words, label suffix) of a one-series operation: window, bins, trend, d/dt, integral.
 
     `detail` is the statistic of a running window or a resampling ("" is the mean,
     "max", "p95", ...) or the trend a detrend removes ("linear" or "mean"); `points` a
@@ -75,6 +75,8 @@ def series_code(
         return code, f"{words} {name}", f"{tag}{suffix}"
     if kind == "detrend":
         return _detrend_code(detail)
+    if kind == "integral":
+        return _INTEGRAL, "time integral (cumulative, trapezoid rule)", "integral"
     code = (
         "dt = df.index.to_series().diff().dt.total_seconds()\n"
         "result = df.diff().div(dt, axis=0).add_prefix('d/dt ')"
@@ -98,6 +100,21 @@ def _resample_statistics_code(
     )
     what = f"{words} {' and '.join(n for _, n in named)}"
     return code, what, f"{'_'.join(statistics)}{suffix}"
+
+
+_INTEGRAL = (
+    "# time integral: the cumulative trapezoid rule over time in seconds from the first\n"
+    "# sample; a gap (NaN) is bridged by the trapezoid between the samples around it\n"
+    "t = (df.index - df.index[0]).total_seconds().to_numpy()\n"
+    "def cumulative_trapezoid(column):\n"
+    "    ok = column.notna().to_numpy()\n"
+    "    if ok.sum() < 2:\n"
+    "        return column * np.nan\n"
+    "    y, s = column.to_numpy(dtype=float)[ok], t[ok]\n"
+    "    area = np.concatenate([[0.0], np.cumsum((y[1:] + y[:-1]) / 2 * np.diff(s))])\n"
+    "    return pd.Series(area, index=column.index[ok]).reindex(column.index)\n"
+    "result = df.apply(cumulative_trapezoid).add_prefix('integral of ')"
+)
 
 
 def _detrend_code(trend: str) -> tuple[str, str, str]:
