@@ -20,8 +20,11 @@ import pytest
 
 from servers.catalog_hapi import CatalogHapiServer
 from xhelio.agents.factory import make_assistant
+from xhelio.agents.offline.plan import build_plan
 from xhelio.agents.turn import run_turn
+from xhelio.catalog.index import open_catalog
 from xhelio.config import load_settings
+from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.tools.workspace import Workspace, open_workspace
 
 
@@ -95,3 +98,99 @@ def test_fluence_is_the_integral_of_a_flux_per_second_cancelled(workspace: Works
     units = op["args"]["units"]
     assert "cm" in units and re.search(r"(?<![a-z])s(?![a-z])", units) is None, units
     assert "total over the window" in answer
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds", "statistic"),
+    [
+        ("std of ACE Bz in 5-min windows, 2016-02-10", 300, "std"),
+        ("daily variance of the ACE solar wind speed, 2015-03-10 to 2015-03-14", 86400, "var"),
+        ("10-min medians of OMNI Bz for 2015-03-17", 600, "median"),
+    ],
+)
+def test_statistic_in_stated_windows_matches_numpy(
+    workspace: Workspace, text: str, seconds: int, statistic: str
+) -> None:
+    answer, ops = _turn(workspace, text)
+    op = _with_code(ops, f"resample('{seconds}s').{statistic}()")
+    result = _frame(workspace, op["args"]["output_label"]).iloc[:, 0]
+    source = _frame(workspace, op["args"]["source_labels"][0]).iloc[:, 0].astype(float)
+    numpy_statistic = {
+        "std": lambda v: np.std(v, ddof=1),
+        "var": lambda v: np.var(v, ddof=1),
+        "median": np.median,
+    }[statistic]
+    checked = 0
+    for start, value in result.dropna().items():
+        stop = start + pd.Timedelta(seconds=seconds)
+        inside = source[(source.index >= start) & (source.index < stop)].dropna().to_numpy()
+        assert np.isclose(value, numpy_statistic(inside), rtol=1e-9), (start, value)
+        checked += 1
+    assert checked >= 3
+    assert "Not done" not in answer, answer
+
+
+def test_rolling_variance_keeps_its_window(workspace: Workspace) -> None:
+    answer, ops = _turn(workspace, "rolling variance over 30 s of MMS1 |B| on 2017-07-11")
+    _with_code(ops, "rolling('30s', center=True, min_periods=1).var()")
+    assert "running variance over 30 s" in answer, answer
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("PSP radial field with the running mean subtracted, 1-hour window, 2021-04-28", 3600),
+        ("anomaly of the OMNI flow speed from the 27-day mean, 2015-01-01 to 2015-04-30", 2332800),
+        ("ACE |B| minus its 2-hour running average on 2016-02-10", 7200),
+    ],
+)
+def test_running_mean_removed_is_a_high_pass(workspace: Workspace, text: str, seconds: int) -> None:
+    answer, ops = _turn(workspace, text)
+    op = _with_code(ops, f"df - df.rolling('{seconds}s'")
+    result = _frame(workspace, op["args"]["output_label"]).iloc[:, 0]
+    source = _frame(workspace, op["args"]["source_labels"][0]).iloc[:, 0].astype(float)
+    window = pd.Timedelta(seconds=seconds)
+    for when in source.index[:: max(1, len(source) // 7)]:
+        near = source[(source.index >= when - window / 2) & (source.index <= when + window / 2)]
+        # pandas' centred time window holds the samples in (t - w/2, t + w/2]
+        near = near[near.index > when - window / 2]
+        expected = source[when] - np.mean(near.dropna().to_numpy())
+        assert np.isclose(result[when], expected, rtol=1e-7, atol=1e-9), when
+    assert "running mean" in answer and "removed" in answer, answer
+    assert not any("smooth" in str(o["args"].get("description", "")) for o in ops), ops
+
+
+@pytest.fixture(scope="module")
+def vocab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vocabulary]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XHELIO_HOME", str(tmp_path_factory.mktemp("home")))
+        with open_catalog() as catalog:
+            yield Vocabulary.from_catalog(catalog)
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("standard deviation of ACE |B| on 2016-02-10", "standard deviation"),
+        ("95th percentile of the Wind proton speed, 2019-06-01", "95th percentile"),
+        ("OMNI Bz variance for 2015-03-17", "variance"),
+    ],
+)
+def test_statistic_without_a_window_is_said_not_done(
+    vocab: Vocabulary, text: str, named: str
+) -> None:
+    plan = build_plan(vocab, parse_request(text, vocab))
+    assert any(n.startswith("Not done") and named in n for n in plan.notes), plan.notes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hourly max of Wind proton speed 2019-06-01 to 2019-06-03",
+        "ACE |B| in 10 min averages on 2016-02-10",
+        "the peak of the storm in OMNI Dst, 2015-03-17",
+    ],
+)
+def test_statistic_computed_or_not_asked_is_not_said_not_done(vocab: Vocabulary, text: str) -> None:
+    plan = build_plan(vocab, parse_request(text, vocab))
+    assert not any(n.startswith("Not done") for n in plan.notes), plan.notes

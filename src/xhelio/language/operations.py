@@ -29,6 +29,7 @@ __all__ = [
     "running_statistic",
     "statistic_near",
     "statistics_near",
+    "statistics_not_done",
 ]
 
 
@@ -76,7 +77,7 @@ def _statistic(key: str, match: re.Match[str]) -> str:
 
 
 _STATISTIC_NAMES = {"": "mean", "median": "median", "std": "standard deviation",
-                    "min": "minimum", "max": "maximum"}  # fmt: skip
+                    "var": "variance", "min": "minimum", "max": "maximum"}  # fmt: skip
 
 
 def describe_statistic(statistic: str) -> str:
@@ -223,3 +224,26 @@ def operation_spans(text: str) -> list[tuple[int, int]]:
 def declined_operations(text: str) -> list[Declined]:
     """Operations the text asks for that offline mode does not do, in vocabulary order."""
     return [Declined(d.key, d.reason) for d in _table("declined") if d.words.search(text)]
+
+
+# "the 10 min", "5-min": a duration, never the minimum.
+_AFTER_NUMBER = re.compile(r"\d\s*-?\s*$")
+
+
+def statistics_not_done(text: str, done: set[str]) -> list[str]:
+    """Statistics the text names ("standard deviation", "95th percentile") not in `done`.
+
+    `done` holds the statistics the request's windows and bins compute ("std", "p95").
+    The mean is left out (it is also how "mean field" and "mean removed" are written), so
+    are "peak" (a time, "the peak of the storm") and the "min" of a duration ("10 min").
+    """
+    named: dict[str, None] = {}
+    for stat in _table("statistic"):
+        for match in stat.words.finditer(text):
+            key = _statistic(stat.key, match)
+            if key in ("", *done) or match[0].lower().startswith("peak"):
+                continue
+            if key == "min" and _AFTER_NUMBER.search(text, 0, match.start()):
+                continue
+            named[describe_statistic(key)] = None
+    return list(named)

@@ -112,7 +112,7 @@ _SMOOTH = re.compile(
     re.I,
 )
 _RESAMPLE = re.compile(
-    r"\bresampl\w*|\brebin\w*|\b(?:bins?|binned)\b|\bdownsampl\w*"
+    r"\bresampl\w*|\brebin\w*|\b(?:bins?|binned|windows?|intervals|blocks|chunks)\b|\bdownsampl\w*"
     r"|\baverag\w*\b|\bmeans\b|\bmean values\b|\bcadence\b|\bresolution\b"
     r"|\bhourly\b|\bdaily\b|\bminutely\b",
     re.I,
@@ -134,25 +134,18 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
     of a resampling ("10-minute bins", "hourly maxima", "95th percentile per day"), the
     trend a detrend removes.
     """
-    ops: list[OperationWish] = []
     named = named_operations(text)
     kinds = {key for key, _, _ in named}
     smooth = _SMOOTH.search(text)
     running = running_statistic(text)
     used: set[int] = set()
-    if smooth or running:
-        start, end = running[1:] if running else smooth.span() if smooth else (0, 0)
-        window = _near(durations, start, end)
-        if window is not None:
-            used.add(window.start)
-        statistic = running[0] if running else ""
-        points = _near_points(text, start, end) if window is None else None
-        ops.append(_smooth_wish(window, statistic, points))
+    detrends = [(start, end) for key, start, end in named if key == "detrend"]
+    ops = _window_wishes(text, durations, (smooth, running), detrends, used)
     resample = _resample_wish(text, durations, used, (smooth, running))
     if resample is not None:
         ops.append(resample)
-    for key, start, end in named:
-        if key == "detrend":
+    if not any(op.detail == "running" for op in ops):
+        for start, end in detrends:
             trend = detrend_kind(text, start, end)
             ops.append(OperationWish("detrend", f"{trend} trend removed", detail=trend))
     if _DERIVATIVE.search(text):
@@ -170,6 +163,73 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
     elif any(not _inside(m.span(), named) for m in _DIFFERENCE.finditer(text)):
         ops.append(OperationWish("difference", "difference of the two series"))
     return ops
+
+
+def _window_wishes(
+    text: str,
+    durations: list[Duration],
+    smoothing: tuple[re.Match[str] | None, tuple[str, int, int] | None],
+    detrends: list[tuple[int, int]],
+    used: set[int],
+) -> list[OperationWish]:
+    """The running window asked for, or the running mean a removal takes away.
+
+    "smoothed over 1 h" smooths; "with the 1-hour running mean subtracted" and "anomaly
+    from the 27-day mean" remove a running mean of that length (a high-pass). Durations
+    taken are added to `used`.
+    """
+    smooth, running = smoothing
+    if smooth or running:
+        start, end = running[1:] if running else smooth.span() if smooth else (0, 0)
+        window = _near(durations, start, end)
+        if window is not None:
+            used.add(window.start)
+        statistic = running[0] if running else ""
+        points = _near_points(text, start, end) if window is None else None
+        wish = _smooth_wish(window, statistic, points)
+        if not statistic and any(_same_clause(text, (start, end), d) for d in detrends):
+            return [_running_mean_removed(wish)]
+        return [wish]
+    for start, end in detrends:
+        if (mean := _mean_after_duration(text, durations, start, end)) is not None:
+            used.add(mean.start)
+            what = f"running mean over {format_seconds(mean.seconds)}"
+            return [_running_mean_removed(OperationWish("smooth", what, mean.seconds))]
+    return []
+
+
+def _same_clause(text: str, a: tuple[int, int], b: tuple[int, int], reach: int = 60) -> bool:
+    """Whether two spans are within `reach` characters with no comma or ';' between."""
+    between = text[min(a[1], b[1]) : max(a[0], b[0])]
+    return len(between) <= reach and not re.search("[,;]", between)
+
+
+_MEAN_WORD = re.compile(
+    r"[\s-]*(?:(?:running|moving|rolling|sliding)[\s-]+)?(?:mean|average)\b", re.I
+)
+
+
+def _mean_after_duration(
+    text: str, durations: list[Duration], start: int, end: int
+) -> Duration | None:
+    """A duration written as a mean's length ("27-day mean") in the removal's clause, if any."""
+    for d in durations:
+        mean = _MEAN_WORD.match(text, d.end)
+        if mean is not None and _same_clause(text, (d.start, mean.end()), (start, end)):
+            return d
+    return None
+
+
+def _running_mean_removed(smooth: OperationWish) -> OperationWish:
+    """The detrend removing the running mean that `smooth` would compute (its window kept)."""
+    return OperationWish(
+        "detrend",
+        smooth.text.replace("smoothed", "running mean") + " removed",
+        smooth.window_s,
+        smooth.explicit_window,
+        "running",
+        smooth.window_points,
+    )
 
 
 def _inside(span: tuple[int, int], named: list[tuple[str, int, int]]) -> bool:

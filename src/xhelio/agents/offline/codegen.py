@@ -46,7 +46,8 @@ def series_code(
     """(code, words, label suffix) of a one-series operation: window, bins, trend, d/dt, integral.
 
     `detail` is the statistic of a running window or a resampling ("" is the mean,
-    "max", "p95", ...) or the trend a detrend removes ("linear" or "mean"); `points` a
+    "max", "p95", ...) or the trend a detrend removes ("linear", "mean" or "running", the
+    running mean over the window); `points` a
     running window in samples.
     """
     seconds = round(window_s)
@@ -57,10 +58,16 @@ def series_code(
         return _resample_statistics_code(seconds, words, suffix, statistic.split(","))
     call, name = _statistic_call(statistic), describe_statistic(statistic)
     tag = statistic + ("_" if statistic[-1:].isdigit() else "")  # "p95_1d", "max1h"
+    span = f"'{seconds}s'" if points is None else str(points)
+    if points is not None:
+        words, suffix = f"{points} points", f"{points}pt"
+    if kind == "detrend" and detail == "running":
+        code = (
+            f"# the running mean over {words} removed (centred window)\n"
+            f"result = df - df.rolling({span}, center=True, min_periods=1).mean()"
+        )
+        return code, f"with its running mean over {words} removed", f"minus_mean{suffix}"
     if kind == "smooth":
-        span = f"'{seconds}s'" if points is None else str(points)
-        if points is not None:
-            words, suffix = f"{points} points", f"{points}pt"
         code = f"result = df.rolling({span}, center=True, min_periods=1).{call}"
         if not statistic:
             return code, f"smoothed over {words}", f"smooth{suffix}"

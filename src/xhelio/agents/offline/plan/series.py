@@ -144,7 +144,7 @@ def series_operations(
             continue
         if wish is not None and not _applies(b.intent, op, wish):
             continue
-        fixed = op.kind == "detrend" or op.window_points is not None
+        fixed = (op.kind == "detrend" and op.detail != "running") or op.window_points is not None
         window = 0.0 if fixed else op.window_s or _default_window(span, b, op)
         code, what, suffix = series_code(op.kind, window, op.detail, op.window_points)
         label = b.unique(f"{tag}_{suffix}")
@@ -229,7 +229,7 @@ def integral_units(cands: list[Candidate]) -> str:
 def _default_window(span: TimeRange, b: Builder, op: OperationWish) -> float:
     target = span.duration.total_seconds() / 50
     window = float(min(_NICE_WINDOWS, key=lambda w: abs(w - target)))
-    if op.kind == "smooth":
+    if op.kind == "smooth" or op.detail == "running":
         what = f"{op.text} window" if op.detail else "smoothing window"
         b.notes.append(f"No {what} was given; used {format_seconds(window)}.")
     return window
