@@ -24,6 +24,7 @@ from xhelio.agents.offline.plan import build_plan
 from xhelio.agents.turn import run_turn
 from xhelio.catalog.index import open_catalog
 from xhelio.config import load_settings
+from xhelio.language.operations import ratio_slashes
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.tools.workspace import Workspace, open_workspace
 
@@ -194,3 +195,46 @@ def test_statistic_without_a_window_is_said_not_done(
 def test_statistic_computed_or_not_asked_is_not_said_not_done(vocab: Vocabulary, text: str) -> None:
     plan = build_plan(vocab, parse_request(text, vocab))
     assert not any(n.startswith("Not done") for n in plan.notes), plan.notes
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "second"),
+    [
+        ("Te/Ti from MMS1 FPI on 2017-07-11", "DES-MOMS", "DIS-MOMS"),
+        ("Ti / Te of MMS3 FPI, 2017-07-11", "DIS-MOMS", "DES-MOMS"),
+        ("Bz/|B| at ACE on 2016-02-10", "AC_", "AC_"),
+    ],
+)
+def test_slash_ratio_divides_the_two_quantities(
+    workspace: Workspace, text: str, first: str, second: str
+) -> None:
+    answer, ops = _turn(workspace, text)
+    op = _with_code(ops, "(a / b)")
+    result = _frame(workspace, op["args"]["output_label"]).iloc[:, 0]
+    a_label, b_label = op["args"]["source_labels"]
+    a = _frame(workspace, a_label).iloc[:, 0].astype(float)
+    b = _frame(workspace, b_label).iloc[:, 0].astype(float)
+    b = b.reindex(b.index.union(a.index)).interpolate(method="time", limit_area="inside")
+    expected = (a / b.reindex(a.index)).dropna()
+    assert len(expected) > 10
+    np.testing.assert_allclose(result[expected.index], expected, rtol=1e-9)
+    fetched = [o for o in workspace.session.operations if o.get("tool") == "fetch_data"]
+    assert first in fetched[0]["args"]["dataset_id"], fetched[0]["args"]
+    assert second in fetched[1]["args"]["dataset_id"], fetched[1]["args"]
+    assert "Differs from the request" not in answer and "Not used" not in answer, answer
+
+
+@pytest.mark.parametrize(
+    ("text", "ratio"),
+    [
+        ("Te/Ti from MMS1 FPI on 2017-07-11", True),
+        ("T_perp / T_par of the MMS1 ions", True),
+        ("ACE Bz/|B| on 2016-02-10", True),
+        ("ACE speed in km/s on 2016-02-10", False),
+        ("STA/STB magnetic field on 2016-02-10", False),
+        ("Wind Na/Np on 2019-06-01", False),  # the derived alpha/proton ratio
+        ("ACE dB/dt on 2016-02-10", False),
+    ],
+)
+def test_a_slash_is_a_ratio_only_between_two_quantities(text: str, ratio: bool) -> None:
+    assert bool(ratio_slashes(text)) is ratio

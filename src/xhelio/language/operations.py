@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from xhelio.vocabulary import read_table
+from xhelio.vocabulary import load_vocabulary, read_table
 
 __all__ = [
     "Declined",
@@ -26,6 +26,7 @@ __all__ = [
     "named_operations",
     "operation_spans",
     "per_unit_cadence",
+    "ratio_slashes",
     "running_statistic",
     "statistic_near",
     "statistics_near",
@@ -209,7 +210,7 @@ _CADENCE_WORD = re.compile(r"\b(?:hourly|daily|minutely|weekly)\b", re.I)
 
 
 def operation_spans(text: str) -> list[tuple[int, int]]:
-    """Spans of the operation words ("hourly", "95th percentile", "per day", "boxcar").
+    """Spans of the operation words ("hourly", "95th percentile", "per day", "Te/Ti").
 
     They name a computation, never an instrument or a dataset: the parser masks them
     before reading hints and accounts for them as operation words.
@@ -218,7 +219,7 @@ def operation_spans(text: str) -> list[tuple[int, int]]:
              for m in rx.finditer(text)]  # fmt: skip
     spans += [m.span() for t in ("statistic", "operation", "declined") for w in _table(t)
               for m in w.words.finditer(text)]  # fmt: skip
-    return spans
+    return spans + [m.span() for m in _ratio_matches(text)]
 
 
 def declined_operations(text: str) -> list[Declined]:
@@ -247,3 +248,29 @@ def statistics_not_done(text: str, done: set[str]) -> list[str]:
                 continue
             named[describe_statistic(key)] = None
     return list(named)
+
+
+@cache
+def _slash_ratio() -> re.Pattern[str]:
+    """Two quantity symbols joined by a slash: "Te/Ti", "T_perp / T_par", "Bz/|B|"."""
+    rows = read_table("quantities.toml").get("quantity", [])
+    letters = "".join(sorted({str(r["symbol"]).upper() for r in rows if r.get("symbol")}))
+    side = rf"\|[{letters}]\||[{letters}](?:_?[a-z]{{1,5}}|_?[A-Z]{{1,3}})?"
+    return re.compile(rf"(?<![\w|/.+-])(?:{side})\s*(?P<slash>/)\s*(?:{side})(?![\w|/+-])")
+
+
+def ratio_slashes(text: str) -> list[int]:
+    """Positions of the slashes that write a ratio of two quantities ("Te/Ti", "Bz/|B|").
+
+    A unit ("km/s", "nT/s"), a list of missions ("STA/STB") or a path is no ratio: both
+    sides must be a quantity's symbol (from `vocabulary/quantities.toml`), with a species,
+    component or subscript after it, or its magnitude bars.
+    """
+    return [m.start("slash") for m in _ratio_matches(text)]
+
+
+def _ratio_matches(text: str) -> list[re.Match[str]]:
+    named = [m.span() for d in load_vocabulary().derived for m in d.words.finditer(text)]
+    matches = _slash_ratio().finditer(text)
+    # "Na/Np" is the derived alpha/proton ratio, computed as such
+    return [m for m in matches if not any(a <= m.start("slash") < b for a, b in named)]

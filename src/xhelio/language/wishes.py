@@ -17,6 +17,7 @@ from xhelio.language.operations import (
     detrend_kind,
     named_operations,
     per_unit_cadence,
+    ratio_slashes,
     running_statistic,
     statistic_near,
     statistics_near,
@@ -158,7 +159,7 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
         ops.append(OperationWish("cross_correlation", "cross-correlation with lag"))
     if "percent_difference" in kinds:
         ops.append(OperationWish("percent_difference", "percent difference of the two series"))
-    elif _RATIO.search(text):
+    elif _RATIO.search(text) or ratio_slashes(text):
         ops.append(OperationWish("ratio", "ratio of the two series"))
     elif any(not _inside(m.span(), named) for m in _DIFFERENCE.finditer(text)):
         ops.append(OperationWish("difference", "difference of the two series"))
