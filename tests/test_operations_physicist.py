@@ -238,3 +238,39 @@ def test_slash_ratio_divides_the_two_quantities(
 )
 def test_a_slash_is_a_ratio_only_between_two_quantities(text: str, ratio: bool) -> None:
     assert bool(ratio_slashes(text)) is ratio
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("z-score of ACE proton density for 2016-02-10", "zscore"),
+        ("OMNI flow speed normalised by the mean, 2015-03-10 to 2015-03-14", "normalised"),
+        ("log10 of Wind proton density, 2019-06-01", "log10"),
+        ("absolute value of OMNI Bz GSM, 2015-03-17", "abs"),
+    ],
+)
+def test_element_wise_transform_matches_numpy(workspace: Workspace, text: str, key: str) -> None:
+    answer, ops = _turn(workspace, text)
+    piece = {
+        "zscore": "df.std()",
+        "normalised": "df / df.mean()",
+        "log10": "np.log10",
+        "abs": ".abs()",
+    }
+    op = _with_code(ops, piece[key])
+    result = _frame(workspace, op["args"]["output_label"]).iloc[:, 0].to_numpy(dtype=float)
+    v = _frame(workspace, op["args"]["source_labels"][0]).iloc[:, 0].to_numpy(dtype=float)
+    expected = {
+        "zscore": (v - np.nanmean(v)) / np.nanstd(v, ddof=1),
+        "normalised": v / np.nanmean(v),
+        "log10": np.log10(np.where(v > 0, v, np.nan)),
+        "abs": np.abs(v),
+    }[key]
+    np.testing.assert_allclose(result, expected, rtol=1e-9, equal_nan=True)
+    assert "Not done" not in answer, answer
+
+
+def test_time_shift_is_said_not_done(vocab: Vocabulary) -> None:
+    text = "THEMIS-A FGM |B| on 2015-03-17 lagged by 45 min"
+    plan = build_plan(vocab, parse_request(text, vocab))
+    assert any(n.startswith("Not done: time shift") for n in plan.notes), plan.notes

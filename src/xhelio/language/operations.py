@@ -20,6 +20,7 @@ from xhelio.vocabulary import load_vocabulary, read_table
 
 __all__ = [
     "Declined",
+    "Transform",
     "declined_operations",
     "describe_statistic",
     "detrend_kind",
@@ -31,6 +32,7 @@ __all__ = [
     "statistic_near",
     "statistics_near",
     "statistics_not_done",
+    "transform",
 ]
 
 
@@ -40,6 +42,26 @@ class Declined:
 
     label: str
     reason: str
+
+
+@dataclass(frozen=True)
+class Transform:
+    """An element-wise transform ("log10", "z-score"): its words, sandbox code and unit."""
+
+    key: str
+    label: str
+    code: str
+    units: str
+    """"same" (the input's unit), "log10" (log10 of it) or the unit itself ("1")."""
+
+
+@cache
+def transform(key: str) -> Transform | None:
+    """The `[[operation]]` row of `key` when it is an element-wise transform (has code)."""
+    for row in read_table("domain.toml").get("operation", []):
+        if row["key"] == key and "code" in row:
+            return Transform(key, str(row["label"]), str(row["code"]), str(row["units"]))
+    return None
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from xhelio.language.operations import (
     running_statistic,
     statistic_near,
     statistics_near,
+    transform,
 )
 
 __all__ = [
@@ -153,13 +154,16 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
         ops.append(OperationWish("derivative", "time derivative"))
     if "integral" in kinds:
         ops.append(OperationWish("integral", "time integral (cumulative, trapezoid rule)"))
+    for key in dict.fromkeys(key for key, _, _ in named):
+        if (element_wise := transform(key)) is not None:
+            ops.append(OperationWish("transform", element_wise.label, detail=key))
     if "psd" in kinds:
         ops.append(OperationWish("psd", "Welch power spectral density"))
     if "cross_correlation" in kinds:
         ops.append(OperationWish("cross_correlation", "cross-correlation with lag"))
     if "percent_difference" in kinds:
         ops.append(OperationWish("percent_difference", "percent difference of the two series"))
-    elif _RATIO.search(text) or ratio_slashes(text):
+    elif ratio_slashes(text) or any(not _inside(m.span(), named) for m in _RATIO.finditer(text)):
         ops.append(OperationWish("ratio", "ratio of the two series"))
     elif any(not _inside(m.span(), named) for m in _DIFFERENCE.finditer(text)):
         ops.append(OperationWish("difference", "difference of the two series"))
@@ -340,7 +344,12 @@ _OVERLAY = re.compile(
     re.I,
 )
 _EACH = re.compile(r"\bone (?:panel|plot) (?:each|per|for each)\b|\bunderneath\b|\bbelow\b", re.I)
-_LOG = re.compile(r"\blog(?:arithmic)?[- ]?(?:scale|axis|y|plot)?\b|\bsemi-?log\w*|\blog10\b", re.I)
+# "log10 of the density" is a transform of the values, not a log axis.
+_LOG = re.compile(
+    r"\blog(?:arithmic)?[- ]?(?:scale|axis|y|plot)?\b(?!\s*(?:of\b|\())|\bsemi-?log\w*"
+    r"|\blog10\b(?!\s*(?:of\b|\())",
+    re.I,
+)
 _TITLE_QUOTED = re.compile(
     r"\btitle[ds]?\b(?:\s+(?:it|the plot|the figure|as|with|to))*\s*[:=]?\s*"
     r"[\"\u201c'\u2018](?P<title>[^\"\u201d'\u2019]+)[\"\u201d'\u2019]",

@@ -8,7 +8,7 @@ so a candidate fallback never needs new code. Imports only `language.wishes` and
 
 from __future__ import annotations
 
-from xhelio.language.operations import describe_statistic
+from xhelio.language.operations import describe_statistic, transform
 from xhelio.language.wishes import format_seconds
 
 __all__ = ["binary_code", "component_code", "series_code"]
@@ -84,6 +84,8 @@ def series_code(
         return _detrend_code(detail)
     if kind == "integral":
         return _INTEGRAL, "time integral (cumulative, trapezoid rule)", "integral"
+    if kind == "transform" and (element_wise := transform(detail)) is not None:
+        return element_wise.code, element_wise.label, element_wise.key
     code = (
         "dt = df.index.to_series().diff().dt.total_seconds()\n"
         "result = df.diff().div(dt, axis=0).add_prefix('d/dt ')"

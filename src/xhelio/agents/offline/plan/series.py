@@ -13,6 +13,7 @@ from xhelio.language.intent import (
     RequestIntent,
     describe_quantity,
 )
+from xhelio.language.operations import transform
 from xhelio.language.quantities import quantity
 from xhelio.language.resolve import (
     Candidate,
@@ -153,6 +154,8 @@ def series_operations(
             units = derivative_units(cands)
         elif op.kind == "integral":
             units = integral_units(cands)
+        elif op.kind == "transform":
+            units = transform_units(op.detail, cands)
         if op.kind == "integral":
             b.notes.append(
                 f"Time integral of {name}: cumulative trapezoid rule from the start of the "
@@ -224,6 +227,17 @@ def integral_units(cands: list[Candidate]) -> str:
     if not unit:
         return "s"
     return f"({unit}) s" if "/" in unit else f"{unit} s"
+
+
+def transform_units(key: str, cands: list[Candidate]) -> str | None:
+    """The unit of an element-wise transform of the first candidate's series."""
+    element_wise = transform(key)
+    unit = (cands[0].units if cands else "") or ""
+    if element_wise is None or element_wise.units == "same":
+        return unit or None
+    if element_wise.units == "log10":
+        return f"log10({unit})" if unit else "log10"
+    return element_wise.units
 
 
 def _default_window(span: TimeRange, b: Builder, op: OperationWish) -> float:
