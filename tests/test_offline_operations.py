@@ -124,7 +124,7 @@ def test_follow_up_psd_is_of_the_series_on_screen(workspace: Workspace) -> None:
     [
         (f"Hilbert transform of ACE Bz on {DAY}", "Hilbert"),
         (f"band-pass filter Wind Bx between 1 and 10 mHz on {DAY}", "band-pass"),
-        (f"integrate OMNI Dst over time on {DAY}", "integra"),
+        (f"autocorrelation of OMNI Dst on {DAY}", "autocorrelation"),
     ],
 )
 def test_operation_not_done_is_said(workspace: Workspace, text: str, named: str) -> None:

@@ -159,8 +159,15 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
                     )
     for f in fetched:
         text = _parameter_text(catalog, f)
-        for wish in _asked_of(intent, binding, _mission_of(catalog, f.dataset)):
-            if wish.species and wish.species not in ("ion",):
+        asked = _asked_of(intent, binding, _mission_of(catalog, f.dataset))
+        # "Te and Ti": a series that says it holds one species asked serves that wish
+        serves = any(
+            (cue := vocab.species_cue(w.species)) is not None and cue.search(text)
+            for w in asked
+            if w.species
+        )
+        for wish in asked:
+            if wish.species and wish.species not in ("ion",) and not serves:
                 cue = vocab.species_cue(wish.species)
                 others = [
                     s.key

@@ -30,7 +30,8 @@ __all__ = [
 
 OperationKind = Literal[
     "magnitude", "smooth", "resample", "derivative", "difference", "ratio",
-    "detrend", "percent_difference", "cross_correlation", "psd",
+    "detrend", "percent_difference", "cross_correlation", "psd", "integral",
+    "transform",
 ]  # fmt: skip
 Layout = Literal["auto", "overlay", "separate"]
 DiscoveryKind = Literal["missions", "browse", "search", "parameters", "availability"]
@@ -68,7 +69,8 @@ class OperationWish:
     """A computation asked for; `window_s` is the smoothing or resampling length.
 
     `detail` is the operation's own parameter: the statistic of a running window
-    ("median", "std", ...; "" is the mean) or the trend a detrend removes ("linear", "mean").
+    ("median", "std", ...; "" is the mean), the trend a detrend removes ("linear", "mean",
+    "running") or the key of an element-wise transform ("log10", "zscore").
     """
 
     kind: OperationKind

@@ -16,19 +16,23 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from xhelio.vocabulary import read_table
+from xhelio.vocabulary import load_vocabulary, read_table
 
 __all__ = [
     "Declined",
+    "Transform",
     "declined_operations",
     "describe_statistic",
     "detrend_kind",
     "named_operations",
     "operation_spans",
     "per_unit_cadence",
+    "ratio_slashes",
     "running_statistic",
     "statistic_near",
     "statistics_near",
+    "statistics_not_done",
+    "transform",
 ]
 
 
@@ -38,6 +42,26 @@ class Declined:
 
     label: str
     reason: str
+
+
+@dataclass(frozen=True)
+class Transform:
+    """An element-wise transform ("log10", "z-score"): its words, sandbox code and unit."""
+
+    key: str
+    label: str
+    code: str
+    units: str
+    """"same" (the input's unit), "log10" (log10 of it) or the unit itself ("1")."""
+
+
+@cache
+def transform(key: str) -> Transform | None:
+    """The `[[operation]]` row of `key` when it is an element-wise transform (has code)."""
+    for row in read_table("domain.toml").get("operation", []):
+        if row["key"] == key and "code" in row:
+            return Transform(key, str(row["label"]), str(row["code"]), str(row["units"]))
+    return None
 
 
 @dataclass(frozen=True)
@@ -62,7 +86,10 @@ def named_operations(text: str) -> list[tuple[str, int, int]]:
     return sorted(found, key=lambda f: f[1])
 
 
-_WINDOW_WORD = re.compile(r"\b(?:running|moving|rolling|sliding|boxcar)\b[- ]?", re.I)
+# "running sum" and "running total" are a time integral, not a window.
+_WINDOW_WORD = re.compile(
+    r"\b(?:running(?!\s+(?:sum|total))|moving|rolling|sliding|boxcar)\b[- ]?", re.I
+)
 
 
 def _statistic(key: str, match: re.Match[str]) -> str:
@@ -73,7 +100,7 @@ def _statistic(key: str, match: re.Match[str]) -> str:
 
 
 _STATISTIC_NAMES = {"": "mean", "median": "median", "std": "standard deviation",
-                    "min": "minimum", "max": "maximum"}  # fmt: skip
+                    "var": "variance", "min": "minimum", "max": "maximum"}  # fmt: skip
 
 
 def describe_statistic(statistic: str) -> str:
@@ -205,7 +232,7 @@ _CADENCE_WORD = re.compile(r"\b(?:hourly|daily|minutely|weekly)\b", re.I)
 
 
 def operation_spans(text: str) -> list[tuple[int, int]]:
-    """Spans of the operation words ("hourly", "95th percentile", "per day", "boxcar").
+    """Spans of the operation words ("hourly", "95th percentile", "per day", "Te/Ti").
 
     They name a computation, never an instrument or a dataset: the parser masks them
     before reading hints and accounts for them as operation words.
@@ -214,9 +241,58 @@ def operation_spans(text: str) -> list[tuple[int, int]]:
              for m in rx.finditer(text)]  # fmt: skip
     spans += [m.span() for t in ("statistic", "operation", "declined") for w in _table(t)
               for m in w.words.finditer(text)]  # fmt: skip
-    return spans
+    return spans + [m.span() for m in _ratio_matches(text)]
 
 
 def declined_operations(text: str) -> list[Declined]:
     """Operations the text asks for that offline mode does not do, in vocabulary order."""
     return [Declined(d.key, d.reason) for d in _table("declined") if d.words.search(text)]
+
+
+# "the 10 min", "5-min": a duration, never the minimum.
+_AFTER_NUMBER = re.compile(r"\d\s*-?\s*$")
+
+
+def statistics_not_done(text: str, done: set[str]) -> list[str]:
+    """Statistics the text names ("standard deviation", "95th percentile") not in `done`.
+
+    `done` holds the statistics the request's windows and bins compute ("std", "p95").
+    The mean is left out (it is also how "mean field" and "mean removed" are written), so
+    are "peak" (a time, "the peak of the storm") and the "min" of a duration ("10 min").
+    """
+    named: dict[str, None] = {}
+    for stat in _table("statistic"):
+        for match in stat.words.finditer(text):
+            key = _statistic(stat.key, match)
+            if key in ("", *done) or match[0].lower().startswith("peak"):
+                continue
+            if key == "min" and _AFTER_NUMBER.search(text, 0, match.start()):
+                continue
+            named[describe_statistic(key)] = None
+    return list(named)
+
+
+@cache
+def _slash_ratio() -> re.Pattern[str]:
+    """Two quantity symbols joined by a slash: "Te/Ti", "T_perp / T_par", "Bz/|B|"."""
+    rows = read_table("quantities.toml").get("quantity", [])
+    letters = "".join(sorted({str(r["symbol"]).upper() for r in rows if r.get("symbol")}))
+    side = rf"\|[{letters}]\||[{letters}](?:_?[a-z]{{1,5}}|_?[A-Z]{{1,3}})?"
+    return re.compile(rf"(?<![\w|/.+-])(?:{side})\s*(?P<slash>/)\s*(?:{side})(?![\w|/+-])")
+
+
+def ratio_slashes(text: str) -> list[int]:
+    """Positions of the slashes that write a ratio of two quantities ("Te/Ti", "Bz/|B|").
+
+    A unit ("km/s", "nT/s"), a list of missions ("STA/STB") or a path is no ratio: both
+    sides must be a quantity's symbol (from `vocabulary/quantities.toml`), with a species,
+    component or subscript after it, or its magnitude bars.
+    """
+    return [m.start("slash") for m in _ratio_matches(text)]
+
+
+def _ratio_matches(text: str) -> list[re.Match[str]]:
+    named = [m.span() for d in load_vocabulary().derived for m in d.words.finditer(text)]
+    matches = _slash_ratio().finditer(text)
+    # "Na/Np" is the derived alpha/proton ratio, computed as such
+    return [m for m in matches if not any(a <= m.start("slash") < b for a, b in named)]

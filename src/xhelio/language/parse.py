@@ -24,7 +24,7 @@ from xhelio.language.intent import (
     QuantityWish,
     RequestIntent,
 )
-from xhelio.language.operations import operation_spans
+from xhelio.language.operations import operation_spans, ratio_slashes
 from xhelio.language.probes import probe_swapped
 from xhelio.language.products import product_terms
 from xhelio.language.quantities import (
@@ -769,6 +769,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     physics = work
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = _mask(physics, *span)
+    for slash in ratio_slashes(work):  # "Te/Ti": two quantities, their ratio an operation
+        physics = _mask(physics, slash, slash + 1)
     worded = physics
     for span in formulas:
         worded = _mask(worded, *span)

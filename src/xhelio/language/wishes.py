@@ -17,9 +17,11 @@ from xhelio.language.operations import (
     detrend_kind,
     named_operations,
     per_unit_cadence,
+    ratio_slashes,
     running_statistic,
     statistic_near,
     statistics_near,
+    transform,
 )
 
 __all__ = [
@@ -112,7 +114,7 @@ _SMOOTH = re.compile(
     re.I,
 )
 _RESAMPLE = re.compile(
-    r"\bresampl\w*|\brebin\w*|\b(?:bins?|binned)\b|\bdownsampl\w*"
+    r"\bresampl\w*|\brebin\w*|\b(?:bins?|binned|windows?|intervals|blocks|chunks)\b|\bdownsampl\w*"
     r"|\baverag\w*\b|\bmeans\b|\bmean values\b|\bcadence\b|\bresolution\b"
     r"|\bhourly\b|\bdaily\b|\bminutely\b",
     re.I,
@@ -134,12 +136,54 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
     of a resampling ("10-minute bins", "hourly maxima", "95th percentile per day"), the
     trend a detrend removes.
     """
-    ops: list[OperationWish] = []
     named = named_operations(text)
     kinds = {key for key, _, _ in named}
     smooth = _SMOOTH.search(text)
     running = running_statistic(text)
     used: set[int] = set()
+    detrends = [(start, end) for key, start, end in named if key == "detrend"]
+    ops = _window_wishes(text, durations, (smooth, running), detrends, used)
+    resample = _resample_wish(text, durations, used, (smooth, running))
+    if resample is not None:
+        ops.append(resample)
+    if not any(op.detail == "running" for op in ops):
+        for start, end in detrends:
+            trend = detrend_kind(text, start, end)
+            ops.append(OperationWish("detrend", f"{trend} trend removed", detail=trend))
+    if _DERIVATIVE.search(text):
+        ops.append(OperationWish("derivative", "time derivative"))
+    if "integral" in kinds:
+        ops.append(OperationWish("integral", "time integral (cumulative, trapezoid rule)"))
+    for key in dict.fromkeys(key for key, _, _ in named):
+        if (element_wise := transform(key)) is not None:
+            ops.append(OperationWish("transform", element_wise.label, detail=key))
+    if "psd" in kinds:
+        ops.append(OperationWish("psd", "Welch power spectral density"))
+    if "cross_correlation" in kinds:
+        ops.append(OperationWish("cross_correlation", "cross-correlation with lag"))
+    if "percent_difference" in kinds:
+        ops.append(OperationWish("percent_difference", "percent difference of the two series"))
+    elif ratio_slashes(text) or any(not _inside(m.span(), named) for m in _RATIO.finditer(text)):
+        ops.append(OperationWish("ratio", "ratio of the two series"))
+    elif any(not _inside(m.span(), named) for m in _DIFFERENCE.finditer(text)):
+        ops.append(OperationWish("difference", "difference of the two series"))
+    return ops
+
+
+def _window_wishes(
+    text: str,
+    durations: list[Duration],
+    smoothing: tuple[re.Match[str] | None, tuple[str, int, int] | None],
+    detrends: list[tuple[int, int]],
+    used: set[int],
+) -> list[OperationWish]:
+    """The running window asked for, or the running mean a removal takes away.
+
+    "smoothed over 1 h" smooths; "with the 1-hour running mean subtracted" and "anomaly
+    from the 27-day mean" remove a running mean of that length (a high-pass). Durations
+    taken are added to `used`.
+    """
+    smooth, running = smoothing
     if smooth or running:
         start, end = running[1:] if running else smooth.span() if smooth else (0, 0)
         window = _near(durations, start, end)
@@ -147,27 +191,50 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
             used.add(window.start)
         statistic = running[0] if running else ""
         points = _near_points(text, start, end) if window is None else None
-        ops.append(_smooth_wish(window, statistic, points))
-    resample = _resample_wish(text, durations, used, (smooth, running))
-    if resample is not None:
-        ops.append(resample)
-    for key, start, end in named:
-        if key == "detrend":
-            trend = detrend_kind(text, start, end)
-            ops.append(OperationWish("detrend", f"{trend} trend removed", detail=trend))
-    if _DERIVATIVE.search(text):
-        ops.append(OperationWish("derivative", "time derivative"))
-    if "psd" in kinds:
-        ops.append(OperationWish("psd", "Welch power spectral density"))
-    if "cross_correlation" in kinds:
-        ops.append(OperationWish("cross_correlation", "cross-correlation with lag"))
-    if "percent_difference" in kinds:
-        ops.append(OperationWish("percent_difference", "percent difference of the two series"))
-    elif _RATIO.search(text):
-        ops.append(OperationWish("ratio", "ratio of the two series"))
-    elif any(not _inside(m.span(), named) for m in _DIFFERENCE.finditer(text)):
-        ops.append(OperationWish("difference", "difference of the two series"))
-    return ops
+        wish = _smooth_wish(window, statistic, points)
+        if not statistic and any(_same_clause(text, (start, end), d) for d in detrends):
+            return [_running_mean_removed(wish)]
+        return [wish]
+    for start, end in detrends:
+        if (mean := _mean_after_duration(text, durations, start, end)) is not None:
+            used.add(mean.start)
+            what = f"running mean over {format_seconds(mean.seconds)}"
+            return [_running_mean_removed(OperationWish("smooth", what, mean.seconds))]
+    return []
+
+
+def _same_clause(text: str, a: tuple[int, int], b: tuple[int, int], reach: int = 60) -> bool:
+    """Whether two spans are within `reach` characters with no comma or ';' between."""
+    between = text[min(a[1], b[1]) : max(a[0], b[0])]
+    return len(between) <= reach and not re.search("[,;]", between)
+
+
+_MEAN_WORD = re.compile(
+    r"[\s-]*(?:(?:running|moving|rolling|sliding)[\s-]+)?(?:mean|average)\b", re.I
+)
+
+
+def _mean_after_duration(
+    text: str, durations: list[Duration], start: int, end: int
+) -> Duration | None:
+    """A duration written as a mean's length ("27-day mean") in the removal's clause, if any."""
+    for d in durations:
+        mean = _MEAN_WORD.match(text, d.end)
+        if mean is not None and _same_clause(text, (d.start, mean.end()), (start, end)):
+            return d
+    return None
+
+
+def _running_mean_removed(smooth: OperationWish) -> OperationWish:
+    """The detrend removing the running mean that `smooth` would compute (its window kept)."""
+    return OperationWish(
+        "detrend",
+        smooth.text.replace("smoothed", "running mean") + " removed",
+        smooth.window_s,
+        smooth.explicit_window,
+        "running",
+        smooth.window_points,
+    )
 
 
 def _inside(span: tuple[int, int], named: list[tuple[str, int, int]]) -> bool:
@@ -277,7 +344,12 @@ _OVERLAY = re.compile(
     re.I,
 )
 _EACH = re.compile(r"\bone (?:panel|plot) (?:each|per|for each)\b|\bunderneath\b|\bbelow\b", re.I)
-_LOG = re.compile(r"\blog(?:arithmic)?[- ]?(?:scale|axis|y|plot)?\b|\bsemi-?log\w*|\blog10\b", re.I)
+# "log10 of the density" is a transform of the values, not a log axis.
+_LOG = re.compile(
+    r"\blog(?:arithmic)?[- ]?(?:scale|axis|y|plot)?\b(?!\s*(?:of\b|\())|\bsemi-?log\w*"
+    r"|\blog10\b(?!\s*(?:of\b|\())",
+    re.I,
+)
 _TITLE_QUOTED = re.compile(
     r"\btitle[ds]?\b(?:\s+(?:it|the plot|the figure|as|with|to))*\s*[:=]?\s*"
     r"[\"\u201c'\u2018](?P<title>[^\"\u201d'\u2019]+)[\"\u201d'\u2019]",

@@ -8,7 +8,7 @@ so a candidate fallback never needs new code. Imports only `language.wishes` and
 
 from __future__ import annotations
 
-from xhelio.language.operations import describe_statistic
+from xhelio.language.operations import describe_statistic, transform
 from xhelio.language.wishes import format_seconds
 
 __all__ = ["binary_code", "component_code", "series_code"]
@@ -43,10 +43,11 @@ def _statistic_call(statistic: str) -> str:
 def series_code(
     kind: str, window_s: float, detail: str = "", points: int | None = None
 ) -> tuple[str, str, str]:
-    """(code, words, label suffix) for a running statistic, resampling, detrend or derivative.
+    """(code, words, label suffix) of a one-series operation: window, bins, trend, d/dt, integral.
 
     `detail` is the statistic of a running window or a resampling ("" is the mean,
-    "max", "p95", ...) or the trend a detrend removes ("linear" or "mean"); `points` a
+    "max", "p95", ...) or the trend a detrend removes ("linear", "mean" or "running", the
+    running mean over the window); `points` a
     running window in samples.
     """
     seconds = round(window_s)
@@ -57,10 +58,16 @@ def series_code(
         return _resample_statistics_code(seconds, words, suffix, statistic.split(","))
     call, name = _statistic_call(statistic), describe_statistic(statistic)
     tag = statistic + ("_" if statistic[-1:].isdigit() else "")  # "p95_1d", "max1h"
+    span = f"'{seconds}s'" if points is None else str(points)
+    if points is not None:
+        words, suffix = f"{points} points", f"{points}pt"
+    if kind == "detrend" and detail == "running":
+        code = (
+            f"# the running mean over {words} removed (centred window)\n"
+            f"result = df - df.rolling({span}, center=True, min_periods=1).mean()"
+        )
+        return code, f"with its running mean over {words} removed", f"minus_mean{suffix}"
     if kind == "smooth":
-        span = f"'{seconds}s'" if points is None else str(points)
-        if points is not None:
-            words, suffix = f"{points} points", f"{points}pt"
         code = f"result = df.rolling({span}, center=True, min_periods=1).{call}"
         if not statistic:
             return code, f"smoothed over {words}", f"smooth{suffix}"
@@ -75,6 +82,10 @@ def series_code(
         return code, f"{words} {name}", f"{tag}{suffix}"
     if kind == "detrend":
         return _detrend_code(detail)
+    if kind == "integral":
+        return _INTEGRAL, "time integral (cumulative, trapezoid rule)", "integral"
+    if kind == "transform" and (element_wise := transform(detail)) is not None:
+        return element_wise.code, element_wise.label, element_wise.key
     code = (
         "dt = df.index.to_series().diff().dt.total_seconds()\n"
         "result = df.diff().div(dt, axis=0).add_prefix('d/dt ')"
@@ -98,6 +109,21 @@ def _resample_statistics_code(
     )
     what = f"{words} {' and '.join(n for _, n in named)}"
     return code, what, f"{'_'.join(statistics)}{suffix}"
+
+
+_INTEGRAL = (
+    "# time integral: the cumulative trapezoid rule over time in seconds from the first\n"
+    "# sample; a gap (NaN) is bridged by the trapezoid between the samples around it\n"
+    "t = (df.index - df.index[0]).total_seconds().to_numpy()\n"
+    "def cumulative_trapezoid(column):\n"
+    "    ok = column.notna().to_numpy()\n"
+    "    if ok.sum() < 2:\n"
+    "        return column * np.nan\n"
+    "    y, s = column.to_numpy(dtype=float)[ok], t[ok]\n"
+    "    area = np.concatenate([[0.0], np.cumsum((y[1:] + y[:-1]) / 2 * np.diff(s))])\n"
+    "    return pd.Series(area, index=column.index[ok]).reindex(column.index)\n"
+    "result = df.apply(cumulative_trapezoid).add_prefix('integral of ')"
+)
 
 
 def _detrend_code(trend: str) -> tuple[str, str, str]:

@@ -46,7 +46,7 @@ from xhelio.language.intent import (
     RequestIntent,
     describe_quantity,
 )
-from xhelio.language.operations import declined_operations
+from xhelio.language.operations import declined_operations, statistics_not_done
 from xhelio.language.parse import Vocabulary
 from xhelio.language.probes import common_product, kept_product, led_by, product
 from xhelio.language.resolve import (
@@ -70,6 +70,13 @@ def build_plan(
     quantities = one_frame(b, not_operation_words(intent, wanted_quantities(b)))
     for declined in declined_operations(intent.text.splitlines()[-1]):
         b.notes.append(f"Not done: {declined.label} ({declined.reason}).")
+    computed = {s for op in intent.operations if op.kind in ("smooth", "resample")
+                for s in op.detail.split(",")}  # fmt: skip
+    for name in statistics_not_done(intent.text.splitlines()[-1], computed):
+        b.notes.append(
+            f"Not done: the {name} (no window or cadence was given for it; say e.g. "
+            "'in 10-minute windows' or 'per day')."
+        )
     finals: list[tuple[str, str, str]] = []
     span: TimeRange | None = None
     derived = derived_named(intent.text) if not intent.time_error else ()

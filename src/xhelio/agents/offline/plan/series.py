@@ -13,6 +13,7 @@ from xhelio.language.intent import (
     RequestIntent,
     describe_quantity,
 )
+from xhelio.language.operations import transform
 from xhelio.language.quantities import quantity
 from xhelio.language.resolve import (
     Candidate,
@@ -144,11 +145,22 @@ def series_operations(
             continue
         if wish is not None and not _applies(b.intent, op, wish):
             continue
-        fixed = op.kind == "detrend" or op.window_points is not None
+        fixed = (op.kind == "detrend" and op.detail != "running") or op.window_points is not None
         window = 0.0 if fixed else op.window_s or _default_window(span, b, op)
         code, what, suffix = series_code(op.kind, window, op.detail, op.window_points)
         label = b.unique(f"{tag}_{suffix}")
-        units = None if op.kind != "derivative" else derivative_units(cands)
+        units = None
+        if op.kind == "derivative":
+            units = derivative_units(cands)
+        elif op.kind == "integral":
+            units = integral_units(cands)
+        elif op.kind == "transform":
+            units = transform_units(op.detail, cands)
+        if op.kind == "integral":
+            b.notes.append(
+                f"Time integral of {name}: cumulative trapezoid rule from the start of the "
+                f"window, in {units}; its last value is the total over the window."
+            )
         if op.kind == "resample" and "," in op.detail and cands and cands[0].units:
             units = cands[0].units  # new column names ("V (max)") keep no unit themselves
         current = add_compute(b, name, (current,), label, code, f"{name} {what}", units)
@@ -159,6 +171,7 @@ def series_operations(
 _OPERATION_WORDS: dict[str, re.Pattern[str]] = {
     "smooth": re.compile(r"smooth|boxcar|running|moving|rolling", re.I),
     "derivative": re.compile(r"derivativ|differentiat|rate of change|d/dt", re.I),
+    "integral": re.compile(r"integra|fluence|cumulative|running (?:sum|total)", re.I),
     "resample": re.compile(r"averag|resampl|\bbin|\bhourly\b|\bdaily\b", re.I),
 }
 # Where one part of a request ends and another begins ("Bz's derivative, and also Np").
@@ -191,10 +204,46 @@ def derivative_units(cands: list[Candidate]) -> str:
     return f"{unit}/s" if unit else "1/s"
 
 
+# How a unit writes "per second": "/s" at its end, "s^-1", or "s" in a denominator group.
+_PER_SECOND = (
+    re.compile(r"\s*/\s*s(?:ec)?$"),
+    re.compile(r"(?<![\w^])s(?:ec)?\s*\^?\s*-1\b\s*"),
+    re.compile(r"(?<=/\()(?:s(?:ec)?[-\s*·]+)|(?<=[-\s*·])s(?:ec)?(?=[-\s*·]|\))(?=[^/]*\))"),
+)
+
+
+def integral_units(cands: list[Candidate]) -> str:
+    """The unit of a time integral of the first candidate's series: "per second" cancelled.
+
+    "km/s" -> "km", "1/(cm**2-s-sr)" -> "1/(cm**2-sr)", "cm^-2 s^-1 sr^-1" -> "cm^-2
+    sr^-1"; a unit without "per second" gets " s" ("nT" -> "nT s").
+    """
+    unit = (cands[0].units if cands else "") or ""
+    for pattern in _PER_SECOND:
+        cancelled, count = pattern.subn("", unit, count=1)
+        if count:
+            tidy = re.sub(r"([-\s·])[-\s·]+", r"\1", cancelled)
+            return re.sub(r"[-\s*·]+\)", ")", tidy).strip() or "1"
+    if not unit:
+        return "s"
+    return f"({unit}) s" if "/" in unit else f"{unit} s"
+
+
+def transform_units(key: str, cands: list[Candidate]) -> str | None:
+    """The unit of an element-wise transform of the first candidate's series."""
+    element_wise = transform(key)
+    unit = (cands[0].units if cands else "") or ""
+    if element_wise is None or element_wise.units == "same":
+        return unit or None
+    if element_wise.units == "log10":
+        return f"log10({unit})" if unit else "log10"
+    return element_wise.units
+
+
 def _default_window(span: TimeRange, b: Builder, op: OperationWish) -> float:
     target = span.duration.total_seconds() / 50
     window = float(min(_NICE_WINDOWS, key=lambda w: abs(w - target)))
-    if op.kind == "smooth":
+    if op.kind == "smooth" or op.detail == "running":
         what = f"{op.text} window" if op.detail else "smoothing window"
         b.notes.append(f"No {what} was given; used {format_seconds(window)}.")
     return window
