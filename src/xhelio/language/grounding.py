@@ -172,12 +172,19 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
         element, charge = m[1].lower(), m[2]
         tokens = frozenset({f"{element}+{charge}", f"{element}{charge}+"})
         concepts.append(Concept(m[0], "word", tokens))
-    for key, position in dict(reversed(load_vocabulary().species_named(rest))).items():
-        typed = next(_WORD.finditer(rest[position:]), None)
+    # Species are read in the words as typed (a bare "O" is oxygen before "intensities",
+    # which a synonym has claimed by now), where no other concept took them.
+    named = [
+        (s.key, m.span())
+        for s in load_vocabulary().species
+        for m in s.words.finditer(words)
+        if rest[m.start() : m.end()] == m[0]
+    ]
+    for key, (start, _) in dict(reversed(sorted(named, key=lambda ks: ks[1]))).items():
+        typed = next(_WORD.finditer(words[start:]), None)
         concepts.append(Concept(typed[0] if typed else key, "species", frozenset({key})))
-    for s in load_vocabulary().species:
-        for m in s.words.finditer(rest):
-            rest = _mask(rest, *m.span())
+    for _, span in named:
+        rest = _mask(rest, *span)
     energy = energy_range(energy_text if energy_text is not None else words)
     if energy is not None:
         concepts.append(Concept(_energy_typed(energy), "energy"))

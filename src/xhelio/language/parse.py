@@ -40,6 +40,7 @@ from xhelio.language.slots import (
     SlotKind,
     SlotReading,
     account,
+    find_designations,
     find_formulas,
     find_places,
     name_runs,
@@ -733,6 +734,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
             dataset_ids.append(known)
             dataset_spans.append((known, match.span()))
             work = _mask(work, *match.span())
+    for span in find_designations(work):  # "LANL 1994-084": a name, not a day of 1994
+        work = _mask(work, *span)
     time_range, time_text, time_error = None, None, None
     time_spans: list[tuple[int, int]] = []
     durations = find_durations(work)

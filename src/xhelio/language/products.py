@@ -116,7 +116,7 @@ def _cadence_tokens(seconds: int) -> frozenset[str]:
 def product_terms(text: str) -> tuple[Term, ...]:
     """Look directions, distribution kinds, modes and cadence adjectives in `text`."""
     terms = [
-        Term(m[0], p.tokens, about_data=p.about_data, soft=p.soft)
+        Term(m[0], p.tokens_for(m), about_data=p.about_data, soft=p.soft)
         for p in load_vocabulary().products
         for m in p.words.finditer(text)
     ]

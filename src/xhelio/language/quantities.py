@@ -51,9 +51,11 @@ class Quantity:
     solar_wind: bool = False
     symbol: str | None = None
     """The letter physicists write it with ("n" in "Ne", "b" in "B_RTN")."""
+    excludes: re.Pattern[str] | None = None
+    """A description that says a parameter holds something else (the spacecraft's velocity)."""
 
 
-_PATTERN_FIELDS = ("phrases", "units", "describes", "names", "magnitude_cue")
+_PATTERN_FIELDS = ("phrases", "units", "describes", "names", "magnitude_cue", "excludes")
 
 
 def _quantity(entry: dict[str, Any]) -> Quantity:

@@ -369,7 +369,7 @@ def scorable(p: ParameterInfo) -> bool:
 
 
 def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | None:
-    if not scorable(p):
+    if not scorable(p) or (q.excludes is not None and q.excludes.search(p.description)):
         return None
     name_hit = _names_match(q, p.name)
     desc_hit = bool(q.describes.search(p.description))
@@ -384,7 +384,8 @@ def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float
             return None
         score = 5.0 if q.names.search(p.name) else 2.0
     else:
-        if not q.units.search(p.units.strip()):
+        units = p.units.strip()  # none given: the description alone must say it
+        if not (q.units.search(units) if units else desc_hit):
             return None
         if not (name_hit or desc_hit):
             return None

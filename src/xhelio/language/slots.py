@@ -9,9 +9,10 @@ catalog-question and unit words), or *left over*. A left-over word could change 
 answer, so the answer states it was not used, or asks about it when it stands where a
 spacecraft name goes (`name_runs`).
 
-Two kinds are found here because they decide what must NOT be read as something else:
+Three kinds are found here because they decide what must NOT be read as something else:
 places ("at geosynchronous orbit", "in lunar orbit", "at L1") say where, not what to
-fetch; formulas ("n v^2", "B^2/2mu0") are symbols, not spacecraft names.
+fetch; formulas ("n v^2", "B^2/2mu0") are symbols, not spacecraft names; spacecraft
+designations ("LANL 1994-084") are names, not dates.
 Imports `vocabulary` only (for the word tables).
 """
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from xhelio.vocabulary import read_table
+from xhelio.vocabulary import load_vocabulary, read_table
 
 __all__ = [
     "Slot",
@@ -33,6 +34,7 @@ __all__ = [
     "account",
     "content_words",
     "filler_words",
+    "find_designations",
     "find_formulas",
     "find_places",
     "name_runs",
@@ -167,6 +169,22 @@ def account(text: str, found: Iterable[Slot]) -> SlotReading:
 def find_places(text: str) -> list[tuple[int, int]]:
     """Spans of phrases that say where a spacecraft is ("in lunar orbit", "at L1")."""
     return [m.span() for p in _tables().places for m in p.finditer(text)]
+
+
+def find_designations(text: str) -> list[tuple[int, int]]:
+    """Spans of the numbers of spacecraft designations ("1994-084" of "LANL 1994-084").
+
+    The product words marked `designation` in `vocabulary/domain.toml` say how they are
+    written; the numbers they capture are a name, so the time reader must not take them.
+    """
+    return [
+        m.span(group)
+        for p in load_vocabulary().products
+        if p.designation
+        for m in p.words.finditer(text)
+        for group, value in m.groupdict().items()
+        if value
+    ]
 
 
 # A formula: symbols joined by ^ * / ("v^2", "B^2/2mu0", "rho*v^2"), with the bare

@@ -116,6 +116,26 @@ class ProductWord:
     marker: bool = False
     """Marks a product apart from its siblings ("burst", "auxiliary", "merged"): a dataset
     holding it ranks below its siblings unless the request says it."""
+    designation: bool = False
+    """A spacecraft's designation ("LANL 1994-084"): the numbers its groups match are a
+    name, never a date."""
+
+    def tokens_for(self, match: re.Match[str]) -> frozenset[str]:
+        """The tokens a match of `words` means.
+
+        "{NAME}" in a token is group `name` as typed; a token whose group did not take
+        part is left out.
+        """
+        if not match.groupdict():
+            return self.tokens
+        groups = {k.upper(): v for k, v in match.groupdict().items() if v}
+        out: set[str] = set()
+        for token in self.tokens:
+            try:
+                out.add(token.format_map(groups).upper())
+            except KeyError:
+                continue
+        return frozenset(out)
 
 
 @dataclass(frozen=True)
@@ -273,6 +293,7 @@ def load_vocabulary() -> DomainVocabulary:
                 soft=row.get("soft", False),
                 about_data=row.get("about_data", True),
                 marker=row.get("marker", False),
+                designation=row.get("designation", False),
             )
             for row in raw.get("product", [])
         ),
