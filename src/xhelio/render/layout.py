@@ -110,7 +110,7 @@ def build_layout(
     grid = layout.get("grid")
     rows = grid.get("rows") if isinstance(grid, dict) else None
     count = rows if isinstance(rows, int) and rows > 0 else max(1, len(panels))
-    layout.setdefault("height", PANEL_HEIGHT_PX * count)
+    layout.setdefault("height", max(PANEL_HEIGHT_PX * count, _legend_height(layout, pairs, count)))
     has_domains = any("domain" in _axis(layout, y) for y in panels)
     if grid is None and len(panels) > 1 and not has_domains:
         _stack_panels(layout, pairs, panels)
@@ -124,6 +124,25 @@ def build_layout(
     if time_range is not None:
         _apply_window(layout, pairs, time_range)
     return layout, count
+
+
+# One legend entry's height in pixels, and the margins and padding around a one-panel plot.
+_LEGEND_ENTRY_PX = 20
+_LEGEND_ROOM_PX = 180
+
+
+def _legend_height(
+    layout: Mapping[str, Any], pairs: Sequence[tuple[dict[str, Any], AxisFacts]], panels: int
+) -> int:
+    """The height a one-panel figure needs for its legend to list every line (no clipping)."""
+    if panels != 1 or layout.get("showlegend") is False:
+        return 0
+    entries = sum(
+        1
+        for trace, _ in pairs
+        if trace.get("type") not in ("heatmap", "contour") and trace.get("showlegend") is not False
+    )
+    return entries * _LEGEND_ENTRY_PX + _LEGEND_ROOM_PX if entries > 1 else 0
 
 
 def _readable_title(layout: dict[str, Any]) -> None:

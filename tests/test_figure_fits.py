@@ -1,7 +1,9 @@
-"""A spectrogram's colour bar and its title (quantity and unit) stay inside the figure.
+"""What a figure says stays inside it: colour-bar titles and legends.
 
-The title reads along the bar on its right; no line of it may be longer than the bar, in
-one panel and in stacked panels, so it never runs off the figure or onto the next bar.
+A spectrogram's colour-bar title (quantity and unit) reads along the bar on its right; no
+line of it may be longer than the bar, in one panel and in stacked panels, so it never
+runs off the figure or onto the next bar. A one-panel legend of many lines (the energy
+channels of a spectrum) gets the height to list them all.
 """
 
 from __future__ import annotations
@@ -107,3 +109,18 @@ def test_wrapped_title_keeps_unit_and_line_width(width: int) -> None:
     assert all(visible_length(line) <= width for line in lines), wrapped
     assert lines[-1].endswith("s<sup>-1</sup>)")
     assert wrapped.count("<sup>") == wrapped.count("</sup>")
+
+
+def test_one_panel_legend_gets_room_for_every_line() -> None:
+    store = DataStore()
+    times = pd.date_range("2024-01-01", periods=60, freq="1min")
+    for n in range(1, 13):
+        frame = pd.DataFrame({f"P{n}": np.full(60, float(n))}, index=times)
+        store.put(DataEntry(f"AC_H1_EPM.P{n}", frame, {f"P{n}": "1/(cm**2-s-sr-MeV)"}))
+    traces = [{"data_label": f"AC_H1_EPM.P{n}"} for n in range(1, 13)]
+    layout = render_plotly_json({"data": traces}, store).figure["layout"]
+    margin = layout["margin"]
+    plot_area = layout["height"] - margin["t"] - margin["b"]
+    assert plot_area >= 12 * 20  # about 20 px per legend entry
+    one = render_plotly_json({"data": traces[:1]}, store).figure["layout"]
+    assert one["height"] == 300  # a single line keeps the standard panel height
