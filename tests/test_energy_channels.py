@@ -21,6 +21,8 @@ from xhelio.catalog.index import open_catalog
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.config import load_settings
 from xhelio.language.channels import energy_channels
+from xhelio.language.intent import QuantityWish
+from xhelio.language.spectra import spectrogram_fit
 from xhelio.tools.workspace import Workspace, open_workspace
 
 FLUX = "1/(cm**2-s-sr-MeV)"
@@ -117,3 +119,23 @@ def test_a_spectrum_variable_is_still_drawn_as_a_spectrogram(
 ) -> None:
     _, traces = _ask(session, "Wind 3DP electron energy spectrogram 2012-03-07")
     assert [t["type"] for t in traces] == ["heatmap"]
+
+
+def test_channels_of_unknown_kind_never_serve_a_particle_spectrum() -> None:
+    # "---> Electric Field (stacked plots)" in V/m: its channels say no axis, so it may be
+    # a spectrogram named by its product alone, never a proton energy spectrum.
+    field = ParameterInfo(
+        "electric_field_stack", units="V/m", size=(16,), description="---> Electric Field"
+    )
+    proton = QuantityWish("spectrogram", "spectrum", 0, component="energy", species="proton")
+    assert spectrogram_fit(proton, field) is None
+    assert spectrogram_fit(QuantityWish("spectrogram", "spectrogram", 0), field) is not None
+
+
+def test_channels_with_data_replace_a_spectrum_without_data_for_the_time(
+    session: tuple[Workspace, Any],
+) -> None:
+    # Voyager 1's plasma ion spectra end in 1980: CRS channels have data in 2010.
+    result, traces = _ask(session, "Voyager 1 proton energy spectrum 2010-01-01 to 2010-02-01")
+    assert {d.dataset for d in result.data if d.dataset} == {"VOYAGER1_CRS_DAILY_FLUX"}
+    assert len(traces) >= 3 and "channel" in result.answer

@@ -124,8 +124,8 @@ def _measured_series(
         cands = source_candidates(b, source, wish, span)
         window = span or b.intent.time_range
         # A spectrum kept as one parameter per energy channel: when no spectrum variable
-        # serves it, or the one offered lacks the product the request named.
-        rival = short_of_request(cands)
+        # serves it, or the one offered falls short (product named, time asked).
+        rival = short_of_request(b, cands, window)
         spectrum = wish.quantity == "spectrogram" and (not cands or rival is not None)
         if spectrum and window and channel_series(b, source, wish, window, finals, rival):
             span = window

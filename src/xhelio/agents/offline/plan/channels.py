@@ -39,8 +39,9 @@ def channel_series(
 ) -> bool:
     """Fetch `source`'s energy channels for the spectrum `wish` into `finals`; False if none.
 
-    `rival` is a spectrum parameter the ranking offered although it lacks a product the
-    request named: channels win when their dataset's title says more of the request.
+    `rival` is a spectrum parameter the ranking offered although it falls short: without
+    data for the time asked, channels with data win; lacking a product the request named,
+    channels win when their dataset's title says more of the request.
     """
     words = re.findall(r"[A-Za-z]\w+", source.text or b.intent.text)
     found = [
@@ -55,8 +56,9 @@ def channel_series(
     # The species and words asked first, then the cadence nearest the one wanted.
     family, _ = max(found, key=lambda f: (*f[0].fit, -abs(math.log((f[1] or wanted) / wanted))))
     if rival is not None:
-        title = b.vocab.catalog.dataset(rival.dataset_id).title
-        if family.fit[0] == 0 or family.fit[1] <= words_in(title, words):
+        info = b.vocab.catalog.dataset(rival.dataset_id)
+        timely = _covers(info.start, info.stop, span)
+        if family.fit[0] == 0 or (timely and family.fit[1] <= words_in(info.title, words)):
             return False
     dataset, chans = family.dataset_id, list(family.channels)
     group = f"channels:{dataset}"
@@ -70,9 +72,19 @@ def channel_series(
     return True
 
 
-def short_of_request(cands: list[Candidate]) -> Candidate | None:
-    """The best candidate when the ranking itself says it differs from the request."""
-    if cands and any(n.startswith(_DIFFERS) for n in cands[0].notes):
+def short_of_request(
+    b: Builder, cands: list[Candidate], window: TimeRange | None
+) -> Candidate | None:
+    """The best candidate when it falls short, else None.
+
+    Short: it says it differs from the request, or its dataset has no data for the time.
+    """
+    if not cands:
+        return None
+    if any(n.startswith(_DIFFERS) for n in cands[0].notes):
+        return cands[0]
+    info = b.vocab.catalog.dataset(cands[0].dataset_id)
+    if window is not None and not _covers(info.start, info.stop, window):
         return cands[0]
     return None
 
