@@ -238,7 +238,9 @@ def _look(p: ParameterInfo) -> str | None:
 def _axis_fit(wanted: str | None, kind: str | None, rank: int) -> float | None:
     """How the channels of a parameter fit the axis asked; None when they cannot serve it."""
     if kind is None:
-        return -1.0
+        # Channels of unknown kind ("Electric Field (stacked plots)", V/m) may serve a
+        # spectrogram that names no axis, never a particle energy or pitch-angle one.
+        return None if wanted in ("energy", "pitch") else -1.0
     if wanted is None:
         return 1.0 if rank == 2 else 2.0
     if wanted == "pitch":

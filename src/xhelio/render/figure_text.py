@@ -30,7 +30,9 @@ __all__ = [
     "titled",
     "unit_key",
     "unit_of",
+    "visible_length",
     "without_unit",
+    "wrap_title",
 ]
 
 # A y title up to this long is used as is; descriptions up to the longer bound are wrapped.
@@ -193,3 +195,64 @@ def add_citation(layout: dict[str, Any], text: str) -> None:
     margin = layout.get("margin")
     if isinstance(margin, dict):
         margin["b"] = max(int(margin.get("b", 80)), 84 + 12 * text.count("<br>"))
+
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def visible_length(text: str) -> int:
+    """How many characters of a Plotly title are drawn (tags such as <sub> are not)."""
+    return len(_TAG.sub("", text))
+
+
+def wrap_title(text: str, width: int, *, max_lines: int) -> str:
+    """Break a title into lines of at most `width` drawn characters, at most `max_lines`.
+
+    Existing <br> breaks are kept. The last part (a colour bar's unit) is kept whole; when
+    the title needs more lines, the parts before it keep their first lines and end with "...".
+    """
+    parts = [_wrapped(part, width) for part in text.split("<br>")]
+    last = parts[-1] if len(parts) > 1 and len(parts[-1]) < max_lines else []
+    room = max_lines - len(last)
+    lines = [line for part in (parts[:-1] if last else parts) for line in part]
+    if len(lines) > room:
+        rest = " ".join(lines[room - 1 :])
+        lines = [*lines[: room - 1], _cut(rest, width - 3) + "..."]
+    return "<br>".join([*lines, *last])
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        if current and visible_length(f"{current} {word}") > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    return [*lines, current]
+
+
+def _cut(text: str, width: int) -> str:
+    """The start of `text` with at most `width` drawn characters and no half-open tag."""
+    kept = ""
+    for piece in re.split(r"(<[^>]+>)", text):
+        if _TAG.fullmatch(piece):
+            kept += piece
+            continue
+        room = width - visible_length(kept)
+        if room <= 0:
+            break
+        if len(piece) > room and " " in piece[:room]:
+            kept += piece[:room].rsplit(" ", 1)[0]  # end at a word, not inside one
+            break
+        kept += piece[:room]
+    return _close_tags(kept.rstrip(" ,;"))
+
+
+def _close_tags(text: str) -> str:
+    """Close a <sub>/<sup> left open by cutting a title short."""
+    for tag in ("sub", "sup"):
+        if text.count(f"<{tag}>") > text.count(f"</{tag}>"):
+            text += f"</{tag}>"
+    return text

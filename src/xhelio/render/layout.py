@@ -12,14 +12,13 @@ Imports nothing from xhelio but `timerange` and `render.figure_text` (the unit r
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from xhelio.render.figure_text import titled, unit_key, without_unit
+from xhelio.render.figure_text import titled, unit_key, without_unit, wrap_title
 from xhelio.timerange import TimeRange, readable_iso_ranges
 
 __all__ = [
@@ -111,7 +110,7 @@ def build_layout(
     grid = layout.get("grid")
     rows = grid.get("rows") if isinstance(grid, dict) else None
     count = rows if isinstance(rows, int) and rows > 0 else max(1, len(panels))
-    layout.setdefault("height", PANEL_HEIGHT_PX * count)
+    layout.setdefault("height", max(PANEL_HEIGHT_PX * count, _legend_height(layout, pairs, count)))
     has_domains = any("domain" in _axis(layout, y) for y in panels)
     if grid is None and len(panels) > 1 and not has_domains:
         _stack_panels(layout, pairs, panels)
@@ -125,6 +124,25 @@ def build_layout(
     if time_range is not None:
         _apply_window(layout, pairs, time_range)
     return layout, count
+
+
+# One legend entry's height in pixels, and the margins and padding around a one-panel plot.
+_LEGEND_ENTRY_PX = 20
+_LEGEND_ROOM_PX = 180
+
+
+def _legend_height(
+    layout: Mapping[str, Any], pairs: Sequence[tuple[dict[str, Any], AxisFacts]], panels: int
+) -> int:
+    """The height a one-panel figure needs for its legend to list every line (no clipping)."""
+    if panels != 1 or layout.get("showlegend") is False:
+        return 0
+    entries = sum(
+        1
+        for trace, _ in pairs
+        if trace.get("type") not in ("heatmap", "contour") and trace.get("showlegend") is not False
+    )
+    return entries * _LEGEND_ENTRY_PX + _LEGEND_ROOM_PX if entries > 1 else 0
 
 
 def _readable_title(layout: dict[str, Any]) -> None:
@@ -280,20 +298,56 @@ def _place_legends(
 def _place_colorbars(
     layout: dict[str, Any], pairs: Sequence[tuple[dict[str, Any], AxisFacts]]
 ) -> None:
-    """Fit each heatmap's colour bar to its own panel, title along the bar."""
+    """Fit each heatmap's colour bar to its own panel, its title along the bar and no longer.
+
+    The title (quantity, then unit) reads upwards on the bar's right; it is wrapped into
+    as many columns as it needs so that none is longer than the bar, which keeps it inside
+    the figure and off the neighbouring panel's bar.
+    """
     for trace, _ in pairs:
         if trace.get("type") not in ("heatmap", "contour"):
             continue
         colorbar = trace.setdefault("colorbar", {})
-        title = colorbar.get("title")
-        if isinstance(title, dict):
-            title.setdefault("side", "right")
         domain = _axis(layout, _base_of(layout, _y_of(trace))).get("domain")
         if isinstance(domain, list) and len(domain) == 2:
             low, high = float(domain[0]), float(domain[1])
             colorbar.setdefault("y", round((low + high) / 2, 4))
             colorbar.setdefault("len", round(high - low, 4))
             colorbar.setdefault("yanchor", "middle")
+        title = colorbar.get("title")
+        if isinstance(title, str):
+            title = colorbar["title"] = {"text": title}
+        if isinstance(title, dict) and isinstance(title.get("text"), str):
+            title.setdefault("side", "right")
+            if title["side"] == "right":
+                chars = max(8, int(_bar_length_px(layout, colorbar) / _TITLE_CHAR_PX))
+                title["text"] = wrap_title(title["text"], chars, max_lines=_COLOUR_TITLE_LINES)
+
+
+# Width of one character of a 12 px colour-bar title, with room to spare (Arial averages
+# about 6 px), and the most columns a colour-bar title may take beside its bar.
+_TITLE_CHAR_PX = 6.5
+_COLOUR_TITLE_LINES = 5
+# plotly.js pads a colour bar by 10 px at each end; the citation may add to the bottom.
+_BAR_PAD_PX = 20
+_CITATION_ROOM_PX = 4
+
+
+def _bar_length_px(layout: Mapping[str, Any], colorbar: Mapping[str, Any]) -> float:
+    """How long a colour bar is drawn, in pixels, from the figure height and its margins."""
+    height = layout.get("height")
+    margin = layout.get("margin")
+    if not isinstance(height, int | float):
+        height = PANEL_HEIGHT_PX
+    top = bottom = 80
+    if isinstance(margin, dict):
+        top = float(margin.get("t", top))
+        bottom = float(margin.get("b", bottom)) + _CITATION_ROOM_PX
+    length = colorbar.get("len", 1.0)
+    fraction = float(length) if isinstance(length, int | float) else 1.0
+    if colorbar.get("lenmode") == "pixels":
+        return fraction - _BAR_PAD_PX
+    return fraction * max(0.0, float(height) - top - bottom) - _BAR_PAD_PX
 
 
 def _x_groups(
@@ -379,25 +433,9 @@ def _y_title(facts: Sequence[AxisFacts], units: Sequence[str]) -> str:
 _Y_TITLE_CHARS = 34
 
 
-def _wrap(text: str, width: int = _Y_TITLE_CHARS) -> str:
+def _wrap(text: str) -> str:
     """Break a long y title into at most three lines so it never runs off its panel."""
-    plain = re.sub(r"<[^>]+>", "", text)
-    if len(plain) <= width:
-        return text
-    lines: list[str] = []
-    current = ""
-    for word in text.split(" "):
-        visible = len(re.sub(r"<[^>]+>", "", current + " " + word))
-        if current and visible > width:
-            lines.append(current)
-            current = word
-        else:
-            current = f"{current} {word}".strip()
-    lines.append(current)
-    if len(lines) > 3:
-        lines = [*lines[:2], " ".join(lines[2:])]
-        lines[2] = lines[2][: width - 3] + "..." if len(lines[2]) > width else lines[2]
-    return "<br>".join(lines)
+    return wrap_title(text, _Y_TITLE_CHARS, max_lines=3)
 
 
 def _apply_window(

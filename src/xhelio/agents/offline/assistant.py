@@ -126,6 +126,9 @@ class OfflineAssistant:
         # The last interpretation, keyed by request and history length: a turn reads its
         # request twice (the planner asks whether it is multi-step, then it is answered).
         self._last: tuple[tuple[str, int, float], Interpretation] | None = None
+        # Each user message of the history read once, keyed by its position and text: a
+        # long session does not re-read every earlier request on every turn.
+        self._read: dict[tuple[int, str], RequestIntent] = {}
 
     @property
     def vocab(self) -> Vocabulary:
@@ -162,7 +165,7 @@ class OfflineAssistant:
             return AssistantReply(said)
         if (reply := skill_reply(self, request)) is not None:
             return reply
-        intent = parse_request(request, self.vocab)
+        intent = self.parse(request)
         if intent.discovery is not None:
             return self._discover(intent)
         if is_undo(request) and not (undo := self.interpret(request))[1].steps:
@@ -204,7 +207,7 @@ class OfflineAssistant:
         if is_undo(request):
             self._last = (key, self._undo(request))
             return self._last[1]
-        intent = intent or parse_request(request, self.vocab)
+        intent = intent or self.parse(request)
         base = self.session_base()
         follow = base is not None and is_follow_up(intent, True)
         kept: list[str] = []
@@ -252,15 +255,45 @@ class OfflineAssistant:
         being answered, so it is left out.
         """
         history = self.workspace.session.history
-        users = [str(m.get("content", "")) for m in history[:-1] if m.get("role") == "user"]
-        return replay([(text, parse_request(text, self.vocab)) for text in users])
+        users = [
+            (position, str(m.get("content", "")))
+            for position, m in enumerate(history[:-1])
+            if m.get("role") == "user"
+        ]
+        return replay([(text, self._message_intent(position, text)) for position, text in users])
+
+    def parse(self, request: str) -> RequestIntent:
+        """`request` read into an intent; a message of the session is read only once.
+
+        The request being answered keeps its reading with its place in the history, so
+        later turns replay it as it was understood ("last week" stays the week it meant)
+        without reading it again: a turn costs the same on the 30th request as on the 1st.
+        """
+        history = self.workspace.session.history
+        last = history[-1] if history else {}
+        if last.get("role") == "user" and last.get("content") == request:
+            return self._message_intent(len(history) - 1, request)
+        return parse_request(request, self.vocab)  # not a message of this session
+
+    def _message_intent(self, position: int, text: str) -> RequestIntent:
+        key = (position, text)
+        if key not in self._read:
+            history = self.workspace.session.history
+            # Readings of messages no longer in the history (a new or loaded one) go.
+            self._read = {
+                (p, t): intent
+                for (p, t), intent in self._read.items()
+                if p < len(history) and history[p].get("content") == t
+            }
+            self._read[key] = parse_request(text, self.vocab)
+        return self._read[key]
 
     def _undo(self, request: str) -> Interpretation:
         """The state before the last change, its plan, and a note saying what was undone."""
         states = self.session_states()
         if len(states) < 2:
             last = f": '{states[-1][0]}' is the first request shown" if states else ""
-            intent = parse_request(request, self.vocab)
+            intent = self.parse(request)
             return intent, OfflinePlan(intent, notes=(f"Nothing to undo{last}.",)), True
         (undone, _), (shown, intent) = states[-1], states[-2]
         plan = build_plan(self.vocab, intent)

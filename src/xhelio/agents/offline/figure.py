@@ -36,6 +36,20 @@ def _panels(intent: RequestIntent, finals: list[tuple[str, str, str]]) -> list[i
     return panels
 
 
+def _named_by_group(finals: list[tuple[str, str, str]]) -> list[str]:
+    """The series' names; the channels of one spectrum as its first to last channel."""
+    names: list[str] = []
+    channels: dict[str, list[str]] = {}
+    for _, name, group in finals:
+        if group.startswith("channels"):
+            if group not in channels:
+                names.append(group)
+            channels.setdefault(group, []).append(name)
+        else:
+            names.append(name)
+    return [f"{channels[n][0]} to {channels[n][-1]}" if n in channels else n for n in names]
+
+
 def figure_spec(
     intent: RequestIntent, finals: list[tuple[str, str, str]], span: TimeRange | None
 ) -> tuple[dict[str, Any], str | None]:
@@ -65,14 +79,14 @@ def figure_spec(
             if y_title:
                 axis = "yaxis" if panel == 1 else f"yaxis{panel}"
                 y_titles[axis] = {"title": {"text": y_title}}
-        if intent.plot.log_y:
-            trace["log_y"] = True
+        if intent.plot.log_y or group.startswith("channels"):
+            trace["log_y"] = True  # energy channels of a spectrum span decades
         if "flux" in name.lower():
             trace["log_color"] = True
         if n < len(colours):
             trace["line"] = {"color": colours[n]}
         traces.append(trace)
-    names = ", ".join(dict.fromkeys(name for _, name, _ in finals))
+    names = ", ".join(dict.fromkeys(_named_by_group(finals)))
     title = intent.plot.title or (f"{names}, {span.readable()}" if span else names)
     figure = {"data": traces, "layout": {"title": {"text": title}, **y_titles}}
     note = None

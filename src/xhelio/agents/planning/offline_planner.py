@@ -28,7 +28,6 @@ from xhelio.agents.planning.schema import (
 )
 from xhelio.agents.planning.tasks import Task, TaskPlan
 from xhelio.language.intent import MissionRef, describe_quantity
-from xhelio.language.parse import parse_request
 
 __all__ = ["OfflinePlanning"]
 
@@ -200,7 +199,7 @@ class OfflinePlanning:
         Offline mode's stand-in for the orchestrator's `request_planning`: several series
         ("density and speed from OMNI ... along with") or a real computation.
         """
-        intent = parse_request(request, self.assistant.vocab)
+        intent = self.assistant.parse(request)
         if intent.discovery is not None:
             return False
         steps = self.assistant.interpret(request, intent)[1].steps

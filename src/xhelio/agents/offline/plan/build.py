@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from xhelio.agents.offline.derived import derived_code, derived_named, input_wishes, unit_problem
+from xhelio.agents.offline.plan.channels import channel_series, short_of_request
 from xhelio.agents.offline.plan.combine import (
     one_temperature_unit,
     presentation,
@@ -128,6 +129,15 @@ def _measured_series(
     ranked: list[tuple[Source, list[Candidate]]] = []
     for source in sources:
         cands = source_candidates(b, source, wish, span)
+        window = span or b.intent.time_range
+        # A spectrum kept as one parameter per energy channel: when no spectrum variable
+        # serves it, or the one offered falls short (product named, time asked).
+        rival = short_of_request(b, cands, window)
+        spectrum = wish.quantity == "spectrogram" and (not cands or rival is not None)
+        if spectrum and window and channel_series(b, source, wish, window, finals, rival):
+            span = window
+            b.notes[:] = [n for n in b.notes if rival is None or n not in rival.notes]
+            continue
         if not cands:
             b.notes.append(f"No {source.name} dataset in the catalog holds {what}.")
             if (held := nearest_held(b, source, wish)) is not None:
