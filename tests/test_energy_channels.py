@@ -114,6 +114,24 @@ def test_a_named_product_with_channels_beats_another_instruments_spectrum(
     assert "PWS" not in result.answer
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Voyager 1 PWS 16-channel spectrum 2012-08-20 to 2012-08-30",
+        "Voyager 2 PWS channel spectrogram 1989-08-20 to 1989-08-27",
+    ],
+)
+def test_a_wave_instrument_named_by_its_id_keeps_its_spectrum(
+    session: tuple[Workspace, Any], text: str
+) -> None:
+    # The PWS titles spell the instrument out ('Plasma Waves Instrument'); only the ids
+    # say 'PWS'. A word like 'channel' must not hand the request to CRS particle channels.
+    result, traces = _ask(session, text)
+    datasets = {d.dataset for d in result.data if d.dataset}
+    assert datasets and all("_PWS" in d for d in datasets), (datasets, result.answer)
+    assert [t["type"] for t in traces] == ["heatmap"]
+
+
 def test_a_spectrum_variable_is_still_drawn_as_a_spectrogram(
     session: tuple[Workspace, Any],
 ) -> None:

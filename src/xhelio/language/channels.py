@@ -84,7 +84,7 @@ def energy_channels(
         if channel is not None:
             families.setdefault((channel.family, channel.units), []).append(channel)
     wanted = {w.lower() for w in words if len(w) > 2}
-    title = words_in(info.title, words)
+    title = words_in(info, words)
     ranked = sorted(
         (f for f in families.values() if len(f) >= _MIN_CHANNELS),
         key=lambda f: (_species_fit(f, species), _word_fit(f[0].family, wanted), len(f)),
@@ -130,9 +130,14 @@ def _species_fit(family: Sequence[EnergyChannel], species: str | None) -> int:
     return 0
 
 
-def words_in(text: str, words: Sequence[str]) -> int:
-    """How many of the request's `words` (three letters or more) `text` says."""
-    return _word_fit(text, {w.lower() for w in words if len(w) > 2})
+def words_in(info: DatasetInfo, words: Sequence[str]) -> int:
+    """How many of the request's `words` (three letters or more) a dataset's id and title say.
+
+    The id counts word by word ("VG1_PWS_LR" says "PWS"): many titles spell the instrument
+    out and leave its acronym to the id.
+    """
+    said = f"{re.sub(r'[_-]', ' ', info.id)} {info.title}"
+    return _word_fit(said, {w.lower() for w in words if len(w) > 2})
 
 
 def _word_fit(family: str, wanted: set[str]) -> int:

@@ -41,7 +41,7 @@ def channel_series(
 
     `rival` is a spectrum parameter the ranking offered although it falls short: without
     data for the time asked, channels with data win; lacking a product the request named,
-    channels win when their dataset's title says more of the request.
+    channels win when their dataset's id and title say more of the request.
     """
     words = re.findall(r"[A-Za-z]\w+", source.text or b.intent.text)
     found = [
@@ -58,7 +58,7 @@ def channel_series(
     if rival is not None:
         info = b.vocab.catalog.dataset(rival.dataset_id)
         timely = _covers(info.start, info.stop, span)
-        if family.fit[0] == 0 or (timely and family.fit[1] <= words_in(info.title, words)):
+        if family.fit[0] == 0 or (timely and family.fit[1] <= words_in(info, words)):
             return False
     dataset, chans = family.dataset_id, list(family.channels)
     group = f"channels:{dataset}"
