@@ -16,25 +16,13 @@ import re
 import pytest
 
 from check_support import fetch_record
+from plan_helpers import fetched as _fetched
+from plan_helpers import plan_of as _plan
 from xhelio.agents.check import check_turn
-from xhelio.agents.offline.plan import OfflinePlan, build_plan
 from xhelio.catalog.index import Catalog
 from xhelio.language.grounding import order_parameters
-from xhelio.language.parse import Vocabulary, parse_request
+from xhelio.language.parse import Vocabulary
 from xhelio.language.resolve import scorable
-
-
-def _plan(vocab: Vocabulary, text: str) -> OfflinePlan:
-    return build_plan(vocab, parse_request(text, vocab))
-
-
-def _fetched(plan: OfflinePlan) -> list[tuple[str, str]]:
-    """The first (dataset, parameter) of each fetch step."""
-    return [
-        (str(s.calls[0].args["dataset_id"]), str(s.calls[0].args["parameter_id"]))
-        for s in plan.steps
-        if s.kind == "fetch" and s.calls
-    ]
 
 
 @pytest.mark.parametrize(

@@ -15,22 +15,11 @@ import re
 
 import pytest
 
-from xhelio.agents.offline.plan import OfflinePlan, build_plan
-from xhelio.language.parse import Vocabulary, parse_request
+from plan_helpers import fetched as _fetched
+from plan_helpers import plan_of as _plan
+from xhelio.language.parse import Vocabulary
 from xhelio.language.products import title_words
 from xhelio.language.resolve import Candidate, rank_key
-
-
-def _plan(vocab: Vocabulary, text: str) -> OfflinePlan:
-    return build_plan(vocab, parse_request(text, vocab))
-
-
-def _fetched(plan: OfflinePlan) -> list[tuple[str, str]]:
-    return [
-        (str(s.calls[0].args["dataset_id"]), str(s.calls[0].args["parameter_id"]))
-        for s in plan.steps
-        if s.kind == "fetch" and s.calls
-    ]
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from xhelio.agents.offline.plan import OfflinePlan, build_plan
+from plan_helpers import fetched as _fetched
+from plan_helpers import plan_of as _plan
 from xhelio.catalog.index import Catalog, open_catalog
 from xhelio.language.grounding import open_request
 from xhelio.language.parse import Vocabulary, parse_request
@@ -35,18 +36,6 @@ def catalog() -> Iterator[Catalog]:
 @pytest.fixture(scope="module")
 def vocab(catalog: Catalog) -> Vocabulary:
     return Vocabulary.from_catalog(catalog)
-
-
-def _plan(vocab: Vocabulary, text: str) -> OfflinePlan:
-    return build_plan(vocab, parse_request(text, vocab))
-
-
-def _fetched(plan: OfflinePlan) -> list[tuple[str, str]]:
-    return [
-        (str(s.calls[0].args["dataset_id"]), str(s.calls[0].args["parameter_id"]))
-        for s in plan.steps
-        if s.kind == "fetch" and s.calls
-    ]
 
 
 @pytest.mark.parametrize(
