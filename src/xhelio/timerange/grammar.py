@@ -245,9 +245,11 @@ _PointParser = Callable[[re.Match[str], datetime], _Span]
 _POINT_PARSERS: list[tuple[re.Pattern[str], _PointParser]] = [
     (re.compile(pattern), build)
     for pattern, build in (
-        (rf"{_ISO_DATE}(?:(?:t|\s+(?:at\s+)?){_TIME})?{_ZONE}", _date),
+        # "/" before the clock is how SPEDAS and IDL write it ("2015-10-16/13:00").
+        (rf"{_ISO_DATE}(?:(?:t|/|\s+(?:at\s+)?){_TIME})?{_ZONE}", _date),
         (rf"{_COMPACT_DATE}(?:{_COMPACT_TIME})?{_ZONE}", _date),
-        (rf"{_DAY_OF_YEAR}(?:(?:t|\s+){_TIME})?{_ZONE}", _day_of_year),
+        (rf"{_COMPACT_DATE}(?:t|/|\s+){_TIME}{_ZONE}", _date),
+        (rf"{_DAY_OF_YEAR}(?:(?:t|/|\s+){_TIME})?{_ZONE}", _day_of_year),
         (r"(?P<year>\d{4})[-/](?P<month>\d{2})", _month),
         (r"(?:iso\s+)?(?:week\s+)?(?P<year>\d{4})-?w(?P<week>\d{1,2})", _iso_week),
         (rf"{_MONTH},?\s*(?P<year>\d{{4}})", _month),

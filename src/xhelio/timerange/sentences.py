@@ -227,7 +227,7 @@ _CLOCKISH = re.compile(
     re.I,
 )
 _HAS_DATE = re.compile(
-    r"\d{4}-\d{2}-\d{2}|\b\d{4}-\d{3}\b|\b(?:doy|day)\s*\d{1,3}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?\s+\d{1,2}\b"
+    r"\d{4}-\d{2}-\d{2}|\b\d{4}-\d{3}\b|\b(?:1[6-9]|2[0-2])\d\d(?:0[1-9]|1[0-2])[0-3]\d\b|\b(?:doy|day)\s*\d{1,3}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?\s+\d{1,2}\b"
     r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
     re.I,
 )
