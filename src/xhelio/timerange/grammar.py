@@ -390,9 +390,35 @@ def _parse_pair(left_text: str, right_text: str, now: datetime) -> tuple[_Span, 
     if right is None and left is not None and _YEARLESS_DAY.fullmatch(right_text):
         # `Jan 5 2024 to Jan 10`: the end borrows the start's year.
         right = _parse_point(f"{right_text} {left.start.year}", now)
+    if right is None and left is not None:
+        right = _short_end(left, right_text, now)
     if left is None or right is None:
         return None
     return left, right
+
+
+# An end that leaves out what its start said: "09-12" (month-day) or "12" (day).
+_SHORT_END = re.compile(r"(?:(?P<month>\d{2})-)?(?P<day>\d{1,2})" + _ORDINAL)
+
+
+def _short_end(left: _Span, right_text: str, now: datetime) -> _Span | None:
+    """The end of "1994-09-10 thru 09-12" or "2004-05-03..05" after a whole-day start.
+
+    The end takes the start's year (and month); an end before the start is in the next
+    year ("2010-12-31 to 01-02") or month ("2015-03-30 - 02").
+    """
+    match = _SHORT_END.fullmatch(right_text)
+    if match is None or left.exact or left.end - left.start != _ONE_DAY:
+        return None
+    start = left.start
+    month = int(match["month"]) if match["month"] else start.month
+    text = f"{start.year:04d}-{month:02d}-{int(match['day']):02d}"
+    span = _parse_point(text, now)
+    if span is not None and span.start < start:
+        later = _shift_months(start, 12 if match["month"] else 1)
+        text = f"{later.year:04d}-{(month if match['month'] else later.month):02d}-{int(match['day']):02d}"
+        span = _parse_point(text, now)
+    return span
 
 
 def _parse_two_ended(text: str, now: datetime) -> tuple[datetime, datetime] | None:
@@ -536,6 +562,18 @@ _TIME_HINT = re.compile(
 )
 
 
+# A number the next word counts ("20 minutes", "19 UT"): no date or day ends there.
+_COUNTED = re.compile(
+    rf"(?<![\d:/.-])\d{{1,2}}\s*(?:{_alternatives(list(_UNITS))}|ut|utc|gmt|z|am|pm)\b", re.I
+)
+
+
+def _counted(text: str, end: int) -> bool:
+    """Whether the piece ending at `end` ends with a number the next word counts."""
+    number = re.search(r"\d{1,2}$", text[:end])
+    return number is not None and _COUNTED.match(text, number.start()) is not None
+
+
 def find_time_range(text: str, now: datetime | None = None) -> TimeInText:
     """The longest piece of `text` (up to 12 words) that `parse_time_range` accepts."""
     tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
@@ -547,7 +585,7 @@ def find_time_range(text: str, now: datetime | None = None) -> TimeInText:
         for i in range(len(tokens) - length + 1):
             start, end = tokens[i][0], tokens[i + length - 1][1]
             piece = text[start:end].strip(" ,;:!?()[]\"'")
-            if not piece or not _TIME_HINT.search(piece):
+            if not piece or not _TIME_HINT.search(piece) or _counted(text, end):
                 continue
             try:
                 found = parse_time_range(piece, now)
