@@ -410,15 +410,14 @@ def _short_end(left: _Span, right_text: str, now: datetime) -> _Span | None:
     match = _SHORT_END.fullmatch(right_text)
     if match is None or left.exact or left.end - left.start != _ONE_DAY:
         return None
-    start = left.start
-    month = int(match["month"]) if match["month"] else start.month
-    text = f"{start.year:04d}-{month:02d}-{int(match['day']):02d}"
-    span = _parse_point(text, now)
-    if span is not None and span.start < start:
-        later = _shift_months(start, 12 if match["month"] else 1)
-        text = f"{later.year:04d}-{(month if match['month'] else later.month):02d}-{int(match['day']):02d}"
-        span = _parse_point(text, now)
-    return span
+    day = int(match["day"])
+    for later in (0, 12 if match["month"] else 1):
+        month_start = _shift_months(left.start, later)
+        month = int(match["month"]) if match["month"] else month_start.month
+        span = _parse_point(f"{month_start.year:04d}-{month:02d}-{day:02d}", now)
+        if span is None or span.start >= left.start:
+            return span
+    return None
 
 
 def _parse_two_ended(text: str, now: datetime) -> tuple[datetime, datetime] | None:
