@@ -103,7 +103,7 @@ def test_an_equinox_is_read_with_its_assumption_said() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "ACE B on Groundhog Day 2012",
+        "ACE B on Founders Day 2012",
         "ACE B on Thanksgiving 2012",
         "Wind on Easter 2010",
         "ACE on Foobar Day 2011",

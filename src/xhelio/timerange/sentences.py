@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 
 from xhelio.errors import BadTimeRangeError
+from xhelio.timerange.days import DayFound, named_day
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
 from xhelio.timerange.points import REWRITES, clock_words
@@ -580,6 +581,9 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     bad = _bad_clock(text) or _unread_period(text)
     if bad is not None:
         return TimeFound(None, None, bad)
+    day = named_day(text, now)
+    if day is not None:
+        return _on_named_day(text, day, now)
     event = _named_event(text, now)
     if event is None:
         return _written_time(text, now)
@@ -592,6 +596,21 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     if written.range and event.range and written.range.duration < event.range.duration:
         return written
     return event
+
+
+def _on_named_day(text: str, day: DayFound, now: datetime | None) -> TimeFound:
+    """A named day, narrowed by a clock range written beside it.
+
+    A question about the day yields to a date written out ("on 2006-12-25, Christmas").
+    """
+    a, b = day.span
+    written = _written_time(text[:a] + " " * (b - a) + text[b:], now)
+    if day.range is None:
+        if written.range is not None and written.range.duration <= _WEEK:
+            return written
+        return TimeFound(None, None, day.question)
+    clock = _CLOCK_RANGE.search(_rewrite(text).text)
+    return _on_day(TimeFound(day.range, day.words, None, (day.span,)), clock)
 
 
 def _named_event(text: str, now: datetime | None) -> TimeFound | None:
