@@ -21,6 +21,7 @@ from xhelio.errors import BadTimeRangeError
 from xhelio.timerange.days import DayFound, named_day
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
+from xhelio.timerange.parts import HYPHENED_PART, decimal_year, part_of_period
 from xhelio.timerange.points import REWRITES, clock_words
 from xhelio.timerange.relative import (
     around,
@@ -293,6 +294,7 @@ def _week_number(m: re.Match[str]) -> str:
 def _rewrite(text: str) -> _Rewritten:
     """Forms people type, in the spellings `parse_time_range` reads."""
     r = _Rewritten(text)
+    r.sub(HYPHENED_PART, lambda m: f"{m['w']} ")
     r.sub(_YEAR_MONTH_DAYS, lambda m: f"{m['m']} {int(m['d'])}{m['rest'] or ''} {m['y']}")
     r.sub(_ORDINAL_DAY, lambda m: f"{int(m['d'])} {m['m']}")
     r.sub(_MONTH_THE_DAY, lambda m: f"{m['m']} {int(m['d'])}")
@@ -578,7 +580,7 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     hours" and named events from the vocabulary ("the Halloween storm of 2003") are read
     here; an impossible clock time ("25:00") is an error.
     """
-    bad = _bad_clock(text) or _unread_period(text)
+    bad = _bad_clock(text) or _unread_period(text) or decimal_year(text)
     if bad is not None:
         return TimeFound(None, None, bad)
     day = named_day(text, now)
@@ -624,6 +626,19 @@ def _named_event(text: str, now: datetime | None) -> TimeFound | None:
     return None
 
 
+def _part_of(text: str, found: TimeFound) -> TimeFound:
+    """'mid-March 2013', 'late 2004': a third of the month or year, the assumption said."""
+    if found.range is None or not found.spans:
+        return found
+    first = min(a for a, _ in found.spans)
+    part = part_of_period(text, first, found.range)
+    if part is None:
+        return found
+    narrowed, lead = part
+    words = f"{text[lead:first]}{found.text} (taken as {narrowed.readable()})"
+    return TimeFound(narrowed, words, None, ((lead, first), *found.spans))
+
+
 def _written_time(text: str, now: datetime | None) -> TimeFound:
     """The time written out in the request (no named event of the vocabulary)."""
     rewritten = _rewrite(text)
@@ -632,6 +647,7 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
     )
     found = _clock_for(rewritten.text, _plus_minus(rewritten.text, found))
     found = _then_length(rewritten.text, found)
+    found = _part_of(rewritten.text, found)
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
     if found.range is None and found.error is None:
         found, spans = _future(text, now) or (found, spans)
