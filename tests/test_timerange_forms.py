@@ -135,3 +135,23 @@ def test_a_vague_part_of_a_period_is_read_with_the_assumption_said(
 def test_a_year_with_a_decimal_part_is_asked() -> None:
     found = find_time("ACE B 2003.301", NOW)
     assert found.range is None and found.error is not None and "2003.301" in found.error
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("ACE B from Christmas 2006 to New Year 2007", "2006-12-25 00:00", "2007-01-02 00:00"),
+        ("ACE B Christmas Eve 2010 from 10 to 14 UT", "2010-12-24 10:00", "2010-12-24 14:00"),
+        ("ACE B 2 days before Christmas 2006", "2006-12-23 00:00", "2006-12-25 00:00"),
+        ("Wind on New Year's Eve 1999", "1999-12-31 00:00", "2000-01-01 00:00"),
+    ],
+)
+def test_a_named_day_is_a_date_the_grammar_reads_around(text: str, start: str, end: str) -> None:
+    assert _window(text) == (start, end)
+    found = find_time(text, NOW)
+    assert found.text is not None and "taken as" in found.text
+
+
+def test_a_lunar_new_year_is_not_new_years_day() -> None:
+    found = find_time("ACE B chinese new year 2010", NOW)
+    assert found.range is None and found.error is not None

@@ -85,7 +85,7 @@ def _read(text: str, day: NamedDay, match: re.Match[str], now: datetime | None) 
         )
     iso = f"{year}-{day.date}"
     note = f"; {day.note}" if day.note else ""
-    return DayFound(parse_time_range(iso, now), f"{words} (taken as {iso}{note})", (start, end))
+    return DayFound(parse_time_range(iso, now), f"{words} taken as {iso}{note}", (start, end))
 
 
 def _event_year(text: str) -> str | None:

@@ -611,8 +611,18 @@ def _on_named_day(text: str, day: DayFound, now: datetime | None) -> TimeFound:
         if written.range is not None and written.range.duration <= _WEEK:
             return written
         return TimeFound(None, None, day.question)
-    clock = _CLOCK_RANGE.search(_rewrite(text).text)
-    return _on_day(TimeFound(day.range, day.words, None, (day.span,)), clock)
+    # The day is written as its date, so the one grammar reads what is around it
+    # ("from Christmas 2006 to New Year's Day 2007", "Christmas Eve 2010 from 10 to 14 UT").
+    iso = f"{day.range.start:%Y-%m-%d}"
+    found = find_time(text[:a] + iso + text[b:], now)
+    shift = len(iso) - (b - a)
+
+    def back(at: int) -> int:
+        return at if at <= a else b if at < a + len(iso) else at - shift
+
+    spans = tuple((back(x), back(y)) for x, y in found.spans)
+    words = f"{found.text} ({day.words})" if found.text else None
+    return TimeFound(found.range, words, found.error, spans)
 
 
 def _named_event(text: str, now: datetime | None) -> TimeFound | None:
