@@ -229,7 +229,7 @@ def _word(match: re.Match[str], now: datetime) -> _Span:
 
 _ISO_DATE = r"(?P<year>\d{4})(?P<sep>[-/])(?P<month>\d{2})(?P=sep)(?P<day>\d{2})"
 _COMPACT_DATE = r"(?P<year>\d{4})(?P<month>\d{2})(?P<day>\d{2})"
-_DAY_OF_YEAR = r"(?P<year>\d{4})[-/]?(?P<doy>\d{3})"
+_DAY_OF_YEAR = r"(?P<year>\d{4})[-/:]?(?P<doy>\d{3})"
 # A clock after a date written with words needs its colon ("Jun 29 2004 12:00").
 _CLOCK_AFTER = (
     r",?\s+(?:at\s+)?(?P<hour>\d{1,2}):(?P<minute>\d{2})"
@@ -238,8 +238,10 @@ _CLOCK_AFTER = (
 _NAMED_DATE = (
     rf"{_MONTH}\s*(?P<day>\d{{1,2}}){_ORDINAL},?\s+(?P<year>\d{{4}})(?:{_CLOCK_AFTER})?{_ZONE}"
 )
+# "16 Oct 2015", "16-Oct-2015" (as IDL and CDAWeb write it).
 _DAY_MONTH_YEAR = (
-    rf"(?P<day>\d{{1,2}}){_ORDINAL}\s*{_MONTH},?\s*(?P<year>\d{{4}})(?:{_CLOCK_AFTER})?{_ZONE}"
+    rf"(?P<day>\d{{1,2}}){_ORDINAL}[\s-]*{_MONTH},?[\s-]*(?P<year>\d{{4}})"
+    rf"(?:{_CLOCK_AFTER})?{_ZONE}"
 )
 _PointParser = Callable[[re.Match[str], datetime], _Span]
 _POINT_PARSERS: list[tuple[re.Pattern[str], _PointParser]] = [
@@ -358,7 +360,8 @@ _WORD_SEPARATORS = re.compile(
     r"\s+(?:to|through|thru|until|till)\s+|\s+-\s+|\s*[\u2013\u2014]\s*"
 )  # en/em dash
 _BETWEEN_SEPARATOR = re.compile(r"\s+and\s+")
-_INTERVAL_SEPARATOR = re.compile(r"/|\.\.")
+# "A/B" (ISO 8601), "A..B", and a bare dash between compact dates ("20151016-20151018").
+_INTERVAL_SEPARATOR = re.compile(r"/|\.\.|(?<=\d{8})-(?=\d{8})")
 
 
 # A clock time with no date: the end of a range whose start has one ("T13:00 to 15:30").

@@ -252,6 +252,10 @@ _PLUS_MINUS = re.compile(
 )
 
 
+# "16.10.2015": dots are written day first.
+_DOTTED_DATE = re.compile(r"(?<![\d.])(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.(?P<y>\d{4})\b")
+
+
 def _us_date(m: re.Match[str]) -> str | None:
     a, b, year = int(m["a"]), int(m["b"]), m["y"]
     month, day = (a, b) if a <= 12 else (b, a)  # US month-first; day-first when it must be
@@ -299,6 +303,7 @@ def _rewrite(text: str) -> _Rewritten:
     r.sub(_ORDINAL_DAY, lambda m: f"{int(m['d'])} {m['m']}")
     r.sub(_MONTH_THE_DAY, lambda m: f"{m['m']} {int(m['d'])}")
     r.sub(_US_DATE, _us_date)
+    r.sub(_DOTTED_DATE, lambda m: f"{m['y']}-{int(m['m']):02d}-{int(m['d']):02d}")
     r.sub(_SLASH_ISO, lambda m: f"{m['y']}-{int(m['m']):02d}-{int(m['d']):02d}")
     for rewrite in REWRITES:  # a date and a clock in either order, words measured from it
         r.sub(*rewrite(r.text))
