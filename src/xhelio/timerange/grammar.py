@@ -229,7 +229,7 @@ def _word(match: re.Match[str], now: datetime) -> _Span:
 
 _ISO_DATE = r"(?P<year>\d{4})(?P<sep>[-/])(?P<month>\d{2})(?P=sep)(?P<day>\d{2})"
 _COMPACT_DATE = r"(?P<year>\d{4})(?P<month>\d{2})(?P<day>\d{2})"
-_DAY_OF_YEAR = r"(?P<year>\d{4})[-/]?(?P<doy>\d{3})"
+_DAY_OF_YEAR = r"(?P<year>\d{4})[-/:]?(?P<doy>\d{3})"
 # A clock after a date written with words needs its colon ("Jun 29 2004 12:00").
 _CLOCK_AFTER = (
     r",?\s+(?:at\s+)?(?P<hour>\d{1,2}):(?P<minute>\d{2})"
@@ -238,16 +238,20 @@ _CLOCK_AFTER = (
 _NAMED_DATE = (
     rf"{_MONTH}\s*(?P<day>\d{{1,2}}){_ORDINAL},?\s+(?P<year>\d{{4}})(?:{_CLOCK_AFTER})?{_ZONE}"
 )
+# "16 Oct 2015", "16-Oct-2015" (as IDL and CDAWeb write it).
 _DAY_MONTH_YEAR = (
-    rf"(?P<day>\d{{1,2}}){_ORDINAL}\s*{_MONTH},?\s*(?P<year>\d{{4}})(?:{_CLOCK_AFTER})?{_ZONE}"
+    rf"(?P<day>\d{{1,2}}){_ORDINAL}[\s-]*{_MONTH},?[\s-]*(?P<year>\d{{4}})"
+    rf"(?:{_CLOCK_AFTER})?{_ZONE}"
 )
 _PointParser = Callable[[re.Match[str], datetime], _Span]
 _POINT_PARSERS: list[tuple[re.Pattern[str], _PointParser]] = [
     (re.compile(pattern), build)
     for pattern, build in (
-        (rf"{_ISO_DATE}(?:(?:t|\s+(?:at\s+)?){_TIME})?{_ZONE}", _date),
+        # "/" before the clock is how SPEDAS and IDL write it ("2015-10-16/13:00").
+        (rf"{_ISO_DATE}(?:(?:t|/|\s+(?:at\s+)?){_TIME})?{_ZONE}", _date),
         (rf"{_COMPACT_DATE}(?:{_COMPACT_TIME})?{_ZONE}", _date),
-        (rf"{_DAY_OF_YEAR}(?:(?:t|\s+){_TIME})?{_ZONE}", _day_of_year),
+        (rf"{_COMPACT_DATE}(?:t|/|\s+){_TIME}{_ZONE}", _date),
+        (rf"{_DAY_OF_YEAR}(?:(?:t|/|\s+){_TIME})?{_ZONE}", _day_of_year),
         (r"(?P<year>\d{4})[-/](?P<month>\d{2})", _month),
         (r"(?:iso\s+)?(?:week\s+)?(?P<year>\d{4})-?w(?P<week>\d{1,2})", _iso_week),
         (rf"{_MONTH},?\s*(?P<year>\d{{4}})", _month),
@@ -356,7 +360,8 @@ _WORD_SEPARATORS = re.compile(
     r"\s+(?:to|through|thru|until|till)\s+|\s+-\s+|\s*[\u2013\u2014]\s*"
 )  # en/em dash
 _BETWEEN_SEPARATOR = re.compile(r"\s+and\s+")
-_INTERVAL_SEPARATOR = re.compile(r"/|\.\.")
+# "A/B" (ISO 8601), "A..B", and a bare dash between compact dates ("20151016-20151018").
+_INTERVAL_SEPARATOR = re.compile(r"/|\.\.|(?<=\d{8})-(?=\d{8})")
 
 
 # A clock time with no date: the end of a range whose start has one ("T13:00 to 15:30").
@@ -388,9 +393,34 @@ def _parse_pair(left_text: str, right_text: str, now: datetime) -> tuple[_Span, 
     if right is None and left is not None and _YEARLESS_DAY.fullmatch(right_text):
         # `Jan 5 2024 to Jan 10`: the end borrows the start's year.
         right = _parse_point(f"{right_text} {left.start.year}", now)
+    if right is None and left is not None:
+        right = _short_end(left, right_text, now)
     if left is None or right is None:
         return None
     return left, right
+
+
+# An end that leaves out what its start said: "09-12" (month-day) or "12" (day).
+_SHORT_END = re.compile(r"(?:(?P<month>\d{2})-)?(?P<day>\d{1,2})" + _ORDINAL)
+
+
+def _short_end(left: _Span, right_text: str, now: datetime) -> _Span | None:
+    """The end of "1994-09-10 thru 09-12" or "2004-05-03..05" after a whole-day start.
+
+    The end takes the start's year (and month); an end before the start is in the next
+    year ("2010-12-31 to 01-02") or month ("2015-03-30 - 02").
+    """
+    match = _SHORT_END.fullmatch(right_text)
+    if match is None or left.exact or left.end - left.start != _ONE_DAY:
+        return None
+    day = int(match["day"])
+    for later in (0, 12 if match["month"] else 1):
+        month_start = _shift_months(left.start, later)
+        month = int(match["month"]) if match["month"] else month_start.month
+        span = _parse_point(f"{month_start.year:04d}-{month:02d}-{day:02d}", now)
+        if span is None or span.start >= left.start:
+            return span
+    return None
 
 
 def _parse_two_ended(text: str, now: datetime) -> tuple[datetime, datetime] | None:
@@ -534,6 +564,18 @@ _TIME_HINT = re.compile(
 )
 
 
+# A number the next word counts ("20 minutes", "19 UT"): no date or day ends there.
+_COUNTED = re.compile(
+    rf"(?<![\d:/.-])\d{{1,2}}\s*(?:{_alternatives(list(_UNITS))}|ut|utc|gmt|z|am|pm)\b", re.I
+)
+
+
+def _counted(text: str, end: int) -> bool:
+    """Whether the piece ending at `end` ends with a number the next word counts."""
+    number = re.search(r"\d{1,2}$", text[:end])
+    return number is not None and _COUNTED.match(text, number.start()) is not None
+
+
 def find_time_range(text: str, now: datetime | None = None) -> TimeInText:
     """The longest piece of `text` (up to 12 words) that `parse_time_range` accepts."""
     tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
@@ -545,7 +587,7 @@ def find_time_range(text: str, now: datetime | None = None) -> TimeInText:
         for i in range(len(tokens) - length + 1):
             start, end = tokens[i][0], tokens[i + length - 1][1]
             piece = text[start:end].strip(" ,;:!?()[]\"'")
-            if not piece or not _TIME_HINT.search(piece):
+            if not piece or not _TIME_HINT.search(piece) or _counted(text, end):
                 continue
             try:
                 found = parse_time_range(piece, now)

@@ -18,8 +18,10 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 
 from xhelio.errors import BadTimeRangeError
+from xhelio.timerange.days import DayFound, named_day
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
+from xhelio.timerange.parts import HYPHENED_PART, decimal_year, part_of_period
 from xhelio.timerange.points import REWRITES, clock_words
 from xhelio.timerange.relative import (
     around,
@@ -227,7 +229,7 @@ _CLOCKISH = re.compile(
     re.I,
 )
 _HAS_DATE = re.compile(
-    r"\d{4}-\d{2}-\d{2}|\b\d{4}-\d{3}\b|\b(?:doy|day)\s*\d{1,3}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?\s+\d{1,2}\b"
+    r"\d{4}-\d{2}-\d{2}|\b\d{4}-\d{3}\b|\b(?:1[6-9]|2[0-2])\d\d(?:0[1-9]|1[0-2])[0-3]\d\b|\b(?:doy|day)\s*\d{1,3}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\.?\s+\d{1,2}\b"
     r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
     re.I,
 )
@@ -248,6 +250,10 @@ _PLUS_MINUS = re.compile(
     rf"{_COUNT}\s*{_UNIT}",
     re.I,
 )
+
+
+# "16.10.2015": dots are written day first.
+_DOTTED_DATE = re.compile(r"(?<![\d.])(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)\.(?P<y>\d{4})\b")
 
 
 def _us_date(m: re.Match[str]) -> str | None:
@@ -292,10 +298,12 @@ def _week_number(m: re.Match[str]) -> str:
 def _rewrite(text: str) -> _Rewritten:
     """Forms people type, in the spellings `parse_time_range` reads."""
     r = _Rewritten(text)
+    r.sub(HYPHENED_PART, lambda m: f"{m['w']} ")
     r.sub(_YEAR_MONTH_DAYS, lambda m: f"{m['m']} {int(m['d'])}{m['rest'] or ''} {m['y']}")
     r.sub(_ORDINAL_DAY, lambda m: f"{int(m['d'])} {m['m']}")
     r.sub(_MONTH_THE_DAY, lambda m: f"{m['m']} {int(m['d'])}")
     r.sub(_US_DATE, _us_date)
+    r.sub(_DOTTED_DATE, lambda m: f"{m['y']}-{int(m['m']):02d}-{int(m['d']):02d}")
     r.sub(_SLASH_ISO, lambda m: f"{m['y']}-{int(m['m']):02d}-{int(m['d']):02d}")
     for rewrite in REWRITES:  # a date and a clock in either order, words measured from it
         r.sub(*rewrite(r.text))
@@ -577,9 +585,12 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     hours" and named events from the vocabulary ("the Halloween storm of 2003") are read
     here; an impossible clock time ("25:00") is an error.
     """
-    bad = _bad_clock(text) or _unread_period(text)
+    bad = _bad_clock(text) or _unread_period(text) or decimal_year(text)
     if bad is not None:
         return TimeFound(None, None, bad)
+    day = named_day(text, now)
+    if day is not None:
+        return _on_named_day(text, day, now)
     event = _named_event(text, now)
     if event is None:
         return _written_time(text, now)
@@ -594,6 +605,31 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     return event
 
 
+def _on_named_day(text: str, day: DayFound, now: datetime | None) -> TimeFound:
+    """A named day, narrowed by a clock range written beside it.
+
+    A question about the day yields to a date written out ("on 2006-12-25, Christmas").
+    """
+    a, b = day.span
+    written = _written_time(text[:a] + " " * (b - a) + text[b:], now)
+    if day.range is None:
+        if written.range is not None and written.range.duration <= _WEEK:
+            return written
+        return TimeFound(None, None, day.question)
+    # The day is written as its date, so the one grammar reads what is around it
+    # ("from Christmas 2006 to New Year's Day 2007", "Christmas Eve 2010 from 10 to 14 UT").
+    iso = f"{day.range.start:%Y-%m-%d}"
+    found = find_time(text[:a] + iso + text[b:], now)
+    shift = len(iso) - (b - a)
+
+    def back(at: int) -> int:
+        return at if at <= a else b if at < a + len(iso) else at - shift
+
+    spans = tuple((back(x), back(y)) for x, y in found.spans)
+    words = f"{found.text} ({day.words})" if found.text else None
+    return TimeFound(found.range, words, found.error, spans)
+
+
 def _named_event(text: str, now: datetime | None) -> TimeFound | None:
     """A named event of the vocabulary and any window measured from it."""
     for event in load_vocabulary().events:
@@ -605,6 +641,19 @@ def _named_event(text: str, now: datetime | None) -> TimeFound | None:
     return None
 
 
+def _part_of(text: str, found: TimeFound) -> TimeFound:
+    """'mid-March 2013', 'late 2004': a third of the month or year, the assumption said."""
+    if found.range is None or not found.spans:
+        return found
+    first = min(a for a, _ in found.spans)
+    part = part_of_period(text, first, found.range)
+    if part is None:
+        return found
+    narrowed, lead = part
+    words = f"{text[lead:first]}{found.text} (taken as {narrowed.readable()})"
+    return TimeFound(narrowed, words, None, ((lead, first), *found.spans))
+
+
 def _written_time(text: str, now: datetime | None) -> TimeFound:
     """The time written out in the request (no named event of the vocabulary)."""
     rewritten = _rewrite(text)
@@ -613,6 +662,7 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
     )
     found = _clock_for(rewritten.text, _plus_minus(rewritten.text, found))
     found = _then_length(rewritten.text, found)
+    found = _part_of(rewritten.text, found)
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
     if found.range is None and found.error is None:
         found, spans = _future(text, now) or (found, spans)

@@ -24,6 +24,7 @@ __all__ = [
     "Event",
     "Instrument",
     "MissionEntry",
+    "NamedDay",
     "ProductWord",
     "Species",
     "load_vocabulary",
@@ -102,6 +103,20 @@ class Event:
 
 
 @dataclass(frozen=True)
+class NamedDay:
+    """A day people name instead of a date ("Christmas 2006"): the same date every year.
+
+    `date` is "MM-DD", or "" for a day that moves from year to year (Easter), which is
+    asked about; `note` says what the date assumes ("approximately").
+    """
+
+    name: str
+    words: re.Pattern[str]
+    date: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class ProductWord:
     """A word that picks one product among siblings and how metadata writes it."""
 
@@ -159,6 +174,8 @@ class DomainVocabulary:
     """Look directions and distribution kinds ("sunward", "pitch angle", "omni")."""
     frame_words: re.Pattern[str] = re.compile(r"(?!)")
     """Any frame name as a word, in group 1 ("GSM"; two-letter ones only in capitals)."""
+    days: tuple[NamedDay, ...] = ()
+    """Days named instead of a date ("New Year's Day", "the March equinox")."""
 
     def instruments_of(self, mission_id: str) -> tuple[Instrument, ...]:
         """The instruments known for a mission."""
@@ -277,6 +294,10 @@ def load_vocabulary() -> DomainVocabulary:
                 _rx(row["spacecraft"]) if row.get("spacecraft") else None,
             )
             for row in raw.get("event", [])
+        ),
+        days=tuple(
+            NamedDay(row["name"], _rx(row["words"]), row.get("date", ""), row.get("note", ""))
+            for row in raw.get("day", [])
         ),
         english_word_aliases=frozenset(raw.get("english_word_aliases", ())),
         physics_phrases=tuple(raw.get("physics_phrases", ())),

@@ -245,12 +245,21 @@ _BARE_HOURS = re.compile(
 )
 
 
+# "0300-0700 UT", "1400 to 1600Z": two 4-digit clocks joined, read as one clock range.
+_FOUR_DIGIT_PAIR = re.compile(
+    r"(?<![\w:.-])(?P<a>[01]\d|2[0-3])(?P<am>[0-5]\d)(?P<mid>\s*(?:-|\u2013|to|until|till)\s*)"
+    r"(?P<b>[01]\d|2[0-3])(?P<bm>[0-5]\d)(?=\s*(?:UTC?|Z|GMT|h)\b|[^\w:.-]|$)(?!\s*-)",
+    re.I,
+)
+
+
 def _clock_forms(text: str) -> str:
     def am_pm(m: re.Match[str]) -> str:
         hour = int(m["h"]) % 12 + (12 if m["p"].lower() == "p" else 0)
         return f"{hour:02d}:{m['m'] or '00'}"
 
     text = _AM_PM.sub(am_pm, text)
+    text = _FOUR_DIGIT_PAIR.sub(lambda m: f"{m['a']}:{m['am']}{m['mid']}{m['b']}:{m['bm']}", text)
     text = _FOUR_DIGITS.sub(lambda m: f"{m['h']}:{m['m']}", text)
     if _ZOOM_WORD.search(text):
         text = _BARE_HOURS.sub(lambda m: f"{int(m['a']):02d}:00 to {int(m['b']):02d}:00", text)
@@ -260,6 +269,18 @@ def _clock_forms(text: str) -> str:
 def _zoom_clock(text: str, span: TimeRange) -> TimeRange | None:
     """A clock range with no date ("06:00 to 12:00", "3am-9am", "0900 to 1030 UT") on `span`."""
     return clock_range_on(_clock_forms(text), span)
+
+
+def _zoom_note(loaded: TimeRange | None, zoom: TimeRange) -> str:
+    """What a zoom to clock times did: inside the data loaded, or outside it (said)."""
+    if loaded is None or (loaded.start <= zoom.start and zoom.end <= loaded.end):
+        several = loaded is not None and loaded.duration > timedelta(days=1)
+        day = " (the first day loaded; give a date to zoom into another)" if several else ""
+        return f"Zoomed to {zoom.readable()} on the day already loaded{day}."
+    return (
+        f"Zoomed to {zoom.readable()}, which lies outside the data already loaded "
+        f"({loaded.readable()}): that time was fetched on the same day, not cut from the view."
+    )
 
 
 # "and for C4?", "and what about Wind": the same request for it, not one more.
@@ -473,7 +494,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     time_error = new.time_error
     if zoom is not None and (time_range is None or time_error):
         time_range, time_text, time_error = zoom, zoom.readable(), None
-        notes.append(f"Zoomed to {zoom.readable()} on the day already loaded.")
+        notes.append(_zoom_note(base.time_range, zoom))
     elif time_range is not None and base.time_range is not None:
         moved = _time_edges(base.time_range, time_range, _time_words(new), notes)
         if moved is not None:

@@ -1,0 +1,59 @@
+"""Vague parts of a month or year ("mid-March 2013", "early 2004", "the end of May 2010").
+
+A third of the period, with the assumption said in the words of the range ("mid March
+2013 (taken as 2013-03-11 to 2013-03-20)"): early/beginning/start is the first third,
+mid/middle the second, late/end the last (days 1-10, 11-20, 21-end of a month; January-
+April, May-August, September-December of a year). A year with a decimal part
+("2003.301") is day 301 or a fraction of the year: asked, never guessed.
+Imports only `timerange.grammar`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+from xhelio.timerange.grammar import TimeRange
+
+__all__ = ["HYPHENED_PART", "decimal_year", "part_of_period"]
+
+# "mid-March" as two words, so "March 2013" is read as the month.
+HYPHENED_PART = re.compile(r"\b(?P<w>early|mid|late)-(?=[a-z])", re.I)
+_PART = re.compile(
+    r"\b(?:(?:in|during|around)\s+)?(?:the\s+)?(?P<w>early|mid|middle\s+of|late"
+    r"|(?:beginning|start|end)\s+of)\s+(?:the\s+)?$",
+    re.I,
+)
+_AN_END = re.compile(r"(?:\b(?:to|until|till|through|thru)|-|\u2013)\s*(?:the\s+)?$", re.I)
+_THIRD = {"early": 0, "beginning": 0, "start": 0, "mid": 1, "middle": 1, "late": 2, "end": 2}
+_DECIMAL_YEAR = re.compile(r"(?<![\w.])(?P<y>(?:19|20)\d\d)\.(?P<f>\d{1,3})(?![\w.])")
+
+
+def part_of_period(text: str, start: int, period: TimeRange) -> tuple[TimeRange, int] | None:
+    """The third of a month or year named by the words before `start`, and where they begin."""
+    words = _PART.search(text[:start])
+    if words is None or _AN_END.search(text[: words.start()]):
+        return None  # "from D to the end of May": the end of a range, read elsewhere
+    third = _THIRD[words["w"].split()[0].lower()]
+    days = period.duration.days
+    if 28 <= days <= 31:
+        first = period.start + timedelta(days=10 * third)
+        last = period.end if third == 2 else first + timedelta(days=10)
+    elif days in (365, 366):
+        first = period.start.replace(month=1 + 4 * third)
+        last = period.end if third == 2 else first.replace(month=first.month + 4)
+    else:
+        return None
+    return TimeRange(first, last), words.start()
+
+
+def decimal_year(text: str) -> str | None:
+    """The question for a year written with a decimal part ("2003.301"), or None."""
+    match = _DECIMAL_YEAR.search(text)
+    if match is None:
+        return None
+    return (
+        f"'{match[0]}' could be day {int(match['f'])} of {match['y']} or a fraction of the "
+        f"year; please write the day of year as {match['y']}-{int(match['f']):03d} or give "
+        "the date"
+    )

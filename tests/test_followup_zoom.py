@@ -1,0 +1,58 @@
+"""A zoom follow-up written with clock times only crops the day already loaded.
+
+The clocks come in every common form ("0300-0700 UT", "14-16 UT", "03:30 to 04:15",
+"1400-1600Z"); the previous request's day is kept; a clock range outside the data
+loaded is said, never silently clamped to it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from xhelio.agents.offline.followup import is_follow_up, merge
+from xhelio.language.parse import Vocabulary, parse_request
+
+NOW = datetime(2026, 11, 26, 12, tzinfo=UTC)
+
+
+def _zoomed(vocab: Vocabulary, before: str, text: str) -> tuple[str, str, list[str]]:
+    base = parse_request(before, vocab, NOW)
+    new = parse_request(text, vocab, NOW)
+    assert is_follow_up(new, has_base=True)
+    merged, notes = merge(base, new)
+    assert merged.time_range is not None
+    r = merged.time_range
+    return f"{r.start:%Y-%m-%d %H:%M}", f"{r.end:%Y-%m-%d %H:%M}", notes
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("zoom into 0300-0700 UT", "2015-03-17 03:00", "2015-03-17 07:00"),
+        ("just 14-16 UT", "2015-03-17 14:00", "2015-03-17 16:00"),
+        ("zoom 03:30 to 04:15", "2015-03-17 03:30", "2015-03-17 04:15"),
+        ("zoom to 1400-1600Z", "2015-03-17 14:00", "2015-03-17 16:00"),
+        ("narrow it to 0900 to 1030 UT", "2015-03-17 09:00", "2015-03-17 10:30"),
+    ],
+)
+def test_a_clock_zoom_keeps_the_day_loaded(
+    vocab: Vocabulary, text: str, start: str, end: str
+) -> None:
+    got = _zoomed(vocab, "ACE |B| on 2015-03-17", text)
+    assert got[:2] == (start, end)
+    assert any("Zoomed to" in n for n in got[2])
+
+
+def test_a_clock_zoom_outside_the_view_is_said(vocab: Vocabulary) -> None:
+    start, end, notes = _zoomed(
+        vocab, "ACE |B| on 2015-03-17 from 12:00 to 18:00", "zoom into 0300-0700 UT"
+    )
+    assert (start, end) == ("2015-03-17 03:00", "2015-03-17 07:00")
+    assert any("outside the data already loaded" in n for n in notes), notes
+
+
+def test_a_clock_zoom_on_several_days_says_which_day(vocab: Vocabulary) -> None:
+    _, _, notes = _zoomed(vocab, "ACE |B| for 2015-03-16 to 2015-03-18", "zoom to 06:00-12:00")
+    assert any("first day loaded" in n for n in notes), notes
