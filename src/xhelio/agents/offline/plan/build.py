@@ -27,6 +27,7 @@ from xhelio.agents.offline.plan.sources import (
     mission_source,
     resolve_source,
     source_candidates,
+    source_question,
     sources_for,
     spectrogram_dimension,
     time_window,
@@ -124,7 +125,7 @@ def _measured_series(
     sources = sources_for(b, wish)
     if not sources:
         if not b.intent.unknown_names:  # already asked for a mission the catalog has
-            b.missing.append(f"a mission for {what} (e.g. ACE, Wind, PSP)")
+            b.missing.append(source_question(b.intent, what))
         return span
     ranked: list[tuple[Source, list[Candidate]]] = []
     for source in sources:
