@@ -150,3 +150,30 @@ def test_a_solar_wind_quantity_with_no_spacecraft_is_omni_said_so(
     assert got and all(d.startswith("OMNI") for d, _ in got), got
     said = " ".join(plan.notes)
     assert re.search(r"No spacecraft (?:was )?named.*OMNI.*bow[- ]shock", said), said
+
+
+def test_absent_missions_are_absent_and_their_nearest_present(vocab: Vocabulary) -> None:
+    from xhelio.vocabulary import read_table
+
+    rows = read_table("absent_missions.toml")
+    for key, row in rows.items():
+        assert all(vocab.aliases.resolve(str(n)) is None for n in row["names"]), key
+        assert all(m in vocab.mission_names for m in row["nearest"]), key
+
+
+@pytest.mark.parametrize(
+    ("text", "nearest"),
+    [
+        ("Rosetta magnetometer data 2015-08-13", "Ulysses"),
+        ("Swarm A magnetic field 2015-03-17", "DMSP"),
+        ("Akebono electron density 1990-03-01", "Polar"),
+        ("BepiColombo magnetic field 2021-10-01", "MESSENGER"),
+    ],
+)
+def test_a_mission_the_catalog_lacks_is_said_with_the_nearest_it_has(
+    vocab: Vocabulary, text: str, nearest: str
+) -> None:
+    plan = plan_of(vocab, text)
+    assert fetched(plan) == []
+    said = " ".join(plan.missing)
+    assert "no mission by that name" in said and nearest in said, said

@@ -158,10 +158,33 @@ def source_question(intent: RequestIntent, what: str) -> str:
 
 
 def not_a_mission(vocab: Vocabulary, name: str) -> str:
-    """Why `name` was not used: no such mission, and which datasets carry its name."""
+    """Why `name` was not used: no such mission, its datasets, the nearest missions here."""
     named = vocab.by_prefix.get(name.upper(), [])
     where = f"; datasets named after it: {', '.join(named[:5])}" if named else ""
-    return f"'{name}': no mission by that name in the CDAWeb catalog{where}"
+    return f"'{name}': no mission by that name in the CDAWeb catalog{where}{_nearest(vocab, name)}"
+
+
+def _nearest(vocab: Vocabulary, name: str) -> str:
+    """The catalog missions nearest a well-known absent one.
+
+    The name as read may be part of the mission's ("Venus" of Venus Express) or carry a
+    probe ("Swarm A").
+    """
+    typed = name.lower()
+    for row in read_table("absent_missions.toml").values():
+        names = [str(n).lower() for n in row["names"]]
+        if not any(typed in (n, *n.split(" ")[:1]) or typed.startswith(f"{n} ") for n in names):
+            continue
+        here = [m for m in row["nearest"] if m in vocab.mission_names]
+        if here:
+            shown = ", ".join(_mission_name(m) for m in here)
+            return f"; nearest in the catalog ({row['why']}): {shown}"
+    return ""
+
+
+def _mission_name(mission_id: str) -> str:
+    entry = load_vocabulary().missions.get(mission_id)
+    return entry.names[0] if entry and entry.names else mission_id.upper()
 
 
 def time_window(intent: RequestIntent, first: Candidate, b: Builder) -> TimeRange:
