@@ -56,20 +56,9 @@ def test_every_index_parameter_of_omni_has_a_common_name(vocab: Vocabulary) -> N
 
 
 _CASES = [(param, name) for param, names in COMMON_NAMES.items() for name in names]
-# Derived quantities OMNI also holds as parameters are computed from n, T, B and V
-# (agents/offline/derived.py decides that, not this vocabulary).
-_COMPUTED = {"Beta", "Mach_num", "Mgs_mach_num"}
 
 
-@pytest.mark.parametrize(
-    ("param", "name"),
-    [
-        pytest.param(p, n, marks=pytest.mark.xfail(strict=True, reason="computed, not fetched"))
-        if p in _COMPUTED
-        else (p, n)
-        for p, n in _CASES
-    ],
-)
+@pytest.mark.parametrize(("param", "name"), _CASES)
 def test_common_name_of_an_omni_parameter_fetches_it(
     vocab: Vocabulary, param: str, name: str
 ) -> None:
@@ -177,3 +166,9 @@ def test_a_mission_the_catalog_lacks_is_said_with_the_nearest_it_has(
     assert fetched(plan) == []
     said = " ".join(plan.missing)
     assert "no mission by that name" in said and nearest in said, said
+
+
+def test_a_derived_quantity_asked_to_be_computed_is_computed(vocab: Vocabulary) -> None:
+    plan = plan_of(vocab, "compute the plasma beta from OMNI n, T and B for 2003-10-29")
+    assert {p for _, p in fetched(plan)} >= {"T"}
+    assert all(p != "Beta" for _, p in fetched(plan))

@@ -157,6 +157,33 @@ def source_question(intent: RequestIntent, what: str) -> str:
     return _no_spacecraft().question.format(what=what)
 
 
+# A request that says to compute it gets it computed, even where a source holds it.
+_COMPUTE = re.compile(r"\b(?:comput|calculat|deriv)\w*|\bfrom\b.+\band\b", re.I)
+
+
+def held_derived(
+    b: Builder, source: Source, label: str, span: TimeRange | None
+) -> Candidate | None:
+    """The parameter of `source` that is the derived quantity `label` itself, if any.
+
+    OMNI holds "Plasma beta", "Alfven mach number" and "Magnetosonic mach number": those
+    are fetched as the catalog says them, not recomputed from n, T and B. Only a parameter
+    whose own metadata says every word of the label counts.
+    """
+    if _COMPUTE.search(b.intent.text):
+        return None
+    cands = rank_open(
+        open_request(label),
+        source.datasets,
+        probe=source.probe,
+        time_range=span,
+        wanted_cadence=b.intent.cadence_s,
+        complete=True,
+        limit=1,
+    )
+    return cands[0] if cands else None
+
+
 def not_a_mission(vocab: Vocabulary, name: str) -> str:
     """Why `name` was not used: no such mission, its datasets, the nearest missions here."""
     named = vocab.by_prefix.get(name.upper(), [])
