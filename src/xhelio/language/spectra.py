@@ -50,9 +50,17 @@ def spectrum_wishes(
 ) -> list[QuantityWish]:
     """The wishes with spectrum words turned into one spectrogram wish.
 
-    Unchanged when the request names no spectrum.
+    Unchanged when the request names no spectrum. A spectrum word inside another
+    quantity's phrase is that quantity's ("F10.7 solar radio flux" is an index).
     """
-    match = _SPECTRUM.search(text)
+    match = next(
+        (
+            m
+            for m in _SPECTRUM.finditer(text)
+            if not any(w.position <= m.start() < w.position + len(w.text) for w in wishes)
+        ),
+        None,
+    )
     if match is None:
         return wishes
     # No axis word ("TNR spectrogram"): any axis, the product words pick the dataset. A

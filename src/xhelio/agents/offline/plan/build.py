@@ -23,10 +23,12 @@ from xhelio.agents.offline.plan.series import (
     series_operations,
 )
 from xhelio.agents.offline.plan.sources import (
+    held_derived,
     measuring_source,
     mission_source,
     resolve_source,
     source_candidates,
+    source_question,
     sources_for,
     spectrogram_dimension,
     time_window,
@@ -124,7 +126,7 @@ def _measured_series(
     sources = sources_for(b, wish)
     if not sources:
         if not b.intent.unknown_names:  # already asked for a mission the catalog has
-            b.missing.append(f"a mission for {what} (e.g. ACE, Wind, PSP)")
+            b.missing.append(source_question(b.intent, what))
         return span
     ranked: list[tuple[Source, list[Candidate]]] = []
     for source in sources:
@@ -229,10 +231,19 @@ def _derived_series(
     intent = b.intent
     sources = [mission_source(b.vocab, m, intent.text) for m in intent.missions]
     if not sources and "omni" in b.vocab.mission_names:
-        b.notes.append(f"No mission was named, so the {d.label} is computed from OMNI data.")
+        b.notes.append(f"No mission was named, so the {d.label} comes from OMNI data.")
         sources = [mission_source(b.vocab, MissionRef("omni", "OMNI", "OMNI", 0))]
     frame = next((w.frame for w in intent.quantities if w.frame), None)
     for mission in sources:
+        held = held_derived(b, mission, d.label, span)
+        if held is not None:  # the source holds it: fetched as the catalog says it
+            span = span or time_window(intent, held, b)
+            b.notes.append(f"{mission.name} holds the {d.label} as {held.parameter}: fetched.")
+            wish = QuantityWish(NAMED, held.parameter, 0)
+            final, name = series_chain(b, mission, wish, span, f"s{len(finals) + 1}", [held])
+            b.units[final] = held.units
+            finals.append((final, name, d.key))
+            continue
         source = mission
         refs: list[str] = []
         units: list[str] = []

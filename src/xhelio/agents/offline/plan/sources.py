@@ -7,8 +7,10 @@ catalog ranking and the notes read only what was said of that quantity there.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import re
+from dataclasses import dataclass, replace
 from datetime import timedelta
+from functools import cache
 
 from xhelio.agents.offline.plan.steps import NAMED, Builder, Source, label_tag
 from xhelio.catalog.model import DatasetInfo
@@ -34,7 +36,7 @@ from xhelio.language.spectra import (
     without_reductions,
 )
 from xhelio.timerange import TimeRange
-from xhelio.vocabulary import load_vocabulary
+from xhelio.vocabulary import load_vocabulary, read_table
 
 _DEFAULT_SPAN = timedelta(days=7)
 
@@ -120,19 +122,96 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
         ]
     if intent.unknown_names:
         return []  # a spacecraft was named, just not one the catalog has: never OMNI instead
-    if (q.solar_wind or intent.at_earth) and "omni" in vocab.mission_names:
-        b.notes.append(
-            f"No mission was named, so {q.label} comes from OMNI (near-Earth solar wind)."
-        )
-        return [mission_source(vocab, MissionRef("omni", "OMNI", "OMNI", 0))]
-    return []
+    default = _no_spacecraft()
+    if (
+        q.solar_wind
+        and default.context.search(intent.text)
+        and default.mission in vocab.mission_names
+    ):
+        b.notes.append(default.note)
+        name = default.mission.upper()
+        return [mission_source(vocab, MissionRef(default.mission, name, name, 0))]
+    return []  # a bare "magnetic field": asked about (`source_question`)
+
+
+@dataclass(frozen=True)
+class _Default:
+    mission: str
+    context: re.Pattern[str]
+    note: str
+    question: str
+
+
+@cache
+def _no_spacecraft() -> _Default:
+    """The vocabulary's source for solar-wind quantities when no spacecraft is named."""
+    row = read_table("quantities.toml")["no_spacecraft"]
+    context = re.compile(str(row["context"]), re.I)
+    return _Default(str(row["mission"]), context, str(row["note"]), str(row["question"]))
+
+
+def source_question(intent: RequestIntent, what: str) -> str:
+    """What to ask when no source was found for `what`: which spacecraft, if none named."""
+    if intent.missions or intent.dataset_ids:
+        return f"a mission for {what} (e.g. ACE, Wind, PSP)"
+    return _no_spacecraft().question.format(what=what)
+
+
+# A request that says to compute it gets it computed, even where a source holds it.
+_COMPUTE = re.compile(r"\b(?:comput|calculat|deriv)\w*|\bfrom\b.+\band\b", re.I)
+
+
+def held_derived(
+    b: Builder, source: Source, label: str, span: TimeRange | None
+) -> Candidate | None:
+    """The parameter of `source` that is the derived quantity `label` itself, if any.
+
+    OMNI holds "Plasma beta", "Alfven mach number" and "Magnetosonic mach number": those
+    are fetched as the catalog says them, not recomputed from n, T and B. Only a parameter
+    whose own metadata says every word of the label counts.
+    """
+    if _COMPUTE.search(b.intent.text):
+        return None
+    cands = rank_open(
+        open_request(label),
+        source.datasets,
+        probe=source.probe,
+        time_range=span,
+        wanted_cadence=b.intent.cadence_s,
+        complete=True,
+        limit=1,
+    )
+    return cands[0] if cands else None
 
 
 def not_a_mission(vocab: Vocabulary, name: str) -> str:
-    """Why `name` was not used: no such mission, and which datasets carry its name."""
+    """Why `name` was not used: no such mission, its datasets, the nearest missions here."""
     named = vocab.by_prefix.get(name.upper(), [])
     where = f"; datasets named after it: {', '.join(named[:5])}" if named else ""
-    return f"'{name}': no mission by that name in the CDAWeb catalog{where}"
+    return f"'{name}': no mission by that name in the CDAWeb catalog{where}{_nearest(vocab, name)}"
+
+
+def _nearest(vocab: Vocabulary, name: str) -> str:
+    """The catalog missions nearest a well-known absent one.
+
+    The name as read may be part of the mission's ("Venus" of Venus Express) or carry a
+    probe ("Swarm A").
+    """
+    typed = name.lower()
+    for row in read_table("absent_missions.toml").values():
+        names = [str(n).lower() for n in row["names"]]
+        if not any(typed in (n, *n.split(" ")[:1]) or typed.startswith(f"{n} ") for n in names):
+            continue
+        here = [m for m in row["nearest"] if m in vocab.mission_names]
+        if here:
+            shown = ", ".join(_mission_name(m) for m in here)
+            return f"; nearest in the catalog ({row['why']}): {shown}"
+    return ""
+
+
+def _mission_name(mission_id: str) -> str:
+    entry = load_vocabulary().missions.get(mission_id)
+    return entry.names[0] if entry and entry.names else mission_id.upper()
 
 
 def time_window(intent: RequestIntent, first: Candidate, b: Builder) -> TimeRange:
@@ -167,7 +246,9 @@ def source_candidates(
         source = wider
         cands = resolve_source(b, source, wish, span)
     words = open_request(_wish_phrase(b.intent, wish), b.intent.text)
-    if not cands or words.energy_kev is not None:
+    # An index is known by its exact names: another index is never its nearest ("PCS").
+    named_only = quantity(wish.quantity).default_mission is not None
+    if (not cands and not named_only) or words.energy_kev is not None:
         # A quantity the table's cues miss in this mission's metadata (a temperature in
         # two columns), or an energy channel named: the catalog's own words decide.
         # Only a parameter that itself says every word (another mission's nearest
