@@ -132,21 +132,6 @@ def vocab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vocabulary]:
 
 
 @pytest.mark.parametrize(
-    ("text", "named"),
-    [
-        ("standard deviation of ACE |B| on 2016-02-10", "standard deviation"),
-        ("95th percentile of the Wind proton speed, 2019-06-01", "95th percentile"),
-        ("OMNI Bz variance for 2015-03-17", "variance"),
-    ],
-)
-def test_statistic_without_a_window_is_said_not_done(
-    vocab: Vocabulary, text: str, named: str
-) -> None:
-    plan = build_plan(vocab, parse_request(text, vocab))
-    assert any(n.startswith("Not done") and named in n for n in plan.notes), plan.notes
-
-
-@pytest.mark.parametrize(
     "text",
     [
         "hourly max of Wind proton speed 2019-06-01 to 2019-06-03",

@@ -720,6 +720,13 @@ def _time_with_durations(
     return find_time(timeless, now)
 
 
+def _stray_clocks(work: str) -> tuple[str, ...]:
+    """Clock-like words not read as time, outside operation words ("5th percentile")."""
+    for span in operation_spans(work):
+        work = _mask(work, *span)
+    return stray_clocks(work)
+
+
 def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
     """Read one request into a `RequestIntent` (never raises for odd text)."""
     work = " ".join(text.split())
@@ -758,7 +765,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
             "please write it like 2015-03-17 or 2015-03-17 to 2015-03-19"
         )
         time_range, time_text = None, None
-    time_unread = stray_clocks(work) if time_error is None else ()
+    time_unread = _stray_clocks(work) if time_error is None else ()
     # A formula's symbols ("n v^2") name no spacecraft; a place ("in lunar orbit") says
     # where, and asks for no position.
     formulas, places = find_formulas(work), find_places(work)

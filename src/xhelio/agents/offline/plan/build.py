@@ -21,6 +21,7 @@ from xhelio.agents.offline.plan.series import (
     fetch_step,
     series_chain,
     series_operations,
+    whole_window_statistics,
 )
 from xhelio.agents.offline.plan.sources import (
     measuring_source,
@@ -47,7 +48,7 @@ from xhelio.language.intent import (
     RequestIntent,
     describe_quantity,
 )
-from xhelio.language.operations import declined_operations, statistics_not_done
+from xhelio.language.operations import declined_operations
 from xhelio.language.parse import Vocabulary
 from xhelio.language.probes import common_product, kept_product, led_by, product
 from xhelio.language.resolve import (
@@ -71,13 +72,6 @@ def build_plan(
     quantities = one_frame(b, not_operation_words(intent, wanted_quantities(b)))
     for declined in declined_operations(intent.text.splitlines()[-1]):
         b.notes.append(f"Not done: {declined.label} ({declined.reason}).")
-    computed = {s for op in intent.operations if op.kind in ("smooth", "resample")
-                for s in op.detail.split(",")}  # fmt: skip
-    for name in statistics_not_done(intent.text.splitlines()[-1], computed):
-        b.notes.append(
-            f"Not done: the {name} (no window or cadence was given for it; say e.g. "
-            "'in 10-minute windows' or 'per day')."
-        )
     finals: list[tuple[str, str, str]] = []
     span: TimeRange | None = None
     derived = derived_named(intent.text) if not intent.time_error else ()
@@ -270,7 +264,8 @@ def _derived_series(
             add_compute(b, what, tuple(refs), label, code, f"{what}{formula}", d.units)
             b.units[label] = d.units
             assert span is not None
-            final, _, what = series_operations(b, (label, label, what), span, None, [])
+            final, tag, what = series_operations(b, (label, label, what), span, None, [])
+            whole_window_statistics(b, (final, tag, what), d.units)
             if b.intent.operation("derivative") is None:
                 b.units[final] = d.units  # statistics and smoothing keep the unit
             finals.append((final, what, d.key))

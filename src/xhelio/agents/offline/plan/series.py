@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from xhelio.agents.offline.codegen import component_code, series_code
+from xhelio.agents.offline.codegen import component_code, series_code, statistics_code
 from xhelio.agents.offline.plan.steps import NAMED, Builder, PlanStep, Source, ToolCall, label_tag
 from xhelio.language.intent import (
     OperationWish,
@@ -24,7 +24,7 @@ from xhelio.timerange import TimeRange
 # Operations on two series, done once both are fetched (`two_series_operation`).
 TWO_SERIES = ("difference", "ratio", "percent_difference", "cross_correlation")
 # Operations giving numbers beside the series (not a new series of the chain).
-_SIDE_RESULTS = ("psd",)
+_SIDE_RESULTS = ("psd", "statistics")
 _NICE_WINDOWS = (60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 86400)
 _SHORT = {
     "magnetic_field": "B", "velocity": "V", "density": "N", "temperature": "T",
@@ -124,7 +124,32 @@ def series_chain(
         b.steps.append(
             PlanStep("compute", what, "__data_ops__", (call,), out, (current,), series=what)
         )
+    whole_window_statistics(b, (current, tag, name), cands[0].units if cands else "")
     return current, name
+
+
+def whole_window_statistics(b: Builder, series: tuple[str, str, str], unit: str) -> None:
+    """The statistics asked of the whole interval ("median Bz", "peak speed"), said in words.
+
+    A side result: the series itself stays the one plotted; the statistics are a table
+    stored beside it, and each value is said with its unit (a minimum or maximum with
+    its time).
+    """
+    op = b.intent.operation("statistics")
+    if op is None:
+        return
+    current, tag, name = series
+    code, what = statistics_code(op.detail.split(","), unit)
+    label = b.unique(f"{tag}_stats")
+    add_compute(
+        b,
+        f"{name} {what}",
+        (current,),
+        label,
+        code,
+        f"{what.split(' over ')[0]} of {name} over the whole interval",
+        unit or None,
+    )
 
 
 def series_operations(
