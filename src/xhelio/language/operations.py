@@ -23,6 +23,7 @@ __all__ = [
     "Declined",
     "Transform",
     "declined_operations",
+    "derived_spans",
     "describe_statistic",
     "detrend_kind",
     "named_operations",
@@ -389,8 +390,13 @@ def ratio_slashes(text: str) -> list[int]:
     return [m.start("slash") for m in _ratio_matches(text)]
 
 
+def derived_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of derived quantities' words ("Na/Np", "alpha-to-proton ratio", "Pth/Pb")."""
+    return [m.span() for d in load_vocabulary().derived for m in d.words.finditer(text)]
+
+
 def _ratio_matches(text: str) -> list[re.Match[str]]:
-    named = [m.span() for d in load_vocabulary().derived for m in d.words.finditer(text)]
+    named = derived_spans(text)
     matches = _slash_ratio().finditer(text)
     # "Na/Np" is the derived alpha/proton ratio, computed as such
     return [m for m in matches if not any(a <= m.start("slash") < b for a, b in named)]

@@ -798,7 +798,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     figure_format, figure_file, data_format = find_export(work)
     resample = next((op for op in operations if op.kind == "resample"), None)
     doubts = (
-        _probes_lacking(vocab, missions) or find_doubts(work, vocab.aliases, [])
+        _probes_lacking(vocab, missions) or find_doubts(named, vocab.aliases, [])
     ) + _not_placed(physics)
     claimed: list[Slot] = [
         *(Slot("figure", "title", *title_span) for _ in [1] if title_span),

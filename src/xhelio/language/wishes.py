@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from xhelio.language.intent import DiscoveryWish, Layout, OperationWish
 from xhelio.language.operations import (
+    derived_spans,
     describe_statistic,
     detrend_kind,
     named_operations,
@@ -163,6 +164,8 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
     ops += _whole_window_wish(text, durations, ops, named)
     if "cross_correlation" in kinds:
         ops.append(OperationWish("cross_correlation", "cross-correlation with lag"))
+    # a derived quantity's own words ("alpha-to-proton ratio") are no ratio of two series
+    named += [("derived", a, b) for a, b in derived_spans(text)]
     if "percent_difference" in kinds:
         ops.append(OperationWish("percent_difference", "percent difference of the two series"))
     elif ratio_slashes(text) or any(not _inside(m.span(), named) for m in _RATIO.finditer(text)):

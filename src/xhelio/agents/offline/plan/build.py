@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from xhelio.agents.offline.derived import derived_code, derived_named, input_wishes, unit_problem
+from xhelio.agents.offline.derived import (
+    catalog_quantity,
+    derived_code,
+    derived_named,
+    flavoured,
+    input_wishes,
+    unit_problem,
+)
 from xhelio.agents.offline.plan.channels import channel_series, short_of_request
 from xhelio.agents.offline.plan.combine import (
     one_temperature_unit,
@@ -17,6 +24,7 @@ from xhelio.agents.offline.plan.combine import (
 )
 from xhelio.agents.offline.plan.series import (
     add_compute,
+    catalog_series,
     derivative_units,
     fetch_step,
     series_chain,
@@ -216,6 +224,13 @@ def _earlier_datasets(b: Builder) -> list[str]:
     return b.earlier
 
 
+def _input_candidates(
+    b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None
+) -> list[Candidate]:
+    """The candidates for one input of a derived quantity, of its flavour if it has one."""
+    return flavoured(wish.text, source_candidates(b, source, wish, span), b.vocab.catalog)
+
+
 def _derived_series(
     b: Builder, d: DerivedQuantity, span: TimeRange | None, finals: list[tuple[str, str, str]]
 ) -> TimeRange | None:
@@ -226,14 +241,24 @@ def _derived_series(
         b.notes.append(f"No mission was named, so the {d.label} is computed from OMNI data.")
         sources = [mission_source(b.vocab, MissionRef("omni", "OMNI", "OMNI", 0))]
     frame = next((w.frame for w in intent.quantities if w.frame), None)
+    species = next((str(s.value) for s in intent.slots.of("species")), None)
     for mission in sources:
+        own = catalog_quantity(d, mission.datasets, span or intent.time_range)
+        if own is not None:  # the catalog has the quantity itself: fetched, not computed
+            span = catalog_series(b, mission, d, own, span or intent.time_range, finals)
+            continue
+        if d.catalog is not None:
+            b.notes.append(
+                f"No {mission.name} parameter in the catalog is the {d.label} itself, "
+                f"so it is computed from its inputs ({d.formula or ', '.join(d.needs)})."
+            )
         source = mission
         refs: list[str] = []
         units: list[str] = []
         parts: list[int] = []
-        for wish in input_wishes(d, frame):
+        for wish in input_wishes(d, frame, species):
             source = measuring_source(mission, wish)
-            cands = source_candidates(b, source, wish, span)
+            cands = _input_candidates(b, source, wish, span)
             if not cands:
                 b.notes.append(
                     f"No {source.name} dataset holds {describe_quantity(wish)}, so the "
@@ -242,7 +267,7 @@ def _derived_series(
                 break
             if span is None:
                 span = time_window(intent, cands[0], b)
-                cands = source_candidates(b, source, wish, span)
+                cands = _input_candidates(b, source, wish, span)
             split = vector_parts(b, source, wish, span) if cands[0].components < 3 else None
             parts.append(len(split or [wish]))
             for part, part_cands in split or [(wish, cands)]:
