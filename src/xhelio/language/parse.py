@@ -720,11 +720,11 @@ def _time_with_durations(
     return find_time(timeless, now)
 
 
-def _stray_clocks(work: str) -> tuple[str, ...]:
-    """Clock-like words not read as time, outside operation words ("5th percentile")."""
+def _without_operations(work: str) -> str:
+    """The text with its operation words masked ("5th percentile", "time below -10 nT")."""
     for span in operation_spans(work):
         work = _mask(work, *span)
-    return stray_clocks(work)
+    return work
 
 
 def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
@@ -765,7 +765,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
             "please write it like 2015-03-17 or 2015-03-17 to 2015-03-19"
         )
         time_range, time_text = None, None
-    time_unread = _stray_clocks(work) if time_error is None else ()
+    time_unread = stray_clocks(_without_operations(work)) if time_error is None else ()
     # A formula's symbols ("n v^2") name no spacecraft; a place ("in lunar orbit") says
     # where, and asks for no position.
     formulas, places = find_formulas(work), find_places(work)
@@ -829,7 +829,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         operations=tuple(operations),
         plot=PlotWish(
             wanted=wants_plot(work),
-            layout=find_layout(work),
+            layout=find_layout(_without_operations(work)),
             log_y=wants_log(work),
             title=title,
             colours=find_colours(physics),
