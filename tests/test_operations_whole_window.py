@@ -127,3 +127,10 @@ def test_time_below_a_threshold_is_counted_in_hours(workspace: Workspace) -> Non
     said = re.search(r"time below 0 nT (-?[\d.]+) h", answer)
     assert said is not None, answer
     assert float(said[1]) == pytest.approx(hours, rel=1e-3)
+
+
+def test_threshold_words_are_no_layout_or_time(vocab: Vocabulary) -> None:
+    intent = parse_request("how many hours was OMNI Bz below -10 nT on 2015-03-17", vocab)
+    assert intent.plot.layout == "auto"
+    assert not intent.time_unread and intent.time_range is not None
+    assert [op.detail for op in intent.operations if op.kind == "statistics"] == ["below:-10"]
