@@ -22,7 +22,7 @@ from xhelio.tools.workspace import Workspace, open_workspace
 # No test may reach an LLM provider: models are scripted with FunctionModel/TestModel.
 models.ALLOW_MODEL_REQUESTS = False
 
-pytest_plugins = ["pipeline_support"]  # fixtures of the pipeline tests
+pytest_plugins = ["pipeline_support", "operations_support"]  # shared fixtures
 
 REAL_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
 

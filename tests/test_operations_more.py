@@ -9,48 +9,11 @@ bins is computed. Several missions and phrasings per operation.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import numpy as np
-import pandas as pd
 import pytest
 
-from servers.catalog_hapi import CatalogHapiServer
-from xhelio.agents.factory import make_assistant
-from xhelio.agents.turn import run_turn
-from xhelio.config import load_settings
-from xhelio.tools.workspace import Workspace, open_workspace
-
-
-@pytest.fixture
-def workspace(monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
-    with CatalogHapiServer(max_rows=600) as srv:
-        monkeypatch.setenv("XHELIO_HAPI_URL", srv.url)
-        ws = open_workspace(settings=load_settings(), ephemeral=True)
-        try:
-            yield ws
-        finally:
-            ws.close()
-
-
-def _computations(ws: Workspace, text: str) -> tuple[str, list[dict[str, Any]]]:
-    """The answer and the successful computations of one turn."""
-    assistant, _ = make_assistant(ws)
-    first = len(ws.session.operations)
-    result = run_turn(ws, assistant, text)
-    ops = [
-        op
-        for op in ws.session.operations[first:]
-        if op.get("phase") == "compute" and op.get("status") == "ok"
-    ]
-    return result.answer, ops
-
-
-def _frame(ws: Workspace, label: str) -> pd.DataFrame:
-    data = ws.session.store.get(label).data
-    assert isinstance(data, pd.DataFrame)
-    return data
+from operations_support import computations, stored_frame
+from xhelio.tools.workspace import Workspace
 
 
 @pytest.mark.parametrize(
@@ -63,10 +26,10 @@ def _frame(ws: Workspace, label: str) -> pd.DataFrame:
     ],
 )
 def test_detrended_series_has_no_linear_trend_left(workspace: Workspace, text: str) -> None:
-    answer, ops = _computations(workspace, text)
+    answer, ops = computations(workspace, text)
     detrends = [op for op in ops if "polyfit" in str(op["args"].get("code", ""))]
     assert detrends, answer
-    frame = _frame(workspace, detrends[-1]["args"]["output_label"])
+    frame = stored_frame(workspace, detrends[-1]["args"]["output_label"])
     seconds = (frame.index - frame.index[0]).total_seconds().to_numpy()
     for column in frame.columns:
         values = frame[column].to_numpy(dtype=float)
@@ -87,12 +50,12 @@ def test_detrended_series_has_no_linear_trend_left(workspace: Workspace, text: s
     ],
 )
 def test_percent_difference_values(workspace: Workspace, text: str) -> None:
-    answer, ops = _computations(workspace, text)
+    answer, ops = computations(workspace, text)
     percent = [op for op in ops if "100 * (a - b)" in str(op["args"].get("code", ""))]
     assert percent, answer
     op = percent[-1]
-    result = _frame(workspace, op["args"]["output_label"]).iloc[:, 0]
-    sources = [_frame(workspace, label) for label in op["args"]["source_labels"]]
+    result = stored_frame(workspace, op["args"]["output_label"]).iloc[:, 0]
+    sources = [stored_frame(workspace, label) for label in op["args"]["source_labels"]]
     a, b = (s.iloc[:, 0].astype(float) for s in sources)
     b = b.reindex(b.index.union(a.index)).interpolate(method="time", limit_area="inside")
     b = b.reindex(a.index)
@@ -117,13 +80,13 @@ def test_percent_difference_values(workspace: Workspace, text: str) -> None:
 def test_every_statistic_asked_of_the_same_bins_is_computed(
     workspace: Workspace, text: str, statistics: tuple[str, ...]
 ) -> None:
-    answer, ops = _computations(workspace, text)
+    answer, ops = computations(workspace, text)
     binned = [op for op in ops if "resample(" in str(op["args"].get("code", ""))]
     assert binned, answer
     op = binned[-1]
-    result = _frame(workspace, op["args"]["output_label"])
+    result = stored_frame(workspace, op["args"]["output_label"])
     assert result.shape[1] == len(statistics), result.columns
-    source = _frame(workspace, op["args"]["source_labels"][0])
+    source = stored_frame(workspace, op["args"]["source_labels"][0])
     cadence = str(op["args"]["code"]).split("resample('")[1].split("'")[0]
     for column, statistic in zip(result.columns, statistics, strict=True):
         expected = getattr(source.iloc[:, 0].resample(cadence), statistic)()
@@ -145,7 +108,7 @@ def test_every_statistic_asked_of_the_same_bins_is_computed(
 def test_derived_inputs_come_from_the_instrument_measuring_each(
     workspace: Workspace, text: str, moments: str, field: str
 ) -> None:
-    answer, ops = _computations(workspace, text)
+    answer, ops = computations(workspace, text)
     derived = ops[-1]["args"]["source_labels"]
     assert any(label.startswith(field) for label in derived), (derived, answer)
     assert any(label.startswith(moments) for label in derived), (derived, answer)

@@ -25,6 +25,7 @@ from typing import Literal
 
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.language.operations import derived_spans
 from xhelio.language.products import (
     Term,
     coverage_score,
@@ -641,6 +642,8 @@ def _what_words(reading: SlotReading) -> str:
         variant = any(v.words.fullmatch(typed) for v in _variants())
         if s.kind in _NOT_WHAT and not (s.kind == "mission" and variant and len(missions) > 1):
             text = _mask(text, s.start, s.end)
+    for start, end in derived_spans(text):  # "Vth/VA", "Tperp/Tpar": computed, not drawn
+        text = _mask(text, start, end)
     return text
 
 

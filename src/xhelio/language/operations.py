@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 
 from xhelio.vocabulary import load_vocabulary, read_table
 
@@ -22,6 +23,7 @@ __all__ = [
     "Declined",
     "Transform",
     "declined_operations",
+    "derived_spans",
     "describe_statistic",
     "detrend_kind",
     "named_operations",
@@ -31,8 +33,8 @@ __all__ = [
     "running_statistic",
     "statistic_near",
     "statistics_near",
-    "statistics_not_done",
     "transform",
+    "whole_window_statistics",
 ]
 
 
@@ -69,15 +71,26 @@ class _Words:
     key: str
     words: re.Pattern[str]
     reason: str = ""
+    threshold: bool = False
+    """A time beyond a threshold ("how long was Bz below -10"), never a window statistic."""
 
 
 @cache
-def _table(name: str) -> tuple[_Words, ...]:
-    rows = read_table("domain.toml").get(name, [])
+def _rows(name: str) -> tuple[_Words, ...]:
     return tuple(
-        _Words(str(r.get("key") or r["label"]), re.compile(r["words"], re.I), r.get("reason", ""))
-        for r in rows
+        _Words(
+            str(r.get("key") or r["label"]),
+            re.compile(r["words"], re.I),
+            r.get("reason", ""),
+            bool(r.get("threshold", False)),
+        )
+        for r in read_table("domain.toml").get(name, [])
     )
+
+
+def _table(name: str) -> tuple[_Words, ...]:
+    """The rows of a vocabulary table; for `statistic`, those a window or bin computes."""
+    return tuple(w for w in _rows(name) if not w.threshold)
 
 
 def named_operations(text: str) -> list[tuple[str, int, int]]:
@@ -105,6 +118,9 @@ _STATISTIC_NAMES = {"": "mean", "median": "median", "std": "standard deviation",
 
 def describe_statistic(statistic: str) -> str:
     """The statistic in words: "" -> "mean", "p95" -> "95th percentile"."""
+    kind, _, value = statistic.partition(":")
+    if value:  # "below:-10" -> "time below -10"
+        return f"time {kind} {value}"
     if statistic.startswith("p"):
         q = statistic[1:]
         last = q[-1]
@@ -239,37 +255,120 @@ def operation_spans(text: str) -> list[tuple[int, int]]:
     """
     spans = [m.span() for rx in (_CADENCE_WORD, _WINDOW_WORD, _PER_UNIT, _PER_BARE)
              for m in rx.finditer(text)]  # fmt: skip
-    spans += [m.span() for t in ("statistic", "operation", "declined") for w in _table(t)
+    spans += [m.span() for t in ("statistic", "operation", "declined") for w in _rows(t)
               for m in w.words.finditer(text)]  # fmt: skip
+    spans += [(start, end) for _, start, end in _percentile_lists(text)]
     return spans + [m.span() for m in _ratio_matches(text)]
 
 
-def declined_operations(text: str) -> list[Declined]:
-    """Operations the text asks for that offline mode does not do, in vocabulary order."""
-    return [Declined(d.key, d.reason) for d in _table("declined") if d.words.search(text)]
+# "5th, 50th and 95th percentiles", "5/50/95 percentiles", "percentiles (5/50/95)".
+_NUMBER = r"\d{1,2}(?:\.\d+)?(?:st|nd|rd|th)?"
+_LIST_JOIN = r"\s*(?:,\s*(?:and\s+)?|/|&|\band\b|\bor\b)\s*"
+_PERCENTILES_BEFORE = re.compile(
+    rf"\b(?P<qs>{_NUMBER}(?:{_LIST_JOIN}{_NUMBER})+)[- ]?(?:percentiles?|pct|%iles?)\b", re.I
+)
+_PERCENTILES_AFTER = re.compile(
+    rf"\bpercentiles?\s*(?:\(\s*)?(?P<qs>{_NUMBER}(?:{_LIST_JOIN}{_NUMBER})*)\s*\)?(?!\s*-?\s*\d)",
+    re.I,
+)
+# "peak of the storm", "the peak time": a moment, not the maximum of a series.
+_PEAK_MOMENT = re.compile(
+    r"peaks?\s+(?:time\b|of\s+(?:the\s+|a\s+|this\s+|that\s+)?(?:storm|event|activity|flare|"
+    r"cme|shock|substorm|main\s+phase|cycle|eruption)s?\b)",
+    re.I,
+)
+# "27-day mean", "5 minute average": the mean of a window, not of the whole interval.
+_AFTER_DURATION = re.compile(
+    r"(?:\d\s*-?\s*[a-z]*|\b(?:hour|minute|day|second|week)\w*)\s*-?\s*$", re.I
+)
 
 
 # "the 10 min", "5-min": a duration, never the minimum.
 _AFTER_NUMBER = re.compile(r"\d\s*-?\s*$")
 
 
-def statistics_not_done(text: str, done: set[str]) -> list[str]:
-    """Statistics the text names ("standard deviation", "95th percentile") not in `done`.
+def _number(text: str) -> float:
+    """A number as written ("-10", or with the minus sign U+2212 and a space)."""
+    return float(text.replace("\u2212", "-").replace(" ", ""))
 
-    `done` holds the statistics the request's windows and bins compute ("std", "p95").
-    The mean is left out (it is also how "mean field" and "mean removed" are written), so
-    are "peak" (a time, "the peak of the storm") and the "min" of a duration ("10 min").
+
+def _percentile_lists(text: str) -> list[tuple[tuple[str, ...], int, int]]:
+    """Percentiles written as a list ("5th, 50th and 95th percentiles"): keys and span."""
+    found: list[tuple[tuple[str, ...], int, int]] = []
+    for rx in (_PERCENTILES_BEFORE, _PERCENTILES_AFTER):
+        for match in rx.finditer(text):
+            numbers = re.findall(r"\d{1,2}(?:\.\d+)?", match["qs"])
+            if numbers:
+                found.append((tuple(f"p{float(q):g}" for q in numbers), *match.span()))
+    return found
+
+
+def whole_window_statistics(
+    text: str, done: set[str], masked: list[tuple[int, int]]
+) -> tuple[str, ...]:
+    """Statistics the text asks of the whole interval: named, but no window or bin computes.
+
+    "mean, median and std of Bz", "peak solar wind speed", "min Dst", "5th, 50th and
+    95th percentiles of |B|" -> ("mean", "median", "std"), ("max",), ("min",), ("p5",
+    "p50", "p95"). `done` holds the statistics of the request's windows and bins ("" the
+    mean); words inside `masked` (durations, other operations) do not count, nor "peak"
+    as a moment ("peak of the storm") or the mean of a window ("27-day mean"). A mean
+    counts only written as the statistic ("mean of", "average X", "mean, max"), never
+    inside another phrase ("mean charge state" is a parameter, "mean removed" a detrend).
     """
-    named: dict[str, None] = {}
+    lists = _percentile_lists(text)
+    found: list[tuple[int, str, int]] = [
+        (start, key, end) for keys, start, end in lists for key in keys
+    ]
     for stat in _table("statistic"):
         for match in stat.words.finditer(text):
-            key = _statistic(stat.key, match)
-            if key in ("", *done) or match[0].lower().startswith("peak"):
+            start, end = match.span()
+            if any(a < end and start < b for a, b in masked):
                 continue
-            if key == "min" and _AFTER_NUMBER.search(text, 0, match.start()):
+            if any(a <= start and end <= b for _, a, b in lists):
                 continue
-            named[describe_statistic(key)] = None
-    return list(named)
+            key = _statistic(stat.key, match) or "mean"
+            if key == "min" and _AFTER_NUMBER.search(text, 0, start):
+                continue
+            if match[0].lower().startswith("peak") and _PEAK_MOMENT.match(text, start):
+                continue
+            if key == "mean" and _AFTER_DURATION.search(text, 0, start):
+                continue
+            found.append((start, key, end))
+    for stat in _rows("statistic"):
+        if stat.threshold:
+            found += [(m.start(), f"{stat.key}:{_number(m['v']):g}", m.end())
+                      for m in stat.words.finditer(text)]  # fmt: skip
+    found.sort()
+    keys = [key for _, key, _ in found if key not in done and not (key == "mean" and "" in done)]
+    if "mean" in keys and not _mean_asked(text, found):
+        keys = [k for k in keys if k != "mean"]
+    return tuple(dict.fromkeys(keys))
+
+
+_MEAN_AS_STATISTIC = re.compile(
+    r"\b(?:mean|average|avg)\b\s+(?:value\s+)?(?:of|for)\b"
+    r"|^\W*(?:the\s+|an?\s+)?(?:mean|average|avg)\b(?!\s+(?:charge|free|field))"
+    r"|\b(?:what|how\s+much)\b[^.?]{0,20}\b(?:mean|average|avg)\b"
+    r"|\b(?:mean|average|avg)\b[^.;]{0,60}\bover\s+(?:the\s+)?(?:whole|entire|full|day|"
+    r"interval|period|event|storm|window|\d)",
+    re.I,
+)
+
+
+def _mean_asked(text: str, found: list[tuple[int, str, int]]) -> bool:
+    """Whether a mean is asked as a statistic: joined to another one, or written as one."""
+    keys = {key for _, key, _ in found}
+    if len(keys) > 1 and any(
+        a[1] == "mean" or b[1] == "mean" for a, b in pairwise(found) if _joined(text, a[2], b[0])
+    ):
+        return True
+    return _MEAN_AS_STATISTIC.search(text) is not None
+
+
+def declined_operations(text: str) -> list[Declined]:
+    """Operations the text asks for that offline mode does not do, in vocabulary order."""
+    return [Declined(d.key, d.reason) for d in _table("declined") if d.words.search(text)]
 
 
 @cache
@@ -291,8 +390,13 @@ def ratio_slashes(text: str) -> list[int]:
     return [m.start("slash") for m in _ratio_matches(text)]
 
 
+def derived_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of derived quantities' words ("Na/Np", "alpha-to-proton ratio", "Pth/Pb")."""
+    return [m.span() for d in load_vocabulary().derived for m in d.words.finditer(text)]
+
+
 def _ratio_matches(text: str) -> list[re.Match[str]]:
-    named = [m.span() for d in load_vocabulary().derived for m in d.words.finditer(text)]
+    named = derived_spans(text)
     matches = _slash_ratio().finditer(text)
     # "Na/Np" is the derived alpha/proton ratio, computed as such
     return [m for m in matches if not any(a <= m.start("slash") < b for a, b in named)]

@@ -720,6 +720,13 @@ def _time_with_durations(
     return find_time(timeless, now)
 
 
+def _without_operations(work: str) -> str:
+    """The text with its operation words masked ("5th percentile", "time below -10 nT")."""
+    for span in operation_spans(work):
+        work = _mask(work, *span)
+    return work
+
+
 def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
     """Read one request into a `RequestIntent` (never raises for odd text)."""
     work = " ".join(text.split())
@@ -758,7 +765,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
             "please write it like 2015-03-17 or 2015-03-17 to 2015-03-19"
         )
         time_range, time_text = None, None
-    time_unread = stray_clocks(work) if time_error is None else ()
+    time_unread = stray_clocks(_without_operations(work)) if time_error is None else ()
     # A formula's symbols ("n v^2") name no spacecraft; a place ("in lunar orbit") says
     # where, and asks for no position.
     formulas, places = find_formulas(work), find_places(work)
@@ -791,7 +798,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     figure_format, figure_file, data_format = find_export(work)
     resample = next((op for op in operations if op.kind == "resample"), None)
     doubts = (
-        _probes_lacking(vocab, missions) or find_doubts(work, vocab.aliases, [])
+        _probes_lacking(vocab, missions) or find_doubts(named, vocab.aliases, [])
     ) + _not_placed(physics)
     claimed: list[Slot] = [
         *(Slot("figure", "title", *title_span) for _ in [1] if title_span),
@@ -822,7 +829,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         operations=tuple(operations),
         plot=PlotWish(
             wanted=wants_plot(work),
-            layout=find_layout(work),
+            layout=find_layout(_without_operations(work)),
             log_y=wants_log(work),
             title=title,
             colours=find_colours(physics),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from xhelio.language.intent import DiscoveryWish, Layout, OperationWish
 from xhelio.language.operations import (
+    derived_spans,
     describe_statistic,
     detrend_kind,
     named_operations,
@@ -22,6 +23,7 @@ from xhelio.language.operations import (
     statistic_near,
     statistics_near,
     transform,
+    whole_window_statistics,
 )
 
 __all__ = [
@@ -159,8 +161,11 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
             ops.append(OperationWish("transform", element_wise.label, detail=key))
     if "psd" in kinds:
         ops.append(OperationWish("psd", "Welch power spectral density"))
+    ops += _whole_window_wish(text, durations, ops, named)
     if "cross_correlation" in kinds:
         ops.append(OperationWish("cross_correlation", "cross-correlation with lag"))
+    # a derived quantity's own words ("alpha-to-proton ratio") are no ratio of two series
+    named += [("derived", a, b) for a, b in derived_spans(text)]
     if "percent_difference" in kinds:
         ops.append(OperationWish("percent_difference", "percent difference of the two series"))
     elif ratio_slashes(text) or any(not _inside(m.span(), named) for m in _RATIO.finditer(text)):
@@ -168,6 +173,25 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
     elif any(not _inside(m.span(), named) for m in _DIFFERENCE.finditer(text)):
         ops.append(OperationWish("difference", "difference of the two series"))
     return ops
+
+
+def _whole_window_wish(
+    text: str,
+    durations: list[Duration],
+    ops: list[OperationWish],
+    named: list[tuple[str, int, int]],
+) -> list[OperationWish]:
+    """Statistics no window or bin computes, over the whole interval ("median Bz", "peak V")."""
+    done = {s for op in ops if op.kind in ("smooth", "resample") for s in op.detail.split(",")}
+    masked = [(d.start, d.end) for d in durations] + [(a, b) for _, a, b in named]
+    statistics = whole_window_statistics(text, done, masked)
+    if not statistics:
+        return []
+    names = [describe_statistic("" if s == "mean" else s) for s in statistics]
+    said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return [
+        OperationWish("statistics", f"{said} over the whole interval", detail=",".join(statistics))
+    ]
 
 
 def _window_wishes(

@@ -88,6 +88,9 @@ class DerivedQuantity:
     needs: tuple[str, ...]
     units: str
     formula: str = ""
+    catalog: re.Pattern[str] | None = None
+    """A parameter whose name or description this matches is the quantity itself (an
+    alpha/proton ratio a plasma instrument already gives): fetched, not computed."""
 
 
 @dataclass(frozen=True)
@@ -283,6 +286,7 @@ def load_vocabulary() -> DomainVocabulary:
                 tuple(row["needs"]),
                 row["units"],
                 row.get("formula", ""),
+                _rx(row["catalog"]) if "catalog" in row else None,
             )
             for row in raw.get("derived", [])
         ),

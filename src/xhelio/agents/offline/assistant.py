@@ -373,6 +373,10 @@ class OfflineAssistant:
                 + (f" Stored as {stored}." if stored else "")
             )
             return
+        said = " ".join(str(result.payload.get("stdout") or "").split())
+        if said:  # what the code says of its result (the values of statistics)
+            run.lines.append(f"Computed {label}, the {step.description}: {said}")
+            return
         units = result.payload.get("units") or {}
         unit = next(iter(units.values()), "") if isinstance(units, dict) else ""
         run.lines.append(

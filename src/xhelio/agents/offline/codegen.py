@@ -11,7 +11,7 @@ from __future__ import annotations
 from xhelio.language.operations import describe_statistic, transform
 from xhelio.language.wishes import format_seconds
 
-__all__ = ["binary_code", "component_code", "series_code"]
+__all__ = ["binary_code", "component_code", "series_code", "statistics_code"]
 
 _INDEX = {"x": 0, "r": 0, "y": 1, "t": 1, "z": 2, "n": 2}
 _LETTER = {"magnetic_field": "B", "velocity": "V", "electric_field": "E", "position": "R"}
@@ -143,6 +143,54 @@ def _detrend_code(trend: str) -> tuple[str, str, str]:
         "result = df.apply(detrend_linear)"
     )
     return code, "with its linear trend removed (detrended)", "detrend_linear"
+
+
+def statistics_code(statistics: list[str], unit: str) -> tuple[str, str]:
+    """(code, words) of statistics over the whole interval, one row each, said per column.
+
+    The code keeps the table as `result` (a row per statistic, a column per series
+    column) and prints one line per column with each value and its unit, the time of a
+    minimum or maximum, and how many valid points it used, for the answer. A time
+    beyond a threshold ("below:-10") counts the samples beyond it times the median
+    cadence, in hours; the threshold is read in the series' unit.
+    """
+    unit = "" if unit.strip() in ("1", "") else unit  # a pure number has no unit to say
+    rows: list[str] = []
+    units: dict[str, str] = {}
+    cadence = False
+    for s in statistics:
+        kind, _, value = s.partition(":")
+        name = describe_statistic("" if s == "mean" else s)
+        if value:
+            name = f"{name} {unit}".rstrip()
+            sign = "<" if kind == "below" else ">"
+            rows.append(f"    {name!r}: (df {sign} {value}).sum() * step_s / 3600")
+            units[name], cadence = "h", True
+        else:
+            rows.append(f"    {name!r}: df.{_statistic_call('' if s == 'mean' else s)}")
+            units[name] = f"({unit})^2" if s == "var" and unit else unit
+    names = list(units)
+    step = "step_s = df.index.to_series().diff().dt.total_seconds().median()  # the cadence\n"
+    code = (
+        f"# {', '.join(names)} over the whole interval (NaN left out)\n"
+        + (step if cadence else "")
+        + "result = pd.DataFrame({\n"
+        + ",\n".join(rows)
+        + ",\n}).T\n"
+        f"units = {units!r}\n"
+        "for column in df.columns:\n"
+        "    values = df[column].dropna()\n"
+        "    said = []\n"
+        "    for name, value in result[column].items():\n"
+        "        text = f'{name} {value:.4g} {units[name]}'.rstrip()\n"
+        "        if name in ('minimum', 'maximum') and len(values):\n"
+        "            at = values.idxmax() if name == 'maximum' else values.idxmin()\n"
+        "            text += f' at {str(at)[:19]} UTC'\n"
+        "        said.append(text)\n"
+        "    print(f'{column}: ' + ', '.join(said) + f' ({len(values)} valid points).')\n"
+    )
+    said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return code, f"{said} over the whole interval"
 
 
 def binary_code(kind: str) -> str:

@@ -13,13 +13,25 @@ names and units so the trace shows them. Imports only this package and `vocabula
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from scipy import constants
 
+from xhelio.catalog.index import Catalog
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish
+from xhelio.language.resolve import Candidate
+from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
-__all__ = ["derived_code", "derived_named", "input_wishes", "unit_problem"]
+__all__ = [
+    "catalog_quantity",
+    "derived_code",
+    "derived_named",
+    "flavoured",
+    "input_wishes",
+    "unit_problem",
+]
 
 _ALIGN = (
     "inputs = list(sources.values())\n"
@@ -98,7 +110,18 @@ _FORMULAS = {
     "alpha_proton_ratio": (
         "a = col(inputs[0])\np = col(inputs[1])\nresult = (a / p).to_frame('alpha_proton_ratio')"
     ),
+    "temperature_anisotropy": (
+        "t_perp = col(inputs[0])\nt_par = col(inputs[1])\n"
+        "result = (t_perp / t_par).to_frame('T_perp/T_par')"
+    ),
+    "thermal_alfven_ratio": (
+        "w = np.sqrt(2 * k_B * T / m_p)  # thermal speed\n"
+        "V_A = B / np.sqrt(mu0 * n * m_p)\n"
+        "result = (w / V_A).to_frame('V_th/V_A')"
+    ),
 }
+# Ratios of two inputs of one kind: no SI conversion, the units must agree.
+_PLAIN_RATIOS = ("alpha_proton_ratio", "temperature_anisotropy")
 _ANGLES = {
     "clock_angle": (
         "result = np.degrees(np.arctan2(b.iloc[:, 1], b.iloc[:, 2])).to_frame('clock_angle')"
@@ -111,16 +134,103 @@ _ANGLES = {
 
 
 def derived_named(text: str) -> tuple[DerivedQuantity, ...]:
-    """Derived quantities the request asks for, in text order."""
-    found = [(m.start(), d) for d in load_vocabulary().derived if (m := d.words.search(text))]
-    return tuple(d for _, d in sorted(found, key=lambda pd: pd[0]))
+    """Derived quantities the request asks for, in text order.
+
+    One written inside another's words ("V_A" of "Vth/VA", "P_B" of "Pth/Pb") is part
+    of that one, not asked by itself.
+    """
+    found = [(m.span(), d) for d in load_vocabulary().derived if (m := d.words.search(text))]
+    kept = [
+        (span, d)
+        for span, d in found
+        if not any(
+            o[0] <= span[0] and span[1] <= o[1] and o != span for o, other in found if other != d
+        )
+    ]
+    return tuple(d for _, d in sorted(kept, key=lambda pd: pd[0][0]))
 
 
-def input_wishes(derived: DerivedQuantity, frame: str | None) -> list[QuantityWish]:
+# Quality flags, uncertainties and spreads are never the quantity itself.
+_SUPPORT = re.compile(r"qual|flag|uncert|_err|error|sigma|rms|deviation|\bdev\b|_dev", re.I)
+
+
+def catalog_quantity(
+    derived: DerivedQuantity, datasets: list[DatasetInfo], span: TimeRange | None
+) -> tuple[DatasetInfo, ParameterInfo] | None:
+    """A parameter of `datasets` that already is `derived` (an alpha/proton ratio), if any.
+
+    The first one, in the source's order, whose name or description the derived row's
+    `catalog` pattern matches and whose dataset covers `span`.
+    """
+    if derived.catalog is None:
+        return None
+    for info in datasets:
+        if span is not None and (
+            (info.start is not None and info.start > span.start)
+            or (info.stop is not None and info.stop < span.end)
+        ):
+            continue
+        for p in info.parameters:
+            if p.is_time or _SUPPORT.search(f"{p.name} {p.description}"):
+                continue
+            if derived.catalog.search(p.name) or derived.catalog.search(p.description):
+                return info, p
+    return None
+
+
+_FLAVOURS = {
+    "perpendicular": re.compile(r"perp|⊥", re.I),
+    "parallel": re.compile(r"para(?!m)|parl|_par(?:_|$)|\bpar\b|parallel|∥", re.I),
+}
+_ANY_FLAVOUR = re.compile(r"perp(?:endicular)?|para(?:llel)?(?!m)|parl|(?<=_)par(?=_|$)", re.I)
+
+
+def flavoured(need: str, cands: list[Candidate], catalog: Catalog) -> list[Candidate]:
+    """The candidates, each swapped for its sibling saying the input's flavour.
+
+    "temperature:perpendicular": a dataset's parallel temperature gives way to its
+    perpendicular one (`mms1_dis_temppara_fast` -> `mms1_dis_tempperp_fast`: the same
+    name but for the flavour, else the first sibling in the same unit saying it). A
+    candidate whose dataset has none is dropped; an input without a flavour keeps all.
+    """
+    flavour = _FLAVOURS.get(need.partition(":")[2])
+    if flavour is None:
+        return cands
+    kept: list[Candidate] = []
+    for c in cands:
+        info = catalog.dataset(c.dataset_id)
+        p = info.parameter(c.parameter)
+        if p is None:
+            continue
+        if flavour.search(f"{p.name} {p.description}"):
+            kept.append(c)
+            continue
+        stem = _ANY_FLAVOUR.sub("", p.name).lower()
+        siblings = [
+            q
+            for q in info.parameters
+            if q.units == p.units
+            and flavour.search(f"{q.name} {q.description}")
+            and not _SUPPORT.search(f"{q.name} {q.description}")
+        ]
+        same = [q for q in siblings if _ANY_FLAVOUR.sub("", q.name).lower() == stem]
+        for q in (same or siblings)[:1]:
+            kept.append(
+                replace(
+                    c, parameter=q.name, reason=f"{c.reason}; its {need.partition(':')[2]} sibling"
+                )
+            )
+    return list({(c.dataset_id, c.parameter): c for c in kept}.values())
+
+
+def input_wishes(
+    derived: DerivedQuantity, frame: str | None, named_species: str | None = None
+) -> list[QuantityWish]:
     """One wish per input ("velocity:magnitude" -> velocity, magnitude component).
 
     Vectors crossed or compared (-V x B) are asked in one frame: the one the request
-    names, else GSE; the Newell function and the clock angle need GSM.
+    names, else GSE; the Newell function and the clock angle need GSM. A temperature of
+    one flavour (perpendicular, parallel) is of the species the request names.
     """
     vectors = frame or ("GSM" if derived.key in ("clock_angle", "newell_coupling") else "GSE")
     wishes: list[QuantityWish] = []
@@ -128,7 +238,11 @@ def input_wishes(derived: DerivedQuantity, frame: str | None) -> list[QuantityWi
         key, _, detail = need.partition(":")
         component = detail if detail in ("vector", "magnitude") else None
         species = detail if detail in ("alpha", "proton", "electron") else None
-        if key in ("density", "temperature") and species is None:
+        if key == "density" and species is None:
+            species = "proton"
+        if key == "temperature" and detail in _FLAVOURS:
+            species = named_species  # "ion Tperp/Tpar": the request's species, if any
+        elif key == "temperature" and species is None:
             species = "proton"
         wish_frame = frame if key == "magnetic_field" else None
         if component == "vector":
@@ -151,6 +265,9 @@ def _temperature_kind(unit: str) -> str | None:
 
 def unit_problem(derived: DerivedQuantity, units: list[str]) -> str | None:
     """Why the fetched inputs cannot give this quantity in its units (None when fine)."""
+    kinds = {_temperature_kind(u) for u in units}
+    if derived.key == "temperature_anisotropy" and len(kinds) > 1:
+        return f"its two temperatures came in different units ('{units[0]}', '{units[1]}')"
     if "temperature" in derived.needs:
         unit = units[derived.needs.index("temperature")] if len(units) > 1 else ""
         if unit and _temperature_kind(unit) is None:
@@ -185,7 +302,7 @@ def derived_code(derived: DerivedQuantity, units: list[str], parts: list[int]) -
     ]
     if derived.key in _ANGLES:
         return _ALIGN + f"b = vec({refs[0]})\n" + _ANGLES[derived.key], ""
-    if derived.key == "alpha_proton_ratio":
+    if derived.key in _PLAIN_RATIOS:
         return _ALIGN + _FORMULAS[derived.key], ""
     lines: list[str] = []
     said: list[str] = []

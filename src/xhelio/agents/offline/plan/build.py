@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from xhelio.agents.offline.derived import derived_code, derived_named, input_wishes, unit_problem
+from xhelio.agents.offline.derived import (
+    catalog_quantity,
+    derived_code,
+    derived_named,
+    flavoured,
+    input_wishes,
+    unit_problem,
+)
 from xhelio.agents.offline.plan.channels import channel_series, short_of_request
 from xhelio.agents.offline.plan.combine import (
     one_temperature_unit,
@@ -17,10 +24,12 @@ from xhelio.agents.offline.plan.combine import (
 )
 from xhelio.agents.offline.plan.series import (
     add_compute,
+    catalog_series,
     derivative_units,
     fetch_step,
     series_chain,
     series_operations,
+    whole_window_statistics,
 )
 from xhelio.agents.offline.plan.sources import (
     held_derived,
@@ -49,7 +58,7 @@ from xhelio.language.intent import (
     RequestIntent,
     describe_quantity,
 )
-from xhelio.language.operations import declined_operations, statistics_not_done
+from xhelio.language.operations import declined_operations
 from xhelio.language.parse import Vocabulary
 from xhelio.language.probes import common_product, kept_product, led_by, product
 from xhelio.language.resolve import (
@@ -73,13 +82,6 @@ def build_plan(
     quantities = one_frame(b, not_operation_words(intent, wanted_quantities(b)))
     for declined in declined_operations(intent.text.splitlines()[-1]):
         b.notes.append(f"Not done: {declined.label} ({declined.reason}).")
-    computed = {s for op in intent.operations if op.kind in ("smooth", "resample")
-                for s in op.detail.split(",")}  # fmt: skip
-    for name in statistics_not_done(intent.text.splitlines()[-1], computed):
-        b.notes.append(
-            f"Not done: the {name} (no window or cadence was given for it; say e.g. "
-            "'in 10-minute windows' or 'per day')."
-        )
     finals: list[tuple[str, str, str]] = []
     span: TimeRange | None = None
     derived = derived_named(intent.text) if not intent.time_error else ()
@@ -224,6 +226,13 @@ def _earlier_datasets(b: Builder) -> list[str]:
     return b.earlier
 
 
+def _input_candidates(
+    b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None
+) -> list[Candidate]:
+    """The candidates for one input of a derived quantity, of its flavour if it has one."""
+    return flavoured(wish.text, source_candidates(b, source, wish, span), b.vocab.catalog)
+
+
 def _derived_series(
     b: Builder, d: DerivedQuantity, span: TimeRange | None, finals: list[tuple[str, str, str]]
 ) -> TimeRange | None:
@@ -234,8 +243,14 @@ def _derived_series(
         b.notes.append(f"No mission was named, so the {d.label} comes from OMNI data.")
         sources = [mission_source(b.vocab, MissionRef("omni", "OMNI", "OMNI", 0))]
     frame = next((w.frame for w in intent.quantities if w.frame), None)
+    species = next((str(s.value) for s in intent.slots.of("species")), None)
     for mission in sources:
-        held = held_derived(b, mission, d.label, span)
+        own = catalog_quantity(d, mission.datasets, span or intent.time_range)
+        if own is not None:  # the catalog has the quantity itself: fetched, not computed
+            span = catalog_series(b, mission, d, own, span or intent.time_range, finals)
+            continue
+        # a row with its own catalog pattern is decided by it; others by the label's words
+        held = None if d.catalog is not None else held_derived(b, mission, d.label, span)
         if held is not None:  # the source holds it: fetched as the catalog says it
             span = span or time_window(intent, held, b)
             b.notes.append(f"{mission.name} holds the {d.label} as {held.parameter}: fetched.")
@@ -244,13 +259,18 @@ def _derived_series(
             b.units[final] = held.units
             finals.append((final, name, d.key))
             continue
+        if d.catalog is not None:
+            b.notes.append(
+                f"No {mission.name} parameter in the catalog is the {d.label} itself, "
+                f"so it is computed from its inputs ({d.formula or ', '.join(d.needs)})."
+            )
         source = mission
         refs: list[str] = []
         units: list[str] = []
         parts: list[int] = []
-        for wish in input_wishes(d, frame):
+        for wish in input_wishes(d, frame, species):
             source = measuring_source(mission, wish)
-            cands = source_candidates(b, source, wish, span)
+            cands = _input_candidates(b, source, wish, span)
             if not cands:
                 b.notes.append(
                     f"No {source.name} dataset holds {describe_quantity(wish)}, so the "
@@ -259,7 +279,7 @@ def _derived_series(
                 break
             if span is None:
                 span = time_window(intent, cands[0], b)
-                cands = source_candidates(b, source, wish, span)
+                cands = _input_candidates(b, source, wish, span)
             split = vector_parts(b, source, wish, span) if cands[0].components < 3 else None
             parts.append(len(split or [wish]))
             for part, part_cands in split or [(wish, cands)]:
@@ -281,7 +301,8 @@ def _derived_series(
             add_compute(b, what, tuple(refs), label, code, f"{what}{formula}", d.units)
             b.units[label] = d.units
             assert span is not None
-            final, _, what = series_operations(b, (label, label, what), span, None, [])
+            final, tag, what = series_operations(b, (label, label, what), span, None, [])
+            whole_window_statistics(b, (final, tag, what), d.units)
             if b.intent.operation("derivative") is None:
                 b.units[final] = d.units  # statistics and smoothing keep the unit
             finals.append((final, what, d.key))

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from xhelio.agents.offline.codegen import component_code, series_code
+from xhelio.agents.offline.codegen import component_code, series_code, statistics_code
+from xhelio.agents.offline.plan.sources import time_window
 from xhelio.agents.offline.plan.steps import NAMED, Builder, PlanStep, Source, ToolCall, label_tag
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.intent import (
     OperationWish,
     QuantityWish,
@@ -20,11 +22,12 @@ from xhelio.language.resolve import (
 )
 from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
+from xhelio.vocabulary import DerivedQuantity
 
 # Operations on two series, done once both are fetched (`two_series_operation`).
 TWO_SERIES = ("difference", "ratio", "percent_difference", "cross_correlation")
 # Operations giving numbers beside the series (not a new series of the chain).
-_SIDE_RESULTS = ("psd",)
+_SIDE_RESULTS = ("psd", "statistics")
 _NICE_WINDOWS = (60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 86400)
 _SHORT = {
     "magnetic_field": "B", "velocity": "V", "density": "N", "temperature": "T",
@@ -124,7 +127,64 @@ def series_chain(
         b.steps.append(
             PlanStep("compute", what, "__data_ops__", (call,), out, (current,), series=what)
         )
+    whole_window_statistics(b, (current, tag, name), cands[0].units if cands else "")
     return current, name
+
+
+def whole_window_statistics(b: Builder, series: tuple[str, str, str], unit: str) -> None:
+    """The statistics asked of the whole interval ("median Bz", "peak speed"), said in words.
+
+    A side result: the series itself stays the one plotted; the statistics are a table
+    stored beside it, and each value is said with its unit (a minimum or maximum with
+    its time).
+    """
+    op = b.intent.operation("statistics")
+    if op is None:
+        return
+    current, tag, name = series
+    code, what = statistics_code(op.detail.split(","), unit)
+    label = b.unique(f"{tag}_stats")
+    add_compute(
+        b,
+        f"{name} {what}",
+        (current,),
+        label,
+        code,
+        f"{what.split(' over ')[0]} of {name} over the whole interval",
+        unit or None,
+    )
+
+
+def catalog_series(
+    b: Builder,
+    source: Source,
+    derived: DerivedQuantity,
+    own: tuple[DatasetInfo, ParameterInfo],
+    span: TimeRange | None,
+    finals: list[tuple[str, str, str]],
+) -> TimeRange:
+    """Fetch a derived quantity the catalog already has as a parameter, said as such.
+
+    "OMNI alpha/proton ratio": OMNI's own ratio parameter, not one computed from two
+    densities. Its operations and statistics apply as to a computed one.
+    """
+    info, p = own
+    cand = Candidate(info.id, p.name, p.units, p.components, 0.0, f"the catalog's {derived.label}")
+    span = span or time_window(b.intent, cand, b)
+    ref = f"d{len(b.steps) + 1}"
+    b.steps.append(fetch_step(source, QuantityWish(NAMED, p.name, 0), [cand], span, ref))
+    b.notes.append(
+        f"The catalog has the {derived.label} itself: used {info.id}.{p.name} "
+        f"({p.description.strip() or p.name}), nothing computed."
+    )
+    name = f"{source.name} {derived.label}"
+    final, tag, name = series_operations(
+        b, (ref, b.unique(f"{source.tag}_{derived.key}"), name), span, None, [cand]
+    )
+    whole_window_statistics(b, (final, tag, name), p.units)
+    b.units[final] = derivative_units([cand]) if b.intent.operation("derivative") else p.units
+    finals.append((final, name, derived.key))
+    return span
 
 
 def series_operations(

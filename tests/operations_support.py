@@ -1,0 +1,59 @@
+"""Shared pieces of the operations tests: a served workspace and the computations of a turn.
+
+`workspace` is an ephemeral workspace whose data comes from the catalog-wide loopback
+HAPI server; `computations` runs one request through the offline assistant and returns
+its answer and successful compute operations; `frame` and `with_code` read them back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from servers.catalog_hapi import CatalogHapiServer
+from xhelio.agents.factory import make_assistant
+from xhelio.agents.turn import run_turn
+from xhelio.config import load_settings
+from xhelio.tools.workspace import Workspace, open_workspace
+
+
+@pytest.fixture
+def workspace(monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
+    """An ephemeral workspace served every dataset of the shipped catalog (600 rows each)."""
+    with CatalogHapiServer(max_rows=600) as srv:
+        monkeypatch.setenv("XHELIO_HAPI_URL", srv.url)
+        ws = open_workspace(settings=load_settings(), ephemeral=True)
+        try:
+            yield ws
+        finally:
+            ws.close()
+
+
+def computations(ws: Workspace, text: str) -> tuple[str, list[dict[str, Any]]]:
+    """The answer (with any error) and the successful computations of one turn."""
+    assistant, _ = make_assistant(ws)
+    first = len(ws.session.operations)
+    result = run_turn(ws, assistant, text)
+    ops = [
+        op
+        for op in ws.session.operations[first:]
+        if op.get("phase") == "compute" and op.get("status") == "ok"
+    ]
+    return result.answer + (f"\n{result.error}" if result.error else ""), ops
+
+
+def stored_frame(ws: Workspace, label: str) -> pd.DataFrame:
+    """The stored data of `label` as a DataFrame."""
+    data = ws.session.store.get(label).data
+    assert isinstance(data, pd.DataFrame)
+    return data
+
+
+def with_code(ops: list[dict[str, Any]], piece: str) -> dict[str, Any]:
+    """The last computation whose code contains `piece` (fails listing the codes if none)."""
+    found = [op for op in ops if piece in str(op["args"].get("code", ""))]
+    assert found, [op["args"].get("code") for op in ops]
+    return found[-1]
