@@ -21,7 +21,14 @@ from xhelio.language.intent import (
     describe_quantity,
 )
 from xhelio.language.operations import named_operations
-from xhelio.language.products import main_parameter, named_product, request_terms
+from xhelio.language.products import (
+    is_density,
+    main_parameter,
+    named_product,
+    request_terms,
+    species_named,
+    species_of,
+)
 from xhelio.language.quantities import GROUP_WORDS, quantity
 from xhelio.language.resolve import (
     cadence_of,
@@ -149,7 +156,9 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
     intent, catalog = b.intent, b.vocab.catalog
     terms = request_terms(intent.text, intent.hints)
     typed = " ".join(t.typed for t in terms).lower()
-    leftover = [w for w in intent.unplaced if w.lower() not in typed]
+    species = species_named(intent.text)
+    # A species word is the species' data, matched on the parameters ("O+", "alphas").
+    leftover = [w for w in intent.unplaced if w.lower() not in typed and not species_named(w)]
     source = mission_source(b.vocab, ref, intent.text)
     rank = {h.dataset_id: n for n, h in enumerate(catalog.search(intent.text, 60, ref.mission_id))}
     span = intent.time_range
@@ -167,10 +176,25 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
             rank.get(d.id, len(rank)),
         ),
     )
-    info = named_product(datasets, terms, leftover, cadence_of)
+    # A species named ("SWE alphas") is the product's own data or nothing of it; the
+    # products holding its density (its main quantity) first.
+    holding = sorted(
+        (d for d in datasets if any(set(species) <= species_of(p, d) for p in d.data_parameters)),
+        key=lambda d: (
+            not any(set(species) <= species_of(p, d) and is_density(p) for p in d.data_parameters)
+        ),
+    )
+    info = named_product(holding if species else datasets, terms, leftover, cadence_of)
     if info is None:
+        if species and (other := named_product(datasets, terms, leftover, cadence_of)):
+            b.missing.append(
+                f"which {ref.name} data you mean: no parameter of {other.id} "
+                f"({other.title.split(' - ')[0].strip()}) or of a sibling product holds "
+                f"{' and '.join(_typed_species(intent) or species)}"
+            )
         return []
-    param = main_parameter(info, [*leftover, *(t.typed for t in terms)])
+    words = [w for w in [*leftover, *(t.typed for t in terms)] if not species_named(w)]
+    param = main_parameter(info, words, species)
     if param is None:
         return []
     b.intent = replace(intent, dataset_ids=(info.id,), unplaced=())
@@ -179,6 +203,11 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
         f"({info.title.split(' - ')[0]}); shown: {param.name}, its main data."
     )
     return [QuantityWish(NAMED, param.name, 0)]
+
+
+def _typed_species(intent: RequestIntent) -> list[str]:
+    """The species words as the request wrote them ("alphas", "He++")."""
+    return [s.text(intent.slots.text) for s in intent.slots.of("species")]
 
 
 def _open_quantity(
