@@ -409,13 +409,8 @@ def species_named(text: str) -> tuple[str, ...]:
 
     "ion" alone names no species of its own (every ion instrument's data is "ion" data).
     """
-    found = [
-        (m.start(), s.key)
-        for s in load_vocabulary().species
-        if s.key != "ion"
-        for m in s.words.finditer(text)
-    ]
-    return tuple(dict.fromkeys(key for _, key in sorted(found)))
+    named = load_vocabulary().species_named(text)
+    return tuple(dict.fromkeys(key for key, _ in named if key != "ion"))
 
 
 def species_of(p: ParameterInfo, info: DatasetInfo | None = None) -> set[str]:

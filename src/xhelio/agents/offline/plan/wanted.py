@@ -13,6 +13,7 @@ from xhelio.agents.offline.plan.series import TWO_SERIES
 from xhelio.agents.offline.plan.sources import mission_source, not_a_mission, source_candidates
 from xhelio.agents.offline.plan.steps import NAMED, Builder, Source
 from xhelio.catalog.index import is_auxiliary
+from xhelio.catalog.model import DatasetInfo
 from xhelio.language.grounding import OpenRequest, open_request, rank_open, what_phrase
 from xhelio.language.intent import (
     MissionRef,
@@ -30,6 +31,7 @@ from xhelio.language.products import (
     species_of,
 )
 from xhelio.language.quantities import GROUP_WORDS, quantity
+from xhelio.language.ratios import IonRatio, parameter_ratio, requested_ratios
 from xhelio.language.resolve import (
     cadence_of,
     level_rank,
@@ -47,7 +49,10 @@ def wanted_quantities(b: Builder) -> list[QuantityWish]:
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(NAMED, p, 0) for p in intent.parameter_names]
     computed = bool(derived_named(intent.text))  # its inputs are fetched for it
-    if not quantities and not computed and len(intent.missions) == 1 and not intent.dataset_ids:
+    ratios = requested_ratios(intent.text)
+    if not quantities and ratios and intent.missions and not intent.dataset_ids:
+        quantities = _ion_ratios(b, ratios)
+    elif not quantities and not computed and len(intent.missions) == 1 and not intent.dataset_ids:
         words = open_request(what_phrase(intent.slots), intent.text)
         ref = intent.missions[0]
         # A parameter that says every word, or a species or channel named, decides first.
@@ -153,29 +158,13 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
     the requested time first); the one whose metadata accounts for every word typed is
     taken, with its main data parameter (never a support variable). Said in the answer.
     """
-    intent, catalog = b.intent, b.vocab.catalog
+    intent = b.intent
     terms = request_terms(intent.text, intent.hints)
     typed = " ".join(t.typed for t in terms).lower()
     species = species_named(intent.text)
     # A species word is the species' data, matched on the parameters ("O+", "alphas").
     leftover = [w for w in intent.unplaced if w.lower() not in typed and not species_named(w)]
-    source = mission_source(b.vocab, ref, intent.text)
-    rank = {h.dataset_id: n for n, h in enumerate(catalog.search(intent.text, 60, ref.mission_id))}
-    span = intent.time_range
-    datasets = sorted(
-        (
-            d
-            for d in source.datasets
-            if not is_auxiliary(d)
-            and (source.probe is None or probe_of_dataset(d.id) in (source.probe, None))
-        ),
-        key=lambda d: (
-            span is not None and d.stop is not None and d.stop < span.start,
-            span is not None and d.start is not None and d.start > span.end,
-            level_rank(d),
-            rank.get(d.id, len(rank)),
-        ),
-    )
+    datasets = _ranked_datasets(b, ref)
     # A species named ("SWE alphas") is the product's own data or nothing of it; the
     # products holding its density (its main quantity) first.
     holding = sorted(
@@ -203,6 +192,77 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
         f"({info.title.split(' - ')[0]}); shown: {param.name}, its main data."
     )
     return [QuantityWish(NAMED, param.name, 0)]
+
+
+def _ranked_datasets(b: Builder, ref: MissionRef) -> list[DatasetInfo]:
+    """The mission's data products as the catalog search ranks them.
+
+    Those covering the requested time first, then by level (science before quick-look).
+    """
+    intent, catalog = b.intent, b.vocab.catalog
+    source = mission_source(b.vocab, ref, intent.text)
+    rank = {h.dataset_id: n for n, h in enumerate(catalog.search(intent.text, 60, ref.mission_id))}
+    span = intent.time_range
+    return sorted(
+        (
+            d
+            for d in source.datasets
+            if not is_auxiliary(d)
+            and (source.probe is None or probe_of_dataset(d.id) in (source.probe, None))
+        ),
+        key=lambda d: (
+            span is not None and d.stop is not None and d.stop < span.start,
+            span is not None and d.start is not None and d.start > span.end,
+            level_rank(d),
+            rank.get(d.id, len(rank)),
+        ),
+    )
+
+
+def _ion_ratios(b: Builder, ratios: list[IonRatio]) -> list[QuantityWish]:
+    """Abundance or charge-state ratios named by two ions ("O7/O6", "Fe/O"), each mission's.
+
+    The parameter whose own name or description holds the same two ions (element and
+    charge) is fetched, never a sibling ratio; none held is asked about. The request's
+    "ratio" names these series, not a ratio of two fetched ones.
+    """
+    intent = b.intent
+    wishes: list[QuantityWish] = []
+    datasets: list[str] = []
+    for ref in intent.missions:
+        b.intent = intent
+        for ratio in ratios:
+            held = next(
+                (
+                    (info, p)
+                    for info in _ranked_datasets(b, ref)
+                    for p in info.data_parameters
+                    if parameter_ratio(p) == ratio
+                ),
+                None,
+            )
+            if held is None:
+                b.intent = intent
+                b.missing.append(
+                    f"which {ref.name} data you mean: no parameter of its datasets in the "
+                    f"catalog holds the {ratio} ratio"
+                )
+                return []
+            info, p = held
+            b.notes.append(
+                f"Read '{ratio}' as {info.id} {p.name} ({p.description.strip() or p.name})."
+            )
+            datasets.append(info.id)
+            wishes.append(QuantityWish(NAMED, p.name, 0))
+    kept_ops = tuple(op for op in intent.operations if op.kind != "ratio")
+    b.intent = replace(
+        intent,
+        dataset_ids=tuple(dict.fromkeys(datasets)),
+        unplaced=(),
+        operations=kept_ops,
+        slots=replace(intent.slots, leftover=()),
+    )
+    return list(dict.fromkeys(wishes))
 
 
 def _typed_species(intent: RequestIntent) -> list[str]:
