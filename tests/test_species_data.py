@@ -47,6 +47,8 @@ def test_a_product_without_the_species_is_asked_about(vocab: Vocabulary) -> None
 def test_species_words_and_catalog_spellings() -> None:
     assert species_named("O+ and He++ then alphas, protons") == ("oxygen", "alpha", "proton")
     assert species_named("ion temperature") == ()
+    assert species_named("Wind p+ density") == ("proton",)
+    assert species_named("MMS1 p-mode, p + q") == ()
     he1 = ParameterInfo("N_He1__C1_PP_CIS", "double", "cm^-3", description="He+ Density, CODIF")
     he2 = ParameterInfo("N_He2__C1_PP_CIS", "double", "cm^-3", description="He++ Density, CODIF")
     assert species_of(he1) == {"helium_ion"} and species_of(he2) == {"alpha"}

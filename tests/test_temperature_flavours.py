@@ -61,6 +61,9 @@ def test_a_part_standing_in_is_said_with_its_siblings() -> None:
         ("MMS1 FPI ion perpendicular temperature 2017-07-11", r"DIS-MOMS$", r"tempperp", False),
         ("MMS2 FPI parallel electron temperature 2017-07-11", r"DES-MOMS$", r"temppara", False),
         ("PSP SPAN-i alpha temperature 2021-04-29", r"^PSP_SWP_SPI_SF0A_L3_MOM$", r"^TEMP$", False),
+        ("MMS1 FPI ion Tpar 2017-07-11", r"^MMS1_FPI_FAST_L2_DIS-MOMS$", r"temppara", False),
+        ("MMS1 FPI ion Tperp 2017-07-11", r"^MMS1_FPI_FAST_L2_DIS-MOMS$", r"tempperp", False),
+        ("MMS1 FPI ion T∥ 2017-07-11", r"^MMS1_FPI_FAST_L2_DIS-MOMS$", r"temppara", False),
     ],
 )
 def test_temperature_flavour_in_plans(
