@@ -14,6 +14,7 @@ import difflib
 import re
 
 from xhelio.catalog.aliases import AliasTable, normalize_name, word_spans
+from xhelio.language.ratios import ratio_spans
 from xhelio.vocabulary import MissionEntry, load_vocabulary
 
 __all__ = ["find_doubts"]
@@ -139,6 +140,7 @@ def _probe_forms(entry: MissionEntry) -> list[tuple[re.Pattern[str], str]]:
 
 def _bad_probes(text: str) -> list[str]:
     doubts: list[str] = []
+    ions = ratio_spans(text)  # "C6/C5" is a charge-state ratio, not Cluster 6 and 5
     for entry in load_vocabulary().missions.values():
         if not entry.probes:
             continue
@@ -146,7 +148,7 @@ def _bad_probes(text: str) -> list[str]:
             for match in form.finditer(text):
                 typed = match.groupdict().get("p") or match["q"]
                 probe = typed.upper()
-                if probe in entry.probes:
+                if probe in entry.probes or any(a <= match.start() < b for a, b in ions):
                     continue
                 if entry.probe_kind == "letter" and probe.isdigit() and len(base) > 2:
                     continue  # "THEMIS 2009-..." is a date, not a probe

@@ -34,6 +34,7 @@ from xhelio.language.quantities import (
     SYNONYM_WORDS,
     quantity,
 )
+from xhelio.language.ratios import ratio_spans
 from xhelio.language.resolve import probe_of_dataset, probe_wanted
 from xhelio.language.slots import (
     Slot,
@@ -224,10 +225,11 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
     words = word_spans(text)
     refs: list[MissionRef] = []
     spans: list[tuple[int, int]] = []
+    ions = ratio_spans(text)  # "C6/C5" is a charge-state ratio, not Cluster 6 and 5
     for mention in vocab.aliases.find_mentions(text):
         start, end = words[mention.first_word][1], words[mention.end_word - 1][2]
         typed = mention.text
-        if _the_wind(text, typed, start, end) or any(a <= start < b for a, b in spans):
+        if _the_wind(text, typed, start, end) or any(a <= start < b for a, b in spans + ions):
             continue  # the wind blowing; a probe of a list already read ("THEMIS-A/-D/-E")
         suffix = _PROBE_SUFFIX.match(text[end:]) if mention.mission_id in vocab.probes else None
         noun = _NOUN_PROBE.match(text[end:]) if mention.mission_id in vocab.probes else None

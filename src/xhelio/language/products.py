@@ -23,6 +23,7 @@ __all__ = [
     "Term",
     "coverage_score",
     "hard",
+    "is_density",
     "is_support",
     "main_parameter",
     "metadata_tokens",
@@ -30,6 +31,8 @@ __all__ = [
     "product_terms",
     "request_terms",
     "says",
+    "species_named",
+    "species_of",
     "title_words",
     "unasked_markers",
     "uncovered",
@@ -370,8 +373,13 @@ _AXIS_NAME = re.compile(
 )
 _NOT_DATA = re.compile(
     r"energ|angle|_?bins?$|^epoch|^time|qual|flag|status|^delta|err|uncert|sigma|_sd$|^num_"
-    r"|count_raw|mode|spin|version|label|^sc_?pos|position|^met$|apid|gap|valid",
+    r"|count_raw|mode|spin|version|label|^sc_?pos|position|^met$|apid|gap|valid"
+    r"|^(?:year|doy|day|hour|minute|second|msec|unix_?time)$",
     re.I,
+)
+# A number density's units ("cm^-3", "#/cc", "cm!u-3!n", "1/cm3"): a species' main quantity.
+_DENSITY_UNITS = re.compile(
+    r"cm\s*(?:\^|\*\*|!u)?\s*\{?-\s*3|/\s*c(?:m\s*\^?\s*3|c)\b|^(?:#|n)?/?cc$", re.I
 )
 
 
@@ -396,10 +404,49 @@ def _word_cover(words: Sequence[str], text: str) -> int:
     return count
 
 
-def main_parameter(info: DatasetInfo, words: Sequence[str]) -> ParameterInfo | None:
+def species_named(text: str) -> tuple[str, ...]:
+    """The species a request names ("alphas", "O+", "He++"), vocabulary keys in text order.
+
+    "ion" alone names no species of its own (every ion instrument's data is "ion" data).
+    """
+    named = load_vocabulary().species_named(text)
+    return tuple(dict.fromkeys(key for key, _ in named if key != "ion"))
+
+
+def species_of(p: ParameterInfo, info: DatasetInfo | None = None) -> set[str]:
+    """The species a parameter's name and description name (vocabulary cues).
+
+    A parameter that names none ("DENS", "Partial Moment Density") is of the species its
+    dataset's title names ("Partial moments of the Alpha distribution"), when `info` given.
+    """
+    own = _species_in(f"{p.name} {p.description}")
+    return own or (_species_in(title_head(info.title)) if info is not None else set())
+
+
+def _species_in(text: str) -> set[str]:
+    return {s.key for s in load_vocabulary().species if s.cues.search(text)} - {"ion"}
+
+
+def is_density(p: ParameterInfo) -> bool:
+    """Whether `p` is a number density (its units say per cubic centimetre)."""
+    return bool(_DENSITY_UNITS.search(p.units))
+
+
+def _listed_only(p: ParameterInfo) -> bool:
+    """Bookkeeping CDAWeb lists with no units and no description but its name ("SEQN")."""
+    return not p.units.strip() and p.description.strip().upper() in ("", p.name.upper())
+
+
+def main_parameter(
+    info: DatasetInfo, words: Sequence[str], species: Sequence[str] = ()
+) -> ParameterInfo | None:
     """The data parameter a request for the whole product means; never support data.
 
     The one whose name and description hold most of `words`, first in the file on a tie.
+    A species named ("Wind SWE alphas") must be the parameter's own (its name or
+    description says it); among those its number density goes first, the main quantity
+    of a species. None when no parameter holds every species named: then no other
+    species is served in its place.
     """
     data = [
         p
@@ -407,11 +454,19 @@ def main_parameter(info: DatasetInfo, words: Sequence[str]) -> ParameterInfo | N
         if p.type in ("double", "integer")
         and not is_support(p, info)
         and not _NOT_DATA.search(p.name)
+        and not _listed_only(p)
     ]
+    if species:
+        data = [p for p in data if set(species) <= species_of(p, info)]
     if not data:
         return None
     return max(
-        data, key=lambda p: (_word_cover(words, f"{p.name} {p.description}"), -data.index(p))
+        data,
+        key=lambda p: (
+            _word_cover(words, f"{p.name} {p.description}"),
+            bool(species) and is_density(p),
+            -data.index(p),
+        ),
     )
 
 

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.language.flavours import flavour_score
 from xhelio.language.intent import QuantityWish
 from xhelio.language.products import (
     Term,
@@ -396,7 +397,7 @@ def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float
     frame = _frame_score(wish, p)
     if frame is None:
         return None
-    score += shape + _species_score(wish, p) + frame
+    score += shape + _species_score(wish, p) + frame + flavour_score(q.key, p)
     if "all q" in p.units.lower() or "all flags" in p.units.lower():
         score -= 0.5
     return score - 0.005 * len(p.name)

@@ -76,6 +76,8 @@ class Species:
     key: str
     words: re.Pattern[str]
     cues: re.Pattern[str]
+    symbol: str = ""
+    """Its chemical element's symbol ("Fe", "He"), as abundance ratios write it ("Fe/O")."""
 
 
 @dataclass(frozen=True)
@@ -274,7 +276,7 @@ def load_vocabulary() -> DomainVocabulary:
         missions=missions,
         instruments=instruments,
         species=tuple(
-            Species(row["key"], _rx(row["words"]), _rx(row["cues"]))
+            Species(row["key"], _rx(row["words"]), _rx(row["cues"]), row.get("symbol", ""))
             for row in raw.get("species", [])
         ),
         frames={k: v for k, v in raw.get("frames", {}).items() if k.isupper() and "_" not in k},

@@ -15,6 +15,7 @@ from functools import cache
 from xhelio.agents.offline.plan.steps import NAMED, Builder, Source, label_tag
 from xhelio.catalog.model import DatasetInfo
 from xhelio.language.binding import clause_spans
+from xhelio.language.flavours import flavour_note
 from xhelio.language.grounding import clause_words, honour_variants, open_request, rank_open
 from xhelio.language.intent import (
     MissionRef,
@@ -264,9 +265,15 @@ def source_candidates(
         )
     # Parameter-level words of the quantity's clause ("thermal", "omni") pick the sibling.
     clause = clause_words(b.intent.slots, wish.position)
-    cands = honour_variants(
-        cands, source.datasets, open_request(clause, clause), source_terms(b, source, wish)
-    )
+    asked = open_request(clause, clause)
+    cands = honour_variants(cands, source.datasets, asked, source_terms(b, source, wish))
+    if cands and span is not None and not any(c.variant for c in asked.concepts):
+        # An unqualified temperature served by a part of it (no scalar held): said.
+        info = b.vocab.catalog.dataset(cands[0].dataset_id)
+        param = info.parameter(cands[0].parameter)
+        note = flavour_note(wish.quantity, info, param) if param is not None else None
+        if note is not None and note not in b.notes:
+            b.notes.append(note)
     if cands and span is not None:  # product words the pick lacks, a timeless sibling: said
         b.notes.extend(n for n in cands[0].notes if n not in b.notes)
     return cands

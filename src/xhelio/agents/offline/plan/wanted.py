@@ -13,6 +13,7 @@ from xhelio.agents.offline.plan.series import TWO_SERIES
 from xhelio.agents.offline.plan.sources import mission_source, not_a_mission, source_candidates
 from xhelio.agents.offline.plan.steps import NAMED, Builder, Source
 from xhelio.catalog.index import is_auxiliary
+from xhelio.catalog.model import DatasetInfo
 from xhelio.language.grounding import OpenRequest, open_request, rank_open, what_phrase
 from xhelio.language.intent import (
     MissionRef,
@@ -21,8 +22,16 @@ from xhelio.language.intent import (
     describe_quantity,
 )
 from xhelio.language.operations import named_operations
-from xhelio.language.products import main_parameter, named_product, request_terms
+from xhelio.language.products import (
+    is_density,
+    main_parameter,
+    named_product,
+    request_terms,
+    species_named,
+    species_of,
+)
 from xhelio.language.quantities import GROUP_WORDS, quantity
+from xhelio.language.ratios import IonRatio, parameter_ratio, requested_ratios
 from xhelio.language.resolve import (
     cadence_of,
     level_rank,
@@ -40,7 +49,10 @@ def wanted_quantities(b: Builder) -> list[QuantityWish]:
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(NAMED, p, 0) for p in intent.parameter_names]
     computed = bool(derived_named(intent.text))  # its inputs are fetched for it
-    if not quantities and not computed and len(intent.missions) == 1 and not intent.dataset_ids:
+    ratios = requested_ratios(intent.text)
+    if not quantities and ratios and intent.missions and not intent.dataset_ids:
+        quantities = _ion_ratios(b, ratios)
+    elif not quantities and not computed and len(intent.missions) == 1 and not intent.dataset_ids:
         words = open_request(what_phrase(intent.slots), intent.text)
         ref = intent.missions[0]
         # A parameter that says every word, or a species or channel named, decides first.
@@ -146,14 +158,52 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
     the requested time first); the one whose metadata accounts for every word typed is
     taken, with its main data parameter (never a support variable). Said in the answer.
     """
-    intent, catalog = b.intent, b.vocab.catalog
+    intent = b.intent
     terms = request_terms(intent.text, intent.hints)
     typed = " ".join(t.typed for t in terms).lower()
-    leftover = [w for w in intent.unplaced if w.lower() not in typed]
+    species = species_named(intent.text)
+    # A species word is the species' data, matched on the parameters ("O+", "alphas").
+    leftover = [w for w in intent.unplaced if w.lower() not in typed and not species_named(w)]
+    datasets = _ranked_datasets(b, ref)
+    # A species named ("SWE alphas") is the product's own data or nothing of it; the
+    # products holding its density (its main quantity) first.
+    holding = sorted(
+        (d for d in datasets if any(set(species) <= species_of(p, d) for p in d.data_parameters)),
+        key=lambda d: (
+            not any(set(species) <= species_of(p, d) and is_density(p) for p in d.data_parameters)
+        ),
+    )
+    info = named_product(holding if species else datasets, terms, leftover, cadence_of)
+    if info is None:
+        if species and (other := named_product(datasets, terms, leftover, cadence_of)):
+            b.missing.append(
+                f"which {ref.name} data you mean: no parameter of {other.id} "
+                f"({other.title.split(' - ')[0].strip()}) or of a sibling product holds "
+                f"{' and '.join(_typed_species(intent) or species)}"
+            )
+        return []
+    words = [w for w in [*leftover, *(t.typed for t in terms)] if not species_named(w)]
+    param = main_parameter(info, words, species)
+    if param is None:
+        return []
+    b.intent = replace(intent, dataset_ids=(info.id,), unplaced=())
+    b.notes.append(
+        f"Read '{' '.join(t.typed for t in terms)}' as the product {info.id} "
+        f"({info.title.split(' - ')[0]}); shown: {param.name}, its main data."
+    )
+    return [QuantityWish(NAMED, param.name, 0)]
+
+
+def _ranked_datasets(b: Builder, ref: MissionRef) -> list[DatasetInfo]:
+    """The mission's data products as the catalog search ranks them.
+
+    Those covering the requested time first, then by level (science before quick-look).
+    """
+    intent, catalog = b.intent, b.vocab.catalog
     source = mission_source(b.vocab, ref, intent.text)
     rank = {h.dataset_id: n for n, h in enumerate(catalog.search(intent.text, 60, ref.mission_id))}
     span = intent.time_range
-    datasets = sorted(
+    return sorted(
         (
             d
             for d in source.datasets
@@ -167,18 +217,57 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
             rank.get(d.id, len(rank)),
         ),
     )
-    info = named_product(datasets, terms, leftover, cadence_of)
-    if info is None:
-        return []
-    param = main_parameter(info, [*leftover, *(t.typed for t in terms)])
-    if param is None:
-        return []
-    b.intent = replace(intent, dataset_ids=(info.id,), unplaced=())
-    b.notes.append(
-        f"Read '{' '.join(t.typed for t in terms)}' as the product {info.id} "
-        f"({info.title.split(' - ')[0]}); shown: {param.name}, its main data."
+
+
+def _ion_ratios(b: Builder, ratios: list[IonRatio]) -> list[QuantityWish]:
+    """Abundance or charge-state ratios named by two ions ("O7/O6", "Fe/O"), each mission's.
+
+    The parameter whose own name or description holds the same two ions (element and
+    charge) is fetched, never a sibling ratio; none held is asked about. The request's
+    "ratio" names these series, not a ratio of two fetched ones.
+    """
+    intent = b.intent
+    wishes: list[QuantityWish] = []
+    datasets: list[str] = []
+    for ref in intent.missions:
+        b.intent = intent
+        for ratio in ratios:
+            held = next(
+                (
+                    (info, p)
+                    for info in _ranked_datasets(b, ref)
+                    for p in info.data_parameters
+                    if parameter_ratio(p) == ratio
+                ),
+                None,
+            )
+            if held is None:
+                b.intent = intent
+                b.missing.append(
+                    f"which {ref.name} data you mean: no parameter of its datasets in the "
+                    f"catalog holds the {ratio} ratio"
+                )
+                return []
+            info, p = held
+            b.notes.append(
+                f"Read '{ratio}' as {info.id} {p.name} ({p.description.strip() or p.name})."
+            )
+            datasets.append(info.id)
+            wishes.append(QuantityWish(NAMED, p.name, 0))
+    kept_ops = tuple(op for op in intent.operations if op.kind != "ratio")
+    b.intent = replace(
+        intent,
+        dataset_ids=tuple(dict.fromkeys(datasets)),
+        unplaced=(),
+        operations=kept_ops,
+        slots=replace(intent.slots, leftover=()),
     )
-    return [QuantityWish(NAMED, param.name, 0)]
+    return list(dict.fromkeys(wishes))
+
+
+def _typed_species(intent: RequestIntent) -> list[str]:
+    """The species words as the request wrote them ("alphas", "He++")."""
+    return [s.text(intent.slots.text) for s in intent.slots.of("species")]
 
 
 def _open_quantity(
