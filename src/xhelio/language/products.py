@@ -50,6 +50,8 @@ _CADENCE = re.compile(
     r"|ago|around|of|prior|starting|from|later|earlier|long))",
     re.I,
 )
+# A product word refused ("science data, not low latency"): no term of the request.
+_NEGATED = re.compile(r"(?:\b(?:not|no|without|never|rather than|instead of)\s+|\bnon-?)$", re.I)
 _ADVERBS = {"hourly": 3600, "daily": 86400, "one minute": 60, "one hour": 3600}
 _FILLER = frozenset(
     [
@@ -119,6 +121,7 @@ def product_terms(text: str) -> tuple[Term, ...]:
         Term(m[0], p.tokens_for(m), about_data=p.about_data, soft=p.soft)
         for p in load_vocabulary().products
         for m in p.words.finditer(text)
+        if not _NEGATED.search(text[: m.start()])
     ]
     for m in _CADENCE.finditer(text):
         if m["adverb"]:
