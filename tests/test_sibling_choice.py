@@ -12,13 +12,17 @@ Plans are read with the shipped catalog; phrasings here differ from tests/eval o
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
-from xhelio.catalog.model import DatasetInfo
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.language.grounding import open_request, rank_open
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.language.products import product_terms
 from xhelio.language.resolve import is_ephemeris
+from xhelio.timerange import TimeRange
 
 
 def _plan(vocab: Vocabulary, text: str) -> OfflinePlan:
@@ -112,3 +116,22 @@ def test_a_refused_product_word_is_no_term() -> None:
     assert [t.typed for t in product_terms("EPT data, not low latency")] == []
     assert [t.typed for t in product_terms("EPT low latency data")] == ["low latency"]
     assert "burst" not in [t.typed for t in product_terms("non-burst FGM")]
+
+
+def test_the_open_ranking_puts_science_data_before_low_latency_too() -> None:
+    # The metadata-driven ranking (quantities outside the table, LLM tool ranking) orders
+    # by the same key: a finer-cadence science file beats a better-sized low-latency one.
+    start, stop = datetime(2020, 1, 1, tzinfo=UTC), datetime(2024, 1, 1, tzinfo=UTC)
+    flux = ParameterInfo("Electron_Flux", units="1/(cm2 s sr MeV)", description="Electron flux")
+    low_latency = DatasetInfo(
+        "XX_LL02_EPT-RATES", "XX Low Latency EPT", start=start, stop=stop, cadence="PT60S",
+        parameters=(flux,),
+    )  # fmt: skip
+    science = DatasetInfo(
+        "XX_L2_EPT-RATES", "XX Level 2 EPT", start=start, stop=stop, cadence="PT1S",
+        parameters=(flux,),
+    )  # fmt: skip
+    window = TimeRange(datetime(2021, 1, 1, tzinfo=UTC), datetime(2021, 3, 1, tzinfo=UTC))
+    request = open_request("electron flux", "XX electron flux")
+    ranked = rank_open(request, [low_latency, science], time_range=window)
+    assert [c.dataset_id for c in ranked] == ["XX_L2_EPT-RATES", "XX_LL02_EPT-RATES"]

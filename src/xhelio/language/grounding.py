@@ -36,6 +36,7 @@ from xhelio.language.products import (
 from xhelio.language.resolve import (
     Candidate,
     dataset_fit,
+    level_rank,
     probe_fit,
     rank_key,
     scorable,
@@ -474,6 +475,7 @@ def rank_open(
             reason,
             cadence,
             said=said,
+            quicklook=bool(notes) or level_rank(info) == 2,  # science data first
         )
         ranked.append((candidate, fit.missing))
     ranked.sort(key=lambda cm: rank_key(cm[0]))
