@@ -135,3 +135,34 @@ def test_the_open_ranking_puts_science_data_before_low_latency_too() -> None:
     request = open_request("electron flux", "XX electron flux")
     ranked = rank_open(request, [low_latency, science], time_range=window)
     assert [c.dataset_id for c in ranked] == ["XX_L2_EPT-RATES", "XX_LL02_EPT-RATES"]
+
+
+def test_a_dataset_id_naming_electrons_never_serves_protons(vocab: Vocabulary) -> None:
+    # GOES-13's EPEAD title spells "Energetic Proton Electron and Alpha Detector"; its id
+    # says ELECTRONS, and GOES-13 has no proton dataset in the catalog: said, not swapped.
+    plan = _plan(vocab, "GOES-13 HEPAD proton flux 2012-05-17")
+    assert _fetched(plan) == []
+    assert any("No GOES-13 dataset" in n and "proton" in n for n in (*plan.notes, *plan.missing))
+
+
+def test_an_instrument_named_by_its_id_abbreviation_is_no_missing_word(vocab: Vocabulary) -> None:
+    # Cluster RAPID's ids say RAP: 'RAPID' is found; 'IIMS', said by no dataset, is said.
+    plan = _plan(vocab, "Cluster 1 RAPID IIMS proton flux 2004-01-10")
+    assert [d for d, _ in _fetched(plan)] == ["C1_CP_RAP_HSPCT"]
+    differs = [n for n in plan.notes if n.startswith("Differs from the request")]
+    assert differs and "'IIMS'" in differs[0] and "'RAPID'" not in differs[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Solar Orbiter EPT sunward electrons 2022-04-01 (science data, not low latency)",
+        "Solar Orbiter EPT sunward electrons 2022-04-01",
+    ],
+)
+def test_a_product_named_by_words_draws_the_species_typed_in_the_plural(
+    vocab: Vocabulary, text: str
+) -> None:
+    # "electrons" is the Electron_Flux of the EPT file, never its first (ion) parameter;
+    # the refused "low latency" words are no words the product must say.
+    assert _fetched(_plan(vocab, text)) == [("SOLO_L2_EPD-EPT-SUN-RATES", "Electron_Flux")]

@@ -28,6 +28,7 @@ __all__ = [
     "metadata_tokens",
     "named_product",
     "product_terms",
+    "refused_words",
     "request_terms",
     "says",
     "title_words",
@@ -115,6 +116,17 @@ def _cadence_tokens(seconds: int) -> frozenset[str]:
     return frozenset(tokens)
 
 
+def refused_words(text: str) -> set[str]:
+    """Words of product phrases the request refuses ("not low latency": low, latency)."""
+    return {
+        w.lower()
+        for p in load_vocabulary().products
+        for m in p.words.finditer(text)
+        if _NEGATED.search(text[: m.start()])
+        for w in re.findall(r"[A-Za-z0-9]+", m[0])
+    }
+
+
 def product_terms(text: str) -> tuple[Term, ...]:
     """Look directions, distribution kinds, modes and cadence adjectives in `text`."""
     terms = [
@@ -177,8 +189,9 @@ def request_terms(text: str, hints: Iterable[str]) -> tuple[Term, ...]:
     Other words typed in capitals ("MAG") are soft terms (`Term.soft`).
     """
     out = list(product_terms(text))
+    refused = refused_words(text)
     for hint in hints:
-        if any(hint.lower() in t.typed.lower() for t in out):
+        if hint.lower() in refused or any(hint.lower() in t.typed.lower() for t in out):
             continue
         if sum(c.isupper() or c.isdigit() for c in hint) >= 2:
             parts = {hint.upper(), *(p.upper() for p in hint.split("-") if len(p) >= 3)}
@@ -395,7 +408,8 @@ def _word_cover(words: Sequence[str], text: str) -> int:
     count = 0
     for w in words:
         word = w.upper()
-        count += word in tokens or (len(word) >= 4 and any(t.startswith(word) for t in tokens))
+        stem = word[:-1] if len(word) > 4 and word.endswith("S") else word  # "electrons"
+        count += word in tokens or (len(stem) >= 4 and any(t.startswith(stem) for t in tokens))
     return count
 
 

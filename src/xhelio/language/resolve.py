@@ -255,10 +255,15 @@ def _other_species(wish: QuantityWish, info: DatasetInfo, p: ParameterInfo) -> b
     text = f"{p.name} {p.description}"
     hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(text)} - {"ion"}
     if not hits:
-        # The dataset's species, when it names one; a title naming several ("H+, O+, He+
-        # fluxes") says nothing of a parameter that names none.
-        named = {s for s, cue in _SPECIES_CUES.items() if cue.search(f"{info.id} {info.title}")}
-        hits = named - {"ion"} if len(named - {"ion"}) == 1 else set()
+        # The dataset's species, when it names one: its id first ("..._EPEAD-SCIENCE-
+        # ELECTRONS_..." under a title spelling out "Energetic Proton Electron and Alpha
+        # Detector"), else its title; a title naming several ("H+, O+, He+ fluxes") says
+        # nothing of a parameter that names none.
+        for said in (re.sub(r"[_\-]", " ", info.id), f"{info.id} {info.title}"):
+            named = {s for s, cue in _SPECIES_CUES.items() if cue.search(said)} - {"ion"}
+            if named:
+                break
+        hits = named if len(named) == 1 else set()
     if wish.species != "proton" and not hits:
         # Alphas, electrons or heavy ions asked: a parameter that names no species is
         # the bulk (proton) plasma ("Vp: Solar Wind Bulk Speed"), never a stand-in.

@@ -21,7 +21,7 @@ from xhelio.language.intent import (
     describe_quantity,
 )
 from xhelio.language.operations import named_operations
-from xhelio.language.products import main_parameter, named_product, request_terms
+from xhelio.language.products import main_parameter, named_product, refused_words, request_terms
 from xhelio.language.quantities import GROUP_WORDS, quantity
 from xhelio.language.resolve import (
     cadence_of,
@@ -149,7 +149,8 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
     intent, catalog = b.intent, b.vocab.catalog
     terms = request_terms(intent.text, intent.hints)
     typed = " ".join(t.typed for t in terms).lower()
-    leftover = [w for w in intent.unplaced if w.lower() not in typed]
+    refused = refused_words(intent.text)  # "not low latency" asks nothing to be said
+    leftover = [w for w in intent.unplaced if w.lower() not in typed and w.lower() not in refused]
     source = mission_source(b.vocab, ref, intent.text)
     rank = {h.dataset_id: n for n, h in enumerate(catalog.search(intent.text, 60, ref.mission_id))}
     span = intent.time_range
