@@ -103,6 +103,25 @@ def test_epam_proton_spectrum_draws_its_channels_in_one_log_panel(
     assert "channel" in result.answer and "not as a spectrogram" in result.answer
 
 
+@pytest.mark.parametrize(
+    ("text", "low", "high"),
+    [
+        ("ACE EPAM ion spectrogram 2003-10-28 to 2003-10-30", 0.047, 4.75),
+        ("EPAM deflected electron spectrogram on ACE, 2012-03-07", 0.038, 0.315),
+    ],
+)
+def test_a_channel_spectrogram_is_one_heatmap_over_the_channel_energies(
+    session: tuple[Workspace, Any], text: str, low: float, high: float
+) -> None:
+    result, traces = _ask(session, text)
+    assert [t["type"] for t in traces] == ["heatmap"], result.answer
+    figure = session[0].session.plot.current.figure  # type: ignore[union-attr]
+    assert figure["layout"]["yaxis"]["title"]["text"] == "Energy (MeV)"
+    cells = [y for y in traces[0]["y"] if y is not None]
+    assert min(cells) == pytest.approx(low) and max(cells) == pytest.approx(high)
+    assert "Drawn as a spectrogram of its" in result.answer
+
+
 def test_a_named_product_with_channels_beats_another_instruments_spectrum(
     session: tuple[Workspace, Any],
 ) -> None:

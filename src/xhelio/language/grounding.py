@@ -31,12 +31,14 @@ from xhelio.language.products import (
     coverage_score,
     is_support,
     product_terms,
+    refused_words,
     uncovered,
     variant_count,
 )
 from xhelio.language.resolve import (
     Candidate,
     dataset_fit,
+    level_rank,
     probe_fit,
     rank_key,
     scorable,
@@ -167,6 +169,9 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
     rest = _claim_synonyms(words, concepts, variant=True)
     for term in product_terms(rest):
         for m in re.finditer(re.escape(term.typed), rest):
+            rest = _mask(rest, *m.span())
+    for word in refused_words(energy_text or words):  # "not low latency": nothing to say
+        for m in re.finditer(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", rest, re.I):
             rest = _mask(rest, *m.span())
     rest = _claim_synonyms(rest, concepts, variant=False)
     for m in _CHARGE_STATE.finditer(rest):  # "O7+", "Fe10+": that charge state itself
@@ -475,6 +480,7 @@ def rank_open(
             reason,
             cadence,
             said=said,
+            quicklook=bool(notes) or level_rank(info) == 2,  # science data first
         )
         ranked.append((candidate, fit.missing))
     ranked.sort(key=lambda cm: rank_key(cm[0]))

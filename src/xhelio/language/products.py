@@ -29,6 +29,7 @@ __all__ = [
     "metadata_tokens",
     "named_product",
     "product_terms",
+    "refused_words",
     "request_terms",
     "says",
     "species_named",
@@ -53,6 +54,8 @@ _CADENCE = re.compile(
     r"|ago|around|of|prior|starting|from|later|earlier|long))",
     re.I,
 )
+# A product word refused ("science data, not low latency"): no term of the request.
+_NEGATED = re.compile(r"(?:\b(?:not|no|without|never|rather than|instead of)\s+|\bnon-?)$", re.I)
 _ADVERBS = {"hourly": 3600, "daily": 86400, "one minute": 60, "one hour": 3600}
 _FILLER = frozenset(
     [
@@ -116,12 +119,24 @@ def _cadence_tokens(seconds: int) -> frozenset[str]:
     return frozenset(tokens)
 
 
+def refused_words(text: str) -> set[str]:
+    """Words of product phrases the request refuses ("not low latency": low, latency)."""
+    return {
+        w.lower()
+        for p in load_vocabulary().products
+        for m in p.words.finditer(text)
+        if _NEGATED.search(text[: m.start()])
+        for w in re.findall(r"[A-Za-z0-9]+", m[0])
+    }
+
+
 def product_terms(text: str) -> tuple[Term, ...]:
     """Look directions, distribution kinds, modes and cadence adjectives in `text`."""
     terms = [
         Term(m[0], p.tokens_for(m), about_data=p.about_data, soft=p.soft)
         for p in load_vocabulary().products
         for m in p.words.finditer(text)
+        if not _NEGATED.search(text[: m.start()])
     ]
     for m in _CADENCE.finditer(text):
         if m["adverb"]:
@@ -177,8 +192,9 @@ def request_terms(text: str, hints: Iterable[str]) -> tuple[Term, ...]:
     Other words typed in capitals ("MAG") are soft terms (`Term.soft`).
     """
     out = list(product_terms(text))
+    refused = refused_words(text)
     for hint in hints:
-        if any(hint.lower() in t.typed.lower() for t in out):
+        if hint.lower() in refused or any(hint.lower() in t.typed.lower() for t in out):
             continue
         if sum(c.isupper() or c.isdigit() for c in hint) >= 2:
             parts = {hint.upper(), *(p.upper() for p in hint.split("-") if len(p) >= 3)}
@@ -400,7 +416,8 @@ def _word_cover(words: Sequence[str], text: str) -> int:
     count = 0
     for w in words:
         word = w.upper()
-        count += word in tokens or (len(word) >= 4 and any(t.startswith(word) for t in tokens))
+        stem = word[:-1] if len(word) > 4 and word.endswith("S") else word  # "electrons"
+        count += word in tokens or (len(stem) >= 4 and any(t.startswith(stem) for t in tokens))
     return count
 
 

@@ -26,6 +26,7 @@ from xhelio.language.products import (
     hard,
     is_support,
     says,
+    title_head,
     unasked_markers,
     uncovered,
     variant_count,
@@ -41,6 +42,7 @@ __all__ = [
     "cadence_of",
     "dataset_fit",
     "duration_seconds",
+    "is_ephemeris",
     "probe_fit",
     "probe_of_dataset",
     "probe_wanted",
@@ -70,8 +72,17 @@ _BOOKKEEPING_UNITS = re.compile(
     r"^\(?\s*\d\s*=\s*(?:good|ok|bad|valid|invalid)\b|^\[\s*0\s*,\s*1\s*\]$|^index$", re.I
 )
 _QUICKLOOK = re.compile(
-    r"(?:^|_)(?:K[0-9P]|QL|LL0\d|RT)(?:_|$)|PRELIM|quick-?look|low latency", re.I
+    r"(?:^|_)(?:K[0-9P]|QL|LL0\d|RT|LB)(?:_|$)|PRELIM|quick-?look|low latency|beacon"
+    r"|near[- ]real[- ]time",
+    re.I,
 )
+_EPHEMERIS_ID = re.compile(
+    r"(?:^|[_-])(?:EPHEM\w*|ORBIT|OR|POS|STATE|SSC|HELIO\d*(?:HR|DAY))(?:[_-]|$)"
+)
+_EPHEMERIS_TITLE = re.compile(
+    r"\bephem(?:eris)?\b|\borbit\b|\btrajectory\b|heliocentric coordinates|\bposition data\b", re.I
+)
+_DISTANCE = re.compile(r"distance|radius|how far|\br in au\b", re.I)
 _BURST = re.compile(r"BRST|burst|waveform|_WF_|_DBM_", re.I)
 _DEFINITIVE = re.compile(r"(?:^|_)(?:L2|L3|H[0-9]|DEF)(?:_|-|$)", re.I)
 _L1 = re.compile(r"(?:^|_)L1[AB]?(?:_|$)", re.I)
@@ -121,16 +132,24 @@ class Candidate:
     distribution"; not a plain word such as "electron" in an id): they order first."""
     fit: float = 0.0
     """How far the parameter is what was asked, where that has levels (a spectrogram's
-    axis, look direction and field: `spectra.asked_fit`); 0 for other quantities."""
+    axis, look direction and field: `spectra.asked_fit`; an ephemeris dataset for a
+    position); 0 for other quantities."""
+    exact: int = 0
+    """How many of the product words named are said by the dataset as typed, not only
+    by a vocabulary synonym: "STEP" typed, Wind's EPACT-STEP beats EPACT-LEMT."""
+    quicklook: bool = False
+    """Quick-look, low-latency, beacon or key-parameter data the request did not ask
+    for: science-quality siblings saying as much of the request go first."""
 
 
-def rank_key(c: Candidate) -> tuple[int, float, int, float, str]:
-    """Best first: the products named, what was asked, the other words said, the score.
+def rank_key(c: Candidate) -> tuple[int, int, float, int, bool, float, str]:
+    """Best first: products named (as typed first), what was asked, words said, level.
 
-    A plain word said ("electron" in an id) never lifts one sensor's intensity over the
-    omni spectrum asked; a product named ("RAD2", "FBK") is the one shown.
+    Science data goes before quick-look data saying as much, then the score. A plain
+    word said ("electron" in an id) never lifts one sensor's intensity over the omni
+    spectrum asked; a product named ("RAD2", "FBK") is the one shown.
     """
-    return (-c.named, -c.fit, -c.said, -c.score, c.dataset_id)
+    return (-c.named, -c.exact, -c.fit, -c.said, c.quicklook, -c.score, c.dataset_id)
 
 
 def duration_seconds(text: str | None) -> float | None:
@@ -237,10 +256,15 @@ def _other_species(wish: QuantityWish, info: DatasetInfo, p: ParameterInfo) -> b
     text = f"{p.name} {p.description}"
     hits = {s for s, cue in _SPECIES_CUES.items() if cue.search(text)} - {"ion"}
     if not hits:
-        # The dataset's species, when it names one; a title naming several ("H+, O+, He+
-        # fluxes") says nothing of a parameter that names none.
-        named = {s for s, cue in _SPECIES_CUES.items() if cue.search(f"{info.id} {info.title}")}
-        hits = named - {"ion"} if len(named - {"ion"}) == 1 else set()
+        # The dataset's species, when it names one: its id first ("..._EPEAD-SCIENCE-
+        # ELECTRONS_..." under a title spelling out "Energetic Proton Electron and Alpha
+        # Detector"), else its title; a title naming several ("H+, O+, He+ fluxes") says
+        # nothing of a parameter that names none.
+        for said in (re.sub(r"[_\-]", " ", info.id), f"{info.id} {info.title}"):
+            named = {s for s, cue in _SPECIES_CUES.items() if cue.search(said)} - {"ion"}
+            if named:
+                break
+        hits = named if len(named) == 1 else set()
     if wish.species != "proton" and not hits:
         # Alphas, electrons or heavy ions asked: a parameter that names no species is
         # the bulk (proton) plasma ("Vp: Solar Wind Bulk Speed"), never a stand-in.
@@ -557,8 +581,11 @@ def resolve(
     of another spacecraft than the one typed ("GOES-16") is never a candidate.
     """
     q = quantity(wish.quantity)
+    if q.key == "position" and _DISTANCE.search(wish.text) and wish.component in (None, "r"):
+        wish = replace(wish, component="magnitude")  # a distance: the position's magnitude
     bonus = _fts_bonus(catalog, q, mission_id)
     naming = [t for t in terms if t.acronym]
+    as_typed = [replace(t, tokens=_typed_tokens(t)) for t in naming]
     ranked: list[Candidate] = []
     for info in datasets:
         probe_score = probe_fit(info, probe)
@@ -614,7 +641,9 @@ def resolve(
                 cadence,
                 said=0 if _UNCOVERED in notes else variant_count(info, terms, cadence),
                 named=0 if _UNCOVERED in notes else variant_count(info, naming, cadence),
-                fit=(asked_fit(wish, best) or 0.0) if q.shape == "spectrogram" else 0.0,
+                fit=_asked_fit(q, wish, info, best),
+                exact=0 if _UNCOVERED in notes else variant_count(info, as_typed, cadence),
+                quicklook=level_rank(info) == 2 or _UNCOVERED in notes,
             )
         )
     ranked.sort(key=rank_key)
@@ -626,6 +655,38 @@ def resolve(
         infos = {info.id: info for info in datasets}
         ranked[0] = replace(ranked[0], notes=_choice_notes(ranked, infos, terms, time_range))
     return ranked[:limit]
+
+
+def _typed_tokens(term: Term) -> frozenset[str]:
+    """The tokens of `term` spelled as typed ("EPACT/STEP" -> STEP), no synonym."""
+    parts = {term.typed.upper(), *(p.upper() for p in term.typed.split("-") if len(p) >= 3)}
+    return frozenset(parts & term.tokens)
+
+
+def is_ephemeris(info: DatasetInfo) -> bool:
+    """Whether the catalog says `info` holds the spacecraft's ephemeris, orbit or position.
+
+    Support data by its id or title (`is_auxiliary`), or an id or title naming an orbit,
+    ephemeris or position product ("..._L2-EPHEM", "Magnetic ephemeris", "HELIO1DAY").
+    """
+    return (
+        is_auxiliary(info)
+        or bool(_EPHEMERIS_ID.search(info.id.upper()))
+        or bool(_EPHEMERIS_TITLE.search(title_head(info.title)))
+    )
+
+
+def _asked_fit(q: Quantity, wish: QuantityWish, info: DatasetInfo, p: ParameterInfo) -> float:
+    """How far `p` of `info` is what was asked, where that has levels (`Candidate.fit`).
+
+    A position comes from an ephemeris dataset, never from a science file that happens
+    to carry the spacecraft's position (a radio receiver's "position_RTN").
+    """
+    if q.shape == "spectrogram":
+        return asked_fit(wish, p) or 0.0
+    if q.key == "position":
+        return 1.0 if is_ephemeris(info) else 0.0
+    return 0.0
 
 
 def _same_species(p: ParameterInfo, other: ParameterInfo) -> bool:
@@ -737,9 +798,48 @@ def _choice_notes(
                     f"{info.id}, which was not drawn; shown: {param.name} "
                     f"({param.description.strip() or param.name})."
                 )
-    if timeless is not None and _UNCOVERED not in top.reason:
+    science = _science_sibling(ranked, infos, terms)
+    if science is not None and _UNCOVERED not in top.reason:
+        held = (
+            f"{science.start:%Y-%m-%d} to {science.stop:%Y-%m-%d}"
+            if science.start and science.stop
+            else "other times"
+        )
+        notes.append(
+            f"Only quick-look (low-latency, beacon or key-parameter) data covers the requested "
+            f"time: shown {top.dataset_id}; the science-quality {science.id} has data for "
+            f"{held}."
+        )
+    elif timeless is not None and _UNCOVERED not in top.reason:
         notes.append(
             f"{timeless.dataset_id} fits the request's words better but has no data for the "
             f"requested time; used {top.dataset_id}."
         )
     return tuple(notes)
+
+
+def _science_sibling(
+    ranked: list[Candidate], infos: dict[str, DatasetInfo], terms: tuple[Term, ...]
+) -> DatasetInfo | None:
+    """A science-quality sibling without data for the time, when the pick is quick-look.
+
+    Quick-look data the request did not ask for is shown only when no science data covers
+    the time (`rank_key`); the answer says so, naming the sibling of the same instrument
+    (sharing an id word beyond the spacecraft and level) that says as much of the request.
+    """
+    top = ranked[0]
+    info = infos[top.dataset_id]
+    if level_rank(info) != 2:
+        return None
+    own = set(re.split(r"[_\-]", top.dataset_id)[2:])
+    said = variant_count(info, terms, top.cadence_s)
+    for c in ranked[1:]:
+        other = infos[c.dataset_id]
+        if (
+            _UNCOVERED in c.reason
+            and level_rank(other) < 2
+            and own & set(re.split(r"[_\-]", c.dataset_id)[2:])
+            and variant_count(other, terms, c.cadence_s) >= said
+        ):
+            return other
+    return None

@@ -26,6 +26,7 @@ from xhelio.language.products import (
     is_density,
     main_parameter,
     named_product,
+    refused_words,
     request_terms,
     species_named,
     species_of,
@@ -163,7 +164,12 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
     typed = " ".join(t.typed for t in terms).lower()
     species = species_named(intent.text)
     # A species word is the species' data, matched on the parameters ("O+", "alphas").
-    leftover = [w for w in intent.unplaced if w.lower() not in typed and not species_named(w)]
+    refused = refused_words(intent.text)  # "not low latency" asks nothing to be said
+    leftover = [
+        w
+        for w in intent.unplaced
+        if w.lower() not in typed and w.lower() not in refused and not species_named(w)
+    ]
     datasets = _ranked_datasets(b, ref)
     # A species named ("SWE alphas") is the product's own data or nothing of it; the
     # products holding its density (its main quantity) first.
