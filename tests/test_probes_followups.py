@@ -164,11 +164,32 @@ def test_same_for_the_other_stereo_takes_its_own_plasma_product(vocab: Vocabular
     assert _datasets(build_plan(vocab, merged, NOW)) == ["STB_L2_MAGPLASMA_1M"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a dataset named by id that the other probe lacks: 'same for STEREO-B' fetches "
-    "nothing; it should take B's nearest product and say A's product is missing on B",
+@pytest.mark.parametrize(
+    ("first", "then", "expected"),
+    [
+        ("MMS1_FGM_SRVY_L2 2017-09-08", "same for MMS2", "MMS2_FGM_SRVY_L2"),
+        ("THA_L2_FGM 2010-01-05", "do it for D instead", "THD_L2_FGM"),
+        ("C1_CP_FGM_5VPS 2005-01-10", "and for C3?", "C3_CP_FGM_5VPS"),
+        (
+            "RBSPA_REL04_ECT-HOPE-SCI-L2 2015-03-17",
+            "same for RBSP-B",
+            "RBSPB_REL04_ECT-HOPE-SCI-L2",
+        ),
+        (
+            "RBSP-A_MAGNETOMETER_1SEC-GSM_EMFISIS-L3 2015-03-17",
+            "now probe B",
+            "RBSP-B_MAGNETOMETER_1SEC-GSM_EMFISIS-L3",
+        ),
+        ("GOES13_EPS-MAGED_1MIN 2013-03-17", "same for GOES 15", "GOES15_EPS-MAGED_1MIN"),
+    ],
 )
+def test_a_dataset_named_by_id_is_swapped_to_the_other_probe(
+    vocab: Vocabulary, first: str, then: str, expected: str
+) -> None:
+    merged, _ = _follow(vocab, first, then)
+    assert _datasets(build_plan(vocab, merged, NOW)) == [expected]
+
+
 def test_a_product_the_other_probe_lacks_is_said(vocab: Vocabulary) -> None:
     first = "STA_L3_PLA_HEPLUS_SW_VELCTDIST_5MIN 2009-05-01"
     merged, _ = _follow(vocab, first, "same for STEREO-B")

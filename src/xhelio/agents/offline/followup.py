@@ -143,6 +143,7 @@ def _other_probes(
     """
     vocab = load_vocabulary()
     multi = [m for m in base.missions if vocab.probe_names(m.mission_id) or probe_wanted(m.text)]
+    multi = multi or _probes_of_datasets(base.dataset_ids)
     if not multi:
         return None
     first = multi[0]
@@ -166,12 +167,25 @@ def _other_probes(
     if (other := _OTHER_PROBE.search(new.text)) is not None:
         wanted = [_probe_named(first, t) for t in _LIST_GLUE.split(other["p"]) if t]
         refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in wanted if n]
-        return (tuple(refs), "") if refs and len(refs) == len(wanted) else None
+        said = other["p"] if len(wanted) == 1 else ""  # "probe B": no field wish
+        return (tuple(refs), said) if refs and len(refs) == len(wanted) else None
     bare = _BARE_PROBE.search(new.text)
     named = probe_swapped(first.mission_id, first.text, bare["p"]) if bare else None
     if bare is None or named is None:
         return None
     return (MissionRef(first.mission_id, first.name, named, first.position),), bare["p"]
+
+
+def _probes_of_datasets(dataset_ids: Sequence[str]) -> list[MissionRef]:
+    """The spacecraft datasets named by id are of ("THA_L2_FGM": THEMIS, "THA")."""
+    refs: list[MissionRef] = []
+    for dataset_id in dataset_ids:
+        craft = re.split(r"_", dataset_id, maxsplit=1)[0]
+        for entry in load_vocabulary().missions.values():
+            if entry.probes and entry.probe_of(craft) is not None:
+                refs.append(MissionRef(entry.mission_id, entry.names[0], craft, 0))
+                break
+    return refs
 
 
 def _probe_named(ref: MissionRef, token: str) -> str | None:
