@@ -170,6 +170,7 @@ def test_same_for_the_other_stereo_takes_its_own_plasma_product(vocab: Vocabular
         ("MMS1_FGM_SRVY_L2 2017-09-08", "same for MMS2", "MMS2_FGM_SRVY_L2"),
         ("THA_L2_FGM 2010-01-05", "do it for D instead", "THD_L2_FGM"),
         ("C1_CP_FGM_5VPS 2005-01-10", "and for C3?", "C3_CP_FGM_5VPS"),
+        ("C1_CP_FGM_SPIN 2005-01-10", "same for C3", "C3_CP_FGM_SPIN"),
         (
             "RBSPA_REL04_ECT-HOPE-SCI-L2 2015-03-17",
             "same for RBSP-B",

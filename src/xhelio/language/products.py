@@ -406,7 +406,8 @@ def main_parameter(info: DatasetInfo, words: Sequence[str]) -> ParameterInfo | N
         for p in info.data_parameters
         if p.type in ("double", "integer")
         and not is_support(p, info)
-        and not _NOT_DATA.search(p.name)
+        # Cluster names carry their dataset id ("B_mag__C1_CP_FGM_SPIN"): not its "SPIN".
+        and not _NOT_DATA.search(p.name.removesuffix(f"__{info.id}"))
     ]
     if not data:
         return None
