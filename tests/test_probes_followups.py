@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from plan_helpers import fetched
 from xhelio.agents.offline.followup import is_follow_up, merge
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
 from xhelio.language.intent import RequestIntent
@@ -189,6 +190,24 @@ def test_a_dataset_named_by_id_is_swapped_to_the_other_probe(
 ) -> None:
     merged, _ = _follow(vocab, first, then)
     assert _datasets(build_plan(vocab, merged, NOW)) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "expected"),
+    [
+        ("THA_L2_FGM tha_fgs_gsm 2010-01-05", "now THB", ("THB_L2_FGM", "thb_fgs_gsm")),
+        (
+            "MMS1_FGM_SRVY_L2 mms1_fgm_b_gsm_srvy_l2 2017-09-08",
+            "same for MMS4",
+            ("MMS4_FGM_SRVY_L2", "mms4_fgm_b_gsm_srvy_l2"),
+        ),
+    ],
+)
+def test_a_parameter_named_by_id_is_swapped_too(
+    vocab: Vocabulary, first: str, then: str, expected: tuple[str, str]
+) -> None:
+    merged, _ = _follow(vocab, first, then)
+    assert fetched(build_plan(vocab, merged, NOW)) == [expected]
 
 
 def test_a_product_the_other_probe_lacks_is_said(vocab: Vocabulary) -> None:

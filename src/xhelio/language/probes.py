@@ -36,6 +36,7 @@ __all__ = [
     "probe_swapped",
     "product",
     "switched_datasets",
+    "switched_parameter",
 ]
 
 
@@ -160,15 +161,16 @@ def switched_datasets(
     earlier: Sequence[str],
     probes: Sequence[tuple[str, str]],
     span: TimeRange | None,
-) -> tuple[list[str], list[str]]:
+) -> tuple[list[tuple[str, str]], list[str]]:
     """The datasets named before ("MMS1_FGM_SRVY_L2") as the catalog has them for `probes`.
 
     `probes` are (mission id, how the probe was typed) of a follow-up ("same for MMS2").
     Each earlier dataset of that mission maps to the probe's dataset of the same product;
     one the probe lacks (or has no data of for `span`) is said, with the probe's dataset
-    the catalog search finds nearest to its title in its place. Returns (ids, notes).
+    the catalog search finds nearest to its title in its place. Returns the (earlier,
+    new) dataset pairs and the notes.
     """
-    ids: list[str] = []
+    pairs: list[tuple[str, str]] = []
     notes: list[str] = []
     for mission_id, typed in probes:
         probe = probe_wanted(typed)
@@ -176,13 +178,26 @@ def switched_datasets(
             continue
         for kept, dataset_id in _each_kept(catalog, earlier, mission_id, probe, typed, span):
             if kept.dataset is not None:
-                ids.append(kept.dataset.id)
+                pairs.append((dataset_id, kept.dataset.id))
                 continue
             near = _nearest_of_probe(catalog, dataset_id, mission_id, probe, span)
             instead = f"; used its nearest product, {near}" if near else ""
             notes.append(f"{kept.note}{instead}.")
-            ids.extend([near] if near else [])
-    return list(dict.fromkeys(ids)), notes
+            pairs.extend([(dataset_id, near)] if near else [])
+    return list(dict.fromkeys(pairs)), notes
+
+
+def switched_parameter(name: str, earlier: str, dataset_id: str) -> str:
+    """Parameter `name` of dataset `earlier` as another probe's `dataset_id` names it.
+
+    "tha_fgs_gsm" of THA_L2_FGM is "thb_fgs_gsm" of THB_L2_FGM; "B_mag__C1_CP_FGM_SPIN"
+    is "B_mag__C3_CP_FGM_SPIN" of C3_CP_FGM_SPIN.
+    """
+    name = name.replace(earlier, dataset_id)
+    old, new = earlier.split("_", 1)[0], dataset_id.split("_", 1)[0]
+    for a, b in ((old, new), (old.lower(), new.lower()), (old.upper(), new.upper())):
+        name = re.sub(rf"(?<![A-Za-z0-9]){re.escape(a)}(?![A-Za-z0-9])", b, name)
+    return name
 
 
 def _each_kept(

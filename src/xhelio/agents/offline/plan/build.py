@@ -56,6 +56,7 @@ from xhelio.language.probes import (
     led_by,
     product,
     switched_datasets,
+    switched_parameter,
 )
 from xhelio.language.resolve import (
     Candidate,
@@ -225,10 +226,19 @@ def _probe_switched(b: Builder) -> RequestIntent:
     if intent.dataset_ids or intent.quantities or earlier is None or not earlier.dataset_ids:
         return intent
     probes = [(m.mission_id, m.text) for m in intent.missions]
-    ids, notes = switched_datasets(b.vocab.catalog, earlier.dataset_ids, probes, intent.time_range)
+    catalog = b.vocab.catalog
+    pairs, notes = switched_datasets(catalog, earlier.dataset_ids, probes, intent.time_range)
     b.notes.extend(notes)
-    if ids:
-        b.intent = replace(intent, dataset_ids=tuple(ids), product_of=None)
+    if pairs:
+        held = {p.name for _, d in pairs for p in catalog.dataset(d).parameters}
+        names = [switched_parameter(n, a, d) for n in intent.parameter_names for a, d in pairs]
+        b.intent = replace(
+            intent,
+            dataset_ids=tuple(dict.fromkeys(d for _, d in pairs)),
+            parameter_names=tuple(dict.fromkeys(n for n in names if n in held))
+            or intent.parameter_names,
+            product_of=None,
+        )
     return b.intent
 
 
