@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from plan_helpers import fetched
 from xhelio.agents.offline.followup import is_follow_up, merge
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
 from xhelio.language.intent import RequestIntent
@@ -164,11 +165,51 @@ def test_same_for_the_other_stereo_takes_its_own_plasma_product(vocab: Vocabular
     assert _datasets(build_plan(vocab, merged, NOW)) == ["STB_L2_MAGPLASMA_1M"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a dataset named by id that the other probe lacks: 'same for STEREO-B' fetches "
-    "nothing; it should take B's nearest product and say A's product is missing on B",
+@pytest.mark.parametrize(
+    ("first", "then", "expected"),
+    [
+        ("MMS1_FGM_SRVY_L2 2017-09-08", "same for MMS2", "MMS2_FGM_SRVY_L2"),
+        ("THA_L2_FGM 2010-01-05", "do it for D instead", "THD_L2_FGM"),
+        ("C1_CP_FGM_5VPS 2005-01-10", "and for C3?", "C3_CP_FGM_5VPS"),
+        ("C1_CP_FGM_SPIN 2005-01-10", "same for C3", "C3_CP_FGM_SPIN"),
+        (
+            "RBSPA_REL04_ECT-HOPE-SCI-L2 2015-03-17",
+            "same for RBSP-B",
+            "RBSPB_REL04_ECT-HOPE-SCI-L2",
+        ),
+        (
+            "RBSP-A_MAGNETOMETER_1SEC-GSM_EMFISIS-L3 2015-03-17",
+            "now probe B",
+            "RBSP-B_MAGNETOMETER_1SEC-GSM_EMFISIS-L3",
+        ),
+        ("GOES13_EPS-MAGED_1MIN 2013-03-17", "same for GOES 15", "GOES15_EPS-MAGED_1MIN"),
+    ],
 )
+def test_a_dataset_named_by_id_is_swapped_to_the_other_probe(
+    vocab: Vocabulary, first: str, then: str, expected: str
+) -> None:
+    merged, _ = _follow(vocab, first, then)
+    assert _datasets(build_plan(vocab, merged, NOW)) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "expected"),
+    [
+        ("THA_L2_FGM tha_fgs_gsm 2010-01-05", "now THB", ("THB_L2_FGM", "thb_fgs_gsm")),
+        (
+            "MMS1_FGM_SRVY_L2 mms1_fgm_b_gsm_srvy_l2 2017-09-08",
+            "same for MMS4",
+            ("MMS4_FGM_SRVY_L2", "mms4_fgm_b_gsm_srvy_l2"),
+        ),
+    ],
+)
+def test_a_parameter_named_by_id_is_swapped_too(
+    vocab: Vocabulary, first: str, then: str, expected: tuple[str, str]
+) -> None:
+    merged, _ = _follow(vocab, first, then)
+    assert fetched(build_plan(vocab, merged, NOW)) == [expected]
+
+
 def test_a_product_the_other_probe_lacks_is_said(vocab: Vocabulary) -> None:
     first = "STA_L3_PLA_HEPLUS_SW_VELCTDIST_5MIN 2009-05-01"
     merged, _ = _follow(vocab, first, "same for STEREO-B")

@@ -62,7 +62,8 @@ from xhelio.language.wishes import (
     wants_plot,
 )
 from xhelio.timerange import TimeFound, find_time, stray_clocks, unread_time_words
-from xhelio.vocabulary import load_vocabulary
+from xhelio.timerange.words import WHOLE_NUMBER_WORDS, alternatives
+from xhelio.vocabulary import MissionEntry, load_vocabulary
 
 __all__ = ["Vocabulary", "parse_request"]
 
@@ -116,6 +117,12 @@ _MORE_SHORTHAND = re.compile(r"^\s*(?:,|and|&|/)\s*(?:and\s+)?(?P<p>[A-Za-z][\w-
 _THE_WIND = re.compile(r"\bthe\s+$")
 _CRAFT_AFTER = re.compile(
     r"^\s+(?:spacecraft|satellite|mission|probe|data|observatory|mfi|swe|3dp|waves|epact)\b", re.I
+)
+# "(see Fig. 2)", "as in Figure 3b", "(cf. Eq. 4)": a remark citing a paper, never a probe.
+_CITED = re.compile(
+    r"(?:\(\s*)?(?:(?:see|cf\.?|as in|compare)\s+)?\b(?:fig(?:ure)?s?|eqs?|equations?|tables?)"
+    r"\.?\s*\d+[a-z]?(?:\s*(?:,|and|&|-)\s*\d+[a-z]?)*(?:\s*\))?",
+    re.I,
 )
 _AT_EARTH = re.compile(r"\b(?:at|near)[- ]earth\b|\bupstream\b|\bnear-earth\b|\bat l1\b", re.I)
 
@@ -186,16 +193,28 @@ def _more_probes(
     while True:
         more = _MORE_PROBES.match(text[end:])
         other = probe_swapped(mission_id, typed, more["p"]) if more else None
-        if other is None and entry is not None and (found or listed):
-            # A shorthand the vocabulary has only as typed exactly ("the" for THEMIS-E)
-            # counts as a probe inside a list of two or more ("thc, thd, the").
+        if other is None and entry is not None:
             more = _MORE_SHORTHAND.match(text[end:])
-            other = more["p"] if more and entry.probe_of(more["p"]) else None
+            other = _probe_word(entry, typed, more["p"], bool(found) or listed) if more else None
         if more is None or other is None:
             return found
         found.append((other, end + more.start("p")))
         spans.append((end, end + more.end()))
         end += more.end()
+
+
+def _probe_word(entry: MissionEntry, typed: str, word: str, in_list: bool) -> str | None:
+    """How `word` after "and" names another probe of `entry`, or None.
+
+    The nickname in place of the first one's ("STEREO Ahead and Behind": "STEREO
+    Behind"); inside a list of two or more, a shorthand the vocabulary has only as typed
+    exactly ("thc, thd, the": "the" is THEMIS-E).
+    """
+    head = typed.rsplit(" ", 1)[0] if " " in typed else ""
+    named = f"{head} {word}"
+    if head and entry.probe_of(named) not in (None, entry.probe_of(typed)):
+        return named
+    return word if in_list and entry.probe_of(word) else None
 
 
 def _joined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -221,7 +240,40 @@ def _distinct(refs: list[MissionRef]) -> list[MissionRef]:
     return out
 
 
-def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]]]:
+def _plurals(vocab: Vocabulary, text: str) -> tuple[str, frozenset[int]]:
+    """`text` with constellations in the plural ("both Voyagers") in the singular.
+
+    And where each such name ends: all its spacecraft are meant ("the STEREOs").
+    """
+    vocabulary = load_vocabulary()
+    names = sorted(
+        (
+            n
+            for mission_id in vocab.probes
+            if (entry := vocabulary.missions.get(mission_id)) is not None
+            for n in entry.names
+            if not n.lower().endswith("s")
+        ),
+        key=len,
+        reverse=True,
+    )
+    if not names:
+        return text, frozenset()
+    plural = re.compile(rf"(?<![\w-])(?:{'|'.join(map(re.escape, names))})(?=s(?![\w-]))", re.I)
+    ends = frozenset(m.end() for m in plural.finditer(text))
+    for end in ends:
+        text = _mask(text, end, end + 1)
+    return text, ends
+
+
+def _missions(
+    vocab: Vocabulary, text: str, plurals: frozenset[int] = frozenset()
+) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]], tuple[str, ...]]:
+    """The spacecraft named, the spans naming them, and questions about their count.
+
+    A count that does not fit the constellation ("all four THEMIS": THEMIS has five)
+    is asked about.
+    """
     words = word_spans(text)
     refs: list[MissionRef] = []
     spans: list[tuple[int, int]] = []
@@ -254,7 +306,8 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
             ):
                 continue
             refs.append(ref)
-    refs = _distinct(_whole_constellations(text, refs, spans, vocab.probes))
+    counts: list[str] = []
+    refs = _distinct(_whole_constellations(text, refs, spans, vocab.probes, plurals, counts))
     spans += _joined(text, spans)
     # "Cluster C2 and C4": the bare mission name is not a third spacecraft.
     probed = {r.mission_id for r in refs if probe_wanted(r.text) is not None}
@@ -264,7 +317,7 @@ def _missions(vocab: Vocabulary, text: str) -> tuple[tuple[MissionRef, ...], lis
         refs.append(MissionRef("wind", vocab.mission_names["wind"], craft[0], craft.start()))
         spans.append(craft.span())
         refs.sort(key=lambda r: r.position)
-    return tuple(refs), spans
+    return tuple(refs), spans, tuple(counts)
 
 
 def _the_wind(text: str, typed: str, start: int, end: int) -> bool:
@@ -276,15 +329,15 @@ def _the_wind(text: str, typed: str, start: int, end: int) -> bool:
     )
 
 
+_SMALL_COUNT = rf"{alternatives(WHOLE_NUMBER_WORDS)}|\d{{1,2}}"
 _ALL_BEFORE = re.compile(
-    r"\b(?:(?:all(?:\s+(?:the\s+)?(?P<n>two|three|four|five|[2-5]))?|both|each(?:\s+of)?|every)"
-    r"(?:\s+(?:of\s+)?the)?|the\s+(?P<m>two|three|four|five|[2-5]))\s+$",
+    rf"\b(?:(?:all(?:\s+(?:the\s+)?(?P<n>{_SMALL_COUNT}))?|both|each(?:\s+of)?|every)"
+    rf"(?:\s+(?:of\s+)?the)?|the\s+(?P<m>{_SMALL_COUNT}))\s+$",
     re.I,
 )
-_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "both": 2}
 # "MMS field for each spacecraft", "THEMIS density, all five probes": every one, said apart.
 _ALL_APART = re.compile(
-    r"\b(?:all(?:\s+(?:the\s+)?(?P<n>two|three|four|five|[2-5]))?|both|each(?:\s+of\s+the)?"
+    rf"\b(?:all(?:\s+(?:the\s+)?(?P<n>{_SMALL_COUNT}))?|both|each(?:\s+of\s+the)?"
     r"|every)\s+(?:probes|probe|spacecraft|satellites|satellite|s/c)\b",
     re.I,
 )
@@ -302,10 +355,10 @@ def _count_said(every: re.Match[str] | None) -> int | None:
     if every is None:
         return None
     said = every.groupdict()
-    word = said.get("n") or said.get("m") or ("both" if every[0].lower().startswith("both") else "")
+    word = said.get("n") or said.get("m") or ("two" if every[0].lower().startswith("both") else "")
     if not word:
         return None
-    return int(word) if word.isdigit() else _COUNTS[word.lower()]
+    return int(word) if word.isdigit() else WHOLE_NUMBER_WORDS[word.lower()]
 
 
 def _members(ref: MissionRef, held: frozenset[str]) -> list[str]:
@@ -330,8 +383,13 @@ def _whole_constellations(
     refs: list[MissionRef],
     spans: list[tuple[int, int]],
     held: dict[str, frozenset[str]],
+    plurals: frozenset[int],
+    counts: list[str],
 ) -> list[MissionRef]:
-    """Every spacecraft of "all four MMS", "both Van Allen Probes", "Cluster 1-4"."""
+    """Every spacecraft of "all four MMS", "both Van Allen Probes", "Cluster 1-4".
+
+    A count that does not fit ("all four THEMIS") is a question added to `counts`.
+    """
     out: list[MissionRef] = []
     for ref in refs:
         names = _members(ref, held.get(ref.mission_id, frozenset()))
@@ -341,10 +399,15 @@ def _whole_constellations(
         every = _ALL_BEFORE.search(text[: ref.position])
         if every is None and len({r.mission_id for r in refs}) == 1:
             every = _ALL_APART.search(text)
-        if first is None and (every or _ALL_AFTER.match(text[end:])):
-            # "the two STEREO", "both ARTEMIS probes"; a count that does not fit: not all.
+        if first is None and (every or end in plurals or _ALL_AFTER.match(text[end:])):
+            # "the two STEREO", "both ARTEMIS probes", "the Voyagers".
             count = _count_said(every)
             wanted = names if count in (None, len(names)) else []
+            if every is not None and not wanted and names:
+                counts.append(
+                    f"which {ref.name} spacecraft you mean ('{every[0].strip()}' was written, "
+                    f"and {ref.name} has {len(names)}: {', '.join(names)})"
+                )
         elif (
             first is not None
             and (span := _PROBE_RANGE.match(text[end:])) is not None
@@ -729,6 +792,19 @@ def _without_operations(work: str) -> str:
     return work
 
 
+def _without_citations(work: str) -> str:
+    """`work` without the numbers that name no time nor probe.
+
+    A designation ("LANL 1994-084": a name, not a day of 1994) and a remark citing a
+    paper ("(see Fig. 2)").
+    """
+    for span in find_designations(work):
+        work = _mask(work, *span)
+    for cited in _CITED.finditer(work):
+        work = _mask(work, *cited.span())
+    return work
+
+
 def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
     """Read one request into a `RequestIntent` (never raises for odd text)."""
     work = " ".join(text.split())
@@ -743,8 +819,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
             dataset_ids.append(known)
             dataset_spans.append((known, match.span()))
             work = _mask(work, *match.span())
-    for span in find_designations(work):  # "LANL 1994-084": a name, not a day of 1994
-        work = _mask(work, *span)
+    work = _without_citations(work)
     time_range, time_text, time_error = None, None, None
     time_spans: list[tuple[int, int]] = []
     durations = find_durations(work)
@@ -774,10 +849,11 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     # A derived quantity's words ("plasma beta", "-V x B") name what is computed from
     # its inputs: no mission, no quantity to fetch (agents/offline/derived.py).
     derived = [m.span() for d in load_vocabulary().derived for m in d.words.finditer(work)]
+    work, plurals = _plurals(vocab, work)
     named = work
     for span in [*formulas, *derived]:
         named = _mask(named, *span)
-    missions, spans = _missions(vocab, named)
+    missions, spans, counts = _missions(vocab, named, plurals)
     physics = work
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = _mask(physics, *span)
@@ -800,7 +876,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     figure_format, figure_file, data_format = find_export(work)
     resample = next((op for op in operations if op.kind == "resample"), None)
     doubts = (
-        _probes_lacking(vocab, missions) or find_doubts(named, vocab.aliases, [])
+        counts or _probes_lacking(vocab, missions) or find_doubts(named, vocab.aliases, [])
     ) + _not_placed(physics)
     claimed: list[Slot] = [
         *(Slot("figure", "title", *title_span) for _ in [1] if title_span),

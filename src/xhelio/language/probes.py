@@ -10,6 +10,7 @@ catalog's dataset ids. Imports `catalog`, `timerange`, `vocabulary` and this pac
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,11 +18,26 @@ from dataclasses import dataclass
 from xhelio.catalog.index import Catalog
 from xhelio.catalog.model import DatasetInfo
 from xhelio.errors import UnknownDatasetError
-from xhelio.language.resolve import Candidate, probe_of_dataset, probe_wanted, with_probe
+from xhelio.language.resolve import (
+    Candidate,
+    cadence_of,
+    probe_of_dataset,
+    probe_wanted,
+    with_probe,
+)
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["Kept", "common_product", "kept_product", "led_by", "probe_swapped", "product"]
+__all__ = [
+    "Kept",
+    "common_product",
+    "kept_product",
+    "led_by",
+    "probe_swapped",
+    "product",
+    "switched_datasets",
+    "switched_parameter",
+]
 
 
 def probe_swapped(mission_id: str, typed: str, token: str) -> str | None:
@@ -138,3 +154,101 @@ def _dataset(catalog: Catalog, dataset_id: str) -> DatasetInfo | None:
         return catalog.dataset(dataset_id)
     except UnknownDatasetError:
         return None
+
+
+def switched_datasets(
+    catalog: Catalog,
+    earlier: Sequence[str],
+    probes: Sequence[tuple[str, str]],
+    span: TimeRange | None,
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """The datasets named before ("MMS1_FGM_SRVY_L2") as the catalog has them for `probes`.
+
+    `probes` are (mission id, how the probe was typed) of a follow-up ("same for MMS2").
+    Each earlier dataset of that mission maps to the probe's dataset of the same product;
+    one the probe lacks (or has no data of for `span`) is said, with the probe's dataset
+    the catalog search finds nearest to its title in its place. Returns the (earlier,
+    new) dataset pairs and the notes.
+    """
+    pairs: list[tuple[str, str]] = []
+    notes: list[str] = []
+    for mission_id, typed in probes:
+        probe = probe_wanted(typed)
+        if probe is None:
+            continue
+        for kept, dataset_id in _each_kept(catalog, earlier, mission_id, probe, typed, span):
+            if kept.dataset is not None:
+                pairs.append((dataset_id, kept.dataset.id))
+                continue
+            near = _nearest_of_probe(catalog, dataset_id, mission_id, probe, span)
+            instead = f"; used its nearest product, {near}" if near else ""
+            notes.append(f"{kept.note}{instead}.")
+            pairs.extend([(dataset_id, near)] if near else [])
+    return list(dict.fromkeys(pairs)), notes
+
+
+def switched_parameter(name: str, earlier: str, dataset_id: str) -> str:
+    """Parameter `name` of dataset `earlier` as another probe's `dataset_id` names it.
+
+    "tha_fgs_gsm" of THA_L2_FGM is "thb_fgs_gsm" of THB_L2_FGM; "B_mag__C1_CP_FGM_SPIN"
+    is "B_mag__C3_CP_FGM_SPIN" of C3_CP_FGM_SPIN.
+    """
+    name = name.replace(earlier, dataset_id)
+    old, new = earlier.split("_", 1)[0], dataset_id.split("_", 1)[0]
+    for a, b in ((old, new), (old.lower(), new.lower()), (old.upper(), new.upper())):
+        name = re.sub(rf"(?<![A-Za-z0-9]){re.escape(a)}(?![A-Za-z0-9])", b, name)
+    return name
+
+
+def _each_kept(
+    catalog: Catalog,
+    earlier: Sequence[str],
+    mission_id: str,
+    probe: str,
+    who: str,
+    span: TimeRange | None,
+) -> list[tuple[Kept, str]]:
+    pairs: list[tuple[Kept, str]] = []
+    for dataset_id in earlier:
+        pairs.extend(
+            (k, dataset_id)
+            for k in kept_product(catalog, [dataset_id], mission_id, probe, who, span)
+        )
+    return pairs
+
+
+def _nearest_of_probe(
+    catalog: Catalog, dataset_id: str, mission_id: str, probe: str, span: TimeRange | None
+) -> str | None:
+    """Spacecraft `probe`'s dataset nearest `dataset_id`, with data for `span`.
+
+    The one sharing most words of the id ("PLA" of STA_L3_PLA_HEPLUS_...; a processing
+    level counts half), then the nearest cadence, then the catalog search for the id
+    and title.
+    """
+    info = catalog.dataset(dataset_id)
+    words = " ".join(re.split(r"[_\W]+", f"{dataset_id} {info.title or ''}"))
+    ranked = [h.dataset_id for h in catalog.search(words, limit=60, mission=mission_id)]
+    mine = _id_words(product(dataset_id) or dataset_id)
+    fits = [
+        other.id
+        for d in ranked
+        if (other := _dataset(catalog, d)) and probe_of_dataset(d) == probe and _covers(other, span)
+    ]
+
+    def shared(d: str) -> float:
+        both = mine & _id_words(product(d) or d)
+        return sum(0.5 if _LEVEL.fullmatch(w) else 1.0 for w in both)
+
+    def apart(d: str) -> float:  # how far the cadences are (factors of e), unknown: far
+        mine_s, its_s = cadence_of(info), cadence_of(catalog.dataset(d))
+        return abs(math.log(its_s / mine_s)) if mine_s and its_s else math.inf
+
+    return max(fits, key=lambda d: (shared(d), -apart(d), -fits.index(d))) if fits else None
+
+
+_LEVEL = re.compile(r"[LKH]\d")
+
+
+def _id_words(dataset_id: str) -> set[str]:
+    return {w for w in re.split(r"[_\W]+", dataset_id.upper()) if w and w != "*"}

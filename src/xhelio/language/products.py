@@ -470,7 +470,8 @@ def main_parameter(
         for p in info.data_parameters
         if p.type in ("double", "integer")
         and not is_support(p, info)
-        and not _NOT_DATA.search(p.name)
+        # Cluster names carry their dataset id ("B_mag__C1_CP_FGM_SPIN"): not its "SPIN".
+        and not _NOT_DATA.search(p.name.removesuffix(f"__{info.id}"))
         and not _listed_only(p)
     ]
     if species:

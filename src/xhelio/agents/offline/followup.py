@@ -27,7 +27,14 @@ from xhelio.language.probes import probe_swapped
 from xhelio.language.resolve import probe_wanted
 from xhelio.language.wishes import find_durations, format_seconds
 from xhelio.timerange import TimeRange, clock_range_on
-from xhelio.timerange.words import NUMBER_WORDS, UNIT_WORDS, alternatives, count, unit
+from xhelio.timerange.words import (
+    NUMBER_WORDS,
+    UNIT_WORDS,
+    WHOLE_NUMBER_WORDS,
+    alternatives,
+    count,
+    unit,
+)
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["export_only", "is_follow_up", "is_undo", "merge", "replay"]
@@ -123,14 +130,35 @@ _BARE_PROBE = re.compile(
 _THE_OTHER = re.compile(
     r"\bthe other (?:[\w-]+\s+){0,2}?(?:probe|spacecraft|satellite|one)\b", re.I
 )
+_SMALL_COUNT = rf"{alternatives(WHOLE_NUMBER_WORDS)}|\d{{1,2}}"
 _ALL_PROBES = re.compile(
-    r"\b(?:all(?:\s+(?:the\s+)?(?P<n>two|three|four|five|[2-5]))?|both|each|every)\s+"
+    rf"\b(?:all(?:\s+(?:the\s+)?(?P<n>{_SMALL_COUNT}))?|both|each|every)\s+"
     r"(?:of\s+the\s+)?(?:probes?|spacecraft|satellites?|s/c|ones?)\b"
-    r"|\ball\s+(?:the\s+)?(?P<m>two|three|four|five|[2-5])\b"
+    rf"|\ball\s+(?:the\s+)?(?P<m>{_SMALL_COUNT})\b"
     r"|\b(?:all|both|each)\s+of\s+them\b",
     re.I,
 )
-_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def _count_said(every: re.Match[str]) -> int | None:
+    """How many spacecraft "all four", "all 3" or "both" says (None when no number)."""
+    said = every["n"] or every["m"] or ("two" if every[0].lower().startswith("both") else "")
+    said = said.lower()
+    return WHOLE_NUMBER_WORDS.get(said, int(said) if said.isdigit() else None)
+
+
+def _count_note(base: RequestIntent, new: RequestIntent) -> str | None:
+    """What a count that does not fit the constellation was read as ("all four" THEMIS)."""
+    every = _ALL_PROBES.search(new.text)
+    other = _other_probes(base, new) if every else None
+    said = _count_said(every) if every else None
+    if other is None or said is None or said == len(other[0]):
+        return None
+    names = ", ".join(m.text for m in other[0])
+    return (
+        f"Differs from the request: '{every[0] if every else ''}' was written, and "
+        f"{other[0][0].name} has {len(other[0])} spacecraft; showing all of them ({names})."
+    )
 
 
 def _other_probes(
@@ -143,6 +171,7 @@ def _other_probes(
     """
     vocab = load_vocabulary()
     multi = [m for m in base.missions if vocab.probe_names(m.mission_id) or probe_wanted(m.text)]
+    multi = multi or _probes_of_datasets(base.dataset_ids)
     if not multi:
         return None
     first = multi[0]
@@ -150,9 +179,8 @@ def _other_probes(
         names = vocab.probe_names(first.mission_id, first.text)
         if not names:
             return None  # no table of this fleet's members: "all" is not a list
-        said = every["n"] or every["m"] or ""
         whole = vocab.probe_names(first.mission_id)
-        if _COUNT_WORDS.get(said.lower(), int(said) if said.isdigit() else 0) == len(whole):
+        if _count_said(every) == len(whole):
             names = whole  # "all five" after ARTEMIS P1: every THEMIS probe
         refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in names]
         return tuple(refs), ""
@@ -166,12 +194,25 @@ def _other_probes(
     if (other := _OTHER_PROBE.search(new.text)) is not None:
         wanted = [_probe_named(first, t) for t in _LIST_GLUE.split(other["p"]) if t]
         refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in wanted if n]
-        return (tuple(refs), "") if refs and len(refs) == len(wanted) else None
+        said = other["p"] if len(wanted) == 1 else ""  # "probe B": no field wish
+        return (tuple(refs), said) if refs and len(refs) == len(wanted) else None
     bare = _BARE_PROBE.search(new.text)
     named = probe_swapped(first.mission_id, first.text, bare["p"]) if bare else None
     if bare is None or named is None:
         return None
     return (MissionRef(first.mission_id, first.name, named, first.position),), bare["p"]
+
+
+def _probes_of_datasets(dataset_ids: Sequence[str]) -> list[MissionRef]:
+    """The spacecraft datasets named by id are of ("THA_L2_FGM": THEMIS, "THA")."""
+    refs: list[MissionRef] = []
+    for dataset_id in dataset_ids:
+        craft = re.split(r"_", dataset_id, maxsplit=1)[0]
+        for entry in load_vocabulary().missions.values():
+            if entry.probes and entry.probe_of(craft) is not None:
+                refs.append(MissionRef(entry.mission_id, entry.names[0], craft, 0))
+                break
+    return refs
 
 
 def _probe_named(ref: MissionRef, token: str) -> str | None:
@@ -522,6 +563,8 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         wanted=new.plot.wanted,
     )
     missions = _missions(base, new)
+    if not new.missions and (counted := _count_note(base, new)):
+        notes.append(counted)
     operations = new.operations if replaced else _operations(base, new)
     resample = next((op for op in operations if op.kind == "resample"), None)
     merged = replace(

@@ -6,6 +6,7 @@ combined and presented.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from xhelio.agents.offline.derived import (
@@ -60,7 +61,14 @@ from xhelio.language.intent import (
 )
 from xhelio.language.operations import declined_operations
 from xhelio.language.parse import Vocabulary
-from xhelio.language.probes import common_product, kept_product, led_by, product
+from xhelio.language.probes import (
+    common_product,
+    kept_product,
+    led_by,
+    product,
+    switched_datasets,
+    switched_parameter,
+)
 from xhelio.language.resolve import (
     Candidate,
     resolve,
@@ -79,6 +87,7 @@ def build_plan(
         return OfflinePlan(intent, missing=tuple(f"to know {d}" for d in intent.doubts))
     if (future := _not_yet(b)) is not None:
         return OfflinePlan(intent, missing=(future,))
+    intent = _probe_switched(b)
     quantities = one_frame(b, not_operation_words(intent, wanted_quantities(b)))
     for declined in declined_operations(intent.text.splitlines()[-1]):
         b.notes.append(f"Not done: {declined.label} ({declined.reason}).")
@@ -213,6 +222,28 @@ def _one_product(
         for i, more in zip(group, deep, strict=True):
             out[i] = (out[i][0], led_by([*out[i][1], *more], key))
     return out
+
+
+def _probe_switched(b: Builder) -> RequestIntent:
+    """The datasets named by id before, for the probes a follow-up names ("same for MMS2")."""
+    intent, earlier = b.intent, b.intent.product_of
+    if intent.dataset_ids or intent.quantities or earlier is None or not earlier.dataset_ids:
+        return intent
+    probes = [(m.mission_id, m.text) for m in intent.missions]
+    catalog = b.vocab.catalog
+    pairs, notes = switched_datasets(catalog, earlier.dataset_ids, probes, intent.time_range)
+    b.notes.extend(notes)
+    if pairs:
+        held = {p.name for _, d in pairs for p in catalog.dataset(d).parameters}
+        names = [switched_parameter(n, a, d) for n in intent.parameter_names for a, d in pairs]
+        b.intent = replace(
+            intent,
+            dataset_ids=tuple(dict.fromkeys(d for _, d in pairs)),
+            parameter_names=tuple(dict.fromkeys(n for n in names if n in held))
+            or intent.parameter_names,
+            product_of=None,
+        )
+    return b.intent
 
 
 def _earlier_datasets(b: Builder) -> list[str]:
