@@ -57,3 +57,16 @@ def with_code(ops: list[dict[str, Any]], piece: str) -> dict[str, Any]:
     found = [op for op in ops if piece in str(op["args"].get("code", ""))]
     assert found, [op["args"].get("code") for op in ops]
     return found[-1]
+
+
+def differences(answer: str) -> list[str]:
+    """The answer's "Differs from the request" lines that depart from the computation.
+
+    A part standing in for a scalar temperature the dataset lacks (MMS FPI holds only
+    Tpar/Tperp) is the honest note of language/flavours.py, not such a departure.
+    """
+    return [
+        line
+        for line in answer.splitlines()
+        if "Differs from the request" in line and "holds no scalar temperature" not in line
+    ]

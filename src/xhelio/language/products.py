@@ -481,6 +481,8 @@ def main_parameter(
     return max(
         data,
         key=lambda p: (
+            # the species in the parameter's own words beats one its dataset's title lends
+            bool(species) and set(species) <= _species_in(f"{p.name} {p.description}"),
             _word_cover(words, f"{p.name} {p.description}"),
             bool(species) and is_density(p),
             -data.index(p),

@@ -267,7 +267,9 @@ def source_candidates(
     clause = clause_words(b.intent.slots, wish.position)
     asked = open_request(clause, clause)
     cands = honour_variants(cands, source.datasets, asked, source_terms(b, source, wish))
-    if cands and span is not None and not any(c.variant for c in asked.concepts):
+    # A derived input naming its part ("temperature:parallel" of T⊥/T∥) asks for the part.
+    part_asked = wish.text.partition(":")[2] in ("parallel", "perpendicular")
+    if cands and span is not None and not part_asked and not any(c.variant for c in asked.concepts):
         # An unqualified temperature served by a part of it (no scalar held): said.
         info = b.vocab.catalog.dataset(cands[0].dataset_id)
         param = info.parameter(cands[0].parameter)
