@@ -57,7 +57,7 @@ def test_two_conditions_on_two_quantities(session: OfflineSession) -> None:
 
 
 def test_hourly_means_per_day_as_a_table(session: OfflineSession) -> None:
-    turn = session.ask("hourly mean Bz per day as a table for 2015-03-17 to 2015-03-18")
+    turn = session.ask("hourly mean OMNI Bz per day as a table for 2015-03-17 to 2015-03-18")
     assert turn.error is None, turn.answer
     assert re.search(r"\| day \| hour \| mean_\w+ \(nT\) \|", turn.answer)
     result = session.entry(_labels(turn)[-1])
