@@ -9,31 +9,17 @@ is named in the answer as not done.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from servers.catalog_hapi import CatalogHapiServer
 from xhelio.agents.factory import make_assistant
 from xhelio.agents.offline.plan import build_plan
 from xhelio.agents.turn import run_turn
-from xhelio.config import load_settings
 from xhelio.language.parse import Vocabulary, parse_request
-from xhelio.tools.workspace import Workspace, open_workspace
+from xhelio.tools.workspace import Workspace
 
 DAY = "2016-02-10"
-
-
-@pytest.fixture
-def workspace(monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
-    with CatalogHapiServer(max_rows=600) as srv:
-        monkeypatch.setenv("XHELIO_HAPI_URL", srv.url)
-        ws = open_workspace(settings=load_settings(), ephemeral=True)
-        try:
-            yield ws
-        finally:
-            ws.close()
 
 
 def _turn(ws: Workspace, text: str) -> tuple[str, list[dict[str, Any]]]:

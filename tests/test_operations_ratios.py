@@ -10,24 +10,14 @@ quantity's own words, not as a parameter-level word the drawn parameters lack.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
 from operations_support import computations, stored_frame, with_code
 from plan_helpers import fetched, plan_of
 from xhelio.agents.offline.derived import derived_named
-from xhelio.catalog.index import open_catalog
 from xhelio.language.parse import Vocabulary
 from xhelio.tools.workspace import Workspace
-
-
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vocabulary]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("XHELIO_HOME", str(tmp_path_factory.mktemp("home")))
-        with open_catalog() as catalog:
-            yield Vocabulary.from_catalog(catalog)
 
 
 @pytest.mark.parametrize(

@@ -10,25 +10,15 @@ stated window or cadence stays a running or binned one.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
 from operations_support import computations, stored_frame, with_code
 from xhelio.agents.offline.plan import build_plan
-from xhelio.catalog.index import open_catalog
 from xhelio.language.operations import operation_spans, whole_window_statistics
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.tools.workspace import Workspace
-
-
-@pytest.fixture(scope="module")
-def vocab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Vocabulary]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("XHELIO_HOME", str(tmp_path_factory.mktemp("home")))
-        with open_catalog() as catalog:
-            yield Vocabulary.from_catalog(catalog)
 
 
 @pytest.mark.parametrize(
