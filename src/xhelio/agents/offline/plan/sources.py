@@ -24,7 +24,7 @@ from xhelio.language.intent import (
 )
 from xhelio.language.parse import Vocabulary
 from xhelio.language.products import Term, instrument_holds, request_terms
-from xhelio.language.quantities import quantity
+from xhelio.language.quantities import Quantity, quantity
 from xhelio.language.resolve import (
     Candidate,
     probe_wanted,
@@ -111,6 +111,9 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
         return [Source(i.mission_id or "__data__", label_tag(i.id), i.id, [i]) for i in infos]
     q = quantity(wish.quantity)
     if q.default_mission and q.default_mission in vocab.mission_names:
+        own = [m for m in intent.missions if _measures(vocab, m.mission_id, q)]
+        if own:  # "MAVEN Lyman-alpha": the named spacecraft's own value, not OMNI's
+            return [mission_source(vocab, m, intent.text) for m in own]
         return [mission_source(vocab, MissionRef(q.default_mission, "OMNI", "OMNI", 0))]
     if intent.missions:
         binding = b.binding
@@ -133,6 +136,27 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
         name = default.mission.upper()
         return [mission_source(vocab, MissionRef(default.mission, name, name, 0))]
     return []  # a bare "magnetic field": asked about (`source_question`)
+
+
+def _measures(vocab: Vocabulary, mission_id: str, q: Quantity) -> bool:
+    """Whether a parameter of the mission says it holds `q` (not one computed *for* it).
+
+    A description naming the quantity counts ("Solar F10.7 index (daily)", "EUV
+    irradiance ... Lyman-alpha bandpass"); one that sets it as a condition does not
+    ("Magnetic local time for Kp=2").
+    """
+    if mission_id == q.default_mission:
+        return False
+    for info in vocab.catalog.browse(mission_id, include_auxiliary=True):
+        for p in info.parameters:
+            said = q.describes.search(p.description or "")
+            if said and not _AS_CONDITION.match(p.description or "", said.end()):
+                return True
+    return False
+
+
+# After a quantity's name: "Kp=2", "Kp = 6" sets it as a model's input.
+_AS_CONDITION = re.compile(r"\s*=")
 
 
 @dataclass(frozen=True)
