@@ -51,6 +51,33 @@ def mission_source(vocab: Vocabulary, ref: MissionRef, text: str = "") -> Source
     return Source(ref.mission_id, label_tag(ref.text), name, kept, probe, text)
 
 
+def per_instrument(source: Source) -> list[Source]:
+    """The source split by the instruments its words name, when they share no dataset.
+
+    "Wind 3DP vs SWE proton density" compares two instruments of one spacecraft: each
+    gets its own source, whose words no longer name the other. One instrument named, or
+    instruments with datasets in common ("Cluster CIS HIA"), keep the source whole.
+    """
+    named: list[tuple[str, list[DatasetInfo]]] = []
+    for inst in load_vocabulary().instruments_of(source.role):
+        said = inst.words.search(source.text)
+        own = [d for d in source.datasets if instrument_holds(inst, d)] if said else []
+        if said and own:
+            named.append((said.group(0), own))
+    ids = [{d.id for d in own} for _, own in named]
+    if len(named) < 2 or any(a & b for i, a in enumerate(ids) for b in ids[i + 1 :]):
+        return [source]
+    out: list[Source] = []
+    for word, own in named:
+        text = source.text
+        for other, _ in named:
+            if other != word:
+                text = re.sub(rf"\b{re.escape(other)}\b", " ", text)
+        tag = label_tag(f"{source.tag} {word}")
+        out.append(replace(source, tag=tag, name=f"{source.name} {word}", datasets=own, text=text))
+    return out
+
+
 def _of_instrument(
     mission_id: str, datasets: list[DatasetInfo], text: str, by_title: bool = False
 ) -> list[DatasetInfo]:
@@ -118,12 +145,16 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
     if intent.missions:
         binding = b.binding
         if binding is None:
-            return [mission_source(vocab, m, intent.text) for m in intent.missions]
-        return [
-            mission_source(vocab, m, binding.text_of(m, intent.text))
-            for m in intent.missions
-            if binding.wants(m, wish)
-        ]
+            found = [mission_source(vocab, m, intent.text) for m in intent.missions]
+        else:
+            found = [
+                mission_source(vocab, m, binding.text_of(m, intent.text))
+                for m in intent.missions
+                if binding.wants(m, wish)
+            ]
+        if intent.compare:  # "Wind 3DP vs SWE density": one series per instrument
+            return [each for source in found for each in per_instrument(source)]
+        return found
     if intent.unknown_names:
         return []  # a spacecraft was named, just not one the catalog has: never OMNI instead
     default = _no_spacecraft()
