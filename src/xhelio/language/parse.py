@@ -560,6 +560,7 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
             result[target] = QuantityWish(
                 old.quantity, old.text, old.position, component, old.frame or frame, old.species
             )
+    result = [_framed_vector(w) for w in result]
     species_match = _SPECIES.search(text)
     if species_match and species_match.lastgroup:
         species = species_match.lastgroup
@@ -570,6 +571,28 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
             for w in result
         ]
     return result
+
+
+# Words that ask for how fast, whatever the frame: the magnitude stays the default.
+_SPEED_WORDS = re.compile(r"\bspeeds?\b|\bhow fast\b|\|", re.I)
+
+
+def _framed_vector(wish: QuantityWish) -> QuantityWish:
+    """A vector named with a frame ("ion velocity GSE", "VGSE") is asked as its components.
+
+    Its default form may be the magnitude (a bare "solar wind velocity" is its speed),
+    but a frame only means something for the components; "speed" keeps the magnitude.
+    """
+    q = quantity(wish.quantity)
+    if (
+        wish.component is None
+        and wish.frame not in (None, "SC")
+        and q.shape == "vector"
+        and q.default_component == "magnitude"
+        and not _SPEED_WORDS.search(wish.text)
+    ):
+        return replace(wish, component="vector")
+    return wish
 
 
 def _both_forms(
