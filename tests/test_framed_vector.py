@@ -35,3 +35,19 @@ def test_a_framed_velocity_is_drawn_as_components(session: OfflineSession) -> No
     turn = session.ask("Geotail LEP ion velocity GSE 1995-11-10")
     assert [d.parameter for d in turn.data if d.dataset] == ["VGSE"], turn.answer
     assert "|V|" not in turn.answer and "velocity (ion, GSE)" in turn.answer, turn.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "component"),
+    [
+        ("Solar Orbiter MAG normal mode RTN 2021-10-09 06:00 to 12:00", None),
+        ("SolO MAG normal-rate B RTN, 2021-10-09", None),
+        ("Solar Orbiter MAG normal component, 2021-10-09", "n"),
+        ("PSP B normal (RTN) 2020-01-29", "n"),
+    ],
+)
+def test_normal_mode_is_a_product_not_the_normal_component(
+    vocab: Vocabulary, text: str, component: str | None
+) -> None:
+    wishes = [w for w in parse_request(text, vocab).quantities if w.quantity == "magnetic_field"]
+    assert len(wishes) == 1 and wishes[0].component == component, wishes

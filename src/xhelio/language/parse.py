@@ -81,8 +81,11 @@ _MAGNITUDE_TOKEN = re.compile(
 _BARE_SYMBOL = re.compile(r"(?<![\w|\-])(?P<q>[BV])(?![\w|\-])")
 # "Wind speed" is physics, but "Wind velocity at L1" with a capital W is the spacecraft.
 _WIND_CRAFT = re.compile(r"(?<!solar )(?<!Solar )\b(?:Wind|WIND)(?= (?:speed|velocity)\b)")
+# "normal mode", "normal-rate" name a product of the instrument, not the N component.
 _COMPONENT_WORD = re.compile(
-    r"\b(?P<c>[xyzrtn])[- ]?comp(?:onent)?s?\b|\b(?P<rtn>radial|tangential|normal)\b", re.I
+    r"\b(?P<c>[xyzrtn])[- ]?comp(?:onent)?s?\b|\b(?P<rtn>radial|tangential|normal)\b"
+    r"(?![- ](?:modes?|rate|resolution|cadence)\b)",
+    re.I,
 )
 _MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
 _VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
