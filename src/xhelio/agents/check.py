@@ -102,22 +102,30 @@ def _mission_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetche
         if asked and mission not in asked and mission not in defaults:
             names = ", ".join(m.text for m in intent.missions)
             notes.append(f"{f.dataset} is {mission or 'another'} data, but {names} was asked.")
+    probes = {m.mission_id: _probes_asked(intent, m.mission_id) for m in intent.missions}
     for ref in intent.missions:
         probe = probe_wanted(ref.text)
         mine = [f for f in fetched if _mission_of(catalog, f.dataset) == ref.mission_id]
-        if probe is not None:
-            for f in mine:
-                have = probe_of_dataset(f.dataset)
-                if have is not None and have != probe:
-                    notes.append(
-                        f"{f.dataset} is from spacecraft {have}, but {ref.text} was asked."
-                    )
+        for f in mine:
+            have = probe_of_dataset(f.dataset)
+            asked_probes = probes[ref.mission_id]
+            if probe is not None and have is not None and have not in asked_probes:
+                notes.append(f"{f.dataset} is from spacecraft {have}, but {ref.text} was asked.")
+        if probe is not None:  # "STEREO A and B": each probe named is served by its own
+            mine = [f for f in mine if probe_of_dataset(f.dataset) in (probe, None)]
         if fetched and not mine and ref.mission_id not in defaults:
             notes.append(f"No {ref.text} data was fetched.")
     for name in intent.unknown_names:
         if fetched:
             notes.append(f"'{name}' is not a mission the catalog has; nothing of it is shown.")
     return notes
+
+
+def _probes_asked(intent: RequestIntent, mission_id: str) -> set[str]:
+    """The probes of one mission the request names ("STEREO Ahead and Behind": A, B)."""
+    return {
+        p for m in intent.missions if m.mission_id == mission_id and (p := probe_wanted(m.text))
+    }
 
 
 def _mission_of(catalog: Catalog, dataset: str) -> str | None:

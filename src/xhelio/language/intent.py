@@ -181,6 +181,8 @@ def describe_quantity(wish: QuantityWish) -> str:
     """Human name of a quantity wish, e.g. 'magnetic field (z, GSM)'."""
     known = next((q for q in QUANTITIES if q.key == wish.quantity), None)
     component = None if known and wish.component == known.default_component else wish.component
-    details = [d for d in (wish.species, component, wish.frame) if d]
     name = known.label if known else wish.quantity.replace("_", " ")
+    if known and known.vector_label and component == "vector":  # "velocity", not "speed"
+        name, component = known.vector_label, None
+    details = [d for d in (wish.species, component, wish.frame) if d]
     return f"{name} ({', '.join(details)})" if details else name

@@ -81,8 +81,11 @@ _MAGNITUDE_TOKEN = re.compile(
 _BARE_SYMBOL = re.compile(r"(?<![\w|\-])(?P<q>[BV])(?![\w|\-])")
 # "Wind speed" is physics, but "Wind velocity at L1" with a capital W is the spacecraft.
 _WIND_CRAFT = re.compile(r"(?<!solar )(?<!Solar )\b(?:Wind|WIND)(?= (?:speed|velocity)\b)")
+# "normal mode", "normal-rate" name a product of the instrument, not the N component.
 _COMPONENT_WORD = re.compile(
-    r"\b(?P<c>[xyzrtn])[- ]?comp(?:onent)?s?\b|\b(?P<rtn>radial|tangential|normal)\b", re.I
+    r"\b(?P<c>[xyzrtn])[- ]?comp(?:onent)?s?\b|\b(?P<rtn>radial|tangential|normal)\b"
+    r"(?![- ](?:modes?|rate|resolution|cadence)\b)",
+    re.I,
 )
 _MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
 _VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
@@ -560,6 +563,7 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
             result[target] = QuantityWish(
                 old.quantity, old.text, old.position, component, old.frame or frame, old.species
             )
+    result = [_framed_vector(w) for w in result]
     species_match = _SPECIES.search(text)
     if species_match and species_match.lastgroup:
         species = species_match.lastgroup
@@ -570,6 +574,28 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
             for w in result
         ]
     return result
+
+
+# Words that ask for how fast, whatever the frame: the magnitude stays the default.
+_SPEED_WORDS = re.compile(r"\bspeeds?\b|\bhow fast\b|\|", re.I)
+
+
+def _framed_vector(wish: QuantityWish) -> QuantityWish:
+    """A vector named with a frame ("ion velocity GSE", "VGSE") is asked as its components.
+
+    Its default form may be the magnitude (a bare "solar wind velocity" is its speed),
+    but a frame only means something for the components; "speed" keeps the magnitude.
+    """
+    q = quantity(wish.quantity)
+    if (
+        wish.component is None
+        and wish.frame not in (None, "SC")
+        and q.shape == "vector"
+        and q.default_component == "magnitude"
+        and not _SPEED_WORDS.search(wish.text)
+    ):
+        return replace(wish, component="vector")
+    return wish
 
 
 def _both_forms(

@@ -51,6 +51,8 @@ class Quantity:
     solar_wind: bool = False
     symbol: str | None = None
     """The letter physicists write it with ("n" in "Ne", "b" in "B_RTN")."""
+    vector_label: str | None = None
+    """The name of its components, where the label names the magnitude ("velocity")."""
     excludes: re.Pattern[str] | None = None
     """A description that says a parameter holds something else (the spacecraft's velocity)."""
 

@@ -24,7 +24,7 @@ from xhelio.language.intent import (
 )
 from xhelio.language.parse import Vocabulary
 from xhelio.language.products import Term, instrument_holds, request_terms
-from xhelio.language.quantities import quantity
+from xhelio.language.quantities import Quantity, quantity
 from xhelio.language.resolve import (
     Candidate,
     probe_wanted,
@@ -49,6 +49,33 @@ def mission_source(vocab: Vocabulary, ref: MissionRef, text: str = "") -> Source
     name = ref.name if probe is None else ref.text
     kept = _of_instrument(ref.mission_id, datasets, text)
     return Source(ref.mission_id, label_tag(ref.text), name, kept, probe, text)
+
+
+def per_instrument(source: Source) -> list[Source]:
+    """The source split by the instruments its words name, when they share no dataset.
+
+    "Wind 3DP vs SWE proton density" compares two instruments of one spacecraft: each
+    gets its own source, whose words no longer name the other. One instrument named, or
+    instruments with datasets in common ("Cluster CIS HIA"), keep the source whole.
+    """
+    named: list[tuple[str, list[DatasetInfo]]] = []
+    for inst in load_vocabulary().instruments_of(source.role):
+        said = inst.words.search(source.text)
+        own = [d for d in source.datasets if instrument_holds(inst, d)] if said else []
+        if said and own:
+            named.append((said.group(0), own))
+    ids = [{d.id for d in own} for _, own in named]
+    if len(named) < 2 or any(a & b for i, a in enumerate(ids) for b in ids[i + 1 :]):
+        return [source]
+    out: list[Source] = []
+    for word, own in named:
+        text = source.text
+        for other, _ in named:
+            if other != word:
+                text = re.sub(rf"\b{re.escape(other)}\b", " ", text)
+        tag = label_tag(f"{source.tag} {word}")
+        out.append(replace(source, tag=tag, name=f"{source.name} {word}", datasets=own, text=text))
+    return out
 
 
 def _of_instrument(
@@ -111,16 +138,23 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
         return [Source(i.mission_id or "__data__", label_tag(i.id), i.id, [i]) for i in infos]
     q = quantity(wish.quantity)
     if q.default_mission and q.default_mission in vocab.mission_names:
+        own = [m for m in intent.missions if _measures(vocab, m.mission_id, q)]
+        if own:  # "MAVEN Lyman-alpha": the named spacecraft's own value, not OMNI's
+            return [mission_source(vocab, m, intent.text) for m in own]
         return [mission_source(vocab, MissionRef(q.default_mission, "OMNI", "OMNI", 0))]
     if intent.missions:
         binding = b.binding
         if binding is None:
-            return [mission_source(vocab, m, intent.text) for m in intent.missions]
-        return [
-            mission_source(vocab, m, binding.text_of(m, intent.text))
-            for m in intent.missions
-            if binding.wants(m, wish)
-        ]
+            found = [mission_source(vocab, m, intent.text) for m in intent.missions]
+        else:
+            found = [
+                mission_source(vocab, m, binding.text_of(m, intent.text))
+                for m in intent.missions
+                if binding.wants(m, wish)
+            ]
+        if intent.compare:  # "Wind 3DP vs SWE density": one series per instrument
+            return [each for source in found for each in per_instrument(source)]
+        return found
     if intent.unknown_names:
         return []  # a spacecraft was named, just not one the catalog has: never OMNI instead
     default = _no_spacecraft()
@@ -133,6 +167,27 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
         name = default.mission.upper()
         return [mission_source(vocab, MissionRef(default.mission, name, name, 0))]
     return []  # a bare "magnetic field": asked about (`source_question`)
+
+
+def _measures(vocab: Vocabulary, mission_id: str, q: Quantity) -> bool:
+    """Whether a parameter of the mission says it holds `q` (not one computed *for* it).
+
+    A description naming the quantity counts ("Solar F10.7 index (daily)", "EUV
+    irradiance ... Lyman-alpha bandpass"); one that sets it as a condition does not
+    ("Magnetic local time for Kp=2").
+    """
+    if mission_id == q.default_mission:
+        return False
+    for info in vocab.catalog.browse(mission_id, include_auxiliary=True):
+        for p in info.parameters:
+            said = q.describes.search(p.description or "")
+            if said and not _AS_CONDITION.match(p.description or "", said.end()):
+                return True
+    return False
+
+
+# After a quantity's name: "Kp=2", "Kp = 6" sets it as a model's input.
+_AS_CONDITION = re.compile(r"\s*=")
 
 
 @dataclass(frozen=True)
