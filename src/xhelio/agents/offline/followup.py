@@ -30,7 +30,7 @@ from xhelio.agents.offline.followup_probes import (
     the_other_named,
     without_probe_word,
 )
-from xhelio.agents.offline.followup_time import follow_time, moves_time, zoom_clock
+from xhelio.agents.offline.followup_time import follow_time, moves_time, time_words, zoom_clock
 from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.language.resolve import probe_wanted
 from xhelio.vocabulary import load_vocabulary
@@ -56,7 +56,7 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
     served = bool(intent.missions or intent.dataset_ids)
     named = bool(intent.quantities) or served
     wishes = (
-        zoom_clock(intent.text)
+        zoom_clock(time_words(intent))
         or moves_time(intent.text)
         or names_other_probes(intent.text)
         or intent.operations
@@ -65,7 +65,7 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
         or intent.plot.export_format
         or load_vocabulary().species_named(intent.text)
     )
-    follows = _FOLLOW_WORDS.search(intent.text) or moves_time(intent.text)
+    follows = _FOLLOW_WORDS.search(intent.text)
     if not (named or intent.time_range or wishes or follows):
         return False  # "hello there" names nothing to build on
     if not named or intent.time_range is None:
