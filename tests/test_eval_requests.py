@@ -24,7 +24,7 @@ FLOOR = {
     "instruments": 140,
     "spectra": 58,
     "no_fabrication": 30,
-    "followups": 51,
+    "followups": 70,
 }
 
 

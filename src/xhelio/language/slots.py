@@ -118,8 +118,14 @@ def _tables() -> _Tables:
     for kind in _TABLE_KINDS:
         for word in str(raw[kind]["words"]).split():
             kinds.setdefault(word, kind)
+    filler = frozenset(str(raw["filler"]["words"]).split())
+    # The words of follow-ups that move the time ("preceding", "widen"), as follow-up words.
+    for phrases in raw["followup_time"].values():
+        for word in " ".join(phrases).split():
+            if word not in filler:
+                kinds.setdefault(word, "followup")
     places = tuple(re.compile(p, re.I) for p in raw["place"]["phrases"])
-    return _Tables(frozenset(str(raw["filler"]["words"]).split()), kinds, places)
+    return _Tables(filler, kinds, places)
 
 
 def filler_words() -> frozenset[str]:

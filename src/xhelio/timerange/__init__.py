@@ -5,7 +5,8 @@ for a time expression on its own; `sentences` reads the time of a whole request
 (`find_time`): day-of-year ranges, clock ranges (across midnight too), named events from
 the vocabulary (an unknown event name is asked about), and impossible dates as errors;
 `relative` the windows measured from a time ("18 h before shock arrival at T", "± N days
-around the CME on T"); `readable` says ranges as people write them.
+around the CME on T"); `near` a date without its year beside a range already known
+("extend it through 16 July"); `readable` says ranges as people write them.
 Imports only `errors` and `vocabulary`.
 """
 
@@ -17,6 +18,7 @@ from xhelio.timerange.grammar import (
     parse_time_range,
     readable_text,
 )
+from xhelio.timerange.near import find_time_near
 from xhelio.timerange.readable import (
     parse_instant,
     readable_iso_ranges,
@@ -33,6 +35,7 @@ __all__ = [
     "TimeRange",
     "clock_range_on",
     "find_time",
+    "find_time_near",
     "find_time_range",
     "format_time",
     "parse_instant",

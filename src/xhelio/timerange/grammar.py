@@ -38,6 +38,7 @@ from xhelio.timerange.readable import readable_range
 from xhelio.timerange.words import WHOLE_NUMBER_WORDS
 
 __all__ = [
+    "YEARLESS_DAY",
     "TimeInText",
     "TimeRange",
     "find_time_range",
@@ -261,7 +262,8 @@ _POINT_PARSERS: list[tuple[re.Pattern[str], _PointParser]] = [
         (r"(?P<word>now|today|yesterday)", _word),
     )
 ]
-_YEARLESS_DAY = re.compile(
+# "16 July", "March 25th": a day written without its year (lower case, as `_normalise` leaves it).
+YEARLESS_DAY = re.compile(
     rf"(?:{_MONTH_WORD})\.?\s*\d{{1,2}}{_ORDINAL}|\d{{1,2}}{_ORDINAL}\s*(?:{_MONTH_WORD})\.?"
 )
 
@@ -387,10 +389,10 @@ def _parse_pair(left_text: str, right_text: str, now: datetime) -> tuple[_Span, 
     left = _parse_point(left_text, now)
     if right is None and left is not None:
         right = _same_day_clock(left, right_text)
-    if left is None and right is not None and _YEARLESS_DAY.fullmatch(left_text):
+    if left is None and right is not None and YEARLESS_DAY.fullmatch(left_text):
         # `Jan 5 to Feb 2, 2024`: the start borrows the end's year.
         left = _parse_point(f"{left_text} {right.start.year}", now)
-    if right is None and left is not None and _YEARLESS_DAY.fullmatch(right_text):
+    if right is None and left is not None and YEARLESS_DAY.fullmatch(right_text):
         # `Jan 5 2024 to Jan 10`: the end borrows the start's year.
         right = _parse_point(f"{right_text} {left.start.year}", now)
     if right is None and left is not None:
