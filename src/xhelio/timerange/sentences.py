@@ -22,6 +22,7 @@ from xhelio.timerange.days import DayFound, named_day
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
 from xhelio.timerange.parts import HYPHENED_PART, decimal_year, part_of_period
+from xhelio.timerange.periods import PERIOD_REWRITES
 from xhelio.timerange.points import REWRITES, clock_words
 from xhelio.timerange.relative import (
     around,
@@ -82,6 +83,8 @@ def _whole_day(r: TimeRange) -> bool:
 
 
 def _clock(day: datetime, text: str) -> datetime:
+    """The time `text` ("09:30", "09:30:15", "0930") on `day`."""
+    text = text if ":" in text else f"{text[:-2]}:{text[-2:]}"
     parts = [int(p) for p in text.split(":")]
     return day + timedelta(hours=parts[0], minutes=parts[1], seconds=parts[2] if parts[2:] else 0)
 
@@ -300,6 +303,8 @@ def _rewrite(text: str) -> _Rewritten:
     r = _Rewritten(text)
     r.sub(HYPHENED_PART, lambda m: f"{m['w']} ")
     r.sub(_YEAR_MONTH_DAYS, lambda m: f"{m['m']} {int(m['d'])}{m['rest'] or ''} {m['y']}")
+    for pattern, period in PERIOD_REWRITES:  # "Q1 2015", "2001 Jan", "the 3rd to 5th of May"
+        r.sub(pattern, period)
     r.sub(_ORDINAL_DAY, lambda m: f"{int(m['d'])} {m['m']}")
     r.sub(_MONTH_THE_DAY, lambda m: f"{m['m']} {int(m['d'])}")
     r.sub(_US_DATE, _us_date)
@@ -437,13 +442,21 @@ def _plus_minus(text: str, found: TimeFound) -> TimeFound:
     )
 
 
-_CLOCK_AT = r"(?P<c>\d{1,2}:\d{2})\s*(?:UTC?|Z|GMT)?"
+_CLOCK_AT = rf"(?P<c>\d{{1,2}}:\d{{2}}|{_CLOCK4})(?![\d:/-])\s*(?:UTC?|Z|GMT)?"
 _LENGTH = rf"(?:the\s+)?(?:next\s+|following\s+)?{_COUNT}[\s-]*{_UNIT}"
+# A length that is a cadence, not a duration: "22:00, 5 min averages".
+_NOT_CADENCE = (
+    r"(?![\s-]*(?:averages?|means?|medians?|resolution|res\b|cadence|bins?|data|samples?"
+    r"|sampling|smooth\w*|window|running|boxcar|intervals?|steps?))"
+)
+# "for", a comma, "+" or "plus" between the start and the length.
+_LENGTH_JOIN = r"(?:,?\s*(?:and\s+)?for\s+|\s*,\s*|\s*(?:\+|\bplus\b)\s*)"
 # A clock and a length on a day named elsewhere: "starting at 10 UT for 3 hours",
 # "for 3 hours from 10:00".
 _CLOCK_FOR = (
     re.compile(
-        rf"\b(?:starting|beginning|from|at)\s+(?:at\s+)?{_CLOCK_AT}\s*,?\s+for\s+{_LENGTH}",
+        rf"\b(?:starting|beginning|from|at)\s+(?:at\s+)?{_CLOCK_AT}{_LENGTH_JOIN}{_LENGTH}\b"
+        + _NOT_CADENCE,
         re.I,
     ),
     re.compile(
@@ -454,7 +467,7 @@ _CLOCK_FOR = (
 
 
 # A length right after a start instant: "2015-03-17 22:00, for 6 hours".
-_THEN_LENGTH = re.compile(rf"\s*,?\s*(?:and\s+)?for\s+{_LENGTH}\b", re.I)
+_THEN_LENGTH = re.compile(rf"\s*{_LENGTH_JOIN}{_LENGTH}\b{_NOT_CADENCE}", re.I)
 
 
 def _then_length(text: str, found: TimeFound) -> TimeFound:
@@ -524,12 +537,26 @@ def _find_time(text: str, now: datetime | None = None) -> TimeFound:
     return _on_day(TimeFound(result, words, None, tuple(spans)), clock)
 
 
+def _night(r: TimeRange) -> bool:
+    """Two whole days, as a clock range across their midnight names them ("3-4 March")."""
+    return _whole_day(TimeRange(r.start, r.start + timedelta(days=1))) and r.duration == 2 * (
+        timedelta(days=1)
+    )
+
+
 def _on_day(found: TimeFound, clock: re.Match[str] | None) -> TimeFound:
-    """A clock range ("13:00-14:30", "22:00 to 02:00") on the day found, past midnight too."""
-    if clock is None or found.range is None or not _whole_day(found.range):
+    """A clock range ("13:00-14:30", "22:00 to 02:00") on the day found, past midnight too.
+
+    A clock range that runs past midnight on two days ("22:00-02:00 on 3-4 March") starts
+    on the first and ends on the second.
+    """
+    if clock is None or found.range is None:
         return found
     begin, end = _clock(found.range.start, clock["a"]), _clock(found.range.start, clock["b"])
-    if end <= begin:
+    crosses = end <= begin
+    if not (_whole_day(found.range) or (crosses and _night(found.range))):
+        return found
+    if crosses:
         end += timedelta(days=1)
     return TimeFound(
         TimeRange(begin, end),

@@ -1,0 +1,118 @@
+"""Calendar periods written tersely, rewritten into forms `parse_time_range` reads.
+
+Quarters and halves ("Q1 2015", "2015 Q4", "the second quarter of 2016", "H2 2016") are
+their months ("jan-mar 2015"); a month with the year first ("2001 Jan") or a two-digit
+year ("january '01", "5 Jan '01") is that month or day; ISO weeks as log books write them
+("2019 W10", "W10 2019", "wk 10 of 2019") are "2019-W10"; ordinal day ranges before the
+month ("between the 3rd and 5th of May 2012") are "3-5 May 2012"; and a day-of-year range
+with the year once ("2003/302-304") is "2003-302 to 2003-304". Each rewrite is a pattern
+and the text that replaces a match, applied by `sentences` before the grammar reads the
+request. Imports nothing from xhelio.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+__all__ = ["PERIOD_REWRITES"]
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
+)
+_ABBREVIATIONS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov")
+_NTH = r"(?:st|nd|rd|th)"
+_YEAR = r"(?:19|20)\d\d"
+# Two-digit years from here on are of this century, earlier ones of the last ('57 is 1957).
+_CENTURY_PIVOT = 50
+
+
+def _months(first: int, count: int, year: str) -> str:
+    """'jan-mar 2015': `count` months from month `first` (1-based) of `year`."""
+    last = first + count - 1
+    names = (*_ABBREVIATIONS, "dec")
+    return f"{names[first - 1]}-{names[last - 1]} {year}"
+
+
+_ORDINALS = {
+    word: n
+    for n, words in enumerate(("first 1st", "second 2nd", "third 3rd", "fourth 4th last"), 1)
+    for word in words.split()
+}
+_ORDINAL_WORDS = "|".join(sorted(_ORDINALS, key=len, reverse=True))
+_QUARTER = re.compile(
+    rf"\b(?:Q(?P<q>[1-4])\s*[/,-]?\s*(?P<y>{_YEAR})"
+    rf"|(?P<y2>{_YEAR})\s*[/-]?\s*Q(?P<q2>[1-4])"
+    rf"|(?:the\s+)?(?P<nth>{_ORDINAL_WORDS})\s+quarter\s+(?:of\s+)?(?P<y3>{_YEAR}))(?![\w-])",
+    re.I,
+)
+_HALF = re.compile(
+    rf"\b(?:H(?P<h>[12])\s*[/,-]?\s*(?P<y>{_YEAR})|(?P<y2>{_YEAR})\s*[/-]?\s*H(?P<h2>[12]))(?![\w-])",
+    re.I,
+)
+
+
+def _quarter(m: re.Match[str]) -> str:
+    number = int(m["q"] or m["q2"] or _ORDINALS[m["nth"].lower()])
+    return _months(3 * number - 2, 3, m["y"] or m["y2"] or m["y3"])
+
+
+def _half(m: re.Match[str]) -> str:
+    return _months(6 * int(m["h"] or m["h2"]) - 5, 6, m["y"] or m["y2"])
+
+
+# "2001 Jan": the month, not the year ("1999 may be" is a verb, left alone).
+_YEAR_THEN_MONTH = re.compile(
+    rf"\b(?P<y>{_YEAR})\s*[,-]?\s+(?!(?-i:may)\b)(?P<m>{_MONTH})(?!\s*\d)(?![\w-])", re.I
+)
+# "january '01", "Jan 5 '01", "5 Jan \u201901": the year written with two digits after a month.
+_SHORT_YEAR = re.compile(
+    rf"\b(?P<head>{_MONTH}(?:\s+(?:the\s+)?[0-3]?\d{_NTH}?)?|[0-3]?\d{_NTH}?\s+(?:of\s+)?{_MONTH})"
+    r"\s*,?\s*['\u2018\u2019](?P<yy>\d\d)(?![\w'\u2019])",
+    re.I,
+)
+
+
+def _short_year(m: re.Match[str]) -> str:
+    yy = int(m["yy"])
+    century = 2000 if yy < _CENTURY_PIVOT else 1900
+    return f"{m['head'].rstrip('.')} {century + yy}"
+
+
+_WEEK = re.compile(
+    rf"\b(?:W|wk\.?\s*)(?P<w>\d{{1,2}})\s*(?:,|/|of|in)?\s*(?P<y>{_YEAR})\b"
+    rf"|\b(?P<y2>{_YEAR})\s*[,/]?\s+W(?P<w2>\d{{1,2}})\b"
+    rf"|\bwk\.?\s*(?P<w3>\d{{1,2}})\s+(?:of|in)\s+(?P<y3>{_YEAR})\b",
+    re.I,
+)
+
+
+def _week(m: re.Match[str]) -> str:
+    return f"{m['y'] or m['y2'] or m['y3']}-W{int(m['w'] or m['w2'] or m['w3']):02d}"
+
+
+# "between the 3rd and 5th of May", "from the 27th to the 31st of Jan".
+_ORDINAL_DAYS = re.compile(
+    rf"(?:\b(?:between|from)\s+)?(?:\bthe\s+)?(?<![\d:./-])(?P<a>[0-3]?\d){_NTH}?"
+    r"\s*(?:and|to|thru|through|until|till|-|\u2013)\s*"
+    rf"(?:the\s+)?(?P<b>[0-3]?\d){_NTH}\s+(?:of\s+)?(?P<m>{_MONTH})",
+    re.I,
+)
+# "2003/302-304", "2003-302 - 304": a day-of-year range with the year written once.
+_DOY_RANGE = re.compile(
+    r"\b(?P<y>\d{4})[-/:](?P<a>\d{3})\s*(?:-|\u2013|to|thru|through)\s*(?P<b>\d{3})(?![\d/:-])",
+    re.I,
+)
+
+Rewrite = tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]
+PERIOD_REWRITES: tuple[Rewrite, ...] = (
+    (_QUARTER, _quarter),
+    (_HALF, _half),
+    (_SHORT_YEAR, _short_year),
+    (_YEAR_THEN_MONTH, lambda m: f"{m['m'].rstrip('.')} {m['y']}"),
+    (_WEEK, _week),
+    (_ORDINAL_DAYS, lambda m: f"{int(m['a'])}-{int(m['b'])} {m['m'].rstrip('.')}"),
+    (_DOY_RANGE, lambda m: f"{m['y']}-{m['a']} to {m['y']}-{m['b']}"),
+)
+"""In order; applied after the year-first day forms ("1989 Aug 20-30") are read."""
