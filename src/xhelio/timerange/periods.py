@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import datetime, timedelta
 
-__all__ = ["PERIOD_REWRITES"]
+__all__ = ["PERIOD_REWRITES", "impossible_period"]
 
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -41,21 +42,48 @@ _ORDINALS = {
     for word in words.split()
 }
 _ORDINAL_WORDS = "|".join(sorted(_ORDINALS, key=len, reverse=True))
-_QUARTER = re.compile(
-    rf"\b(?:Q(?P<q>[1-4])\s*[/,-]?\s*(?P<y>{_YEAR})"
-    rf"|(?P<y2>{_YEAR})\s*[/-]?\s*Q(?P<q2>[1-4])"
-    rf"|(?:the\s+)?(?P<nth>{_ORDINAL_WORDS})\s+quarter\s+(?:of\s+)?(?P<y3>{_YEAR}))(?![\w-])",
+
+
+def _quarter_words(tag: str) -> str:
+    """A quarter ("Q1 2015", "2015 Q1", "the first quarter of 2015"), its parts tagged."""
+    return (
+        rf"(?:Q(?P<{tag}q>[1-4])\s*[/,-]?\s*(?P<{tag}y>{_YEAR})"
+        rf"|(?P<{tag}y2>{_YEAR})\s*[/-]?\s*Q(?P<{tag}q2>[1-4])"
+        rf"|(?:the\s+)?(?P<{tag}nth>{_ORDINAL_WORDS})\s+quarter\s+(?:of\s+)?(?P<{tag}y3>{_YEAR}))"
+    )
+
+
+_QUARTER = re.compile(rf"\b{_quarter_words('')}(?![\w-])", re.I)
+# "Q4 2015 to Q1 2016": from the first month of one to the last month of the other.
+_QUARTERS = re.compile(
+    rf"\b{_quarter_words('a')}\s*(?:to|through|thru|until|till|-|\u2013)\s*"
+    rf"{_quarter_words('b')}(?![\w-])",
     re.I,
 )
+
+
+def _quarter_of(m: re.Match[str], tag: str) -> tuple[int, str]:
+    """The quarter's number and year."""
+    nth = m[f"{tag}nth"]
+    number = int(m[f"{tag}q"] or m[f"{tag}q2"] or _ORDINALS[nth.lower()])
+    return number, m[f"{tag}y"] or m[f"{tag}y2"] or m[f"{tag}y3"]
+
+
+def _quarter(m: re.Match[str]) -> str:
+    number, year = _quarter_of(m, "")
+    return _months(3 * number - 2, 3, year)
+
+
+def _quarters(m: re.Match[str]) -> str:
+    (first, first_year), (last, last_year) = _quarter_of(m, "a"), _quarter_of(m, "b")
+    names = (*_ABBREVIATIONS, "dec")
+    return f"{names[3 * first - 3]} {first_year} to {names[3 * last - 1]} {last_year}"
+
+
 _HALF = re.compile(
     rf"\b(?:H(?P<h>[12])\s*[/,-]?\s*(?P<y>{_YEAR})|(?P<y2>{_YEAR})\s*[/-]?\s*H(?P<h2>[12]))(?![\w-])",
     re.I,
 )
-
-
-def _quarter(m: re.Match[str]) -> str:
-    number = int(m["q"] or m["q2"] or _ORDINALS[m["nth"].lower()])
-    return _months(3 * number - 2, 3, m["y"] or m["y2"] or m["y3"])
 
 
 def _half(m: re.Match[str]) -> str:
@@ -105,8 +133,38 @@ _DOY_RANGE = re.compile(
     re.I,
 )
 
+# "28 Oct-1 Nov", "Oct 28-Nov 1": a dash between two dates, spaced so it is read as one.
+_DASHED_DATES = re.compile(
+    rf"(?P<a>\b[0-3]?\d\s+{_MONTH}|\b{_MONTH}\s+[0-3]?\d)\s*[-\u2013]\s*"
+    rf"(?P<b>[0-3]?\d\s+{_MONTH}|{_MONTH}\s+[0-3]?\d\b)",
+    re.I,
+)
+# "2015-03-17T04:00/PT6H", "2015-03-17/P3D": an ISO 8601 start and duration.
+_ISO_DURATION = re.compile(
+    r"\b(?P<a>\d{4}-\d{2}-\d{2}(?:T\d{2}(?::\d{2}){0,2})?Z?)\s*/\s*P(?!\b)"
+    r"(?:(?P<w>\d+)W)?(?:(?P<d>\d+)D)?(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d+)M)?)?(?![\w/])",
+    re.I,
+)
+
+
+def _iso_duration(m: re.Match[str]) -> str | None:
+    """The start and its end as "A to B" (seconds are not a length people ask for here)."""
+    amounts = [int(m[k] or 0) for k in ("w", "d", "h", "m")]
+    length = timedelta(weeks=amounts[0], days=amounts[1], hours=amounts[2], minutes=amounts[3])
+    if not length:
+        return None
+    start_text = m["a"].upper().rstrip("Z")
+    try:
+        start = datetime.fromisoformat(start_text)
+    except ValueError:
+        return None  # an impossible start stays as written, for the grammar to reject
+    return f"{start_text} to {(start + length).isoformat(timespec='minutes')}"
+
+
 Rewrite = tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]
 PERIOD_REWRITES: tuple[Rewrite, ...] = (
+    (_ISO_DURATION, _iso_duration),
+    (_QUARTERS, _quarters),
     (_QUARTER, _quarter),
     (_HALF, _half),
     (_SHORT_YEAR, _short_year),
@@ -114,5 +172,27 @@ PERIOD_REWRITES: tuple[Rewrite, ...] = (
     (_WEEK, _week),
     (_ORDINAL_DAYS, lambda m: f"{int(m['a'])}-{int(m['b'])} {m['m'].rstrip('.')}"),
     (_DOY_RANGE, lambda m: f"{m['y']}-{m['a']} to {m['y']}-{m['b']}"),
+    (_DASHED_DATES, lambda m: f"{m['a']} - {m['b']}"),
 )
 """In order; applied after the year-first day forms ("1989 Aug 20-30") are read."""
+
+
+# A quarter, half or week number no calendar has ("Q5 2015", "H3", "week 54 of 2015").
+_NO_SUCH_PERIOD = re.compile(
+    rf"\b(?:Q(?P<q>[05-9])|H(?P<h>[03-9]))\s*[/,-]?\s*{_YEAR}(?![\w-])"
+    rf"|\b{_YEAR}\s*[/-]?\s*(?:Q(?P<q2>[05-9])|H(?P<h2>[03-9]))(?![\w-])"
+    rf"|\b(?:iso\s+)?(?:week|wk\.?|W)\s*(?P<w>0|5[4-9]|[6-9]\d)\s*(?:,|/|of|in)?\s*{_YEAR}\b",
+    re.I,
+)
+
+
+def impossible_period(text: str) -> str | None:
+    """The error for a quarter, half or week number that does not exist, or None."""
+    match = _NO_SUCH_PERIOD.search(text)
+    if match is None:
+        return None
+    if match["w"] is not None:
+        return f"'{match[0]}' is not a week of the year (ISO weeks run 1 to 52 or 53)"
+    if match["q"] or match["q2"]:
+        return f"'{match[0]}' is not a quarter (quarters run Q1 to Q4)"
+    return f"'{match[0]}' is not a half year (halves are H1 and H2)"

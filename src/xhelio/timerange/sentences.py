@@ -22,7 +22,7 @@ from xhelio.timerange.days import DayFound, named_day
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
 from xhelio.timerange.parts import HYPHENED_PART, decimal_year, part_of_period
-from xhelio.timerange.periods import PERIOD_REWRITES
+from xhelio.timerange.periods import PERIOD_REWRITES, impossible_period
 from xhelio.timerange.points import REWRITES, clock_words
 from xhelio.timerange.relative import (
     around,
@@ -55,7 +55,7 @@ _DOY_FORMS = (
     ),
     re.compile(
         rf"(?:\bbetween\s+)?\b{_DOY_WORD}\s*(?P<a>\d{{1,3}})(?!\d){_DOY_TAIL}"
-        r"\s*(?:,|of|in)?\s*(?P<y>\d{4})\b",
+        r"\s*(?:,|of|in|/)?\s*(?P<y>\d{4})\b",
         re.I,
     ),
 )
@@ -80,6 +80,12 @@ class TimeFound:
 def _whole_day(r: TimeRange) -> bool:
     midnight = r.start.replace(hour=0, minute=0, second=0, microsecond=0)
     return r.start == midnight and r.duration == timedelta(days=1)
+
+
+def _whole_year(r: TimeRange) -> bool:
+    return r.start == r.start.replace(
+        month=1, day=1, hour=0, minute=0, second=0, microsecond=0
+    ) and (r.end == r.start.replace(year=r.start.year + 1))
 
 
 def _clock(day: datetime, text: str) -> datetime:
@@ -404,6 +410,8 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
             end = match.end() + at + len(found.text)
             if form is _HALF_OF:
                 half = base.duration / 2
+                if _whole_year(base):  # a year's halves are January-June, July-December
+                    half = base.start.replace(month=7) - base.start
                 second = match["w"].lower() in ("second", "2nd", "last")
                 result = (
                     TimeRange(base.start + half, base.end)
@@ -613,6 +621,7 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     here; an impossible clock time ("25:00") is an error.
     """
     bad = _bad_clock(text) or _unread_period(text) or decimal_year(text)
+    bad = bad or impossible_period(text)
     if bad is not None:
         return TimeFound(None, None, bad)
     day = named_day(text, now)
