@@ -104,3 +104,30 @@ def test_periods_no_calendar_has_are_errors(text: str, words: str) -> None:
     found = find_time(text, NOW)
     assert found.range is None
     assert found.error is not None and words in found.error
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("Q1 of 2015", "2015-01-01T00:00", "2015-04-01T00:00"),
+        ("1Q2015", "2015-01-01T00:00", "2015-04-01T00:00"),
+        ("OMNI 2015, Jan 1-3", "2015-01-01T00:00", "2015-01-04T00:00"),
+        ("summer 2015", "2015-06-01T00:00", "2015-09-01T00:00"),
+        ("the spring of 2012", "2012-03-01T00:00", "2012-06-01T00:00"),
+        ("winter 2014/15", "2014-12-01T00:00", "2015-03-01T00:00"),
+        ("the winter of 2014-2015", "2014-12-01T00:00", "2015-03-01T00:00"),
+    ],
+)
+def test_more_terse_periods(text: str, start: str, end: str) -> None:
+    assert _window(text) == (start, end)
+
+
+def test_a_season_says_the_months_it_was_taken_as() -> None:
+    found = find_time("OMNI speed in summer 2015", NOW)
+    assert found.text is not None and "taken as 2015-06-01 to 2015-08-31" in found.text
+
+
+def test_a_winter_with_one_year_is_asked() -> None:
+    found = find_time("OMNI speed in the winter of 2014", NOW)
+    assert found.range is None
+    assert found.error is not None and "Dec 2014 to Feb 2015" in found.error

@@ -7,7 +7,9 @@ year ("january '01", "5 Jan '01") is that month or day; ISO weeks as log books w
 month ("between the 3rd and 5th of May 2012") are "3-5 May 2012"; and a day-of-year range
 with the year once ("2003/302-304") is "2003-302 to 2003-304". Each rewrite is a pattern
 and the text that replaces a match, applied by `sentences` before the grammar reads the
-request. Imports nothing from xhelio.
+request. Seasons are the northern meteorological ones ("summer 2015" is June-August,
+"winter 2014/15" December-February), said in the answer; a winter with one year is asked.
+Imports only `timerange.grammar`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-__all__ = ["PERIOD_REWRITES", "impossible_period"]
+from xhelio.timerange.grammar import TimeRange
+
+__all__ = ["PERIOD_REWRITES", "season_taken", "unreadable_period"]
 
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -47,7 +51,7 @@ _ORDINAL_WORDS = "|".join(sorted(_ORDINALS, key=len, reverse=True))
 def _quarter_words(tag: str) -> str:
     """A quarter ("Q1 2015", "2015 Q1", "the first quarter of 2015"), its parts tagged."""
     return (
-        rf"(?:Q(?P<{tag}q>[1-4])\s*[/,-]?\s*(?P<{tag}y>{_YEAR})"
+        rf"(?:(?:Q(?P<{tag}q>[1-4])|(?P<{tag}q3>[1-4])Q)\s*(?:[/,-]|\s+of)?\s*(?P<{tag}y>{_YEAR})"
         rf"|(?P<{tag}y2>{_YEAR})\s*[/-]?\s*Q(?P<{tag}q2>[1-4])"
         rf"|(?:the\s+)?(?P<{tag}nth>{_ORDINAL_WORDS})\s+quarter\s+(?:of\s+)?(?P<{tag}y3>{_YEAR}))"
     )
@@ -65,7 +69,8 @@ _QUARTERS = re.compile(
 def _quarter_of(m: re.Match[str], tag: str) -> tuple[int, str]:
     """The quarter's number and year."""
     nth = m[f"{tag}nth"]
-    number = int(m[f"{tag}q"] or m[f"{tag}q2"] or _ORDINALS[nth.lower()])
+    written = m[f"{tag}q"] or m[f"{tag}q2"] or m[f"{tag}q3"]
+    number = int(written) if written else _ORDINALS[nth.lower()]
     return number, m[f"{tag}y"] or m[f"{tag}y2"] or m[f"{tag}y3"]
 
 
@@ -161,10 +166,41 @@ def _iso_duration(m: re.Match[str]) -> str | None:
     return f"{start_text} to {(start + length).isoformat(timespec='minutes')}"
 
 
+# Seasons, taken as the northern meteorological ones (the answer says so): spring is
+# March-May, summer June-August, autumn September-November, winter December-February.
+_SEASON_MONTHS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9}
+_SEASON = re.compile(
+    rf"\b(?:the\s+)?(?P<s>spring|summer|autumn|fall)\s+(?:of\s+)?(?P<y>{_YEAR})(?![\w/-])", re.I
+)
+_WINTER = re.compile(
+    rf"\b(?:the\s+)?winter\s+(?:of\s+)?(?P<y>{_YEAR})\s*[/-]\s*(?P<y2>\d\d(?:\d\d)?)(?![\w/-])",
+    re.I,
+)
+_ONE_WINTER = re.compile(rf"\b(?:the\s+)?winter\s+(?:of\s+)?(?P<y>{_YEAR})(?!\s*[\w/-])", re.I)
+_ANY_SEASON = re.compile(r"\b(?:spring|summer|autumn|fall|winter)\b", re.I)
+
+
+def _winter(m: re.Match[str]) -> str | None:
+    year = int(m["y"])
+    if int(m["y2"]) % 100 != (year + 1) % 100:
+        return None  # "winter 2014/16" is no winter; left for the grammar to reject
+    return f"dec {year} to feb {year + 1}"
+
+
+def season_taken(text: str, spans: tuple[tuple[int, int], ...], found: TimeRange) -> str | None:
+    """The words of a range read from a season, with the months it was taken as."""
+    for a, b in spans:
+        if _ANY_SEASON.search(text[a:b]):
+            return f"{text[a:b].strip()} (taken as {found.readable()}, the meteorological season)"
+    return None
+
+
 Rewrite = tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]
 PERIOD_REWRITES: tuple[Rewrite, ...] = (
     (_ISO_DURATION, _iso_duration),
     (_QUARTERS, _quarters),
+    (_SEASON, lambda m: _months(_SEASON_MONTHS[m["s"].lower()], 3, m["y"])),
+    (_WINTER, _winter),
     (_QUARTER, _quarter),
     (_HALF, _half),
     (_SHORT_YEAR, _short_year),
@@ -186,8 +222,19 @@ _NO_SUCH_PERIOD = re.compile(
 )
 
 
-def impossible_period(text: str) -> str | None:
-    """The error for a quarter, half or week number that does not exist, or None."""
+def unreadable_period(text: str) -> str | None:
+    """The error for a period no calendar has, the question for a one-year winter, or None.
+
+    A quarter, half or week number out of range ("Q5 2015", "week 54 of 2015") is an
+    error; "winter 2015" may be either end of the year, so it is asked.
+    """
+    winter = _ONE_WINTER.search(text)
+    if winter is not None:
+        year = int(winter["y"])
+        return (
+            f"'{winter[0]}' could be January-February {year} or December {year} to February "
+            f"{year + 1}; please give the months (for example Dec {year} to Feb {year + 1})"
+        )
     match = _NO_SUCH_PERIOD.search(text)
     if match is None:
         return None

@@ -22,7 +22,7 @@ from xhelio.timerange.days import DayFound, named_day
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
 from xhelio.timerange.parts import HYPHENED_PART, decimal_year, part_of_period
-from xhelio.timerange.periods import PERIOD_REWRITES, impossible_period
+from xhelio.timerange.periods import PERIOD_REWRITES, season_taken, unreadable_period
 from xhelio.timerange.points import REWRITES, clock_words
 from xhelio.timerange.relative import (
     around,
@@ -286,7 +286,7 @@ def _hour_pair(m: re.Match[str]) -> str:
 
 # "1989 Aug 20-30", "2015 March 17": the year first, as log books write it.
 _YEAR_MONTH_DAYS = re.compile(
-    rf"\b(?P<y>(?:19|20)\d\d)\s+(?P<m>{_MONTH})\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?(?P<rest>\s*[-\u2013]\s*[0-3]?\d)?"
+    rf"\b(?P<y>(?:19|20)\d\d)\s*,?\s+(?P<m>{_MONTH})\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?(?P<rest>\s*[-\u2013]\s*[0-3]?\d)?"
     rf"(?![\d:])",
     re.I,
 )
@@ -621,7 +621,7 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     here; an impossible clock time ("25:00") is an error.
     """
     bad = _bad_clock(text) or _unread_period(text) or decimal_year(text)
-    bad = bad or impossible_period(text)
+    bad = bad or unreadable_period(text)
     if bad is not None:
         return TimeFound(None, None, bad)
     day = named_day(text, now)
@@ -700,6 +700,9 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
     found = _then_length(rewritten.text, found)
     found = _part_of(rewritten.text, found)
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
+    if found.range is not None and found.text is not None:
+        season = season_taken(text, spans, found.range)
+        found = found if season is None else TimeFound(found.range, season, None, spans)
     if found.range is None and found.error is None:
         found, spans = _future(text, now) or (found, spans)
     unknown = _unknown_event(text)
