@@ -131,3 +131,20 @@ def test_a_winter_with_one_year_is_asked() -> None:
     found = find_time("OMNI speed in the winter of 2014", NOW)
     assert found.range is None
     assert found.error is not None and "Dec 2014 to Feb 2015" in found.error
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("the first fortnight of May 2012", "2012-05-01T00:00", "2012-05-15T00:00"),
+        ("the fortnight after 2012-05-03", "2012-05-04T00:00", "2012-05-18T00:00"),
+        ("the last day of March 2015", "2015-03-31T00:00", "2015-04-01T00:00"),
+        ("in 2012 May-June", "2012-05-01T00:00", "2012-07-01T00:00"),
+        ("May/June 2012", "2012-05-01T00:00", "2012-07-01T00:00"),
+        ("05/2012", "2012-05-01T00:00", "2012-06-01T00:00"),
+        ("on 2012-05-03 for the first 6 hours", "2012-05-03T00:00", "2012-05-03T06:00"),
+        ("2015-03-17 during the first 2 hours", "2015-03-17T00:00", "2015-03-17T02:00"),
+    ],
+)
+def test_parts_and_month_ranges_are_not_the_whole_period(text: str, start: str, end: str) -> None:
+    assert _window(text) == (start, end)

@@ -97,8 +97,14 @@ def _half(m: re.Match[str]) -> str:
 
 # "2001 Jan": the month, not the year ("1999 may be" is a verb, left alone).
 _YEAR_THEN_MONTH = re.compile(
-    rf"\b(?P<y>{_YEAR})\s*[,-]?\s+(?!(?-i:may)\b)(?P<m>{_MONTH})(?!\s*\d)(?![\w-])", re.I
+    rf"\b(?P<y>{_YEAR})\s*[,-]?\s+(?!(?-i:may)\b)(?P<m>{_MONTH}(?:\s*[-/\u2013]\s*{_MONTH})?)"
+    r"(?!\s*\d)(?![\w-])",
+    re.I,
 )
+# "May/June 2012": two months joined by a slash are the range between them.
+_MONTH_SLASH = re.compile(rf"\b(?P<a>{_MONTH})\s*/\s*(?P<b>{_MONTH})", re.I)
+# "05/2012": a month and its year.
+_MONTH_YEAR = re.compile(rf"(?<![\d/.-])(?P<m>0?[1-9]|1[0-2])/(?P<y>{_YEAR})(?![\d/.-])")
 # "january '01", "Jan 5 '01", "5 Jan \u201901": the year written with two digits after a month.
 _SHORT_YEAR = re.compile(
     rf"\b(?P<head>{_MONTH}(?:\s+(?:the\s+)?[0-3]?\d{_NTH}?)?|[0-3]?\d{_NTH}?\s+(?:of\s+)?{_MONTH})"
@@ -204,7 +210,9 @@ PERIOD_REWRITES: tuple[Rewrite, ...] = (
     (_QUARTER, _quarter),
     (_HALF, _half),
     (_SHORT_YEAR, _short_year),
-    (_YEAR_THEN_MONTH, lambda m: f"{m['m'].rstrip('.')} {m['y']}"),
+    (_MONTH_SLASH, lambda m: f"{m['a'].rstrip('.')}-{m['b'].rstrip('.')}"),
+    (_YEAR_THEN_MONTH, lambda m: f"{m['m'].rstrip('.').replace('/', '-')} {m['y']}"),
+    (_MONTH_YEAR, lambda m: f"{m['y']}-{int(m['m']):02d}"),
     (_WEEK, _week),
     (_ORDINAL_DAYS, lambda m: f"{int(m['a'])}-{int(m['b'])} {m['m'].rstrip('.')}"),
     (_DOY_RANGE, lambda m: f"{m['y']}-{m['a']} to {m['y']}-{m['b']}"),

@@ -246,7 +246,7 @@ _BAD_CLOCK = re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d])")
 _COUNT = rf"(?P<n>\d+(?:\.\d+)?|{alternatives(NUMBER_WORDS)})"
 _UNIT = rf"(?P<u>{alternatives(UNIT_WORDS)})\b"
 _PART_OF = re.compile(
-    rf"\b(?:the\s+)?(?P<w>last|first|final|opening)\s+{_COUNT}[\s-]*{_UNIT}\s+of\s+(?:the\s+)?",
+    rf"\b(?:the\s+)?(?P<w>last|first|final|opening)\s+(?:{_COUNT}[\s-]*)?{_UNIT}\s+of\s+(?:the\s+)?",
     re.I,
 )
 _HALF_OF = re.compile(
@@ -419,7 +419,7 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
                     else TimeRange(base.start, base.start + half)
                 )
             else:
-                length = count(match["n"]) * unit(match["u"])
+                length = count(match["n"] or "1") * unit(match["u"])
                 if match["w"].lower() in ("last", "final"):
                     result = TimeRange(max(base.end - length, base.start), base.end)
                 else:
@@ -494,6 +494,33 @@ def _then_length(text: str, found: TimeFound) -> TimeFound:
         None,
         (*found.spans, match.span()),
     )
+
+
+# "on 2012-05-03 for the first 6 hours": a part of the period named after it.
+_PART_AFTER = re.compile(
+    rf"\s*,?\s*(?:(?:for|during|over|in)\s+)?(?:the\s+)?(?P<w>first|last|final|opening)\s+"
+    rf"(?:{_COUNT}[\s-]*)?{_UNIT}(?!\s+(?:of|before|after|around)\b)",
+    re.I,
+)
+
+
+def _part_after(text: str, found: TimeFound) -> TimeFound:
+    """The first or last N of the period found, named after it."""
+    if found.range is None or not found.spans:
+        return found
+    match = _PART_AFTER.match(text, max(b for _, b in found.spans))
+    if match is None:
+        return found
+    base, length = found.range, count(match["n"] or "1") * unit(match["u"])
+    if length >= base.duration:
+        return found
+    last = match["w"].lower() in ("last", "final")
+    part = (
+        TimeRange(base.end - length, base.end)
+        if last
+        else TimeRange(base.start, base.start + length)
+    )
+    return TimeFound(part, f"{found.text}{match[0]}", None, (*found.spans, match.span()))
 
 
 def _clock_for(text: str, found: TimeFound) -> TimeFound:
@@ -698,6 +725,7 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
     )
     found = _clock_for(rewritten.text, _plus_minus(rewritten.text, found))
     found = _then_length(rewritten.text, found)
+    found = _part_after(rewritten.text, found)
     found = _part_of(rewritten.text, found)
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
     if found.range is not None and found.text is not None:
