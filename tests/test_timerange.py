@@ -195,7 +195,7 @@ NOT_UNDERSTOOD = [
     "banana",
     "last",
     "last 3",
-    "last 3 fortnights",
+    "last 3 lunations",
     "2024-01-15 to",
     "to 2024-01-15",
     "2024-1-5",

@@ -126,6 +126,7 @@ _UNIT_SPELLINGS: tuple[tuple[str, tuple[timedelta, int]], ...] = (
     ("hour hours hr hrs h", (timedelta(hours=1), 0)),
     ("day days d", (timedelta(days=1), 0)),
     ("week weeks wk wks w", (timedelta(weeks=1), 0)),
+    ("fortnight fortnights", (timedelta(weeks=2), 0)),
     ("month months mo mos", (timedelta(0), 1)),
     ("year years yr yrs y", (timedelta(0), 12)),
 )

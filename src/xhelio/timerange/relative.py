@@ -136,7 +136,8 @@ def _length(tag: str) -> str:
 
 _LEAD = r"(?:\b(?:for|in|during|over)\s+)?"
 _ONE_SIDED = re.compile(
-    rf"{_LEAD}\b{_length('a')}\s+(?P<rel>{'|'.join(_RELATION_WORDS.values())})"
+    rf"{_LEAD}\b{_length('a')}(?:\s+(?:window|interval|period|span|stretch))?"
+    rf"\s+(?P<rel>{'|'.join(_RELATION_WORDS.values())})"
     r"(?:\s+(?:at|on|with))?\s*",
     re.I,
 )

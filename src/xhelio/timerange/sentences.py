@@ -22,6 +22,7 @@ from xhelio.timerange.days import DayFound, named_day
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
 from xhelio.timerange.parts import HYPHENED_PART, decimal_year, part_of_period
+from xhelio.timerange.periods import PERIOD_REWRITES, season_taken, unreadable_period
 from xhelio.timerange.points import REWRITES, clock_words
 from xhelio.timerange.relative import (
     around,
@@ -54,7 +55,7 @@ _DOY_FORMS = (
     ),
     re.compile(
         rf"(?:\bbetween\s+)?\b{_DOY_WORD}\s*(?P<a>\d{{1,3}})(?!\d){_DOY_TAIL}"
-        r"\s*(?:,|of|in)?\s*(?P<y>\d{4})\b",
+        r"\s*(?:,|of|in|/)?\s*(?P<y>\d{4})\b",
         re.I,
     ),
 )
@@ -81,7 +82,15 @@ def _whole_day(r: TimeRange) -> bool:
     return r.start == midnight and r.duration == timedelta(days=1)
 
 
+def _whole_year(r: TimeRange) -> bool:
+    return r.start == r.start.replace(
+        month=1, day=1, hour=0, minute=0, second=0, microsecond=0
+    ) and (r.end == r.start.replace(year=r.start.year + 1))
+
+
 def _clock(day: datetime, text: str) -> datetime:
+    """The time `text` ("09:30", "09:30:15", "0930") on `day`."""
+    text = text if ":" in text else f"{text[:-2]}:{text[-2:]}"
     parts = [int(p) for p in text.split(":")]
     return day + timedelta(hours=parts[0], minutes=parts[1], seconds=parts[2] if parts[2:] else 0)
 
@@ -237,7 +246,7 @@ _BAD_CLOCK = re.compile(r"(?<![\d:])(?P<h>\d{1,2}):(?P<m>\d{2})(?![\d])")
 _COUNT = rf"(?P<n>\d+(?:\.\d+)?|{alternatives(NUMBER_WORDS)})"
 _UNIT = rf"(?P<u>{alternatives(UNIT_WORDS)})\b"
 _PART_OF = re.compile(
-    rf"\b(?:the\s+)?(?P<w>last|first|final|opening)\s+{_COUNT}[\s-]*{_UNIT}\s+of\s+(?:the\s+)?",
+    rf"\b(?:the\s+)?(?P<w>last|first|final|opening)\s+(?:{_COUNT}[\s-]*)?{_UNIT}\s+of\s+(?:the\s+)?",
     re.I,
 )
 _HALF_OF = re.compile(
@@ -277,7 +286,7 @@ def _hour_pair(m: re.Match[str]) -> str:
 
 # "1989 Aug 20-30", "2015 March 17": the year first, as log books write it.
 _YEAR_MONTH_DAYS = re.compile(
-    rf"\b(?P<y>(?:19|20)\d\d)\s+(?P<m>{_MONTH})\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?(?P<rest>\s*[-\u2013]\s*[0-3]?\d)?"
+    rf"\b(?P<y>(?:19|20)\d\d)\s*,?\s+(?P<m>{_MONTH})\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?(?P<rest>\s*[-\u2013]\s*[0-3]?\d)?"
     rf"(?![\d:])",
     re.I,
 )
@@ -300,6 +309,8 @@ def _rewrite(text: str) -> _Rewritten:
     r = _Rewritten(text)
     r.sub(HYPHENED_PART, lambda m: f"{m['w']} ")
     r.sub(_YEAR_MONTH_DAYS, lambda m: f"{m['m']} {int(m['d'])}{m['rest'] or ''} {m['y']}")
+    for pattern, period in PERIOD_REWRITES:  # "Q1 2015", "2001 Jan", "the 3rd to 5th of May"
+        r.sub(pattern, period)
     r.sub(_ORDINAL_DAY, lambda m: f"{int(m['d'])} {m['m']}")
     r.sub(_MONTH_THE_DAY, lambda m: f"{m['m']} {int(m['d'])}")
     r.sub(_US_DATE, _us_date)
@@ -399,6 +410,8 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
             end = match.end() + at + len(found.text)
             if form is _HALF_OF:
                 half = base.duration / 2
+                if _whole_year(base):  # a year's halves are January-June, July-December
+                    half = base.start.replace(month=7) - base.start
                 second = match["w"].lower() in ("second", "2nd", "last")
                 result = (
                     TimeRange(base.start + half, base.end)
@@ -406,7 +419,7 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
                     else TimeRange(base.start, base.start + half)
                 )
             else:
-                length = count(match["n"]) * unit(match["u"])
+                length = count(match["n"] or "1") * unit(match["u"])
                 if match["w"].lower() in ("last", "final"):
                     result = TimeRange(max(base.end - length, base.start), base.end)
                 else:
@@ -437,13 +450,21 @@ def _plus_minus(text: str, found: TimeFound) -> TimeFound:
     )
 
 
-_CLOCK_AT = r"(?P<c>\d{1,2}:\d{2})\s*(?:UTC?|Z|GMT)?"
+_CLOCK_AT = rf"(?P<c>\d{{1,2}}:\d{{2}}|{_CLOCK4})(?![\d:/-])\s*(?:UTC?|Z|GMT)?"
 _LENGTH = rf"(?:the\s+)?(?:next\s+|following\s+)?{_COUNT}[\s-]*{_UNIT}"
+# A length that is a cadence, not a duration: "22:00, 5 min averages".
+_NOT_CADENCE = (
+    r"(?![\s-]*(?:averages?|means?|medians?|resolution|res\b|cadence|bins?|data|samples?"
+    r"|sampling|smooth\w*|window|running|boxcar|intervals?|steps?))"
+)
+# "for", a comma, "+" or "plus" between the start and the length.
+_LENGTH_JOIN = r"(?:,?\s*(?:and\s+)?for\s+|\s*,\s*|\s*(?:\+|\bplus\b)\s*)"
 # A clock and a length on a day named elsewhere: "starting at 10 UT for 3 hours",
 # "for 3 hours from 10:00".
 _CLOCK_FOR = (
     re.compile(
-        rf"\b(?:starting|beginning|from|at)\s+(?:at\s+)?{_CLOCK_AT}\s*,?\s+for\s+{_LENGTH}",
+        rf"\b(?:starting|beginning|from|at)\s+(?:at\s+)?{_CLOCK_AT}{_LENGTH_JOIN}{_LENGTH}\b"
+        + _NOT_CADENCE,
         re.I,
     ),
     re.compile(
@@ -454,7 +475,7 @@ _CLOCK_FOR = (
 
 
 # A length right after a start instant: "2015-03-17 22:00, for 6 hours".
-_THEN_LENGTH = re.compile(rf"\s*,?\s*(?:and\s+)?for\s+{_LENGTH}\b", re.I)
+_THEN_LENGTH = re.compile(rf"\s*{_LENGTH_JOIN}{_LENGTH}\b{_NOT_CADENCE}", re.I)
 
 
 def _then_length(text: str, found: TimeFound) -> TimeFound:
@@ -473,6 +494,33 @@ def _then_length(text: str, found: TimeFound) -> TimeFound:
         None,
         (*found.spans, match.span()),
     )
+
+
+# "on 2012-05-03 for the first 6 hours": a part of the period named after it.
+_PART_AFTER = re.compile(
+    rf"\s*,?\s*(?:(?:for|during|over|in)\s+)?(?:the\s+)?(?P<w>first|last|final|opening)\s+"
+    rf"(?:{_COUNT}[\s-]*)?{_UNIT}(?!\s+(?:of|before|after|around)\b)",
+    re.I,
+)
+
+
+def _part_after(text: str, found: TimeFound) -> TimeFound:
+    """The first or last N of the period found, named after it."""
+    if found.range is None or not found.spans:
+        return found
+    match = _PART_AFTER.match(text, max(b for _, b in found.spans))
+    if match is None:
+        return found
+    base, length = found.range, count(match["n"] or "1") * unit(match["u"])
+    if length >= base.duration:
+        return found
+    last = match["w"].lower() in ("last", "final")
+    part = (
+        TimeRange(base.end - length, base.end)
+        if last
+        else TimeRange(base.start, base.start + length)
+    )
+    return TimeFound(part, f"{found.text}{match[0]}", None, (*found.spans, match.span()))
 
 
 def _clock_for(text: str, found: TimeFound) -> TimeFound:
@@ -524,12 +572,26 @@ def _find_time(text: str, now: datetime | None = None) -> TimeFound:
     return _on_day(TimeFound(result, words, None, tuple(spans)), clock)
 
 
+def _night(r: TimeRange) -> bool:
+    """Two whole days, as a clock range across their midnight names them ("3-4 March")."""
+    return _whole_day(TimeRange(r.start, r.start + timedelta(days=1))) and r.duration == 2 * (
+        timedelta(days=1)
+    )
+
+
 def _on_day(found: TimeFound, clock: re.Match[str] | None) -> TimeFound:
-    """A clock range ("13:00-14:30", "22:00 to 02:00") on the day found, past midnight too."""
-    if clock is None or found.range is None or not _whole_day(found.range):
+    """A clock range ("13:00-14:30", "22:00 to 02:00") on the day found, past midnight too.
+
+    A clock range that runs past midnight on two days ("22:00-02:00 on 3-4 March") starts
+    on the first and ends on the second.
+    """
+    if clock is None or found.range is None:
         return found
     begin, end = _clock(found.range.start, clock["a"]), _clock(found.range.start, clock["b"])
-    if end <= begin:
+    crosses = end <= begin
+    if not (_whole_day(found.range) or (crosses and _night(found.range))):
+        return found
+    if crosses:
         end += timedelta(days=1)
     return TimeFound(
         TimeRange(begin, end),
@@ -586,6 +648,7 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     here; an impossible clock time ("25:00") is an error.
     """
     bad = _bad_clock(text) or _unread_period(text) or decimal_year(text)
+    bad = bad or unreadable_period(text)
     if bad is not None:
         return TimeFound(None, None, bad)
     day = named_day(text, now)
@@ -662,8 +725,12 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
     )
     found = _clock_for(rewritten.text, _plus_minus(rewritten.text, found))
     found = _then_length(rewritten.text, found)
+    found = _part_after(rewritten.text, found)
     found = _part_of(rewritten.text, found)
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
+    if found.range is not None and found.text is not None:
+        season = season_taken(text, spans, found.range)
+        found = found if season is None else TimeFound(found.range, season, None, spans)
     if found.range is None and found.error is None:
         found, spans = _future(text, now) or (found, spans)
     unknown = _unknown_event(text)

@@ -40,6 +40,7 @@ UNIT_WORDS: dict[str, timedelta] = {
         ("hour hours hr hrs h", timedelta(hours=1)),
         ("day days d", timedelta(days=1)),
         ("week weeks wk wks", timedelta(weeks=1)),
+        ("fortnight fortnights", timedelta(weeks=2)),
     )
     for word in words.split()
 }
