@@ -33,6 +33,7 @@ from xhelio.agents.offline.followup_probes import (
 from xhelio.agents.offline.followup_time import follow_time, moves_time, time_words, zoom_clock
 from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.language.resolve import probe_wanted
+from xhelio.language.slots import SlotKind
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["export_only", "is_follow_up", "is_undo", "merge", "replay"]
@@ -198,6 +199,16 @@ def export_only(intent: RequestIntent) -> bool:
     )
 
 
+# Slots that say what to show; a follow-up with none of them only moves, adds or re-draws.
+_WHAT: frozenset[SlotKind] = frozenset(
+    {"dataset", "parameter", "instrument", "product", "quantity", "component", "species", "frame"}
+)
+
+
+def _names_what(intent: RequestIntent) -> bool:
+    return any(s.kind in _WHAT for s in intent.slots.slots)
+
+
 def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[str]]:
     """The new request completed from the last one, and notes saying what was kept."""
     notes: list[str] = []
@@ -229,6 +240,11 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         notes.append(counted)
     operations = new.operations if replaced else _operations(base, new)
     resample = next((op for op in operations if op.kind == "resample"), None)
+    if not new.quantities and not _names_what(new):
+        # "now for the 15th", "extend it through 16 July": what to show is the last
+        # request's, its product words too ("SOHO ERNE HED protons"); its slots keep their
+        # places, since the merged text starts with it.
+        new = replace(new, hints=base.hints, unplaced=base.unplaced, slots=base.slots)
     merged = replace(
         new,
         # The instruments, derived quantities and frames the last request named still hold.
