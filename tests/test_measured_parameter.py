@@ -52,6 +52,8 @@ def _kind(name: str, description: str, units: str = "") -> str | None:
         ("efield_in_corotation_frame_spinfit_mgse", "Ecoro(12,MGSE) spinfit", None),
         ("efield_spinfit_mgse", "Spinfit E-field in MGSE (autoscale, VxB subtracted)", None),
         ("dens", "Ni calculated from the RPA", None),
+        ("flux_Fe", "---> Fe intensity, 2.7-10.9 MeV/nuc (time-series with uncertainties)", None),
+        ("V_GSE", "proton velocity x,y,z-component (w/o error bars)", None),
         ("MAG_field_MSO", "Magnetic field vector component in MSO coordinates (MAG)", None),
     ],
 )
