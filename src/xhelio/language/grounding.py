@@ -25,6 +25,7 @@ from typing import Literal
 
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.language.measured import auxiliary_note, auxiliary_penalty
 from xhelio.language.operations import derived_spans
 from xhelio.language.products import (
     Term,
@@ -429,6 +430,7 @@ def _parameter_fit(
         return None
     dims = len(p.size or ())
     score -= 1.0 if dims == 2 else 3.0 if dims > 2 else 0.0
+    score -= auxiliary_penalty(p, request.phrase())  # a model, a flag ...: the measured first
     score -= 0.15 * min(_extra_words(p.description, request), 10)
     return _Fit(score - 0.002 * len(p.name), tuple(missing), own)
 
@@ -442,6 +444,7 @@ def rank_open(
     wanted_cadence: float | None = None,
     terms: Sequence[Term] = (),
     complete: bool = False,
+    units: str | None = None,
     limit: int = 5,
 ) -> list[Candidate]:
     """(dataset, parameter) pairs whose metadata covers the request, best first.
@@ -449,7 +452,9 @@ def rank_open(
     One candidate per dataset. The first carries the notes the answer must give: the
     words of the request no parameter of its dataset covers. Empty when no parameter
     holds the species or energy channel named, or covers any of the request's words.
-    `complete` keeps only parameters whose own metadata covers every concept.
+    `complete` keeps only parameters whose own metadata covers every concept; `units`,
+    when given, are the quantity's own: a parameter in them goes first in its dataset
+    (New Horizons' "pdyn" in nPa before its "thermal dynamic pressure" in pPa).
     """
     if all(c.kind == "species" for c in request.concepts):
         return []  # a species alone names no quantity ("SolO SWA electrons")
@@ -464,6 +469,8 @@ def rank_open(
         ]
         if complete:
             fits = [(f, p) for f, p in fits if f.own == len(request.concepts)]
+        if units is not None:
+            fits = [f for f in fits if _in_units(f[1], units)] or fits
         if not fits:
             continue
         fit, best = max(fits, key=lambda fp: fp[0].score)
@@ -490,9 +497,17 @@ def rank_open(
     out = [c for c, _ in ranked[:limit]]
     infos = {d.id: d for d in datasets}
     said, _ = variant_notes([c for c, _ in ranked], infos, tuple(terms), time_range)
-    if missing or said:
-        out[0] = replace(top, notes=(*said, *([_differs(top, missing, datasets)] * bool(missing))))
+    drawn = infos[top.dataset_id].parameter(top.parameter)
+    aux = auxiliary_note(infos[top.dataset_id], drawn, request.phrase()) if drawn else None
+    notes = [*said, *([_differs(top, missing, datasets)] if missing else [])]
+    notes += [aux] if aux is not None else []
+    if notes:
+        out[0] = replace(top, notes=tuple(notes))
     return out
+
+
+def _in_units(p: ParameterInfo, units: str) -> bool:
+    return p.units.strip().lower() == units.strip().lower()
 
 
 def _differs(top: Candidate, missing: Sequence[Concept], datasets: Sequence[DatasetInfo]) -> str:

@@ -101,7 +101,10 @@ _SYMBOL_TOKEN = re.compile(
     rf"{'|'.join(sorted(load_vocabulary().frames, key=len, reverse=True))}))(?![\w/+-])",
     re.I,
 )
-_SC_FRAME = re.compile(r"\bspacecraft (?:coordinates|frame)()", re.I)
+# The spacecraft's own axes, however written ("payload coordinates", "s/c frame"): SC.
+_SC_FRAME = re.compile(
+    r"\b(?:spacecraft|s/c|payload|body)[- ](?:coordinates|coords|frame|axes)()", re.I
+)
 _SPECIES = re.compile(
     "|".join(f"(?P<{sp.key}>{sp.words.pattern})" for sp in load_vocabulary().species), re.I
 )

@@ -55,9 +55,20 @@ class Quantity:
     """The name of its components, where the label names the magnitude ("velocity")."""
     excludes: re.Pattern[str] | None = None
     """A description that says a parameter holds something else (the spacecraft's velocity)."""
+    instrument: re.Pattern[str] | None = None
+    """The catalog's instrument type that measures it ("Magnetic Fields"): its datasets
+    rank before another instrument's copy of the quantity."""
 
 
-_PATTERN_FIELDS = ("phrases", "units", "describes", "names", "magnitude_cue", "excludes")
+_PATTERN_FIELDS = (
+    "phrases",
+    "units",
+    "describes",
+    "names",
+    "magnitude_cue",
+    "excludes",
+    "instrument",
+)
 
 
 def _quantity(entry: dict[str, Any]) -> Quantity:

@@ -20,6 +20,7 @@ from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.flavours import flavour_score
 from xhelio.language.intent import QuantityWish
+from xhelio.language.measured import auxiliary_note, auxiliary_penalty, frame_of
 from xhelio.language.products import (
     Term,
     coverage_score,
@@ -140,16 +141,30 @@ class Candidate:
     quicklook: bool = False
     """Quick-look, low-latency, beacon or key-parameter data the request did not ask
     for: science-quality siblings saying as much of the request go first."""
+    borrowed: bool = False
+    """The quantity carried by another kind of instrument's dataset (a magnetic field in
+    an ion spectrometer's file) or without data in the requested time: the datasets of
+    the instrument that measures it go first, quick-look or not."""
 
 
-def rank_key(c: Candidate) -> tuple[int, int, float, int, bool, float, str]:
+def rank_key(c: Candidate) -> tuple[int, int, float, int, bool, bool, float, str]:
     """Best first: products named (as typed first), what was asked, words said, level.
 
-    Science data goes before quick-look data saying as much, then the score. A plain
-    word said ("electron" in an id) never lifts one sensor's intensity over the omni
-    spectrum asked; a product named ("RAD2", "FBK") is the one shown.
+    The instrument measuring the quantity goes before another instrument's copy of it,
+    science data before quick-look data saying as much, then the score. A plain word
+    said ("electron" in an id) never lifts one sensor's intensity over the omni spectrum
+    asked; a product named ("RAD2", "FBK") is the one shown.
     """
-    return (-c.named, -c.exact, -c.fit, -c.said, c.quicklook, -c.score, c.dataset_id)
+    return (
+        -c.named,
+        -c.exact,
+        -c.fit,
+        -c.said,
+        c.borrowed,
+        c.quicklook,
+        -c.score,
+        c.dataset_id,
+    )
 
 
 def duration_seconds(text: str | None) -> float | None:
@@ -365,6 +380,9 @@ def _species_score(wish: QuantityWish, p: ParameterInfo) -> float:
 def _frame_score(wish: QuantityWish, p: ParameterInfo) -> float | None:
     text = f"{p.name} {p.units} {p.description}".upper()
     present = {f for f in _FRAMES if re.search(rf"(?<![A-Z]){f}(?![A-Z])", text)}
+    said = frame_of(p)  # "OUTBOARD BD PAYLOAD": the spacecraft frame in words
+    if said is not None:
+        present.add(said)
     if wish.frame:
         if wish.frame in present:
             return 1.5
@@ -393,7 +411,12 @@ def scorable(p: ParameterInfo) -> bool:
     )
 
 
-def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | None:
+def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo, asked: str) -> float | None:
+    """How well `p` holds the quantity asked; None when it cannot serve it.
+
+    A model, a corotation field, an uncertainty ... of the quantity (`measured`) ranks
+    below the measured value unless `asked` (the request's words) asks for it.
+    """
     if not scorable(p) or (q.excludes is not None and q.excludes.search(p.description)):
         return None
     name_hit = _names_match(q, p.name)
@@ -403,7 +426,14 @@ def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float
         if fit is None:
             return None
         said = 1.5 if name_hit or desc_hit else 0.0
-        return 3.0 + said + fit + _species_score(wish, p) - 0.005 * len(p.name)
+        return (
+            3.0
+            + said
+            + fit
+            + _species_score(wish, p)
+            - auxiliary_penalty(p, asked, wish.frame)
+            - 0.005 * len(p.name)
+        )
     if q.units is None:
         if not (q.names.fullmatch(p.name) or q.names.search(p.name) or desc_hit):
             return None
@@ -424,7 +454,7 @@ def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float
     score += shape + _species_score(wish, p) + frame + flavour_score(q.key, p)
     if "all q" in p.units.lower() or "all flags" in p.units.lower():
         score -= 0.5
-    return score - 0.005 * len(p.name)
+    return score - auxiliary_penalty(p, asked, wish.frame) - 0.005 * len(p.name)
 
 
 def _now() -> datetime:
@@ -557,6 +587,7 @@ def resolve(
     hints: tuple[str, ...] = (),
     terms: tuple[Term, ...] = (),
     keep_support: bool = False,
+    asked: str = "",
     limit: int = 5,
 ) -> list[Candidate]:
     """Rank (dataset, parameter) pairs for `wish` among `datasets`, best first.
@@ -574,6 +605,8 @@ def resolve(
         terms: The request's product terms (`language.products.request_terms`): the
             datasets whose metadata covers more of them rank first.
         keep_support: Consider support data for any quantity (datasets the user named).
+        asked: The request's words: a model, an uncertainty, a raw copy ... of the
+            quantity (`measured`) ranks below the measured value unless they ask for it.
         limit: Most candidates to return (one per dataset).
 
     Support data (orbit, ephemeris, attitude) only serves positions: the velocity in an
@@ -597,7 +630,7 @@ def resolve(
             (s, p)
             for p in info.data_parameters
             if (q.key == "position" or not is_support(p, info))
-            and (s := _parameter_score(q, wish, p)) is not None
+            and (s := _parameter_score(q, wish, p, asked)) is not None
         ]
         if not scored:
             continue
@@ -644,6 +677,7 @@ def resolve(
                 fit=_asked_fit(q, wish, info, best),
                 exact=0 if _UNCOVERED in notes else variant_count(info, as_typed, cadence),
                 quicklook=level_rank(info) == 2 or _UNCOVERED in notes,
+                borrowed=_UNCOVERED in notes or not _measures(q, info),
             )
         )
     ranked.sort(key=rank_key)
@@ -653,8 +687,31 @@ def resolve(
         ranked = [c for c in ranked if probe_of_dataset(c.dataset_id) is not None]
     if ranked:
         infos = {info.id: info for info in datasets}
-        ranked[0] = replace(ranked[0], notes=_choice_notes(ranked, infos, terms, time_range))
+        notes = _choice_notes(ranked, infos, terms, time_range)
+        if ranked[0].parameter not in parameter_names:
+            notes += _drawn_note(infos[ranked[0].dataset_id], ranked[0], asked, wish.frame)
+        ranked[0] = replace(ranked[0], notes=notes)
     return ranked[:limit]
+
+
+def _measures(q: Quantity, info: DatasetInfo) -> bool:
+    """Whether `info` is of the instrument type that measures `q` (or either is unknown).
+
+    Polar's magnetic field comes from its magnetometer's datasets, not from an ion
+    spectrometer's file carrying the field beside its fluxes.
+    """
+    if q.instrument is None or not info.instrument:
+        return True
+    return bool(q.instrument.search(info.instrument))
+
+
+def _drawn_note(
+    info: DatasetInfo, top: Candidate, asked: str, frame: str | None
+) -> tuple[str, ...]:
+    """The answer's word on a model, uncertainty ... drawn for want of the measured value."""
+    p = info.parameter(top.parameter)
+    note = auxiliary_note(info, p, asked, frame) if p is not None else None
+    return (note,) if note is not None else ()
 
 
 def _typed_tokens(term: Term) -> frozenset[str]:

@@ -281,7 +281,7 @@ def _derived_series(
             span = catalog_series(b, mission, d, own, span or intent.time_range, finals)
             continue
         # a row with its own catalog pattern is decided by it; others by the label's words
-        held = None if d.catalog is not None else held_derived(b, mission, d.label, span)
+        held = None if d.catalog is not None else held_derived(b, mission, d, span)
         if held is not None:  # the source holds it: fetched as the catalog says it
             span = span or time_window(intent, held, b)
             b.notes.append(f"{mission.name} holds the {d.label} as {held.parameter}: fetched.")

@@ -37,7 +37,7 @@ from xhelio.language.spectra import (
     without_reductions,
 )
 from xhelio.timerange import TimeRange
-from xhelio.vocabulary import load_vocabulary, read_table
+from xhelio.vocabulary import DerivedQuantity, load_vocabulary, read_table
 
 _DEFAULT_SPAN = timedelta(days=7)
 
@@ -218,23 +218,26 @@ _COMPUTE = re.compile(r"\b(?:comput|calculat|deriv)\w*|\bfrom\b.+\band\b", re.I)
 
 
 def held_derived(
-    b: Builder, source: Source, label: str, span: TimeRange | None
+    b: Builder, source: Source, derived: DerivedQuantity, span: TimeRange | None
 ) -> Candidate | None:
-    """The parameter of `source` that is the derived quantity `label` itself, if any.
+    """The parameter of `source` that is the derived quantity itself, if any.
 
     OMNI holds "Plasma beta", "Alfven mach number" and "Magnetosonic mach number": those
     are fetched as the catalog says them, not recomputed from n, T and B. Only a parameter
-    whose own metadata says every word of the label counts.
+    whose own metadata says every word of the label counts; one in the quantity's own
+    units goes first (New Horizons' "pdyn" in nPa, not its "thermal dynamic pressure"
+    in pPa).
     """
     if _COMPUTE.search(b.intent.text):
         return None
     cands = rank_open(
-        open_request(label),
+        open_request(derived.label),
         source.datasets,
         probe=source.probe,
         time_range=span,
         wanted_cadence=b.intent.cadence_s,
         complete=True,
+        units=derived.units,
         limit=1,
     )
     return cands[0] if cands else None
@@ -373,6 +376,7 @@ def resolve_source(
         hints=hints,
         terms=request_terms(text, hints),
         keep_support=bool(b.intent.dataset_ids),
+        asked=text,
         limit=limit,
     )
 
