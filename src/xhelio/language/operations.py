@@ -21,12 +21,14 @@ from xhelio.vocabulary import load_vocabulary, read_table
 
 __all__ = [
     "Declined",
+    "Operand",
     "Transform",
     "declined_operations",
     "derived_spans",
     "describe_statistic",
     "detrend_kind",
     "named_operations",
+    "operand_spans",
     "operation_spans",
     "per_unit_cadence",
     "ratio_slashes",
@@ -93,10 +95,63 @@ def _table(name: str) -> tuple[_Words, ...]:
     return tuple(w for w in _rows(name) if not w.threshold)
 
 
+def _operation_matches(text: str) -> list[tuple[str, re.Match[str]]]:
+    """Each vocabulary operation's matches, without those inside a derived quantity's words.
+
+    "dPhi/dt" is the Newell coupling function, not the derivative of a "Phi".
+    """
+    named = derived_spans(text)
+    return [
+        (op.key, m)
+        for op in _table("operation")
+        for m in op.words.finditer(text)
+        if not any(a <= m.start() and m.end() <= b for a, b in named)
+    ]
+
+
 def named_operations(text: str) -> list[tuple[str, int, int]]:
-    """(operation key, start, end) of each vocabulary operation the text names, in order."""
-    found = [(op.key, *m.span()) for op in _table("operation") if (m := op.words.search(text))]
-    return sorted(found, key=lambda f: f[1])
+    """(operation key, start, end) of each vocabulary operation the text names, in order.
+
+    The first place each operation is named counts.
+    """
+    first: dict[str, tuple[str, int, int]] = {}
+    for key, match in _operation_matches(text):
+        if key not in first or match.start() < first[key][1]:
+            first[key] = (key, *match.span())
+    return sorted(first.values(), key=lambda f: f[1])
+
+
+@dataclass(frozen=True)
+class Operand:
+    """The quantity an operation names inside its own notation ("Bz" of "dBz/dt")."""
+
+    key: str
+    start: int
+    end: int
+    written: tuple[int, int]
+    """The span of the whole notation ("dBz/dt")."""
+
+    def affixes(self) -> list[tuple[int, int]]:
+        """The spans of the notation around the operand ("d" and "/dt" of "dBz/dt")."""
+        return [(self.written[0], self.start), (self.end, self.written[1])]
+
+
+def operand_spans(text: str) -> list[Operand]:
+    """The operands written inside operation notation, in text order.
+
+    Leibniz notation ("dSYM-H/dt", "d|B|/dt", "d(Dst)/dt") names its quantity between
+    "d" and "/dt": that text is a quantity to read, not an operation word. Brackets
+    around it are part of the notation.
+    """
+    found: list[Operand] = []
+    for key, match in _operation_matches(text):
+        if "operand" not in match.re.groupindex or match["operand"] is None:
+            continue
+        start, end = match.span("operand")
+        if text[start] == "(" and text[end - 1] == ")":
+            start, end = start + 1, end - 1
+        found.append(Operand(key, start, end, match.span()))
+    return sorted(found, key=lambda o: o.start)
 
 
 # "running sum" and "running total" are a time integral, not a window.
@@ -255,8 +310,12 @@ def operation_spans(text: str) -> list[tuple[int, int]]:
     """
     spans = [m.span() for rx in (_CADENCE_WORD, _WINDOW_WORD, _PER_UNIT, _PER_BARE)
              for m in rx.finditer(text)]  # fmt: skip
-    spans += [m.span() for t in ("statistic", "operation", "declined") for w in _rows(t)
+    spans += [m.span() for t in ("statistic", "declined") for w in _rows(t)
               for m in w.words.finditer(text)]  # fmt: skip
+    operands = {o.written: o for o in operand_spans(text)}
+    for _, match in _operation_matches(text):
+        operand = operands.get(match.span())
+        spans += operand.affixes() if operand else [match.span()]
     spans += [(start, end) for _, start, end in _percentile_lists(text)]
     return spans + [m.span() for m in _ratio_matches(text)]
 

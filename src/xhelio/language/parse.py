@@ -24,7 +24,7 @@ from xhelio.language.intent import (
     QuantityWish,
     RequestIntent,
 )
-from xhelio.language.operations import operation_spans, ratio_slashes
+from xhelio.language.operations import operand_spans, operation_spans, ratio_slashes
 from xhelio.language.probes import probe_swapped
 from xhelio.language.products import product_terms
 from xhelio.language.quantities import (
@@ -792,6 +792,20 @@ def _without_operations(work: str) -> str:
     return work
 
 
+def _without_notation(physics: str, work: str) -> str:
+    """`physics` without the marks operations write around quantities.
+
+    The slash of a ratio ("Te/Ti": two quantities, their ratio an operation) and the
+    "d" and "/dt" of a derivative ("dSYM-H/dt": SYM-H is a quantity to read).
+    """
+    for slash in ratio_slashes(work):
+        physics = _mask(physics, slash, slash + 1)
+    for operand in operand_spans(work):
+        for span in operand.affixes():
+            physics = _mask(physics, *span)
+    return physics
+
+
 def _without_citations(work: str) -> str:
     """`work` without the numbers that name no time nor probe.
 
@@ -857,19 +871,21 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     physics = work
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = _mask(physics, *span)
-    for slash in ratio_slashes(work):  # "Te/Ti": two quantities, their ratio an operation
-        physics = _mask(physics, slash, slash + 1)
+    physics = _without_notation(physics, work)
     worded = physics
     for span in formulas:
         worded = _mask(worded, *span)
     species = _SPECIES.search(physics)
+    # "power spectrum", "Fourier spectrum": an operation's words, never a spectrogram
+    computing = operation_spans(work)
     quantities = spectrum_wishes(
-        worded, _quantities(worded), species.lastgroup if species else None
-    ) or spectrum_wishes(physics, _quantities(physics), species.lastgroup if species else None)
+        worded, _quantities(worded), species.lastgroup if species else None, computing
+    ) or spectrum_wishes(
+        physics, _quantities(physics), species.lastgroup if species else None, computing
+    )
     if not quantities:
         quantities = _instrument_quantity(physics, missions)
     operations = find_operations(work, durations)
-    computing = operation_spans(work)
     hinted = physics
     for span in computing:
         hinted = _mask(hinted, *span)

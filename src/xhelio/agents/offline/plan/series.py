@@ -15,7 +15,7 @@ from xhelio.language.intent import (
     RequestIntent,
     describe_quantity,
 )
-from xhelio.language.operations import transform
+from xhelio.language.operations import named_operations, transform
 from xhelio.language.quantities import quantity
 from xhelio.language.resolve import (
     Candidate,
@@ -230,12 +230,21 @@ def series_operations(
 
 _OPERATION_WORDS: dict[str, re.Pattern[str]] = {
     "smooth": re.compile(r"smooth|boxcar|running|moving|rolling", re.I),
-    "derivative": re.compile(r"derivativ|differentiat|rate of change|d/dt", re.I),
     "integral": re.compile(r"integra|fluence|cumulative|running (?:sum|total)", re.I),
     "resample": re.compile(r"averag|resampl|\bbin|\bhourly\b|\bdaily\b", re.I),
 }
 # Where one part of a request ends and another begins ("Bz's derivative, and also Np").
 _PART_BREAK = re.compile(r"\band also\b|\bas well as\b|\bplus\b|\balong with\b|;", re.I)
+
+
+def _where_said(text: str, kind: str) -> tuple[int, int] | None:
+    """The span of the words that asked for an operation: the vocabulary's, else ours."""
+    named = next(((a, b) for key, a, b in named_operations(text) if key == kind), None)
+    if named is not None:
+        return named
+    words = _OPERATION_WORDS.get(kind)
+    said = words.search(text) if words else None
+    return said.span() if said else None
 
 
 def _applies(intent: RequestIntent, op: OperationWish, wish: QuantityWish) -> bool:
@@ -246,15 +255,14 @@ def _applies(intent: RequestIntent, op: OperationWish, wish: QuantityWish) -> bo
     also the density") it applies to the quantities after it, up to the next part.
     """
     text = intent.slots.text
-    words = _OPERATION_WORDS.get(op.kind)
-    said = words.search(text) if words else None
+    said = _where_said(text, op.kind)
     positions = [w.position for w in intent.quantities]
     if said is None or wish.position not in positions:
         return True
-    after = [p for p in positions if p >= said.start()]
+    after = [p for p in positions if p >= said[0]]
     if not after:
         return True
-    part = _PART_BREAK.search(text, said.end())
+    part = _PART_BREAK.search(text, said[1])
     return wish.position in [p for p in after if part is None or p < part.start()]
 
 
