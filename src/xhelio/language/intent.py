@@ -79,6 +79,8 @@ class OperationWish:
     explicit_window: bool = True
     detail: str = ""
     window_points: int | None = None  # a running window stated in samples ("5-point")
+    during: tuple[str, str] | None = None
+    """The clock times it is computed over, inside the time range ("PSD over 13:00-13:10")."""
 
 
 @dataclass(frozen=True)

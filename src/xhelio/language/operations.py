@@ -30,6 +30,7 @@ __all__ = [
     "named_operations",
     "operand_spans",
     "operation_spans",
+    "operation_windows",
     "per_unit_cadence",
     "ratio_slashes",
     "running_statistic",
@@ -423,6 +424,33 @@ def _mean_asked(text: str, found: list[tuple[int, str, int]]) -> bool:
     ):
         return True
     return _MEAN_AS_STATISTIC.search(text) is not None
+
+
+# "PSD of Bz over 13:00-13:10": the clock times a side result is computed over.
+_CLOCK = r"(?:[01]?\d|2[0-3]):[0-5]\d"
+_DURING = re.compile(
+    rf"[^.;:]{{0,40}}?(?P<lead>\b(?:over|between|from|during|for|in)\s+(?:the\s+)?)"
+    rf"(?P<a>{_CLOCK})\s*(?:UTC?\s*)?(?:-|\u2013|to|and|until|till)\s*(?P<b>{_CLOCK})"
+    r"(?:\s*UTC?\b)?",
+    re.I,
+)
+# Operations computed over a part of the plotted interval (their tools take a time range).
+_OVER_A_PART = ("psd", "cross_correlation")
+
+
+def operation_windows(text: str) -> list[tuple[str, tuple[str, str], int, int]]:
+    """Clock times written right after an operation's words, and their span.
+
+    "PSD of Bz over 13:00-13:10" -> ("psd", ("13:00", "13:10"), start, end): the
+    operation is computed over that part of the day; the span (from "over") is not the
+    request's time range. Only operations whose result is a side result.
+    """
+    found: list[tuple[str, tuple[str, str], int, int]] = []
+    for key, _, end in named_operations(text):
+        match = _DURING.match(text, end) if key in _OVER_A_PART else None
+        if match is not None:
+            found.append((key, (match["a"], match["b"]), match.start("lead"), match.end()))
+    return found
 
 
 def declined_operations(text: str) -> list[Declined]:

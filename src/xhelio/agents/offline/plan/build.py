@@ -104,7 +104,7 @@ def build_plan(
     if not finals and not b.missing:
         b.missing.append("a mission and quantity the catalog has data for")
     if finals:
-        finals = two_series_operation(b, one_temperature_unit(b, finals))
+        finals = two_series_operation(b, one_temperature_unit(b, finals), span)
         presentation(b, finals, span)
     return OfflinePlan(
         b.intent,

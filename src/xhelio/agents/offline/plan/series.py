@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from xhelio.agents.offline.codegen import component_code, series_code, statistics_code
@@ -120,15 +121,42 @@ def series_chain(
         )
         tag = label
     current, tag, name = series_operations(b, (current, tag, name), span, wish, cands)
-    if b.intent.operation("psd") is not None:
-        what = f"Welch power spectral density of {name}"
-        call = ToolCall("power_spectrum", {"label": f"{{{current}}}"})
+    if (psd := b.intent.operation("psd")) is not None:
+        args: dict[str, Any] = {"label": f"{{{current}}}"}
+        part = part_window(b, psd, span)
+        if part is not None:
+            args["time_range"] = part[0]
+        what = f"Welch power spectral density of {name}{part[1] if part else ''}"
+        call = ToolCall("power_spectrum", args)
         out = b.unique(f"{tag}_psd")
         b.steps.append(
             PlanStep("compute", what, "__data_ops__", (call,), out, (current,), series=what)
         )
     whole_window_statistics(b, (current, tag, name), cands[0].units if cands else "")
     return current, name
+
+
+def part_window(b: Builder, op: OperationWish, span: TimeRange) -> tuple[str, str] | None:
+    """(time_range argument, words) of the clock times an operation is computed over.
+
+    "PSD over 13:00-13:10" on the day the range starts (an end before the start is on
+    the next day). None when none were given; a part outside the range is said and the
+    whole range used.
+    """
+    if op.during is None:
+        return None
+    day = span.start.date()
+    start, end = (datetime.combine(day, time.fromisoformat(f"{c:0>5}"), UTC) for c in op.during)
+    if end <= start:
+        end += timedelta(days=1)
+    if start < span.start or end > span.end:
+        b.notes.append(
+            f"Differs from the request: {op.during[0]}-{op.during[1]} is outside the time "
+            f"range, so the {op.text} is over the whole range."
+        )
+        return None
+    iso = "%Y-%m-%dT%H:%M:%SZ"
+    return f"{start:{iso}} to {end:{iso}}", f" over {op.during[0]}-{op.during[1]} UTC"
 
 
 def whole_window_statistics(b: Builder, series: tuple[str, str, str], unit: str) -> None:
