@@ -161,7 +161,10 @@ class RequestIntent:
             parts.append(f"time range {self.time_text}")
         if self.cadence_text:
             parts.append(f"cadence {self.cadence_text}")
-        parts.extend(op.text for op in self.operations)
+        parts.extend(
+            f"{op.text} over {op.during[0]}-{op.during[1]}" if op.during else op.text
+            for op in self.operations
+        )
         if not self.plot.wanted:
             parts.append("no plot")
         if self.plot.log_y:

@@ -5,8 +5,10 @@ The words live in the vocabulary (`[[operation]]`, `[[statistic]]` and `[[declin
 request: which operations it names (in text order), which statistic a running window
 computes ("running median", "moving standard deviation"), the statistic of a resampling
 ("hourly maxima", "95th percentile per day"), whether a trend to remove is linear or the
-mean, a cadence written per unit ("one value per day", "maximum per 3 hours"), and which
-operations it asks for that are declined (each with the reason said in the answer).
+mean, a cadence written per unit ("one value per day", "maximum per 3 hours"), the
+quantity an operation's notation names ("SYM-H" of "dSYM-H/dt"), the clock times a side
+result is computed over ("PSD over 13:00-13:10"), and which operations it asks for that
+are declined (each with the reason said in the answer).
 Imports only `vocabulary`.
 """
 
