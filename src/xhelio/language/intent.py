@@ -79,6 +79,8 @@ class OperationWish:
     explicit_window: bool = True
     detail: str = ""
     window_points: int | None = None  # a running window stated in samples ("5-point")
+    during: tuple[str, str] | None = None
+    """The clock times it is computed over, inside the time range ("PSD over 13:00-13:10")."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,10 @@ class RequestIntent:
             parts.append(f"time range {self.time_text}")
         if self.cadence_text:
             parts.append(f"cadence {self.cadence_text}")
-        parts.extend(op.text for op in self.operations)
+        parts.extend(
+            f"{op.text} over {op.during[0]}-{op.during[1]}" if op.during else op.text
+            for op in self.operations
+        )
         if not self.plot.wanted:
             parts.append("no plot")
         if self.plot.log_y:

@@ -5,8 +5,10 @@ The words live in the vocabulary (`[[operation]]`, `[[statistic]]` and `[[declin
 request: which operations it names (in text order), which statistic a running window
 computes ("running median", "moving standard deviation"), the statistic of a resampling
 ("hourly maxima", "95th percentile per day"), whether a trend to remove is linear or the
-mean, a cadence written per unit ("one value per day", "maximum per 3 hours"), and which
-operations it asks for that are declined (each with the reason said in the answer).
+mean, a cadence written per unit ("one value per day", "maximum per 3 hours"), the
+quantity an operation's notation names ("SYM-H" of "dSYM-H/dt"), the clock times a side
+result is computed over ("PSD over 13:00-13:10"), and which operations it asks for that
+are declined (each with the reason said in the answer).
 Imports only `vocabulary`.
 """
 
@@ -21,13 +23,16 @@ from xhelio.vocabulary import load_vocabulary, read_table
 
 __all__ = [
     "Declined",
+    "Operand",
     "Transform",
     "declined_operations",
     "derived_spans",
     "describe_statistic",
     "detrend_kind",
     "named_operations",
+    "operand_spans",
     "operation_spans",
+    "operation_windows",
     "per_unit_cadence",
     "ratio_slashes",
     "running_statistic",
@@ -93,10 +98,63 @@ def _table(name: str) -> tuple[_Words, ...]:
     return tuple(w for w in _rows(name) if not w.threshold)
 
 
+def _operation_matches(text: str) -> list[tuple[str, re.Match[str]]]:
+    """Each vocabulary operation's matches, without those inside a derived quantity's words.
+
+    "dPhi/dt" is the Newell coupling function, not the derivative of a "Phi".
+    """
+    named = derived_spans(text)
+    return [
+        (op.key, m)
+        for op in _table("operation")
+        for m in op.words.finditer(text)
+        if not any(a <= m.start() and m.end() <= b for a, b in named)
+    ]
+
+
 def named_operations(text: str) -> list[tuple[str, int, int]]:
-    """(operation key, start, end) of each vocabulary operation the text names, in order."""
-    found = [(op.key, *m.span()) for op in _table("operation") if (m := op.words.search(text))]
-    return sorted(found, key=lambda f: f[1])
+    """(operation key, start, end) of each vocabulary operation the text names, in order.
+
+    The first place each operation is named counts.
+    """
+    first: dict[str, tuple[str, int, int]] = {}
+    for key, match in _operation_matches(text):
+        if key not in first or match.start() < first[key][1]:
+            first[key] = (key, *match.span())
+    return sorted(first.values(), key=lambda f: f[1])
+
+
+@dataclass(frozen=True)
+class Operand:
+    """The quantity an operation names inside its own notation ("Bz" of "dBz/dt")."""
+
+    key: str
+    start: int
+    end: int
+    written: tuple[int, int]
+    """The span of the whole notation ("dBz/dt")."""
+
+    def affixes(self) -> list[tuple[int, int]]:
+        """The spans of the notation around the operand ("d" and "/dt" of "dBz/dt")."""
+        return [(self.written[0], self.start), (self.end, self.written[1])]
+
+
+def operand_spans(text: str) -> list[Operand]:
+    """The operands written inside operation notation, in text order.
+
+    Leibniz notation ("dSYM-H/dt", "d|B|/dt", "d(Dst)/dt") names its quantity between
+    "d" and "/dt": that text is a quantity to read, not an operation word. Brackets
+    around it are part of the notation.
+    """
+    found: list[Operand] = []
+    for key, match in _operation_matches(text):
+        if "operand" not in match.re.groupindex or match["operand"] is None:
+            continue
+        start, end = match.span("operand")
+        if text[start] == "(" and text[end - 1] == ")":
+            start, end = start + 1, end - 1
+        found.append(Operand(key, start, end, match.span()))
+    return sorted(found, key=lambda o: o.start)
 
 
 # "running sum" and "running total" are a time integral, not a window.
@@ -255,8 +313,12 @@ def operation_spans(text: str) -> list[tuple[int, int]]:
     """
     spans = [m.span() for rx in (_CADENCE_WORD, _WINDOW_WORD, _PER_UNIT, _PER_BARE)
              for m in rx.finditer(text)]  # fmt: skip
-    spans += [m.span() for t in ("statistic", "operation", "declined") for w in _rows(t)
+    spans += [m.span() for t in ("statistic", "declined") for w in _rows(t)
               for m in w.words.finditer(text)]  # fmt: skip
+    operands = {o.written: o for o in operand_spans(text)}
+    for _, match in _operation_matches(text):
+        operand = operands.get(match.span())
+        spans += operand.affixes() if operand else [match.span()]
     spans += [(start, end) for _, start, end in _percentile_lists(text)]
     return spans + [m.span() for m in _ratio_matches(text)]
 
@@ -364,6 +426,33 @@ def _mean_asked(text: str, found: list[tuple[int, str, int]]) -> bool:
     ):
         return True
     return _MEAN_AS_STATISTIC.search(text) is not None
+
+
+# "PSD of Bz over 13:00-13:10": the clock times a side result is computed over.
+_CLOCK = r"(?:[01]?\d|2[0-3]):[0-5]\d"
+_DURING = re.compile(
+    rf"[^.;:]{{0,40}}?(?P<lead>\b(?:over|between|from|during|for|in)\s+(?:the\s+)?)"
+    rf"(?P<a>{_CLOCK})\s*(?:UTC?\s*)?(?:-|\u2013|to|and|until|till)\s*(?P<b>{_CLOCK})"
+    r"(?:\s*UTC?\b)?",
+    re.I,
+)
+# Operations computed over a part of the plotted interval (their tools take a time range).
+_OVER_A_PART = ("psd", "cross_correlation")
+
+
+def operation_windows(text: str) -> list[tuple[str, tuple[str, str], int, int]]:
+    """Clock times written right after an operation's words, and their span.
+
+    "PSD of Bz over 13:00-13:10" -> ("psd", ("13:00", "13:10"), start, end): the
+    operation is computed over that part of the day; the span (from "over") is not the
+    request's time range. Only operations whose result is a side result.
+    """
+    found: list[tuple[str, tuple[str, str], int, int]] = []
+    for key, _, end in named_operations(text):
+        match = _DURING.match(text, end) if key in _OVER_A_PART else None
+        if match is not None:
+            found.append((key, (match["a"], match["b"]), match.start("lead"), match.end()))
+    return found
 
 
 def declined_operations(text: str) -> list[Declined]:

@@ -20,11 +20,17 @@ from xhelio.catalog.index import Catalog
 from xhelio.language.doubts import find_doubts
 from xhelio.language.intent import (
     MissionRef,
+    OperationWish,
     PlotWish,
     QuantityWish,
     RequestIntent,
 )
-from xhelio.language.operations import operation_spans, ratio_slashes
+from xhelio.language.operations import (
+    operand_spans,
+    operation_spans,
+    operation_windows,
+    ratio_slashes,
+)
 from xhelio.language.probes import probe_swapped
 from xhelio.language.products import product_terms
 from xhelio.language.quantities import (
@@ -814,11 +820,58 @@ def _time_with_durations(
     return find_time(timeless, now)
 
 
+_Windows = list[tuple[str, tuple[str, str], int, int]]
+
+
+def _part_windows(
+    work: str, timeless: str, durations: list[Duration], now: datetime | None
+) -> tuple[_Windows, str, str]:
+    """Clock times an operation is computed over, masked from the texts the time is read in.
+
+    "ACE Bz 06:00-18:00 on 2015-03-17, PSD over 09:00-10:00": the PSD's clocks are a part
+    of the plotted range. Only when the rest still names a range with clock times; a
+    request whose only clocks are the operation's ("on 2017-07-11: PSD of Bz over
+    13:00-13:10") keeps them as its time range, as before.
+    """
+    windows = operation_windows(work)
+    if not windows:
+        return [], work, timeless
+    rest, rest_timeless = work, timeless
+    for _, _, start, end in windows:
+        rest, rest_timeless = _mask(rest, start, end), _mask(rest_timeless, start, end)
+    found = _time_with_durations(rest, rest_timeless, durations, now)
+    if found.range is None or all(
+        t.time() == datetime.min.time() for t in (found.range.start, found.range.end)
+    ):
+        return [], work, timeless
+    return windows, rest, rest_timeless
+
+
+def _computed_over(operations: list[OperationWish], windows: _Windows) -> list[OperationWish]:
+    """The operations with the clock times each is computed over, if the request gave them."""
+    during = {key: clocks for key, clocks, _, _ in windows}
+    return [replace(op, during=during[op.kind]) if op.kind in during else op for op in operations]
+
+
 def _without_operations(work: str) -> str:
     """The text with its operation words masked ("5th percentile", "time below -10 nT")."""
     for span in operation_spans(work):
         work = _mask(work, *span)
     return work
+
+
+def _without_notation(physics: str, work: str) -> str:
+    """`physics` without the marks operations write around quantities.
+
+    The slash of a ratio ("Te/Ti": two quantities, their ratio an operation) and the
+    "d" and "/dt" of a derivative ("dSYM-H/dt": SYM-H is a quantity to read).
+    """
+    for slash in ratio_slashes(work):
+        physics = _mask(physics, slash, slash + 1)
+    for operand in operand_spans(work):
+        for span in operand.affixes():
+            physics = _mask(physics, *span)
+    return physics
 
 
 def _without_citations(work: str) -> str:
@@ -855,6 +908,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     timeless = work
     for d in durations:
         timeless = _mask(timeless, d.start, d.end)
+    windows, work, timeless = _part_windows(work, timeless, durations, now)
     if time_range is None:
         found = _time_with_durations(work, timeless, durations, now)
         durations = [d for d in durations if not _inside(d, found.spans)]
@@ -886,19 +940,21 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     physics = work
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = _mask(physics, *span)
-    for slash in ratio_slashes(work):  # "Te/Ti": two quantities, their ratio an operation
-        physics = _mask(physics, slash, slash + 1)
+    physics = _without_notation(physics, work)
     worded = physics
     for span in formulas:
         worded = _mask(worded, *span)
     species = _SPECIES.search(physics)
+    # "power spectrum", "Fourier spectrum": an operation's words, never a spectrogram
+    computing = operation_spans(work)
     quantities = spectrum_wishes(
-        worded, _quantities(worded), species.lastgroup if species else None
-    ) or spectrum_wishes(physics, _quantities(physics), species.lastgroup if species else None)
+        worded, _quantities(worded), species.lastgroup if species else None, computing
+    ) or spectrum_wishes(
+        physics, _quantities(physics), species.lastgroup if species else None, computing
+    )
     if not quantities:
         quantities = _instrument_quantity(physics, missions)
-    operations = find_operations(work, durations)
-    computing = operation_spans(work)
+    operations = _computed_over(find_operations(work, durations), windows)
     hinted = physics
     for span in computing:
         hinted = _mask(hinted, *span)

@@ -161,7 +161,7 @@ def account(text: str, found: Iterable[Slot]) -> SlotReading:
     for word in content_words(text):
         key = _key(word.text)
         end = word.start + len(key)  # "Earth's" is taken with "at Earth"
-        if any(a <= word.start and end <= b for a, b in taken):
+        if _covered(word.start, end, taken):
             continue
         kind = tables.kinds.get(key)
         if kind is not None:
@@ -170,6 +170,20 @@ def account(text: str, found: Iterable[Slot]) -> SlotReading:
             leftover.append(word)
     slots.sort(key=lambda s: (s.start, s.end))
     return SlotReading(text, tuple(slots), tuple(leftover))
+
+
+def _covered(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
+    """Whether the spans taken cover [start, end) together, without a gap.
+
+    One written word may hold several slots: "dBz/dt" is an operation around a quantity.
+    """
+    at = start
+    for a, b in sorted(taken):
+        if a <= at < b:
+            at = b
+            if at >= end:
+                return True
+    return False
 
 
 def find_places(text: str) -> list[tuple[int, int]]:

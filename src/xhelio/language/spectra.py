@@ -14,6 +14,7 @@ Imports `catalog.model` and this package only.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from xhelio.catalog.model import BinsAxis, DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish
@@ -46,18 +47,24 @@ _AXIS = (
 
 
 def spectrum_wishes(
-    text: str, wishes: list[QuantityWish], species: str | None
+    text: str,
+    wishes: list[QuantityWish],
+    species: str | None,
+    operations: Sequence[tuple[int, int]] = (),
 ) -> list[QuantityWish]:
     """The wishes with spectrum words turned into one spectrogram wish.
 
     Unchanged when the request names no spectrum. A spectrum word inside another
-    quantity's phrase is that quantity's ("F10.7 solar radio flux" is an index).
+    quantity's phrase is that quantity's ("F10.7 solar radio flux" is an index); one
+    inside an operation's words (`operations`: "power spectrum", "Fourier spectrum")
+    is that operation's.
     """
     match = next(
         (
             m
             for m in _SPECTRUM.finditer(text)
             if not any(w.position <= m.start() < w.position + len(w.text) for w in wishes)
+            and not any(a <= m.start() and m.end() <= b for a, b in operations)
         ),
         None,
     )

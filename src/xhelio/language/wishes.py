@@ -121,11 +121,6 @@ _RESAMPLE = re.compile(
     r"|\bhourly\b|\bdaily\b|\bminutely\b",
     re.I,
 )
-_DERIVATIVE = re.compile(
-    r"\bderivative\b|\brate of change\b|\bd\s*/\s*dt\b|\bd[a-z]+\s*/\s*dt\b|\bdifferentiat\w*|"
-    r"\btime[- ]derivative\b",
-    re.I,
-)
 _DIFFERENCE = re.compile(r"\bdifference\b|\bminus\b|\bsubtract\w*|\bdiff\b", re.I)
 _RATIO = re.compile(r"\bratio\b|\bdivided by\b|\bdivide\b", re.I)
 
@@ -152,7 +147,7 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
         for start, end in detrends:
             trend = detrend_kind(text, start, end)
             ops.append(OperationWish("detrend", f"{trend} trend removed", detail=trend))
-    if _DERIVATIVE.search(text):
+    if "derivative" in kinds:
         ops.append(OperationWish("derivative", "time derivative"))
     if "integral" in kinds:
         ops.append(OperationWish("integral", "time integral (cumulative, trapezoid rule)"))

@@ -93,6 +93,9 @@ class DerivedQuantity:
     catalog: re.Pattern[str] | None = None
     """A parameter whose name or description this matches is the quantity itself (an
     alpha/proton ratio a plasma instrument already gives): fetched, not computed."""
+    named_inputs: bool = False
+    """Asked as computed from inputs the request names ("|B| from B_R, B_T, B_N"): always
+    computed from them, never a parameter of the catalog that is the quantity itself."""
 
 
 @dataclass(frozen=True)
@@ -289,6 +292,7 @@ def load_vocabulary() -> DomainVocabulary:
                 row["units"],
                 row.get("formula", ""),
                 _rx(row["catalog"]) if "catalog" in row else None,
+                bool(row.get("named_inputs", False)),
             )
             for row in raw.get("derived", [])
         ),

@@ -122,7 +122,9 @@ _FORMULAS = {
 }
 # Ratios of two inputs of one kind: no SI conversion, the units must agree.
 _PLAIN_RATIOS = ("alpha_proton_ratio", "temperature_anisotropy")
-_ANGLES = {
+# Quantities of one vector `b` (3 columns: the vector or the components fetched for it).
+_OF_ONE_VECTOR = {
+    "field_magnitude": "result = b.pow(2).sum(axis=1, min_count=3).pow(0.5).to_frame('|B|')",
     "clock_angle": (
         "result = np.degrees(np.arctan2(b.iloc[:, 1], b.iloc[:, 2])).to_frame('clock_angle')"
     ),
@@ -236,7 +238,9 @@ def input_wishes(
     wishes: list[QuantityWish] = []
     for n, need in enumerate(derived.needs):
         key, _, detail = need.partition(":")
-        component = detail if detail in ("vector", "magnitude") else None
+        # "components": a vector, from the components the request names (any frame)
+        component = "vector" if detail == "components" else None
+        component = detail if detail in ("vector", "magnitude") else component
         species = detail if detail in ("alpha", "proton", "electron") else None
         if key == "density" and species is None:
             species = "proton"
@@ -245,7 +249,7 @@ def input_wishes(
         elif key == "temperature" and species is None:
             species = "proton"
         wish_frame = frame if key == "magnetic_field" else None
-        if component == "vector":
+        if component == "vector" and detail != "components":
             wish_frame = vectors
         wishes.append(QuantityWish(key, need, n, component, wish_frame, species))
     return wishes
@@ -300,8 +304,8 @@ def derived_code(derived: DerivedQuantity, units: list[str], parts: list[int]) -
         ", ".join(f"inputs[{s + j}]" for j in range(count))
         for s, count in zip(starts, parts, strict=True)
     ]
-    if derived.key in _ANGLES:
-        return _ALIGN + f"b = vec({refs[0]})\n" + _ANGLES[derived.key], ""
+    if derived.key in _OF_ONE_VECTOR:
+        return _ALIGN + f"b = vec({refs[0]})\n" + _OF_ONE_VECTOR[derived.key], ""
     if derived.key in _PLAIN_RATIOS:
         return _ALIGN + _FORMULAS[derived.key], ""
     lines: list[str] = []

@@ -36,6 +36,7 @@ from xhelio.agents.offline.plan.sources import (
     held_derived,
     measuring_source,
     mission_source,
+    named_axes,
     resolve_source,
     source_candidates,
     source_question,
@@ -103,7 +104,7 @@ def build_plan(
     if not finals and not b.missing:
         b.missing.append("a mission and quantity the catalog has data for")
     if finals:
-        finals = two_series_operation(b, one_temperature_unit(b, finals))
+        finals = two_series_operation(b, one_temperature_unit(b, finals), span)
         presentation(b, finals, span)
     return OfflinePlan(
         b.intent,
@@ -264,6 +265,26 @@ def _input_candidates(
     return flavoured(wish.text, source_candidates(b, source, wish, span), b.vocab.catalog)
 
 
+def _vector_split(
+    b: Builder,
+    source: Source,
+    wish: QuantityWish,
+    span: TimeRange | None,
+    cands: list[Candidate],
+    d: DerivedQuantity,
+) -> list[tuple[QuantityWish, list[Candidate]]] | None:
+    """A vector input fetched as components: the ones the request names, else x, y, z.
+
+    Named components ("|B| from B_R, B_T, B_N") are fetched as named when the source
+    has them; otherwise a 3-vector serves as it is, and a source without one gives x, y, z.
+    """
+    axes = named_axes(b.intent, wish.quantity) if d.named_inputs else None
+    named = vector_parts(b, source, wish, span, axes) if axes else None
+    if named is not None or cands[0].components >= 3:
+        return named
+    return vector_parts(b, source, wish, span)
+
+
 def _derived_series(
     b: Builder, d: DerivedQuantity, span: TimeRange | None, finals: list[tuple[str, str, str]]
 ) -> TimeRange | None:
@@ -276,12 +297,17 @@ def _derived_series(
     frame = next((w.frame for w in intent.quantities if w.frame), None)
     species = next((str(s.value) for s in intent.slots.of("species")), None)
     for mission in sources:
-        own = catalog_quantity(d, mission.datasets, span or intent.time_range)
+        own = (
+            None
+            if d.named_inputs
+            else catalog_quantity(d, mission.datasets, span or intent.time_range)
+        )
         if own is not None:  # the catalog has the quantity itself: fetched, not computed
             span = catalog_series(b, mission, d, own, span or intent.time_range, finals)
             continue
         # a row with its own catalog pattern is decided by it; others by the label's words
-        held = None if d.catalog is not None else held_derived(b, mission, d, span)
+        asked = d.catalog is not None or d.named_inputs
+        held = None if asked else held_derived(b, mission, d, span)
         if held is not None:  # the source holds it: fetched as the catalog says it
             span = span or time_window(intent, held, b)
             b.notes.append(f"{mission.name} holds the {d.label} as {held.parameter}: fetched.")
@@ -311,7 +337,7 @@ def _derived_series(
             if span is None:
                 span = time_window(intent, cands[0], b)
                 cands = _input_candidates(b, source, wish, span)
-            split = vector_parts(b, source, wish, span) if cands[0].components < 3 else None
+            split = _vector_split(b, source, wish, span, cands, d)
             parts.append(len(split or [wish]))
             for part, part_cands in split or [(wish, cands)]:
                 ref = f"d{len(b.steps) + 1}"

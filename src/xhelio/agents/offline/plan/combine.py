@@ -9,7 +9,7 @@ from typing import Any
 
 from xhelio.agents.offline.codegen import binary_code
 from xhelio.agents.offline.figure import figure_spec
-from xhelio.agents.offline.plan.series import TWO_SERIES, add_compute
+from xhelio.agents.offline.plan.series import TWO_SERIES, add_compute, part_window
 from xhelio.agents.offline.plan.steps import Builder, PlanStep, ToolCall, label_tag
 from xhelio.language.intent import (
     RequestIntent,
@@ -18,7 +18,7 @@ from xhelio.timerange import TimeRange
 
 
 def two_series_operation(
-    b: Builder, finals: list[tuple[str, str, str]]
+    b: Builder, finals: list[tuple[str, str, str]], span: TimeRange | None = None
 ) -> list[tuple[str, str, str]]:
     """The operation on two series (difference, percent difference, ratio, correlation).
 
@@ -36,7 +36,7 @@ def two_series_operation(
     (r1, n1, g1), (r2, n2, g2) = finals
     u1, u2 = b.units.get(r1, ""), b.units.get(r2, "")
     if op.kind == "cross_correlation":
-        _cross_correlation(b, finals)
+        _cross_correlation(b, finals, span)
         return finals
     if op.kind != "ratio" and not _same_units(u1, u2, g1, g2):
         b.notes.append(
@@ -61,11 +61,20 @@ def two_series_operation(
     return [*finals, (out, what, op.kind)]
 
 
-def _cross_correlation(b: Builder, finals: list[tuple[str, str, str]]) -> None:
+def _cross_correlation(
+    b: Builder, finals: list[tuple[str, str, str]], span: TimeRange | None
+) -> None:
     """The lag of the second series behind the first at their correlation peak."""
     (r1, n1, _), (r2, n2, _) = finals
-    what = f"cross-correlation of {n1} and {n2} (lag of the second behind the first)"
     args = {"label_a": f"{{{r1}}}", "label_b": f"{{{r2}}}"}
+    op = b.intent.operation("cross_correlation")
+    part = part_window(b, op, span) if op is not None and span is not None else None
+    if part is not None:
+        args["time_range"] = part[0]
+    what = (
+        f"cross-correlation of {n1} and {n2}{part[1] if part else ''} "
+        "(lag of the second behind the first)"
+    )
     call = ToolCall("cross_correlation_lag", args)
     label = b.unique(f"xcorr_{label_tag(n1)[:20]}_{label_tag(n2)[:20]}")
     b.steps.append(PlanStep("compute", what, "__data_ops__", (call,), label, (r1, r2), series=what))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from xhelio.agents.offline.codegen import component_code, series_code, statistics_code
@@ -15,7 +16,7 @@ from xhelio.language.intent import (
     RequestIntent,
     describe_quantity,
 )
-from xhelio.language.operations import transform
+from xhelio.language.operations import named_operations, transform
 from xhelio.language.quantities import quantity
 from xhelio.language.resolve import (
     Candidate,
@@ -120,15 +121,42 @@ def series_chain(
         )
         tag = label
     current, tag, name = series_operations(b, (current, tag, name), span, wish, cands)
-    if b.intent.operation("psd") is not None:
-        what = f"Welch power spectral density of {name}"
-        call = ToolCall("power_spectrum", {"label": f"{{{current}}}"})
+    if (psd := b.intent.operation("psd")) is not None:
+        args: dict[str, Any] = {"label": f"{{{current}}}"}
+        part = part_window(b, psd, span)
+        if part is not None:
+            args["time_range"] = part[0]
+        what = f"Welch power spectral density of {name}{part[1] if part else ''}"
+        call = ToolCall("power_spectrum", args)
         out = b.unique(f"{tag}_psd")
         b.steps.append(
             PlanStep("compute", what, "__data_ops__", (call,), out, (current,), series=what)
         )
     whole_window_statistics(b, (current, tag, name), cands[0].units if cands else "")
     return current, name
+
+
+def part_window(b: Builder, op: OperationWish, span: TimeRange) -> tuple[str, str] | None:
+    """(time_range argument, words) of the clock times an operation is computed over.
+
+    "PSD over 13:00-13:10" on the day the range starts (an end before the start is on
+    the next day). None when none were given; a part outside the range is said and the
+    whole range used.
+    """
+    if op.during is None:
+        return None
+    day = span.start.date()
+    start, end = (datetime.combine(day, time.fromisoformat(f"{c:0>5}"), UTC) for c in op.during)
+    if end <= start:
+        end += timedelta(days=1)
+    if start < span.start or end > span.end:
+        b.notes.append(
+            f"Differs from the request: {op.during[0]}-{op.during[1]} is outside the time "
+            f"range, so the {op.text} is over the whole range."
+        )
+        return None
+    iso = "%Y-%m-%dT%H:%M:%SZ"
+    return f"{start:{iso}} to {end:{iso}}", f" over {op.during[0]}-{op.during[1]} UTC"
 
 
 def whole_window_statistics(b: Builder, series: tuple[str, str, str], unit: str) -> None:
@@ -230,12 +258,21 @@ def series_operations(
 
 _OPERATION_WORDS: dict[str, re.Pattern[str]] = {
     "smooth": re.compile(r"smooth|boxcar|running|moving|rolling", re.I),
-    "derivative": re.compile(r"derivativ|differentiat|rate of change|d/dt", re.I),
     "integral": re.compile(r"integra|fluence|cumulative|running (?:sum|total)", re.I),
     "resample": re.compile(r"averag|resampl|\bbin|\bhourly\b|\bdaily\b", re.I),
 }
 # Where one part of a request ends and another begins ("Bz's derivative, and also Np").
 _PART_BREAK = re.compile(r"\band also\b|\bas well as\b|\bplus\b|\balong with\b|;", re.I)
+
+
+def _where_said(text: str, kind: str) -> tuple[int, int] | None:
+    """The span of the words that asked for an operation: the vocabulary's, else ours."""
+    named = next(((a, b) for key, a, b in named_operations(text) if key == kind), None)
+    if named is not None:
+        return named
+    words = _OPERATION_WORDS.get(kind)
+    said = words.search(text) if words else None
+    return said.span() if said else None
 
 
 def _applies(intent: RequestIntent, op: OperationWish, wish: QuantityWish) -> bool:
@@ -246,15 +283,14 @@ def _applies(intent: RequestIntent, op: OperationWish, wish: QuantityWish) -> bo
     also the density") it applies to the quantities after it, up to the next part.
     """
     text = intent.slots.text
-    words = _OPERATION_WORDS.get(op.kind)
-    said = words.search(text) if words else None
+    said = _where_said(text, op.kind)
     positions = [w.position for w in intent.quantities]
     if said is None or wish.position not in positions:
         return True
-    after = [p for p in positions if p >= said.start()]
+    after = [p for p in positions if p >= said[0]]
     if not after:
         return True
-    part = _PART_BREAK.search(text, said.end())
+    part = _PART_BREAK.search(text, said[1])
     return wish.position in [p for p in after if part is None or p < part.start()]
 
 

@@ -461,18 +461,33 @@ def _sibling_vector_first(
     return cands
 
 
+_AXES = ("x", "y", "z", "r", "t", "n")
+
+
+def named_axes(intent: RequestIntent, quantity: str) -> tuple[str, str, str] | None:
+    """The three components of `quantity` the request names, in its order, or None."""
+    axes = [w.component for w in intent.quantities if w.quantity == quantity]
+    named = tuple(dict.fromkeys(a for a in axes if a in _AXES))
+    return (named[0], named[1], named[2]) if len(named) == 3 else None
+
+
 def vector_parts(
-    b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None
+    b: Builder,
+    source: Source,
+    wish: QuantityWish,
+    span: TimeRange | None,
+    axes: tuple[str, str, str] = ("x", "y", "z"),
 ) -> list[tuple[QuantityWish, list[Candidate]]] | None:
     """A vector a source only has as separate components (OMNI's BX_GSE, BY_GSM, BZ_GSM).
 
-    x is the same in GSE and GSM (the frames share the Sun-Earth line), so it is taken
-    in either. None when the components are not all there either.
+    `axes` are the components fetched: x, y and z, or those the request names ("B_R,
+    B_T, B_N" -> r, t, n). x is the same in GSE and GSM (the frames share the Sun-Earth
+    line), so it is taken in either. None when the components are not all there either.
     """
     if wish.component != "vector":
         return None
     parts: list[tuple[QuantityWish, list[Candidate]]] = []
-    for axis in ("x", "y", "z"):
+    for axis in axes:
         frame = None if axis == "x" and wish.frame in ("GSE", "GSM") else wish.frame
         part = replace(wish, component=axis, frame=frame)
         cands = [c for c in resolve_source(b, source, part, span) if c.components == 1]

@@ -21,7 +21,7 @@ from xhelio.language.intent import (
     RequestIntent,
     describe_quantity,
 )
-from xhelio.language.operations import named_operations
+from xhelio.language.operations import named_operations, operand_spans
 from xhelio.language.products import (
     is_density,
     main_parameter,
@@ -118,12 +118,17 @@ def nearest_held(b: Builder, source: Source, wish: QuantityWish) -> str | None:
 
 
 def not_operation_words(intent: RequestIntent, wishes: list[QuantityWish]) -> list[QuantityWish]:
-    """Quantity words that are part of an operation's name ("spectral density") left out."""
+    """Quantity words that are part of an operation's name ("spectral density") left out.
+
+    The operand an operation's notation names ("Bz" of "dBz/dt") is a quantity.
+    """
     spans = [(s, e) for _, s, e in named_operations(intent.text)]
+    operands = [(o.start, o.end) for o in operand_spans(intent.text)]
     return [
         w
         for w in wishes
-        if not any(s <= w.position < e and w.text in intent.text[s:e] for s, e in spans)
+        if any(s <= w.position < e for s, e in operands)
+        or not any(s <= w.position < e and w.text in intent.text[s:e] for s, e in spans)
     ]
 
 
