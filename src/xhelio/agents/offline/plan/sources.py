@@ -152,7 +152,9 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
                 for m in intent.missions
                 if binding.wants(m, wish)
             ]
-        if intent.compare:  # "Wind 3DP vs SWE density": one series per instrument
+        # "Wind 3DP vs SWE density": one quantity, a series per instrument named; with
+        # several quantities each instrument keeps its own ("SPAN-I n vs FIELDS B").
+        if intent.compare and len(intent.quantities) == 1:
             return [each for source in found for each in per_instrument(source)]
         return found
     if intent.unknown_names:
