@@ -106,12 +106,14 @@ def _mission_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetche
     for ref in intent.missions:
         probe = probe_wanted(ref.text)
         mine = [f for f in fetched if _mission_of(catalog, f.dataset) == ref.mission_id]
-        for f in mine:
-            have = probe_of_dataset(f.dataset)
-            asked_probes = probes[ref.mission_id]
-            if probe is not None and have is not None and have not in asked_probes:
-                notes.append(f"{f.dataset} is from spacecraft {have}, but {ref.text} was asked.")
-        if probe is not None:  # "STEREO A and B": each probe named is served by its own
+        if probe is not None:
+            for f in mine:
+                have = probe_of_dataset(f.dataset)
+                if have is not None and have not in probes[ref.mission_id]:
+                    notes.append(
+                        f"{f.dataset} is from spacecraft {have}, but {ref.text} was asked."
+                    )
+            # "STEREO A and B": each probe named is served by its own data
             mine = [f for f in mine if probe_of_dataset(f.dataset) in (probe, None)]
         if fetched and not mine and ref.mission_id not in defaults:
             notes.append(f"No {ref.text} data was fetched.")

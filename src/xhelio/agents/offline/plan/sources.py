@@ -58,12 +58,7 @@ def per_instrument(source: Source) -> list[Source]:
     gets its own source, whose words no longer name the other. One instrument named, or
     instruments with datasets in common ("Cluster CIS HIA"), keep the source whole.
     """
-    named: list[tuple[str, list[DatasetInfo]]] = []
-    for inst in load_vocabulary().instruments_of(source.role):
-        said = inst.words.search(source.text)
-        own = [d for d in source.datasets if instrument_holds(inst, d)] if said else []
-        if said and own:
-            named.append((said.group(0), own))
+    named = _named_instruments(source.role, source.datasets, source.text)
     ids = [{d.id for d in own} for _, own in named]
     if len(named) < 2 or any(a & b for i, a in enumerate(ids) for b in ids[i + 1 :]):
         return [source]
@@ -78,6 +73,21 @@ def per_instrument(source: Source) -> list[Source]:
     return out
 
 
+def _named_instruments(
+    mission_id: str, datasets: list[DatasetInfo], text: str, by_title: bool = False
+) -> list[tuple[str, list[DatasetInfo]]]:
+    """The mission's instruments `text` names, as (the words naming it, its datasets).
+
+    Names without datasets among `datasets` are left out.
+    """
+    named: list[tuple[str, list[DatasetInfo]]] = []
+    for inst in load_vocabulary().instruments_of(mission_id):
+        said = inst.words.search(text)
+        if said and (own := [d for d in datasets if instrument_holds(inst, d, by_title)]):
+            named.append((said[0], own))
+    return named
+
+
 def _of_instrument(
     mission_id: str, datasets: list[DatasetInfo], text: str, by_title: bool = False
 ) -> list[DatasetInfo]:
@@ -89,12 +99,7 @@ def _of_instrument(
     those of either. A named instrument is never swapped for a sibling of the same
     spacecraft. Names without datasets are ignored.
     """
-    named = [
-        [d for d in datasets if instrument_holds(inst, d, by_title)]
-        for inst in load_vocabulary().instruments_of(mission_id)
-        if inst.words.search(text)
-    ]
-    named = [own for own in named if own]
+    named = [own for _, own in _named_instruments(mission_id, datasets, text, by_title)]
     if not named:
         return datasets
     both = [d for d in named[0] if all(d in own for own in named[1:])]
@@ -138,7 +143,7 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
         return [Source(i.mission_id or "__data__", label_tag(i.id), i.id, [i]) for i in infos]
     q = quantity(wish.quantity)
     if q.default_mission and q.default_mission in vocab.mission_names:
-        own = [m for m in intent.missions if _measures(vocab, m.mission_id, q)]
+        own = [m for m in intent.missions if _holds_itself(vocab, m.mission_id, q)]
         if own:  # "MAVEN Lyman-alpha": the named spacecraft's own value, not OMNI's
             return [mission_source(vocab, m, intent.text) for m in own]
         return [mission_source(vocab, MissionRef(q.default_mission, "OMNI", "OMNI", 0))]
@@ -171,7 +176,7 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
     return []  # a bare "magnetic field": asked about (`source_question`)
 
 
-def _measures(vocab: Vocabulary, mission_id: str, q: Quantity) -> bool:
+def _holds_itself(vocab: Vocabulary, mission_id: str, q: Quantity) -> bool:
     """Whether a parameter of the mission says it holds `q` (not one computed *for* it).
 
     A description naming the quantity counts ("Solar F10.7 index (daily)", "EUV
