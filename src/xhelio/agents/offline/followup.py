@@ -34,6 +34,7 @@ from xhelio.agents.offline.followup_time import follow_time, moves_time, time_wo
 from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.language.resolve import probe_wanted
 from xhelio.language.slots import SlotKind
+from xhelio.timerange import names_time_near
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["export_only", "is_follow_up", "is_undo", "merge", "replay"]
@@ -58,6 +59,7 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
     named = bool(intent.quantities) or served
     wishes = (
         zoom_clock(time_words(intent))
+        or names_time_near(time_words(intent))
         or moves_time(intent.text)
         or names_other_probes(intent.text)
         or intent.operations
