@@ -57,6 +57,10 @@ NOW = datetime(2026, 11, 24, 13, 0, tzinfo=UTC)
         ("2012-07-23 from 23:00 to 01:30", "2012-07-23T23:00", "2012-07-24T01:30"),
         ("2012.07.23", "2012-07-23T00:00", "2012-07-24T00:00"),
         ("2012 Jul 22-24", "2012-07-22T00:00", "2012-07-25T00:00"),
+        ("late on 2015-03-17", "2015-03-17T16:00", "2015-03-18T00:00"),
+        ("early on 17 March 2015", "2015-03-17T00:00", "2015-03-17T08:00"),
+        ("on the morning of 2015-03-17", "2015-03-17T00:00", "2015-03-17T12:00"),
+        ("in the evening of 2015-03-17", "2015-03-17T18:00", "2015-03-18T00:00"),
     ],
 )
 def test_time_phrases(text: str, start: str, end: str) -> None:
@@ -114,3 +118,8 @@ def test_planner_reads_events_like_the_offline_parser() -> None:
     resolved = resolve_plan_time("Compare ACE and Wind during the Halloween storm of 2003", NOW)
     assert resolved is not None
     assert str(resolved[0]) == "2003-10-28T00:00:00Z to 2003-11-02T00:00:00Z"
+
+
+def test_a_part_of_a_day_says_the_hours_taken() -> None:
+    found = find_time("ACE mag late on 2015-03-17")
+    assert found.text is not None and "taken as 2015-03-17 16:00" in found.text

@@ -327,7 +327,7 @@ def follow_time(loaded: TimeRange | None, new: RequestIntent, notes: list[str]) 
     asked, error = new.time_range, new.time_error
     zoom = zoom_clock(text, loaded)
     if zoom is not None and (asked is None or error):
-        dated = find_time_near(text, loaded)  # "zoom to 30 Oct 06:00-12:00": that day
+        dated = find_time_near(_clock_forms(text), loaded)  # "zoom to 30 Oct 06-12": that day
         if dated.range is not None and dated.text is not None:
             notes.append(f"Zoomed to {dated.range.readable()} ({dated.text}).")
             return FollowedTime(dated.range, dated.text)
