@@ -95,7 +95,6 @@ def _fetched(vocab: Vocabulary, intent: RequestIntent) -> list[tuple[str, str]]:
     [
         ("ACE mag Bz GSM 2003-10-29", "zoom to 06:00-12:00"),
         ("ACE magnetic field 2003-10-29", "zoom to 02:00-03:00"),
-        ("ACE mag Bz GSM 2003-10-29", "now smooth it over 10 minutes"),
     ],
 )
 def test_a_zoom_keeps_the_dataset_and_parameter_shown(
