@@ -123,3 +123,14 @@ def test_planner_reads_events_like_the_offline_parser() -> None:
 def test_a_part_of_a_day_says_the_hours_taken() -> None:
     found = find_time("ACE mag late on 2015-03-17")
     assert found.text is not None and "taken as 2015-03-17 16:00" in found.text
+
+
+def test_a_date_beside_an_event_it_misses_wins_and_the_clash_is_said() -> None:
+    found = find_time("Cassini MAG during the Jupiter flyby, Jan 2001")
+    assert found.range is not None
+    assert (f"{found.range.start:%Y-%m-%d}", f"{found.range.end:%Y-%m-%d}") == (
+        "2001-01-01",
+        "2001-02-01",
+    )
+    assert found.text is not None and "falls outside it" in found.text
+    assert "2000-12-29" in found.text

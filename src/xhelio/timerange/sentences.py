@@ -665,7 +665,15 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     written = _written_time(masked, now)
     if written.range and event.range and written.range.duration < event.range.duration:
         return written
+    if written.range and event.range and not _overlap(written.range, event.range):
+        # "during the Jupiter flyby, Jan 2001": the date written wins; the clash is said.
+        said = f"{written.text}, as written; the event named, {event.text}, falls outside it"
+        return TimeFound(written.range, said, None, written.spans)
     return event
+
+
+def _overlap(a: TimeRange, b: TimeRange) -> bool:
+    return a.start < b.end and b.start < a.end
 
 
 def _on_named_day(text: str, day: DayFound, now: datetime | None) -> TimeFound:
