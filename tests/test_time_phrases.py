@@ -134,3 +134,11 @@ def test_a_date_beside_an_event_it_misses_wins_and_the_clash_is_said() -> None:
     )
     assert found.text is not None and "falls outside it" in found.text
     assert "2000-12-29" in found.text
+
+
+def test_a_date_that_reads_both_ways_says_the_order_taken() -> None:
+    found = find_time("ACE mag 3/4/2015")
+    assert found.range is not None and f"{found.range.start:%Y-%m-%d}" == "2015-03-04"
+    assert found.text is not None and "read month first" in found.text
+    unambiguous = find_time("ACE mag 03/17/2015").text
+    assert unambiguous is not None and "month first" not in unambiguous

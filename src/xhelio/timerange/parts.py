@@ -16,7 +16,7 @@ from datetime import timedelta
 
 from xhelio.timerange.grammar import TimeRange
 
-__all__ = ["HYPHENED_PART", "decimal_year", "part_of_period"]
+__all__ = ["HYPHENED_PART", "decimal_year", "month_first_said", "part_of_period"]
 
 # "mid-March" as two words, so "March 2013" is read as the month.
 HYPHENED_PART = re.compile(r"\b(?P<w>early|mid|late)-(?=[a-z])", re.I)
@@ -31,6 +31,8 @@ _THIRD = {"early": 0, "beginning": 0, "start": 0, "mid": 1, "middle": 1, "late":
 # The hours of a day a part names: thirds, and the morning (before noon), afternoon, evening.
 _DAY_HOURS = {0: (0, 8), 1: (8, 16), 2: (16, 24), "morning": (0, 12), "afternoon": (12, 18)}
 _DAY_HOURS["evening"] = (18, 24)
+# "3/4/2015": month first or day first? Either order makes a date.
+_EITHER_ORDER = re.compile(r"(?<![\w/])(?P<a>0?[1-9]|1[0-2])/(?P<b>0?[1-9]|1[0-2])/(?P<y>\d{4})\b")
 _DECIMAL_YEAR = re.compile(r"(?<![\w.])(?P<y>(?:19|20)\d\d)\.(?P<f>\d{1,3})(?![\w.])")
 
 
@@ -68,4 +70,16 @@ def decimal_year(text: str) -> str | None:
         f"'{match[0]}' could be day {int(match['f'])} of {match['y']} or a fraction of the "
         f"year; please write the day of year as {match['y']}-{int(match['f']):03d} or give "
         "the date"
+    )
+
+
+def month_first_said(text: str) -> str | None:
+    """How a date that reads both ways ("3/4/2015") was read (month first), or None."""
+    match = _EITHER_ORDER.search(text)
+    if match is None or int(match["a"]) == int(match["b"]):
+        return None
+    a, b, y = int(match["a"]), int(match["b"]), match["y"]
+    return (
+        f"{match[0]} read month first as {y}-{a:02d}-{b:02d}; "
+        f"write {y}-{b:02d}-{a:02d} for day first"
     )

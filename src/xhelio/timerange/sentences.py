@@ -21,7 +21,12 @@ from xhelio.errors import BadTimeRangeError
 from xhelio.timerange.days import DayFound, named_day
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
-from xhelio.timerange.parts import HYPHENED_PART, decimal_year, part_of_period
+from xhelio.timerange.parts import (
+    HYPHENED_PART,
+    decimal_year,
+    month_first_said,
+    part_of_period,
+)
 from xhelio.timerange.periods import PERIOD_REWRITES, season_taken, unreadable_period
 from xhelio.timerange.points import REWRITES, clock_words
 from xhelio.timerange.relative import (
@@ -739,6 +744,8 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
     if found.range is not None and found.text is not None:
         season = season_taken(text, spans, found.range)
         found = found if season is None else TimeFound(found.range, season, None, spans)
+        if (order := month_first_said(text)) is not None:
+            found = TimeFound(found.range, f"{found.text} ({order})", None, spans)
     if found.range is None and found.error is None:
         found, spans = _future(text, now) or (found, spans)
     unknown = _unknown_event(text)
