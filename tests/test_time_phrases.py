@@ -61,6 +61,8 @@ NOW = datetime(2026, 11, 24, 13, 0, tzinfo=UTC)
         ("early on 17 March 2015", "2015-03-17T00:00", "2015-03-17T08:00"),
         ("on the morning of 2015-03-17", "2015-03-17T00:00", "2015-03-17T12:00"),
         ("in the evening of 2015-03-17", "2015-03-17T18:00", "2015-03-18T00:00"),
+        ("from 2015-03-17 to the end of March 2015", "2015-03-17T00:00", "2015-04-01T00:00"),
+        ("from 2015-03-17 until the end of 2015-03-19", "2015-03-17T00:00", "2015-03-20T00:00"),
     ],
 )
 def test_time_phrases(text: str, start: str, end: str) -> None:
