@@ -16,7 +16,13 @@ from datetime import timedelta
 
 from xhelio.timerange.grammar import TimeRange
 
-__all__ = ["HYPHENED_PART", "decimal_year", "month_first_said", "part_of_period"]
+__all__ = [
+    "HYPHENED_PART",
+    "day_part_after",
+    "decimal_year",
+    "month_first_said",
+    "part_of_period",
+]
 
 # "mid-March" as two words, so "March 2013" is read as the month.
 HYPHENED_PART = re.compile(r"\b(?P<w>early|mid|late)-(?=[a-z])", re.I)
@@ -31,6 +37,12 @@ _THIRD = {"early": 0, "beginning": 0, "start": 0, "mid": 1, "middle": 1, "late":
 # The hours of a day a part names: thirds, and the morning (before noon), afternoon, evening.
 _DAY_HOURS = {0: (0, 8), 1: (8, 16), 2: (16, 24), "morning": (0, 12), "afternoon": (12, 18)}
 _DAY_HOURS["evening"] = (18, 24)
+# "2015-03-17 morning", "17 March 2015, in the afternoon": a part of the day named after it.
+_DAY_PART_AFTER = re.compile(
+    r"\s*,?\s*(?:(?:in|during)\s+the\s+)?(?P<w>morning|afternoon|evening)\b"
+    r"(?![\s-]*(?:sector|side|MLT|local|flank|hemisphere))",  # "morning sector": a place
+    re.I,
+)
 # "3/4/2015": month first or day first? Either order makes a date.
 _EITHER_ORDER = re.compile(r"(?<![\w/])(?P<a>0?[1-9]|1[0-2])/(?P<b>0?[1-9]|1[0-2])/(?P<y>\d{4})\b")
 _DECIMAL_YEAR = re.compile(r"(?<![\w.])(?P<y>(?:19|20)\d\d)\.(?P<f>\d{1,3})(?![\w.])")
@@ -59,6 +71,16 @@ def part_of_period(text: str, start: int, period: TimeRange) -> tuple[TimeRange,
     else:
         return None
     return TimeRange(first, last), words.start()
+
+
+def day_part_after(text: str, end: int, period: TimeRange) -> tuple[TimeRange, int] | None:
+    """The hours of the one-day `period` that words right after `end` name, and their end."""
+    words = _DAY_PART_AFTER.match(text, end)
+    if words is None or period.duration != timedelta(days=1):
+        return None
+    first_hour, last_hour = _DAY_HOURS[words["w"].lower()]
+    start = period.start + timedelta(hours=first_hour)
+    return TimeRange(start, period.start + timedelta(hours=last_hour)), words.end()
 
 
 def decimal_year(text: str) -> str | None:

@@ -23,6 +23,7 @@ from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
 from xhelio.timerange.parts import (
     HYPHENED_PART,
+    day_part_after,
     decimal_year,
     month_first_said,
     part_of_period,
@@ -724,7 +725,13 @@ def _part_of(text: str, found: TimeFound) -> TimeFound:
     first = min(a for a, _ in found.spans)
     part = part_of_period(text, first, found.range)
     if part is None:
-        return found
+        last = max(b for _, b in found.spans)
+        after = day_part_after(text, last, found.range)
+        if after is None:
+            return found
+        narrowed, stop = after
+        words = f"{found.text}{text[last:stop]} (taken as {narrowed.readable()})"
+        return TimeFound(narrowed, words, None, (*found.spans, (last, stop)))
     narrowed, lead = part
     words = f"{text[lead:first]}{found.text} (taken as {narrowed.readable()})"
     return TimeFound(narrowed, words, None, ((lead, first), *found.spans))
