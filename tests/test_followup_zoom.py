@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 import pytest
 
 from xhelio.agents.offline.followup import is_follow_up, merge
+from xhelio.agents.offline.plan import build_plan
+from xhelio.language.intent import RequestIntent
 from xhelio.language.parse import Vocabulary, parse_request
 
 NOW = datetime(2026, 11, 26, 12, tzinfo=UTC)
@@ -56,3 +58,49 @@ def test_a_clock_zoom_outside_the_view_is_said(vocab: Vocabulary) -> None:
 def test_a_clock_zoom_on_several_days_says_which_day(vocab: Vocabulary) -> None:
     _, _, notes = _zoomed(vocab, "ACE |B| for 2015-03-16 to 2015-03-18", "zoom to 06:00-12:00")
     assert any("first day loaded" in n for n in notes), notes
+
+
+@pytest.mark.parametrize(
+    ("before", "text", "start", "end"),
+    [
+        ("ACE |B| for 2003-10-29 to 2003-10-31", "zoom to 30 Oct 06:00-12:00",
+         "2003-10-30 06:00", "2003-10-30 12:00"),
+        ("Wind |B| for 2012-03-10 to 2012-03-14", "narrow to 12 March, 0600-0900 UT",
+         "2012-03-12 06:00", "2012-03-12 09:00"),
+        ("ACE |B| in October 2003", "just doy 302 pls", "2003-10-29 00:00", "2003-10-30 00:00"),
+        ("OMNI Dst in 2013", "doy 75-78", "2013-03-16 00:00", "2013-03-20 00:00"),
+        ("Wind |B| for 2015-03-01 to 2015-03-10", "the 3rd to the 5th",
+         "2015-03-03 00:00", "2015-03-06 00:00"),
+        ("ACE |B| in January 2020", "from the 27th thru the 31st",
+         "2020-01-27 00:00", "2020-02-01 00:00"),
+    ],
+)  # fmt: skip
+def test_a_follow_up_dates_days_by_the_range_loaded(
+    vocab: Vocabulary, before: str, text: str, start: str, end: str
+) -> None:
+    assert _zoomed(vocab, before, text)[:2] == (start, end)
+
+
+def _fetched(vocab: Vocabulary, intent: RequestIntent) -> list[tuple[str, str]]:
+    plan = build_plan(vocab, intent, NOW)
+    return [
+        (s.calls[0].args["dataset_id"], s.calls[0].args["parameter_id"])
+        for s in plan.steps
+        if s.kind == "fetch"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "text"),
+    [
+        ("ACE mag Bz GSM 2003-10-29", "zoom to 06:00-12:00"),
+        ("ACE magnetic field 2003-10-29", "zoom to 02:00-03:00"),
+    ],
+)
+def test_a_zoom_keeps_the_dataset_and_parameter_shown(
+    vocab: Vocabulary, before: str, text: str
+) -> None:
+    base = parse_request(before, vocab, NOW)
+    merged, _ = merge(base, parse_request(text, vocab, NOW))
+    shown = _fetched(vocab, base)
+    assert shown and _fetched(vocab, merged) == shown

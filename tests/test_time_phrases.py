@@ -57,6 +57,15 @@ NOW = datetime(2026, 11, 24, 13, 0, tzinfo=UTC)
         ("2012-07-23 from 23:00 to 01:30", "2012-07-23T23:00", "2012-07-24T01:30"),
         ("2012.07.23", "2012-07-23T00:00", "2012-07-24T00:00"),
         ("2012 Jul 22-24", "2012-07-22T00:00", "2012-07-25T00:00"),
+        ("late on 2015-03-17", "2015-03-17T16:00", "2015-03-18T00:00"),
+        ("early on 17 March 2015", "2015-03-17T00:00", "2015-03-17T08:00"),
+        ("on the morning of 2015-03-17", "2015-03-17T00:00", "2015-03-17T12:00"),
+        ("in the evening of 2015-03-17", "2015-03-17T18:00", "2015-03-18T00:00"),
+        ("2015-03-17 morning", "2015-03-17T00:00", "2015-03-17T12:00"),
+        ("17 March 2015, in the afternoon", "2015-03-17T12:00", "2015-03-17T18:00"),
+        ("2015-03-17 morning sector", "2015-03-17T00:00", "2015-03-18T00:00"),
+        ("from 2015-03-17 to the end of March 2015", "2015-03-17T00:00", "2015-04-01T00:00"),
+        ("from 2015-03-17 until the end of 2015-03-19", "2015-03-17T00:00", "2015-03-20T00:00"),
     ],
 )
 def test_time_phrases(text: str, start: str, end: str) -> None:
@@ -114,3 +123,27 @@ def test_planner_reads_events_like_the_offline_parser() -> None:
     resolved = resolve_plan_time("Compare ACE and Wind during the Halloween storm of 2003", NOW)
     assert resolved is not None
     assert str(resolved[0]) == "2003-10-28T00:00:00Z to 2003-11-02T00:00:00Z"
+
+
+def test_a_part_of_a_day_says_the_hours_taken() -> None:
+    found = find_time("ACE mag late on 2015-03-17")
+    assert found.text is not None and "taken as 2015-03-17 16:00" in found.text
+
+
+def test_a_date_beside_an_event_it_misses_wins_and_the_clash_is_said() -> None:
+    found = find_time("Cassini MAG during the Jupiter flyby, Jan 2001")
+    assert found.range is not None
+    assert (f"{found.range.start:%Y-%m-%d}", f"{found.range.end:%Y-%m-%d}") == (
+        "2001-01-01",
+        "2001-02-01",
+    )
+    assert found.text is not None and "falls outside it" in found.text
+    assert "2000-12-29" in found.text
+
+
+def test_a_date_that_reads_both_ways_says_the_order_taken() -> None:
+    found = find_time("ACE mag 3/4/2015")
+    assert found.range is not None and f"{found.range.start:%Y-%m-%d}" == "2015-03-04"
+    assert found.text is not None and "read month first" in found.text
+    unambiguous = find_time("ACE mag 03/17/2015").text
+    assert unambiguous is not None and "month first" not in unambiguous

@@ -137,6 +137,9 @@ class RequestIntent:
     product_of: RequestIntent | None = None
     """A follow-up naming other probes of a constellation ("now MMS3"): the earlier request
     whose products (dataset ids with the probe swapped) it keeps."""
+    shown_before: RequestIntent | None = None
+    """A follow-up naming nothing to show, only a time or a change ("zoom to 06:00-12:00"):
+    the earlier request whose datasets and parameters it keeps where they have data."""
 
     def operation(self, kind: OperationKind) -> OperationWish | None:
         """The first requested operation of `kind`, if any."""

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
+from xhelio.language.acronyms import instrument_capitals
 from xhelio.language.doubts import find_doubts
 from xhelio.language.intent import (
     MissionRef,
@@ -889,6 +890,7 @@ def _without_citations(work: str) -> str:
 
 def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
     """Read one request into a `RequestIntent` (never raises for odd text)."""
+    text = instrument_capitals(text)  # "wind mfi": the instrument, as "Wind MFI" is
     work = " ".join(text.split())
     title, title_span = find_title(work)
     if title_span:

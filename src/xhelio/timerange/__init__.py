@@ -18,7 +18,7 @@ from xhelio.timerange.grammar import (
     parse_time_range,
     readable_text,
 )
-from xhelio.timerange.near import find_time_near
+from xhelio.timerange.near import find_time_near, names_time_near
 from xhelio.timerange.readable import (
     parse_instant,
     readable_iso_ranges,
@@ -38,6 +38,7 @@ __all__ = [
     "find_time_near",
     "find_time_range",
     "format_time",
+    "names_time_near",
     "parse_instant",
     "parse_time_range",
     "readable_iso_ranges",

@@ -1,24 +1,44 @@
-"""Dates written without their year, read beside a time range already known.
+"""Dates written without their year (or month), read beside a time range already known.
 
 A follow-up says "extend it through 16 July" after a plot of 12-14 July 2021: the date
 takes the year that puts it nearest the range already loaded, and the sentence is then
-read by `find_time` like any other. No second grammar: this only writes the year in.
+read by `find_time` like any other. The same holds for a day of year without its year
+("just doy 302") and for days of the month without their month ("the 3rd to the 5th"),
+which take the month and year of the range loaded. No second grammar: this only writes
+the missing year (or month and year) in.
 Imports only `timerange.grammar` and `timerange.sentences`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 from xhelio.timerange.grammar import YEARLESS_DAY, TimeRange
 from xhelio.timerange.sentences import TimeFound, find_time
 
-__all__ = ["find_time_near"]
+__all__ = ["find_time_near", "names_time_near"]
 
 _WITHOUT_YEAR = re.compile(
     rf"(?<![\w-])(?:{YEARLESS_DAY.pattern})(?!\w)(?!\s*,?\s*\d{{4}})(?![-/:]\d)", re.I
 )
+_TO = r"\s*(?:-|\u2013|to|through|thru|till|til|until|and)\s*"
+# "doy 302", "day of year 75-78": a day of year with no year beside it.
+_DOY_WITHOUT_YEAR = re.compile(
+    rf"\b(?:doy|day\s+of\s+(?:the\s+)?year)\s*\d{{1,3}}(?:{_TO}(?:doy\s*)?\d{{1,3}})?\b"
+    r"(?!\s*,?\s*(?:of\s+|in\s+)?\d{4})",
+    re.I,
+)
+# "the 3rd to the 5th", "from the 7th thru the 9th": days of a month not written.
+_DAYS_WITHOUT_MONTH = re.compile(
+    rf"\b(?:the\s+)?[0-3]?\d(?:st|nd|rd|th){_TO}(?:the\s+)?[0-3]?\d(?:st|nd|rd|th)\b"
+    r"(?!\s*(?:of\s+)?[a-z]{3,})",
+    re.I,
+)
+_MONTHS = (
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+)  # fmt: skip
 
 
 def _gap(found: TimeRange, near: TimeRange) -> timedelta:
@@ -26,27 +46,49 @@ def _gap(found: TimeRange, near: TimeRange) -> timedelta:
     return max(found.start - near.end, near.start - found.end, timedelta(0))
 
 
+def _fills(text: str, near: TimeRange) -> Iterator[tuple[re.Match[str], str]]:
+    """Each place a year (or month and year) is missing, and each way to write it in."""
+    years = range(near.start.year - 1, near.end.year + 2)
+    for pattern, comma in ((_WITHOUT_YEAR, ""), (_DOY_WITHOUT_YEAR, ",")):
+        match = pattern.search(text)
+        if match is not None:
+            yield from ((match, f"{comma} {year}") for year in years)
+            return
+    match = _DAYS_WITHOUT_MONTH.search(text)
+    if match is None:
+        return
+    year, month = near.start.year, near.start.month
+    last = near.end - timedelta(seconds=1)
+    while (year, month) <= (last.year, last.month):
+        yield match, f" of {_MONTHS[month - 1]} {year}"
+        year, month = year + month // 12, month % 12 + 1
+
+
+def names_time_near(text: str) -> bool:
+    """Whether `text` names a day that only a time range already known can date."""
+    return any(p.search(text) for p in (_WITHOUT_YEAR, _DOY_WITHOUT_YEAR, _DAYS_WITHOUT_MONTH))
+
+
 def find_time_near(text: str, near: TimeRange, now: datetime | None = None) -> TimeFound:
     """The time of `text`, a day written without its year taking the year nearest `near`.
 
-    A date with its year, or no date at all, is read exactly as `find_time` reads it.
+    Days of the month without their month take a month of `near`. A date with its year,
+    or no date at all, is read exactly as `find_time` reads it.
     """
     found = find_time(text, now)
-    day = _WITHOUT_YEAR.search(text)
-    if found.range is not None or day is None:
+    if found.range is not None:
         return found
     best: tuple[timedelta, TimeFound] | None = None
-    for year in range(near.start.year - 1, near.end.year + 2):
-        written = f" {year}"
-        dated = find_time(text[: day.end()] + written + text[day.end() :], now)
+    for match, written in _fills(text, near):
+        cut = match.end()
+        dated = find_time(text[:cut] + written + text[cut:], now)
         if dated.range is None:
             continue
         gap = _gap(dated.range, near)
         if best is None or gap < best[0]:
-            cut = day.end()
             spans = tuple(
                 (a - len(written) if a > cut else a, b - len(written) if b > cut else b)
                 for a, b in dated.spans
             )
-            best = (gap, TimeFound(dated.range, f"{day[0]} {year}", None, spans))
+            best = (gap, TimeFound(dated.range, f"{match[0]}{written}", None, spans))
     return found if best is None else best[1]

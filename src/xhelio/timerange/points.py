@@ -262,11 +262,26 @@ def open_ends(text: str) -> tuple[re.Pattern[str], Rewrite]:
     return _END_OF, rewrite
 
 
+# "to the end of March 2015", "until the end of 2015-03-19": a written period that ends a
+# range already includes its whole; the words "the end of" add nothing.
+_END_OF_WRITTEN = re.compile(
+    rf"\b(?P<sep>to|until|till|through|thru)\s+(?:the\s+)?(?:very\s+)?end\s+of\s+"
+    rf"(?=\d|{_MONTH})",
+    re.I,
+)
+
+
+def end_of_written(text: str) -> tuple[re.Pattern[str], Rewrite]:
+    """'to the end of March 2015': to March 2015, whose end is the range's end."""
+    return _END_OF_WRITTEN, lambda m: f"{m['sep']} "
+
+
 # In order: a point is read before the words measured from it.
 REWRITES: tuple[Callable[[str], tuple[re.Pattern[str], Rewrite]], ...] = (
     clock_then_date,
     date_then_clock,
     relative_days,
     open_ends,
+    end_of_written,
 )
 """Each makes, from the text as rewritten so far, a pattern and its rewrite."""

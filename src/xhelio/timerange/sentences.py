@@ -21,7 +21,13 @@ from xhelio.errors import BadTimeRangeError
 from xhelio.timerange.days import DayFound, named_day
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
-from xhelio.timerange.parts import HYPHENED_PART, decimal_year, part_of_period
+from xhelio.timerange.parts import (
+    HYPHENED_PART,
+    day_part_after,
+    decimal_year,
+    month_first_said,
+    part_of_period,
+)
 from xhelio.timerange.periods import PERIOD_REWRITES, season_taken, unreadable_period
 from xhelio.timerange.points import REWRITES, clock_words
 from xhelio.timerange.relative import (
@@ -665,7 +671,15 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     written = _written_time(masked, now)
     if written.range and event.range and written.range.duration < event.range.duration:
         return written
+    if written.range and event.range and not _overlap(written.range, event.range):
+        # "during the Jupiter flyby, Jan 2001": the date written wins; the clash is said.
+        said = f"{written.text}, as written; the event named, {event.text}, falls outside it"
+        return TimeFound(written.range, said, None, written.spans)
     return event
+
+
+def _overlap(a: TimeRange, b: TimeRange) -> bool:
+    return a.start < b.end and b.start < a.end
 
 
 def _on_named_day(text: str, day: DayFound, now: datetime | None) -> TimeFound:
@@ -711,7 +725,13 @@ def _part_of(text: str, found: TimeFound) -> TimeFound:
     first = min(a for a, _ in found.spans)
     part = part_of_period(text, first, found.range)
     if part is None:
-        return found
+        last = max(b for _, b in found.spans)
+        after = day_part_after(text, last, found.range)
+        if after is None:
+            return found
+        narrowed, stop = after
+        words = f"{found.text}{text[last:stop]} (taken as {narrowed.readable()})"
+        return TimeFound(narrowed, words, None, (*found.spans, (last, stop)))
     narrowed, lead = part
     words = f"{text[lead:first]}{found.text} (taken as {narrowed.readable()})"
     return TimeFound(narrowed, words, None, ((lead, first), *found.spans))
@@ -731,6 +751,8 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
     if found.range is not None and found.text is not None:
         season = season_taken(text, spans, found.range)
         found = found if season is None else TimeFound(found.range, season, None, spans)
+        if (order := month_first_said(text)) is not None:
+            found = TimeFound(found.range, f"{found.text} ({order})", None, spans)
     if found.range is None and found.error is None:
         found, spans = _future(text, now) or (found, spans)
     unknown = _unknown_event(text)

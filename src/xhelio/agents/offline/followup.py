@@ -34,6 +34,7 @@ from xhelio.agents.offline.followup_time import follow_time, moves_time, time_wo
 from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.language.resolve import probe_wanted
 from xhelio.language.slots import SlotKind
+from xhelio.timerange import names_time_near
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["export_only", "is_follow_up", "is_undo", "merge", "replay"]
@@ -58,6 +59,7 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
     named = bool(intent.quantities) or served
     wishes = (
         zoom_clock(time_words(intent))
+        or names_time_near(time_words(intent))
         or moves_time(intent.text)
         or names_other_probes(intent.text)
         or intent.operations
@@ -209,6 +211,17 @@ def _names_what(intent: RequestIntent) -> bool:
     return any(s.kind in _WHAT for s in intent.slots.slots)
 
 
+def _shows_the_same(
+    base: RequestIntent, new: RequestIntent, missions: tuple[MissionRef, ...]
+) -> bool:
+    """Whether a follow-up keeps what is shown and changes only its time or its treatment."""
+    return (
+        missions == base.missions
+        and not (new.quantities or new.dataset_ids or new.parameter_names)
+        and not _names_what(new)
+    )
+
+
 def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[str]]:
     """The new request completed from the last one, and notes saying what was kept."""
     notes: list[str] = []
@@ -240,6 +253,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         notes.append(counted)
     operations = new.operations if replaced else _operations(base, new)
     resample = next((op for op in operations if op.kind == "resample"), None)
+    same = _shows_the_same(base, new, missions)
     if not new.quantities and not _names_what(new):
         # "now for the 15th", "extend it through 16 July": what to show is the last
         # request's, its product words too ("SOHO ERNE HED protons"); its slots keep their
@@ -264,6 +278,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         hints=new.hints or base.hints,
         unknown_names=new.unknown_names,
         product_of=product_of(base, new, missions),
+        shown_before=base if same else None,
     )
     kept = [
         p

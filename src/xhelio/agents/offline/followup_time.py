@@ -327,6 +327,10 @@ def follow_time(loaded: TimeRange | None, new: RequestIntent, notes: list[str]) 
     asked, error = new.time_range, new.time_error
     zoom = zoom_clock(text, loaded)
     if zoom is not None and (asked is None or error):
+        dated = find_time_near(_clock_forms(text), loaded)  # "zoom to 30 Oct 06-12": that day
+        if dated.range is not None and dated.text is not None:
+            notes.append(f"Zoomed to {dated.range.readable()} ({dated.text}).")
+            return FollowedTime(dated.range, dated.text)
         notes.append(_zoom_note(loaded, zoom))
         return FollowedTime(zoom, zoom.readable())
     asked_text = new.time_text

@@ -23,6 +23,7 @@ from xhelio.agents.offline.plan.combine import (
     presentation,
     two_series_operation,
 )
+from xhelio.agents.offline.plan.kept import keep_shown
 from xhelio.agents.offline.plan.series import (
     add_compute,
     catalog_series,
@@ -160,7 +161,7 @@ def _measured_series(
         if span is None:
             span = time_window(b.intent, cands[0], b)
             cands = source_candidates(b, source, wish, span)
-        ranked.append((source, cands))
+        ranked.append((source, keep_shown(b.vocab.catalog, wish, span, cands, _shown(b))))
     if span is None:  # no source holds it
         return span
     for source, cands in _one_product(b, wish, span, ranked):
@@ -258,11 +259,25 @@ def _earlier_datasets(b: Builder) -> list[str]:
     return b.earlier
 
 
+def _shown(b: Builder) -> list[tuple[str, str]]:
+    """What the request a follow-up only re-times showed: its (dataset, parameter)s."""
+    if b.shown is None:
+        before = b.intent.shown_before
+        plan = build_plan(b.vocab, before, b.now) if before is not None else None
+        b.shown = [
+            (s.calls[0].args["dataset_id"], s.calls[0].args["parameter_id"])
+            for s in (plan.steps if plan else ())
+            if s.kind == "fetch" and "parameter_id" in s.calls[0].args
+        ]
+    return b.shown
+
+
 def _input_candidates(
     b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None
 ) -> list[Candidate]:
     """The candidates for one input of a derived quantity, of its flavour if it has one."""
-    return flavoured(wish.text, source_candidates(b, source, wish, span), b.vocab.catalog)
+    cands = flavoured(wish.text, source_candidates(b, source, wish, span), b.vocab.catalog)
+    return cands if span is None else keep_shown(b.vocab.catalog, wish, span, cands, _shown(b))
 
 
 def _vector_split(

@@ -110,6 +110,7 @@ class Builder:
     labels: set[str] = field(default_factory=set[str])
     units: dict[str, str] = field(default_factory=dict[str, str])
     earlier: list[str] | None = None  # the datasets a probe switch keeps the product of
+    shown: list[tuple[str, str]] | None = None  # the (dataset, parameter)s a follow-up keeps
     binding: MissionBinding | None = None  # each spacecraft's own words, read once per plan
 
     def unique(self, label: str) -> str:

@@ -1,0 +1,52 @@
+"""Instrument acronyms typed in lower case right after their spacecraft ("wind mfi").
+
+An acronym in the vocabulary counts as an instrument only in capitals ("STEP", not
+"step"), since many are English words. Right after the name of its own spacecraft or
+probe ("wind mfi", "ace swepam", "thd fgm", "mms1 fpi") it can only be the instrument,
+so it is written in capitals there before the request is read. The text keeps its length,
+so every span found later still points at the words typed.
+Imports only `vocabulary`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from xhelio.vocabulary import load_vocabulary
+
+__all__ = ["instrument_capitals"]
+
+
+@cache
+def _after_spacecraft() -> tuple[re.Pattern[str], ...]:
+    """One pattern per mission: a name of it, then one of its instruments' acronyms."""
+    domain = load_vocabulary()
+    patterns: list[re.Pattern[str]] = []
+    for mission_id, entry in domain.missions.items():
+        acronyms = {
+            name
+            for instrument in domain.instruments_of(mission_id)
+            for name in instrument.names
+            if not re.search("[a-z]", name)
+        }
+        names = {*entry.names, *(n for probe in entry.probes.values() for n in probe)}
+        exact = {n.lower() for n in entry.exact}
+        names = {n for n in names if n.lower() not in exact}
+        if not acronyms or not names:
+            continue
+        spacecraft = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        instrument = "|".join(re.escape(a) for a in sorted(acronyms, key=len, reverse=True))
+        patterns.append(
+            re.compile(
+                rf"(?<![\w-])(?:{spacecraft})[\s/-]+(?P<a>{instrument})(?![\w-])", re.IGNORECASE
+            )
+        )
+    return tuple(patterns)
+
+
+def instrument_capitals(text: str) -> str:
+    """`text` with instrument acronyms typed right after their spacecraft in capitals."""
+    for pattern in _after_spacecraft():
+        text = pattern.sub(lambda m: m[0][: m.start("a") - m.start()] + m["a"].upper(), text)
+    return text

@@ -1,0 +1,35 @@
+"""An instrument acronym typed in lower case right after its spacecraft is the instrument."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from xhelio.agents.offline.plan import build_plan
+from xhelio.language.acronyms import instrument_capitals
+from xhelio.language.parse import Vocabulary, parse_request
+
+NOW = datetime(2026, 11, 26, 12, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "dataset"),
+    [
+        ("wind mfi 2019-W10", "WI_H0_MFI"),
+        ("ace swepam 2019-03-04", "AC_H2_SWE"),
+        ("thd fgm 2008-02-26 04:00-05:30", "THD_L2_FGM"),
+    ],
+)
+def test_a_lower_case_instrument_after_its_spacecraft_is_fetched(
+    vocab: Vocabulary, text: str, dataset: str
+) -> None:
+    plan = build_plan(vocab, parse_request(text, vocab, NOW), NOW)
+    fetched = {s.calls[0].args["dataset_id"] for s in plan.steps if s.kind == "fetch"}
+    assert fetched == {dataset}
+
+
+def test_only_an_acronym_after_its_own_spacecraft_is_capitalised() -> None:
+    assert instrument_capitals("wind mfi and ace swepam") == "wind MFI and ace SWEPAM"
+    assert instrument_capitals("the fgm data") == "the fgm data"  # "the" is no probe
+    assert instrument_capitals("ace step") == "ace step"  # ACE has no STEP
