@@ -90,3 +90,17 @@ def test_an_added_quantity_reads_its_own_clause(vocab: Vocabulary) -> None:
     merged, _ = merge(base, new)
     added = merged.quantities[-1]
     assert merged.text[added.position :].startswith(added.text)
+
+
+def test_remove_the_second_panel_drops_that_mission(vocab: Vocabulary) -> None:
+    base = parse_request("ACE Bz and Wind Bz 2015-03-17 in separate panels", vocab, NOW)
+    merged, _ = merge(base, parse_request("remove the second panel", vocab, NOW))
+    assert [m.mission_id for m in merged.missions] == ["ace"]
+
+
+def test_swap_the_order_reverses_the_panels(vocab: Vocabulary) -> None:
+    base = parse_request("OMNI Bz, flow speed and density 2015-03-17", vocab, NOW)
+    merged, _ = merge(base, parse_request("swap the order", vocab, NOW))
+    assert [w.quantity for w in merged.quantities] == [
+        w.quantity for w in reversed(base.quantities)
+    ]

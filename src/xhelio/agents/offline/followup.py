@@ -30,7 +30,7 @@ from xhelio.agents.offline.followup_probes import (
     the_other_named,
     without_probe_word,
 )
-from xhelio.agents.offline.followup_remove import removal
+from xhelio.agents.offline.followup_remove import panel_edit, removal
 from xhelio.agents.offline.followup_time import follow_time, moves_time, time_words, zoom_clock
 from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.language.resolve import probe_wanted
@@ -42,7 +42,7 @@ __all__ = ["export_only", "is_follow_up", "is_undo", "merge", "replay"]
 _FOLLOW_WORDS = re.compile(
     r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
     r"|beneath|under|zoom\w*|shift\w*|move|extend\w*|remove|drop|delete|without|change"
-    r"|switch|what about|how about|again|then|next day|previous day|forward|ahead|later"
+    r"|switch|swap|reverse|what about|how about|again|then|next day|previous day|forward|ahead|later"
     r"|earlier|back|repeat\w*|redo|(?:day|week|hour)s? (?:before|after))\b",
     re.I,
 )
@@ -245,6 +245,9 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         wanted=new.plot.wanted,
     )
     missions = _missions(base, new)
+    if (edit := panel_edit(base, new)) is not None:
+        missions, quantities, undone = edit
+        notes += [undone] if undone else []
     if not new.missions and (counted := count_note(base, new)):
         notes.append(counted)
     operations = new.operations if replaced else _operations(base, new)

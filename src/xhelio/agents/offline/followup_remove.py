@@ -9,11 +9,12 @@ are added as usual. Imports `language.intent` and `language.wishes`.
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from xhelio.language.intent import OperationWish, QuantityWish, RequestIntent
+from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.language.wishes import find_operations
 
-__all__ = ["Removal", "removal"]
+__all__ = ["Removal", "panel_edit", "removal"]
 
 _REMOVING = re.compile(
     r"\b(?:remove|drop|delete|without|take out|hide|get rid of|lose)\b"
@@ -50,3 +51,49 @@ class Removal:
 def removal(intent: RequestIntent) -> Removal:
     """The removing clauses of `intent` and what they name."""
     return Removal(intent)
+
+
+_ORDINALS = {"first": 0, "top": 0, "second": 1, "middle": 1, "third": 2, "fourth": 3}
+_PANEL = re.compile(
+    r"\b(?:remove|drop|delete|hide|take out|get rid of|lose)\s+(?:the\s+)?"
+    r"(?P<n>first|top|second|middle|third|fourth|last|bottom)\s+(?:panel|trace|plot|curve|line)\b",
+    re.I,
+)
+_SWAP = re.compile(r"\b(?:swap|reverse|flip|switch)\s+(?:the\s+)?(?:order|panels|two)\b", re.I)
+
+
+def panel_edit(
+    base: RequestIntent, new: RequestIntent
+) -> tuple[tuple[MissionRef, ...], tuple[QuantityWish, ...], str] | None:
+    """The missions and quantities after "remove the second panel" or "swap the order".
+
+    A figure of several missions and one quantity has a panel per mission, one of one
+    mission and several quantities a panel per quantity: the panel named is that one.
+    None when the follow-up names no panel; the third item says what could not be done.
+    """
+    missions, quantities = base.missions, base.quantities
+    by_mission = len(missions) > 1 and len(quantities) <= 1
+    by_quantity = len(quantities) > 1 and len(missions) <= 1
+    items: tuple[Any, ...] = missions if by_mission else quantities
+    if (swap := _SWAP.search(new.text)) is not None or (said := _PANEL.search(new.text)):
+        if not (by_mission or by_quantity):
+            what = swap[0] if swap else said[0]
+            return (
+                missions,
+                quantities,
+                f"Could not honour '{what}': the panels are not one per item.",
+            )
+        if swap is not None:
+            kept = tuple(reversed(items))
+        else:
+            word = said["n"].lower()
+            at = len(items) - 1 if word in ("last", "bottom") else _ORDINALS[word]
+            if at >= len(items):
+                return (
+                    missions,
+                    quantities,
+                    f"Could not honour '{said[0]}': there are {len(items)} panels.",
+                )
+            kept = items[:at] + items[at + 1 :]
+        return (kept, quantities, "") if by_mission else (missions, kept, "")
+    return None
