@@ -42,7 +42,8 @@ __all__ = ["export_only", "is_follow_up", "is_undo", "merge", "replay"]
 _FOLLOW_WORDS = re.compile(
     r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
     r"|beneath|under|zoom\w*|shift\w*|move|extend\w*|remove|drop|delete|without|change"
-    r"|switch|swap|reverse|what about|how about|again|then|next day|previous day|forward|ahead|later"
+    r"|switch|swap|reverse|what about|how about|again|then|next day|previous day|forward"
+    r"|ahead|later"
     r"|earlier|back|repeat\w*|redo|(?:day|week|hour)s? (?:before|after))\b",
     re.I,
 )

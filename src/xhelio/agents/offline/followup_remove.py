@@ -75,25 +75,17 @@ def panel_edit(
     by_mission = len(missions) > 1 and len(quantities) <= 1
     by_quantity = len(quantities) > 1 and len(missions) <= 1
     items: tuple[Any, ...] = missions if by_mission else quantities
-    if (swap := _SWAP.search(new.text)) is not None or (said := _PANEL.search(new.text)):
-        if not (by_mission or by_quantity):
-            what = swap[0] if swap else said[0]
-            return (
-                missions,
-                quantities,
-                f"Could not honour '{what}': the panels are not one per item.",
-            )
-        if swap is not None:
-            kept = tuple(reversed(items))
-        else:
-            word = said["n"].lower()
-            at = len(items) - 1 if word in ("last", "bottom") else _ORDINALS[word]
-            if at >= len(items):
-                return (
-                    missions,
-                    quantities,
-                    f"Could not honour '{said[0]}': there are {len(items)} panels.",
-                )
-            kept = items[:at] + items[at + 1 :]
-        return (kept, quantities, "") if by_mission else (missions, kept, "")
-    return None
+    asked = _SWAP.search(new.text) or _PANEL.search(new.text)
+    if asked is None:
+        return None
+    if not (by_mission or by_quantity):
+        return missions, quantities, f"Could not honour '{asked[0]}': no panel is one item alone."
+    if asked.re is _SWAP:
+        kept = tuple(reversed(items))
+    else:
+        word = asked["n"].lower()
+        at = len(items) - 1 if word in ("last", "bottom") else _ORDINALS[word]
+        if at >= len(items):
+            return missions, quantities, f"Could not honour '{asked[0]}': there are {len(items)}."
+        kept = items[:at] + items[at + 1 :]
+    return (kept, quantities, "") if by_mission else (missions, kept, "")
