@@ -18,6 +18,8 @@ from datetime import datetime, timedelta
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
 from xhelio.language.acronyms import instrument_capitals
+from xhelio.language.carriers import carrier_missions
+from xhelio.language.channel_names import named_channels
 from xhelio.language.doubts import find_doubts
 from xhelio.language.intent import (
     MissionRef,
@@ -32,7 +34,7 @@ from xhelio.language.operations import (
     operation_windows,
     ratio_slashes,
 )
-from xhelio.language.probes import probe_swapped
+from xhelio.language.probes import probe_doubts, probe_swapped
 from xhelio.language.products import product_terms
 from xhelio.language.quantities import (
     GROUP_WORDS,
@@ -173,21 +175,6 @@ class Vocabulary:
 
 def _probes_held(dataset_ids: tuple[str, ...]) -> frozenset[str]:
     return frozenset(p for i in dataset_ids if (p := probe_of_dataset(i)) is not None)
-
-
-def _probes_lacking(vocab: Vocabulary, missions: tuple[MissionRef, ...]) -> tuple[str, ...]:
-    """A question for each spacecraft typed that no dataset of its mission is of ("TWINS 3")."""
-    doubts: list[str] = []
-    for ref in missions:
-        held = vocab.probes.get(ref.mission_id, frozenset())
-        probe = probe_wanted(ref.text)
-        if held and probe is not None and probe not in held:
-            have = ", ".join(sorted(held, key=lambda p: (len(p), p)))
-            doubts.append(
-                f"which spacecraft you mean by '{ref.text}' (the catalog has {ref.name} data"
-                f" of spacecraft {have}; none of {probe})"
-            )
-    return tuple(doubts)
 
 
 def _mask(text: str, start: int, end: int) -> str:
@@ -668,15 +655,21 @@ def _unknown_names(vocab: Vocabulary, physics: str, wishes: list[QuantityWish]) 
 
 
 def _instrument_quantity(text: str, missions: tuple[MissionRef, ...]) -> list[QuantityWish]:
-    """What a named instrument measures, when the request names nothing else ("C1 FGM")."""
+    """What named instruments measure, when the request names nothing else ("C1 FGM").
+
+    Each quantity once, in the order named ("EMFISIS vs EFW": each instrument's own).
+    """
+    frame = _FRAME.search(text)  # "MGF data in GSM": the frame is the data's
+    typed = frame[1].upper() if frame else None
+    wishes: dict[str, QuantityWish] = {}
     for ref in missions:
         for inst in load_vocabulary().instruments_of(ref.mission_id):
             match = inst.words.search(text)
-            if match and inst.quantity:
-                frame = _FRAME.search(text)  # "MGF data in GSM": the frame is the data's
-                typed = frame[1].upper() if frame else None
-                return [QuantityWish(inst.quantity, match[0], match.start(), frame=typed)]
-    return []
+            if match and inst.quantity and inst.quantity not in wishes:
+                wishes[inst.quantity] = QuantityWish(
+                    inst.quantity, match[0], match.start(), frame=typed
+                )
+    return sorted(wishes.values(), key=lambda w: w.position)
 
 
 def _instrument_words(missions: tuple[MissionRef, ...]) -> re.Pattern[str] | None:
@@ -939,6 +932,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     for span in [*formulas, *derived]:
         named = _mask(named, *span)
     missions, spans, counts = _missions(vocab, named, plurals)
+    missions = missions or (() if dataset_ids else carrier_missions(named, vocab.mission_names))
     physics = work
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = _mask(physics, *span)
@@ -956,6 +950,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     )
     if not quantities:
         quantities = _instrument_quantity(physics, missions)
+    channels = None if dataset_ids else named_channels(vocab.catalog, missions, physics, time_range)
     operations = _computed_over(find_operations(work, durations), windows)
     hinted = physics
     for span in computing:
@@ -963,7 +958,9 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     figure_format, figure_file, data_format = find_export(work)
     resample = next((op for op in operations if op.kind == "resample"), None)
     doubts = (
-        counts or _probes_lacking(vocab, missions) or find_doubts(named, vocab.aliases, [])
+        counts
+        or probe_doubts(vocab.probes, " ".join(text.split()), missions, bool(dataset_ids))
+        or find_doubts(named, vocab.aliases, [])
     ) + _not_placed(physics)
     claimed: list[Slot] = [
         *(Slot("figure", "title", *title_span) for _ in [1] if title_span),
@@ -1003,8 +1000,10 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         ),
         compare=_COMPARE.search(work) is not None or len(missions) > 1,
         at_earth=_AT_EARTH.search(work) is not None,
-        dataset_ids=tuple(dict.fromkeys(dataset_ids)),
-        parameter_names=_parameter_names(vocab, dataset_ids, work),
+        dataset_ids=tuple(dict.fromkeys(dataset_ids))
+        or ((channels.dataset_id,) if channels else ()),
+        parameter_names=_parameter_names(vocab, dataset_ids, work)
+        or (channels.parameters + channels.missing if channels else ()),
         save_data_format=data_format,
         hints=find_hints(hinted, [(q.position, q.text) for q in quantities]),
         unknown_names=_merged(_unknown_names(vocab, worded, quantities), _names_left(slots)),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from xhelio.catalog.index import Catalog
 from xhelio.catalog.model import DatasetInfo
 from xhelio.errors import UnknownDatasetError
+from xhelio.language.intent import MissionRef
 from xhelio.language.resolve import (
     Candidate,
     cadence_of,
@@ -33,6 +34,7 @@ __all__ = [
     "common_product",
     "kept_product",
     "led_by",
+    "probe_doubts",
     "probe_swapped",
     "product",
     "switched_datasets",
@@ -252,3 +254,59 @@ _LEVEL = re.compile(r"[LKH]\d")
 
 def _id_words(dataset_id: str) -> set[str]:
     return {w for w in re.split(r"[_\W]+", dataset_id.upper()) if w and w != "*"}
+
+
+# A spacecraft written by its launch designation after the mission ("LANL-97A", "LANL
+# 1990-095"): named, though not by a probe token.
+_DESIGNATION = re.compile(r"^[-\s]?(?:\d{4}-\d{3}|\d{2}[A-Z])\b")
+
+
+def probe_doubts(
+    held: dict[str, frozenset[str]], text: str, missions: Sequence[MissionRef], datasets: bool
+) -> tuple[str, ...]:
+    """Questions about the spacecraft typed: one the catalog lacks, or none named."""
+    return _probes_lacking(held, missions) or _unnamed_probes(held, text, missions, datasets)
+
+
+def _probes_lacking(
+    held: dict[str, frozenset[str]], missions: Sequence[MissionRef]
+) -> tuple[str, ...]:
+    """A question for each spacecraft typed that no dataset of its mission is of ("TWINS 3")."""
+    doubts: list[str] = []
+    for ref in missions:
+        have = held.get(ref.mission_id, frozenset())
+        probe = probe_wanted(ref.text)
+        if have and probe is not None and probe not in have:
+            names = ", ".join(sorted(have, key=lambda p: (len(p), p)))
+            doubts.append(
+                f"which spacecraft you mean by '{ref.text}' (the catalog has {ref.name} data"
+                f" of spacecraft {names}; none of {probe})"
+            )
+    return tuple(doubts)
+
+
+def _unnamed_probes(
+    held: dict[str, frozenset[str]], text: str, missions: Sequence[MissionRef], datasets: bool
+) -> tuple[str, ...]:
+    """A question for each constellation named with none of its spacecraft ("THEMIS fgm").
+
+    `held`: the spacecraft the catalog's dataset ids of each constellation name. Which one
+    is meant is asked, never picked: "all", "each" or "both" name every one, and a dataset
+    id (`datasets`) names its own.
+    """
+    if datasets:
+        return ()
+    probed = {m.mission_id for m in missions if probe_wanted(m.text) is not None}
+    doubts: list[str] = []
+    for ref in missions:
+        have = held.get(ref.mission_id, frozenset())
+        if len(have) < 2 or ref.mission_id in probed or probe_wanted(ref.text) is not None:
+            continue
+        if _DESIGNATION.match(text[ref.position + len(ref.text) :]):
+            continue
+        names = ", ".join(sorted(have, key=lambda p: (len(p), p)))
+        doubts.append(
+            f"which {ref.name} spacecraft you mean ('{ref.text}' names none of them; the"
+            f" catalog has {ref.name} data of spacecraft {names}; or say 'all')"
+        )
+    return tuple(doubts)

@@ -222,10 +222,11 @@ def _squeeze(text: str) -> str:
 
 
 def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    # Acronyms count as written in capitals ("STEP", not "step"); words in any case.
+    # Acronyms count as written in capitals ("STEP", not "step"); words in any case, and
+    # hyphenated acronyms too, which no English word is ("SPAN-i").
     alternatives = [
         re.escape(n).replace(r"\-", "[- ]?")
-        if not re.search("[a-z]", n)
+        if not re.search("[a-z]", n) and "-" not in n
         else "(?i:" + re.escape(n).replace(r"\-", "[- ]?") + ")"
         for n in sorted(names, key=len, reverse=True)
     ]

@@ -30,6 +30,7 @@ from xhelio.agents.offline.followup_probes import (
     the_other_named,
     without_probe_word,
 )
+from xhelio.agents.offline.followup_remove import panel_edit, removal
 from xhelio.agents.offline.followup_time import follow_time, moves_time, time_words, zoom_clock
 from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.language.resolve import probe_wanted
@@ -42,7 +43,8 @@ __all__ = ["export_only", "is_follow_up", "is_undo", "merge", "replay"]
 _FOLLOW_WORDS = re.compile(
     r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
     r"|beneath|under|zoom\w*|shift\w*|move|extend\w*|remove|drop|delete|without|change"
-    r"|switch|what about|how about|again|then|next day|previous day|forward|ahead|later"
+    r"|switch|swap|reverse|what about|how about|again|then|next day|previous day|forward"
+    r"|ahead|later"
     r"|earlier|back|repeat\w*|redo|(?:day|week|hour)s? (?:before|after))\b",
     re.I,
 )
@@ -227,13 +229,21 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     notes: list[str] = []
     new = without_probe_word(base, new)
     replaced = bool(new.quantities) and not _ADD.search(new.text)
-    if new.quantities and _REMOVE.search(new.text):
-        gone = {w.quantity for w in new.quantities}
-        quantities = tuple(w for w in base.quantities if w.quantity not in gone)
+    # The merged text is the last request's, a newline, then this one's: where this one's
+    # quantities are said moves by as much, so each reads its own clause's words.
+    shift = len(base.text) + 1
+    said = tuple(replace(w, position=w.position + shift) for w in new.quantities)
+    away = removal(new)
+    if away.quantities:
+        gone = {w.quantity for w in away.quantities}
+        kept = tuple(w for w in base.quantities if w.quantity not in gone)
+        quantities = (*kept, *away.added(said, shift))
+    elif away.operations and (added := away.added(said, shift)):
+        quantities = (*base.quantities, *added)  # "drop the mean and add By below"
     elif new.quantities and not replaced:
-        quantities = (*base.quantities, *new.quantities)
+        quantities = (*base.quantities, *said)
     else:
-        quantities = new.quantities or _with_form(_with_species(base, new), new)
+        quantities = said or _with_form(_with_species(base, new), new)
     time = follow_time(base.time_range, new, notes)
     layout = new.plot.layout
     if layout == "auto":
@@ -249,9 +259,14 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         wanted=new.plot.wanted,
     )
     missions = _missions(base, new)
+    if (edit := panel_edit(base, new)) is not None:
+        missions, quantities, undone = edit
+        notes += [undone] if undone else []
     if not new.missions and (counted := count_note(base, new)):
         notes.append(counted)
     operations = new.operations if replaced else _operations(base, new)
+    if away.operations:
+        operations = away.kept_operations(base.operations, new.operations)
     resample = next((op for op in operations if op.kind == "resample"), None)
     same = _shows_the_same(base, new, missions)
     if not new.quantities and not _names_what(new):

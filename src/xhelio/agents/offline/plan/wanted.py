@@ -10,7 +10,12 @@ from dataclasses import replace
 
 from xhelio.agents.offline.derived import derived_named
 from xhelio.agents.offline.plan.series import TWO_SERIES
-from xhelio.agents.offline.plan.sources import mission_source, not_a_mission, source_candidates
+from xhelio.agents.offline.plan.sources import (
+    mission_source,
+    not_a_mission,
+    per_instrument,
+    source_candidates,
+)
 from xhelio.agents.offline.plan.steps import NAMED, Builder, Source
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo
@@ -59,7 +64,9 @@ def wanted_quantities(b: Builder) -> list[QuantityWish]:
         # A parameter that says every word, or a species or channel named, decides first.
         quantities = _open_quantity(b, ref, words, complete=not words.strict)
         if not quantities and not b.missing:
-            quantities = _named_product(b, ref) or _open_quantity(b, ref, words)
+            quantities = (
+                _each_instrument(b, ref) or _named_product(b, ref) or _open_quantity(b, ref, words)
+            )
     elif not quantities and not computed and intent.missions and not intent.dataset_ids:
         quantities = _open_quantity_each(b, open_request(what_phrase(intent.slots), intent.text))
     if not quantities and not computed and intent.dataset_ids and not intent.parameter_names:
@@ -203,6 +210,33 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
         f"({info.title.split(' - ')[0]}); shown: {param.name}, its main data."
     )
     return [QuantityWish(NAMED, param.name, 0)]
+
+
+def _each_instrument(b: Builder, ref: MissionRef) -> list[QuantityWish]:
+    """The main data of each instrument named and no quantity ("EMFISIS vs EFW").
+
+    Each instrument's product is the one its own words name among its datasets (as for
+    one product named); nothing when one of them has none. Said in the answer.
+    """
+    intent = b.intent
+    sources = per_instrument(mission_source(b.vocab, ref, intent.text))
+    if len(sources) < 2:
+        return []
+    ranked = _ranked_datasets(b, ref)
+    chosen: list[str] = []
+    for source in sources:
+        own = [d for d in ranked if d in source.datasets]
+        hints = tuple(h for h in intent.hints if h.lower() in source.text.lower())
+        info = named_product(own, request_terms(source.text, hints), [], cadence_of)
+        if info is None:
+            return []
+        chosen.append(info.id)
+    b.intent = replace(intent, dataset_ids=tuple(chosen), unplaced=())
+    wishes = _main_data(b)
+    if len(wishes) < len(chosen):
+        b.intent = intent
+        return []
+    return wishes
 
 
 def _ranked_datasets(b: Builder, ref: MissionRef) -> list[DatasetInfo]:

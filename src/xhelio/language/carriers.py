@@ -1,0 +1,38 @@
+"""The mission an instrument's name implies when a request names no mission ("SPAN-I vs SPC").
+
+An instrument name the vocabulary gives to one mission only names that mission; names that
+several missions share ("EFW", "MAG") imply none unless together they point at one.
+Imports `vocabulary` and `language.intent` only.
+"""
+
+from __future__ import annotations
+
+from xhelio.language.intent import MissionRef
+from xhelio.vocabulary import load_vocabulary
+
+__all__ = ["carrier_missions"]
+
+
+def carrier_missions(text: str, names: dict[str, str]) -> tuple[MissionRef, ...]:
+    """The one mission carrying every instrument `text` names, as a mission mention, or ().
+
+    `names`: the catalog's display name of each mission id. The mention is written as the
+    mission's first vocabulary name, placed where the first instrument is named.
+    """
+    vocabulary = load_vocabulary()
+    carriers: dict[str, set[str]] = {}
+    first: int | None = None
+    for inst in vocabulary.instruments:
+        for match in inst.words.finditer(text):
+            carriers.setdefault(match[0].upper(), set()).add(inst.mission_id)
+            first = match.start() if first is None else min(first, match.start())
+    if first is None:
+        return ()
+    common = set.intersection(*carriers.values())
+    if len(common) != 1:
+        return ()
+    mission_id = common.pop()
+    entry = vocabulary.missions.get(mission_id)
+    if entry is None or not entry.names or mission_id not in names:
+        return ()
+    return (MissionRef(mission_id, names[mission_id], entry.names[0], first),)
