@@ -209,6 +209,17 @@ def _names_what(intent: RequestIntent) -> bool:
     return any(s.kind in _WHAT for s in intent.slots.slots)
 
 
+def _without_derived(text: str) -> str:
+    """`text` with its derived-quantity words blanked (same length, so spans hold).
+
+    A follow-up naming new quantities replaces what was shown: the last request's
+    "dynamic pressure" is not asked again.
+    """
+    for d in load_vocabulary().derived:
+        text = d.words.sub(lambda m: " " * len(m.group()), text)
+    return text
+
+
 def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[str]]:
     """The new request completed from the last one, and notes saying what was kept."""
     notes: list[str] = []
@@ -248,7 +259,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     merged = replace(
         new,
         # The instruments, derived quantities and frames the last request named still hold.
-        text=f"{base.text}\n{new.text}",
+        text=f"{_without_derived(base.text) if replaced else base.text}\n{new.text}",
         missions=missions,
         quantities=quantities,
         time_range=time.range,
