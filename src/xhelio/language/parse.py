@@ -492,7 +492,8 @@ def _quantities(text: str) -> list[QuantityWish]:
             claimed.append(match.span())
             if any(w.quantity == entry.key for w in wishes):
                 continue
-            wishes.append(QuantityWish(entry.key, match[0], match.start(), frame=frame))
+            framed = frame if entry.shape == "vector" else None  # a pressure has no frame
+            wishes.append(QuantityWish(entry.key, match[0], match.start(), frame=framed))
     if not wishes:
         for pattern, members in GROUP_WORDS:
             match = pattern.search(text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from xhelio.data.meaning import display_units
 from xhelio.language.intent import RequestIntent
 from xhelio.render.figure_text import plain_unit
 from xhelio.timerange import readable_iso_span
@@ -57,7 +58,7 @@ def describe_fetch(series: str, result: dict[str, Any]) -> str:
     columns = result.get("columns") or []
     shape = f", {len(columns)} components" if len(columns) > 1 else ""
     cadence = f", cadence {result['cadence']}" if result.get("cadence") else ""
-    units = result.get("units") or "no units"
+    units = display_units(str(result.get("units") or "")) or "no units"
     return (
         f"Fetched {series} as {result.get('label')} (dataset {result.get('dataset')}, "
         f"parameter {result.get('parameter')}, {units}{shape}): {result.get('points')} points "
@@ -90,7 +91,7 @@ def _panel_words(traces: list[dict[str, Any]], series: Mapping[str, str]) -> str
     for trace in traces:
         label = str(trace.get("data_label") or "")
         name = str(trace.get("name") or label)
-        unit = plain_unit(str(trace.get("unit") or ""))
+        unit = plain_unit(display_units(str(trace.get("unit") or "")))
         if trace.get("type") == "heatmap":
             spectrograms.append(f"a spectrogram of {_with_unit([name], unit)}")
         else:
