@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
 from xhelio.language.doubts import find_doubts
+from xhelio.language.idwords import id_parts_not_missions
 from xhelio.language.intent import (
     MissionRef,
     OperationWish,
@@ -938,6 +939,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     for span in [*formulas, *derived]:
         named = _mask(named, *span)
     missions, spans, counts = _missions(vocab, named, plurals)
+    missions, spans = id_parts_not_missions(vocab.catalog, named, missions, spans)
     physics = work
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = _mask(physics, *span)
