@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from xhelio.catalog.aliases import AliasTable, word_spans
 from xhelio.catalog.index import Catalog
 from xhelio.language.doubts import find_doubts
-from xhelio.language.idwords import id_parts_not_missions
+from xhelio.language.idwords import id_parts_not_missions, spaced_dataset_ids
 from xhelio.language.intent import (
     MissionRef,
     OperationWish,
@@ -903,6 +903,10 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
             dataset_ids.append(known)
             dataset_spans.append((known, match.span()))
             work = _mask(work, *match.span())
+    for known, span in spaced_dataset_ids(vocab.by_prefix, work):
+        dataset_ids.append(known)
+        dataset_spans.append((known, span))
+        work = _mask(work, *span)
     work = _without_citations(work)
     time_range, time_text, time_error = None, None, None
     time_spans: list[tuple[int, int]] = []
