@@ -2,7 +2,7 @@
 
 "THG MAG FRN" and "BAR 1G MSPC" are THG_L2_MAG_FRN and BAR_1G_L2_MSPC written as words:
 a run of words that is exactly one dataset id's parts (its level and processing parts,
-L2, H0, CP, ..., may be left out) names that dataset, when no other id fits the run.
+L2, H0, K1, may be left out) names that dataset, when no other id fits the run.
 
 "MMS3 EDP FAST DCE" names MMS3_EDP_FAST_L2_DCE: "FAST" is its mode, not the FAST
 spacecraft; "C1 STA SM" names C1_CP_STA_SM: "STA" is Cluster's STAFF, not STEREO-A. The
@@ -65,8 +65,8 @@ def id_parts_not_missions(
     )
 
 
-# Id parts a writer may leave out: processing level, data type, Cluster's CP/PP.
-_OPTIONAL = re.compile(r"^(?:L[0-4][A-Z]?|[HK][0-9]|CP|PP)$")
+# Id parts a writer may leave out: processing level and data type (L2, H0, K1).
+_OPTIONAL = re.compile(r"^(?:L[0-4][A-Z]?|[HK][0-9])$")
 _LONGEST_RUN = 8
 
 
