@@ -189,6 +189,15 @@ def test_spectra_refuse_series_with_large_gaps() -> None:
         welch_psd(t, np.sin(t))
 
 
+def test_a_cadence_that_is_not_a_whole_number_of_seconds_is_not_a_gap() -> None:
+    # Thinned 1-min data: samples every 129.6 s, stored as whole nanoseconds, so the
+    # float grid lands a hair after each sample; the nearest sample is still on it.
+    start = np.datetime64("2015-03-10T00:00:00", "ns")
+    times = start + (np.arange(2000) * 129.6e9).astype("timedelta64[ns]")
+    psd = welch_psd(times, np.sin(2 * np.pi * np.arange(2000) / 200), segment_s=800 * 129.6)
+    assert psd.frequency_hz[int(np.argmax(psd.psd))] == pytest.approx(1 / (200 * 129.6), rel=0.1)
+
+
 def test_pitch_angles_of_a_field_aligned_beam() -> None:
     rng = np.random.default_rng(9)
     directions = rng.normal(size=(200, 3))

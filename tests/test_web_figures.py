@@ -205,3 +205,36 @@ def test_gallery_cards_show_thumbnails(page: sync_api.Page, served):
     page.wait_for_selector(".viewer-plot .main-svg")
     sync_api.expect(page.locator(".citations")).to_contain_text("Data: AC_")
     shot(page, "desktop-gallery-open")
+
+
+TWO_LONG = "OMNI Bz GSM and flow pressure 2015-03-17, with a 30-min running mean"
+_Y_TITLES = """() => {
+  const fig = document.getElementById('figure');
+  return Object.keys(fig._fullLayout).filter((k) => /^yaxis\\d*$/.test(k)).map((k) => {
+    const text = fig.querySelector(`.g-y${k.slice(5)}title text`);
+    return [text ? text.getBoundingClientRect().height : 0, fig._fullLayout[k]._length,
+            text ? text.textContent : ''];
+  });
+}"""
+
+
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 1400, "height": 900}])
+def test_each_y_axis_title_fits_its_panel_and_keeps_its_unit(
+    browser: sync_api.Browser, served, viewport: dict[str, int]
+):
+    context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+    context.set_default_timeout(SLOW)
+    pg = context.new_page()
+    try:
+        pg.goto(served.url + "/")
+        ask(pg, TWO_LONG)
+        wait_answer(pg)
+        pg.wait_for_selector("#figure .main-svg")
+        titles = pg.evaluate(_Y_TITLES)
+        assert len(titles) == 2
+        for drawn, panel, text in titles:
+            assert 0 < drawn <= panel + 2, f"{text!r}: {drawn} px along a {panel} px panel"
+            assert re.search(r"\((nT|nPa)\)$", text), text
+        shot(pg, f"two-panels-{viewport['width']}")
+    finally:
+        context.close()

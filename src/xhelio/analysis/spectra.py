@@ -114,7 +114,9 @@ def uniform_series(
     t, x = t[keep], x[keep]
     step = float(np.median(np.diff(t)))
     grid = np.arange(t[0], t[-1] + step / 2, step)
-    nearest = np.abs(t[np.clip(np.searchsorted(t, grid), 0, len(t) - 1)] - grid)
+    after = np.clip(np.searchsorted(t, grid), 0, len(t) - 1)
+    before = np.clip(after - 1, 0, len(t) - 1)
+    nearest = np.minimum(np.abs(t[after] - grid), np.abs(t[before] - grid))
     missing = float(np.mean(nearest > step / 2))
     if missing > MAX_GAP_FRACTION:
         raise UserError(

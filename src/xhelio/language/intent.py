@@ -167,6 +167,7 @@ class RequestIntent:
         parts.extend(
             f"{op.text} over {op.during[0]}-{op.during[1]}" if op.during else op.text
             for op in self.operations
+            if op.during or op.text != self.cadence_text  # the cadence is said once
         )
         if not self.plot.wanted:
             parts.append("no plot")

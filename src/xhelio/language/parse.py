@@ -21,6 +21,7 @@ from xhelio.language.acronyms import instrument_capitals
 from xhelio.language.carriers import carrier_missions
 from xhelio.language.channel_names import named_channels
 from xhelio.language.doubts import find_doubts
+from xhelio.language.idwords import id_parts_not_missions, spaced_dataset_ids
 from xhelio.language.intent import (
     MissionRef,
     OperationWish,
@@ -480,7 +481,8 @@ def _quantities(text: str) -> list[QuantityWish]:
             claimed.append(match.span())
             if any(w.quantity == entry.key for w in wishes):
                 continue
-            wishes.append(QuantityWish(entry.key, match[0], match.start(), frame=frame))
+            framed = frame if entry.shape == "vector" else None  # a pressure has no frame
+            wishes.append(QuantityWish(entry.key, match[0], match.start(), frame=framed))
     if not wishes:
         for pattern, members in GROUP_WORDS:
             match = pattern.search(text)
@@ -896,6 +898,10 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
             dataset_ids.append(known)
             dataset_spans.append((known, match.span()))
             work = _mask(work, *match.span())
+    for known, span in spaced_dataset_ids(vocab.by_prefix, work):
+        dataset_ids.append(known)
+        dataset_spans.append((known, span))
+        work = _mask(work, *span)
     work = _without_citations(work)
     time_range, time_text, time_error = None, None, None
     time_spans: list[tuple[int, int]] = []
@@ -932,6 +938,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     for span in [*formulas, *derived]:
         named = _mask(named, *span)
     missions, spans, counts = _missions(vocab, named, plurals)
+    missions, spans = id_parts_not_missions(vocab.catalog, named, missions, spans)
     missions = missions or (() if dataset_ids else carrier_missions(named, vocab.mission_names))
     physics = work
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from xhelio.language.intent import RequestIntent
-from xhelio.render.figure_text import plain_unit
+from xhelio.render.figure_text import axis_unit, plain_unit
 from xhelio.timerange import readable_iso_span
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "describe_fetch",
     "describe_render",
     "discovery_text",
+    "said_unit",
 ]
 
 EXAMPLES = (
@@ -57,12 +58,17 @@ def describe_fetch(series: str, result: dict[str, Any]) -> str:
     columns = result.get("columns") or []
     shape = f", {len(columns)} components" if len(columns) > 1 else ""
     cadence = f", cadence {result['cadence']}" if result.get("cadence") else ""
-    units = result.get("units") or "no units"
+    units = said_unit(str(result.get("units") or "")) or "no units"
     return (
         f"Fetched {series} as {result.get('label')} (dataset {result.get('dataset')}, "
         f"parameter {result.get('parameter')}, {units}{shape}): {result.get('points')} points "
         f"{_over(result)}{cadence}."
     )
+
+
+def said_unit(raw: str) -> str:
+    """A unit as a sentence writes it: decoded, plain text, no cadence aside ("nT")."""
+    return plain_unit(axis_unit(raw))
 
 
 def _over(result: dict[str, Any]) -> str:
@@ -90,7 +96,7 @@ def _panel_words(traces: list[dict[str, Any]], series: Mapping[str, str]) -> str
     for trace in traces:
         label = str(trace.get("data_label") or "")
         name = str(trace.get("name") or label)
-        unit = plain_unit(str(trace.get("unit") or ""))
+        unit = said_unit(str(trace.get("unit") or ""))
         if trace.get("type") == "heatmap":
             spectrograms.append(f"a spectrogram of {_with_unit([name], unit)}")
         else:

@@ -21,6 +21,7 @@ from xhelio.agents.offline.answer import (
     describe_fetch,
     describe_render,
     discovery_text,
+    said_unit,
 )
 from xhelio.agents.offline.elsewhere import plan_elsewhere
 from xhelio.agents.offline.followup import export_only, is_follow_up, is_undo, merge, replay
@@ -378,7 +379,7 @@ class OfflineAssistant:
             run.lines.append(f"Computed {label}, the {step.description}: {said}")
             return
         units = result.payload.get("units") or {}
-        unit = next(iter(units.values()), "") if isinstance(units, dict) else ""
+        unit = said_unit(str(next(iter(units.values()), ""))) if isinstance(units, dict) else ""
         run.lines.append(
             f"Computed {label}: {step.description} ({result.payload.get('points')} points"
             + (f", {unit}" if unit else "")

@@ -224,6 +224,17 @@ def _shows_the_same(
     )
 
 
+def _without_derived(text: str) -> str:
+    """`text` with its derived-quantity words blanked (same length, so spans hold).
+
+    A follow-up naming new quantities replaces what was shown: the last request's
+    "dynamic pressure" is not asked again.
+    """
+    for d in load_vocabulary().derived:
+        text = d.words.sub(lambda m: " " * len(m.group()), text)
+    return text
+
+
 def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[str]]:
     """The new request completed from the last one, and notes saying what was kept."""
     notes: list[str] = []
@@ -277,7 +288,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     merged = replace(
         new,
         # The instruments, derived quantities and frames the last request named still hold.
-        text=f"{base.text}\n{new.text}",
+        text=f"{_without_derived(base.text) if replaced else base.text}\n{new.text}",
         missions=missions,
         quantities=quantities,
         time_range=time.range,

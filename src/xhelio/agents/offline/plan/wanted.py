@@ -6,6 +6,7 @@ overview; what cannot be placed is said.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from xhelio.agents.offline.derived import derived_named
@@ -154,7 +155,12 @@ def derived_first(
     inputs |= {d.key for d in derived}  # "motional electric field" is computed, not fetched
     # "thermal pressure of the solar wind": the group word names the medium, not a bundle.
     grouped = [w for w in quantities if any(p.fullmatch(w.text) for p, _ in GROUP_WORDS)]
-    quantities = [w for w in quantities if w.quantity not in inputs and w not in grouped]
+    quantities = [
+        w
+        for w in quantities
+        if w not in grouped
+        and (w.quantity not in inputs or _listed_beside(b.intent.text, w, derived))
+    ]
     if not quantities and b.missing[:1] == [_NO_QUANTITY]:
         b.missing.pop(0)
     if any(d.key == "alpha_proton_ratio" for d in derived):
@@ -162,6 +168,31 @@ def derived_first(
         kept_ops = tuple(op for op in b.intent.operations if op.kind != "ratio")
         b.intent = replace(b.intent, operations=kept_ops)
     return quantities
+
+
+# Words saying a quantity is an input of the derived one: "P_dyn from n and V",
+# "use n and V to get P_dyn".
+_INPUT_AFTER = re.compile(r"\b(?:from|using|with|out of|via|given|based on|of)\b", re.I)
+_INPUT_BEFORE = re.compile(
+    r"\b(?:to (?:compute|calculate|get|derive|make)|into|for)\b|->|→|=", re.I
+)
+
+
+def _listed_beside(text: str, wish: QuantityWish, derived: tuple[DerivedQuantity, ...]) -> bool:
+    """Whether an input quantity is asked for itself, listed beside the derived one.
+
+    "proton density and dynamic pressure" asks for both; "dynamic pressure from density
+    and speed" names the density only as an input.
+    """
+    spans = [m.span() for d in derived if (m := d.words.search(text))]
+    for start, end in spans:
+        if start <= wish.position < end:
+            return False
+        if wish.position >= end and _INPUT_AFTER.search(text[end : wish.position]):
+            return False
+        if wish.position < start and _INPUT_BEFORE.search(text[wish.position : start]):
+            return False
+    return bool(spans)
 
 
 def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:

@@ -33,8 +33,10 @@ export const PLOT_CONFIG = Object.freeze({
   toImageButtonOptions: { format: "png", scale: 2 },
 });
 
-// Below this many pixels per panel a stacked figure scrolls instead of squeezing.
-const MIN_PANEL_PX = 170;
+// Below this many pixels of plot per panel a stacked figure scrolls instead of squeezing.
+const MIN_PANEL_PX = 120;
+// A box narrower than this (a phone) leaves the figure's title to the card's header.
+const NARROW_PX = 600;
 
 /** What a figure shows: trace names and data span. Equal for the same figure restyled. */
 export function figureIdentity(figure) {
@@ -64,20 +66,26 @@ export async function drawFigure(el, figure, { revision, height } = {}) {
   layout.uirevision = revision ?? figureIdentity(figure);
   const panels = panelCount(layout);
   const room = height || el.clientHeight || 0;
-  if (room > 0) layout.height = Math.max(room - 4, panels * MIN_PANEL_PX);
   if (!layout.hovermode || layout.hovermode === "closest") layout.hovermode = "x unified";
   placeLegend(el, figure, layout);
   // A long title would overflow a box narrower than the figure the server laid out:
   // wrap it onto lines (Plotly takes <br>) and give the top margin room for them.
   const title = typeof layout.title === "string" ? { text: layout.title } : layout.title;
   const perLine = Math.floor((el.clientWidth || 800) / 7.5);
-  if (title?.text && !title.text.includes("<br") && title.text.length > perLine) {
+  if (title?.text && (el.clientWidth || 800) < NARROW_PX) {
+    // The card's header already names the figure: on a phone the panels get the room.
+    layout.title = { ...title, text: "" };
+    layout.margin = { ...(layout.margin || {}), t: 24 };
+  } else if (title?.text && !title.text.includes("<br") && title.text.length > perLine) {
     const lines = wrap(title.text, perLine);
     layout.title = { ...title, text: lines.join("<br>"), font: { ...(title.font || {}), size: 13 } };
     const margin = layout.margin || {};
     layout.margin = { ...margin, t: Math.max(margin.t ?? 80, 40 + 17 * lines.length) };
   }
   wrapCitation(layout, el.clientWidth || 800);
+  const margins = (layout.margin?.t ?? 80) + (layout.margin?.b ?? 80);
+  if (room > 0) layout.height = Math.max(room - 4, panels * MIN_PANEL_PX + margins);
+  fitAxisTitles(layout);
   await Plotly.react(el, figure.data || [], layout, PLOT_CONFIG);
   return el;
 }
@@ -111,6 +119,38 @@ function wrapCitation(layout, width) {
     return { ...note, text: lines.join("<br>") };
   });
   if (added > 0) layout.margin = { ...(layout.margin || {}), b: (layout.margin?.b ?? 80) + 12 * added };
+}
+
+// Pixels one character of a y-axis title takes along the axis (12 px text, with room).
+const AXIS_CHAR_PX = 7.5;
+
+/**
+ * Each y-axis title fits the panel it is drawn on, whatever the box's height: re-wrapped
+ * to the panel's height in pixels, at most three lines, the unit (the last parenthesis)
+ * always kept; a name too long for that is cut with "…" (the legend still has it whole).
+ */
+function fitAxisTitles(layout) {
+  const margin = layout.margin || {};
+  const inner = Math.max(60, (layout.height || 450) - (margin.t ?? 80) - (margin.b ?? 80));
+  for (const key of Object.keys(layout)) {
+    const axis = layout[key];
+    if (!/^yaxis\d*$/.test(key) || !axis) continue;
+    const title = typeof axis.title === "string" ? { text: axis.title } : axis.title;
+    if (!title?.text) continue;
+    const [low, high] = Array.isArray(axis.domain) ? axis.domain : [0, 1];
+    const perLine = Math.max(8, Math.floor(((high - low) * inner) / AXIS_CHAR_PX));
+    const plain = title.text.replace(/<br\s*\/?>/gi, " ").replace(/\s+/g, " ").trim();
+    const found = plain.match(/^(.*\S)\s*(\([^()]*\))$/);
+    const [name, unit] = found ? [found[1], found[2]] : [plain, ""];
+    let lines = wrap(unit ? `${name} ${unit}` : name, perLine);
+    if (lines.length > 3) {
+      lines = wrap(name, perLine).slice(0, unit ? 2 : 3);
+      const last = lines.length - 1;
+      lines[last] = `${lines[last].slice(0, Math.max(1, perLine - 1))}…`;
+      if (unit) lines.push(unit);
+    }
+    layout[key] = { ...axis, title: { ...title, text: lines.join("<br>") } };
+  }
 }
 
 /** Split text into lines of at most `width` characters at spaces. */
