@@ -261,6 +261,10 @@ def _id_words(dataset_id: str) -> set[str]:
 _DESIGNATION = re.compile(r"^[-\s]?(?:\d{4}-\d{3}|\d{2}[A-Z])\b")
 
 
+# "the other", "another": a spacecraft told apart from the one already shown.
+_THE_OTHER = re.compile(r"\b(?:the other|another|the remaining)\s+$", re.I)
+
+
 def probe_doubts(
     held: dict[str, frozenset[str]], text: str, missions: Sequence[MissionRef], datasets: bool
 ) -> tuple[str, ...]:
@@ -304,6 +308,8 @@ def _unnamed_probes(
             continue
         if _DESIGNATION.match(text[ref.position + len(ref.text) :]):
             continue
+        if _THE_OTHER.search(text[: ref.position]):
+            continue  # "the other Van Allen probe": the one not shown, for a follow-up
         names = ", ".join(sorted(have, key=lambda p: (len(p), p)))
         doubts.append(
             f"which {ref.name} spacecraft you mean ('{ref.text}' names none of them; the"
