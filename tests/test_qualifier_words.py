@@ -92,3 +92,9 @@ def test_the_parameter_named_by_a_qualifier_is_fetched(
     first = fetched(plan_of(vocab, text))[0]
     assert first[0].startswith(dataset)
     assert parameter in first[1]
+
+
+def test_a_qualifier_the_drawn_parameter_does_not_say_is_stated(vocab: Vocabulary) -> None:
+    plan = plan_of(vocab, "THEMIS-A ESA burst reduced mode ion density 2008-02-26")
+    said = " ".join(plan.notes)
+    assert "Could not honour" in said
