@@ -19,12 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cache
+from typing import NamedTuple
 
 from xhelio.catalog.model import ParameterInfo
 from xhelio.language.slots import SlotReading
 from xhelio.vocabulary import read_table
 
 __all__ = [
+    "Qualifier",
     "discriminating",
     "parameter_tokens",
     "qualifier_fit",
@@ -64,6 +66,13 @@ _PLAIN = frozenset(_PLAIN_WORDS.split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*")
 
 
+class Qualifier(NamedTuple):
+    """One request word as typed and the spellings (lower case) that mean it."""
+
+    typed: str
+    spellings: frozenset[str]
+
+
 @cache
 def _synonyms() -> tuple[tuple[re.Pattern[str], frozenset[str]], ...]:
     rows = read_table("domain.toml").get("qualifier", [])
@@ -73,13 +82,13 @@ def _synonyms() -> tuple[tuple[re.Pattern[str], frozenset[str]], ...]:
     )
 
 
-def request_words(text: str) -> tuple[frozenset[str], ...]:
+def request_words(text: str) -> tuple[Qualifier, ...]:
     """The request's content words, each as the set of spellings that mean it.
 
     Dates, clock times, single letters and plain request words are left out; a word the
     `[[qualifier]]` table knows brings its synonyms ("mid" -> mid, medium, midenergy).
     """
-    out: list[frozenset[str]] = []
+    out: list[Qualifier] = []
     for m in _WORD.finditer(text):
         word = m[0].lower()
         if len(word) < 2 or word in _PLAIN or re.fullmatch(r"\d.*|t\d+", word):
@@ -89,7 +98,7 @@ def request_words(text: str) -> tuple[frozenset[str], ...]:
         for pattern, tokens in _synonyms():
             if pattern.fullmatch(m[0]):
                 spellings |= tokens
-        out.append(frozenset(spellings))
+        out.append(Qualifier(m[0], frozenset(spellings)))
     return tuple(dict.fromkeys(out))
 
 
@@ -118,23 +127,21 @@ def _says(spellings: frozenset[str], tokens: frozenset[str]) -> bool:
 
 
 def discriminating(
-    words: Sequence[frozenset[str]], params: Sequence[ParameterInfo]
-) -> list[tuple[frozenset[str], frozenset[str]]]:
+    words: Sequence[Qualifier], params: Sequence[ParameterInfo]
+) -> list[tuple[Qualifier, frozenset[str]]]:
     """The words that some but not all of `params` say, each with the names saying it."""
     if len(params) < 2:
         return []
     tokens = {p.name: parameter_tokens(p) for p in params}
-    out: list[tuple[frozenset[str], frozenset[str]]] = []
-    for spellings in words:
-        saying = frozenset(name for name, own in tokens.items() if _says(spellings, own))
+    out: list[tuple[Qualifier, frozenset[str]]] = []
+    for word in words:
+        saying = frozenset(name for name, own in tokens.items() if _says(word.spellings, own))
         if 0 < len(saying) < len(params):
-            out.append((spellings, saying))
+            out.append((word, saying))
     return out
 
 
-def qualifier_fit(
-    words: Sequence[frozenset[str]], params: Sequence[ParameterInfo]
-) -> dict[str, int]:
+def qualifier_fit(words: Sequence[Qualifier], params: Sequence[ParameterInfo]) -> dict[str, int]:
     """For each parameter of `params`, how many request words that tell them apart it says."""
     fit = {p.name: 0 for p in params}
     for _, saying in discriminating(words, params):

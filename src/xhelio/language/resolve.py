@@ -32,7 +32,7 @@ from xhelio.language.products import (
     uncovered,
     variant_count,
 )
-from xhelio.language.qualifiers import discriminating, qualifier_fit, request_words
+from xhelio.language.qualifiers import Qualifier, discriminating, qualifier_fit, request_words
 from xhelio.language.quantities import Quantity, quantity
 from xhelio.language.spectra import asked_fit, axis_dataset_score, spectrogram_fit
 from xhelio.language.wishes import format_seconds
@@ -705,7 +705,7 @@ def resolve(
 
 
 def _best_parameter(
-    scored: list[tuple[float, ParameterInfo]], qualifiers: tuple[frozenset[str], ...]
+    scored: list[tuple[float, ParameterInfo]], qualifiers: tuple[Qualifier, ...]
 ) -> tuple[float, ParameterInfo, str]:
     """The parameter of one dataset that serves the quantity and says most of what was typed.
 
@@ -718,16 +718,18 @@ def _best_parameter(
     fit = qualifier_fit(qualifiers, params)
     score, best = max(scored, key=lambda sp: (fit[sp[1].name], sp[0]))
     unmet = [
-        sorted(spellings, key=len)[-1]
-        for spellings, saying in discriminating(qualifiers, params)
-        if best.name not in saying
+        word.typed for word, saying in discriminating(qualifiers, params) if best.name not in saying
     ]
     if not unmet:
         return score, best, ""
     said = ", ".join(repr(w) for w in unmet)
-    return score, best, (
-        f"Could not honour {said}: shown {best.name} ({best.description.strip() or best.name}), "
-        "which does not say it."
+    return (
+        score,
+        best,
+        (
+            f"Could not honour {said}: shown {best.name} ({best.description.strip() or best.name}), "
+            "which does not say it."
+        ),
     )
 
 
