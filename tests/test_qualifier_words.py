@@ -13,10 +13,15 @@ import re
 import pytest
 
 from plan_helpers import fetched, plan_of
-from xhelio.catalog.model import ParameterInfo
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.measured import auxiliary_kind
 from xhelio.language.parse import Vocabulary
-from xhelio.language.qualifiers import discriminating, qualifier_fit, request_words
+from xhelio.language.qualifiers import (
+    discriminating,
+    of_parameters,
+    qualifier_fit,
+    request_words,
+)
 
 
 def _p(name: str, description: str = "") -> ParameterInfo:
@@ -46,6 +51,12 @@ def test_an_energy_range_word_reaches_its_synonyms() -> None:
     params = [_p("lowen_flux"), _p("midanergy_flux"), _p("highen_flux")]
     fit = qualifier_fit(request_words("mid energies"), params)
     assert fit == {"lowen_flux": 0, "midanergy_flux": 1, "highen_flux": 0}
+
+
+def test_a_word_of_the_dataset_id_named_the_product_not_a_parameter() -> None:
+    info = DatasetInfo("GOES11_K0_MAG", "GOES-11 Magnetometer")
+    kept = of_parameters(request_words("mag GSM burst"), info)
+    assert [w.typed for w in kept] == ["GSM", "burst"]
 
 
 def test_a_cadence_word_is_no_qualifier() -> None:

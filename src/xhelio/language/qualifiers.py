@@ -21,13 +21,14 @@ from collections.abc import Sequence
 from functools import cache
 from typing import NamedTuple
 
-from xhelio.catalog.model import ParameterInfo
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.slots import SlotReading
 from xhelio.vocabulary import read_table
 
 __all__ = [
     "Qualifier",
     "discriminating",
+    "of_parameters",
     "parameter_tokens",
     "qualifier_fit",
     "qualifier_text",
@@ -100,6 +101,18 @@ def request_words(text: str) -> tuple[Qualifier, ...]:
                 spellings |= tokens
         out.append(Qualifier(m[0], frozenset(spellings)))
     return tuple(dict.fromkeys(out))
+
+
+def of_parameters(words: Sequence[Qualifier], info: DatasetInfo) -> tuple[Qualifier, ...]:
+    """The words that may name a parameter of `info`: not those its id holds.
+
+    A word of the dataset's own id ("MAG" of GOES12_K0_MAG, "ESA") named the product
+    and is honoured by it; a parameter's abbreviation of it ("Mag. Field, local s/c") is
+    no reason to prefer that parameter. Titles often list every mode a file holds
+    ("Reduced, Full and Burst"), so a title word still tells parameters apart.
+    """
+    own = {w.lower() for w in re.split(r"[^A-Za-z0-9]+", info.id) if w}
+    return tuple(w for w in words if not w.spellings & own)
 
 
 def parameter_tokens(p: ParameterInfo) -> frozenset[str]:

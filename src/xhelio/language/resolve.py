@@ -32,7 +32,13 @@ from xhelio.language.products import (
     uncovered,
     variant_count,
 )
-from xhelio.language.qualifiers import Qualifier, discriminating, qualifier_fit, request_words
+from xhelio.language.qualifiers import (
+    Qualifier,
+    discriminating,
+    of_parameters,
+    qualifier_fit,
+    request_words,
+)
 from xhelio.language.quantities import Quantity, quantity
 from xhelio.language.spectra import asked_fit, axis_dataset_score, spectrogram_fit
 from xhelio.language.wishes import format_seconds
@@ -645,7 +651,7 @@ def resolve(
         scored = [(sc, p) for sc, p in scored if not _other_species(wish, info, p)]
         if not scored:
             continue
-        best_score, best, unmet = _best_parameter(scored, qualifier_words)
+        best_score, best, unmet = _best_parameter(scored, of_parameters(qualifier_words, info))
         dataset_score, notes, cadence = _dataset_score(info, q, time_range, wanted_cadence)
         extra = (
             probe_score
@@ -704,19 +710,23 @@ def resolve(
     return ranked[:limit]
 
 
+_QUALIFIER_WEIGHT = 1.0
+
+
 def _best_parameter(
     scored: list[tuple[float, ParameterInfo]], qualifiers: tuple[Qualifier, ...]
 ) -> tuple[float, ParameterInfo, str]:
     """The parameter of one dataset that serves the quantity and says most of what was typed.
 
     A request word some candidates say and others do not ("Bw", "reduced", "burst")
-    picks among them (`qualifiers`), before the score; the score (measured before model,
+    adds `_QUALIFIER_WEIGHT` per word to the score: more than a tie-break (a quality
+    copy, a longer name), less than the frame asked; the score (measured before model,
     statistic or direction copies) decides the rest. The third value is what the answer
     must say when a word that tells them apart is not said by the one drawn.
     """
     params = [p for _, p in scored]
     fit = qualifier_fit(qualifiers, params)
-    score, best = max(scored, key=lambda sp: (fit[sp[1].name], sp[0]))
+    score, best = max(scored, key=lambda sp: sp[0] + _QUALIFIER_WEIGHT * fit[sp[1].name])
     unmet = [
         word.typed for word, saying in discriminating(qualifiers, params) if best.name not in saying
     ]
@@ -727,8 +737,8 @@ def _best_parameter(
         score,
         best,
         (
-            f"Could not honour {said}: shown {best.name} ({best.description.strip() or best.name}), "
-            "which does not say it."
+            f"Could not honour {said}: shown {best.name} "
+            f"({best.description.strip() or best.name}), which does not say it."
         ),
     )
 
