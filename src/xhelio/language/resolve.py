@@ -32,6 +32,13 @@ from xhelio.language.products import (
     uncovered,
     variant_count,
 )
+from xhelio.language.qualifiers import (
+    Qualifier,
+    discriminating,
+    of_parameters,
+    qualifier_fit,
+    request_words,
+)
 from xhelio.language.quantities import Quantity, quantity
 from xhelio.language.spectra import asked_fit, axis_dataset_score, spectrogram_fit
 from xhelio.language.wishes import format_seconds
@@ -588,6 +595,7 @@ def resolve(
     terms: tuple[Term, ...] = (),
     keep_support: bool = False,
     asked: str = "",
+    qualifiers: str = "",
     limit: int = 5,
 ) -> list[Candidate]:
     """Rank (dataset, parameter) pairs for `wish` among `datasets`, best first.
@@ -607,6 +615,8 @@ def resolve(
         keep_support: Consider support data for any quantity (datasets the user named).
         asked: The request's words: a model, an uncertainty, a raw copy ... of the
             quantity (`measured`) ranks below the measured value unless they ask for it.
+        qualifiers: The request's words that may say which parameter of a product is
+            meant ("Bw", "reduced", "burst"; `qualifiers.qualifier_text`).
         limit: Most candidates to return (one per dataset).
 
     Support data (orbit, ephemeris, attitude) only serves positions: the velocity in an
@@ -619,6 +629,8 @@ def resolve(
     bonus = _fts_bonus(catalog, q, mission_id)
     naming = [t for t in terms if t.acronym]
     as_typed = [replace(t, tokens=_typed_tokens(t)) for t in naming]
+    qualifier_words = request_words(qualifiers)
+    unmet_of: dict[str, str] = {}
     ranked: list[Candidate] = []
     for info in datasets:
         probe_score = probe_fit(info, probe)
@@ -639,7 +651,7 @@ def resolve(
         scored = [(sc, p) for sc, p in scored if not _other_species(wish, info, p)]
         if not scored:
             continue
-        best_score, best = max(scored, key=lambda sp: sp[0])
+        best_score, best, unmet = _best_parameter(scored, of_parameters(qualifier_words, info))
         dataset_score, notes, cadence = _dataset_score(info, q, time_range, wanted_cadence)
         extra = (
             probe_score
@@ -659,6 +671,8 @@ def resolve(
             )
         )
         total = best_score + dataset_score + extra
+        if unmet:
+            unmet_of[info.id] = unmet
         why = [f"{best.name} [{best.units or 'no units'}]"]
         if cadence:
             why.append(f"cadence {info.cadence or format_seconds(cadence)}")
@@ -690,8 +704,43 @@ def resolve(
         notes = _choice_notes(ranked, infos, terms, time_range)
         if ranked[0].parameter not in parameter_names:
             notes += _drawn_note(infos[ranked[0].dataset_id], ranked[0], asked, wish.frame)
+            if ranked[0].dataset_id in unmet_of:
+                notes += (unmet_of[ranked[0].dataset_id],)
         ranked[0] = replace(ranked[0], notes=notes)
     return ranked[:limit]
+
+
+_QUALIFIER_WEIGHT = 1.0
+
+
+def _best_parameter(
+    scored: list[tuple[float, ParameterInfo]], qualifiers: tuple[Qualifier, ...]
+) -> tuple[float, ParameterInfo, str]:
+    """The parameter of one dataset that serves the quantity and says most of what was typed.
+
+    A request word some candidates say and others do not ("Bw", "reduced", "burst")
+    adds `_QUALIFIER_WEIGHT` per word to the score: more than a tie-break (a quality
+    copy, a longer name), less than the frame asked; the score (measured before model,
+    statistic or direction copies) decides the rest. The third value is what the answer
+    must say when a word that tells them apart is not said by the one drawn.
+    """
+    params = [p for _, p in scored]
+    fit = qualifier_fit(qualifiers, params)
+    score, best = max(scored, key=lambda sp: sp[0] + _QUALIFIER_WEIGHT * fit[sp[1].name])
+    unmet = [
+        word.typed for word, saying in discriminating(qualifiers, params) if best.name not in saying
+    ]
+    if not unmet:
+        return score, best, ""
+    said = ", ".join(repr(w) for w in unmet)
+    return (
+        score,
+        best,
+        (
+            f"Could not honour {said}: shown {best.name} "
+            f"({best.description.strip() or best.name}), which does not say it."
+        ),
+    )
 
 
 def _measures(q: Quantity, info: DatasetInfo) -> bool:

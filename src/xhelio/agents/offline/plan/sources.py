@@ -24,6 +24,7 @@ from xhelio.language.intent import (
 )
 from xhelio.language.parse import Vocabulary
 from xhelio.language.products import Term, instrument_holds, request_terms
+from xhelio.language.qualifiers import qualifier_text
 from xhelio.language.quantities import Quantity, quantity
 from xhelio.language.resolve import (
     Candidate,
@@ -384,6 +385,7 @@ def resolve_source(
         terms=request_terms(text, hints),
         keep_support=bool(b.intent.dataset_ids),
         asked=text,
+        qualifiers=qualifier_text(b.intent.slots, b.intent.unplaced),
         limit=limit,
     )
 
