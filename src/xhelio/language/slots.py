@@ -37,6 +37,7 @@ __all__ = [
     "find_designations",
     "find_formulas",
     "find_places",
+    "masked",
     "name_runs",
 ]
 
@@ -268,3 +269,8 @@ def name_runs(reading: SlotReading) -> list[tuple[int, int]]:
             current.append(word)
     close()
     return runs
+
+
+def masked(text: str, start: int, end: int) -> str:
+    """`text` with [start, end) blanked: spaces, so every other span keeps its place."""
+    return text[:start] + " " * (end - start) + text[end:]
