@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -33,7 +35,8 @@ def _sunpy_matrices(source: str, target: str) -> np.ndarray:
         columns = []
         for axis in np.eye(3):
             point = make[source](CartesianRepresentation(axis * u.km), obstime=obstime)
-            image = point.transform_to(make[target](obstime=obstime)).cartesian.xyz.to_value(u.km)
+            moved: Any = point.transform_to(make[target](obstime=obstime))
+            image = moved.cartesian.xyz.to_value(u.km)
             columns.append(image)
         out.append(np.stack(columns, axis=1))
     return np.array(out)
@@ -49,7 +52,7 @@ def test_rotation_agrees_with_sunpy(source: str, target: str) -> None:
 
 def test_dipole_tilt_at_june_solstice_is_near_its_maximum() -> None:
     # The tilt peaks near +34° at the June solstice around 16-17 UT (the geomagnetic pole
-    # at ~72°W faces the Sun), and is near −34° at the December solstice around 04-05 UT.
+    # at ~72°W faces the Sun), and is near -34° at the December solstice around 04-05 UT.
     june = dipole_tilt_deg(pd.DatetimeIndex(["2015-06-21T16:30"]))[0]
     december = dipole_tilt_deg(pd.DatetimeIndex(["2015-12-21T04:30"]))[0]
     assert 32.0 < june < 36.0

@@ -29,6 +29,7 @@ __all__ = [
     "derived_spans",
     "describe_statistic",
     "detrend_kind",
+    "frame_rotation",
     "named_operations",
     "operand_spans",
     "operation_spans",
@@ -453,6 +454,34 @@ def operation_windows(text: str) -> list[tuple[str, tuple[str, str], int, int]]:
         if match is not None:
             found.append((key, (match["a"], match["b"]), match.start("lead"), match.end()))
     return found
+
+
+_MOVE = r"\b(?:rotat|transform|convert|express|chang)\w*\b"
+
+
+@cache
+def _rotations() -> tuple[re.Pattern[str], ...]:
+    """Rotation phrases: "rotate B from GSE into GSM", "B in SM, converted from GSE"."""
+    frames = "|".join(sorted(load_vocabulary().frames, key=len, reverse=True))
+    frame = rf"(?:the\s+)?(?P<{{}}>(?-i:{frames}))(?:\s+(?:frame|coordinates|coords|system))?\b"
+    source, target = frame.format("source"), frame.format("target")
+    return (
+        re.compile(rf"{_MOVE}[^.;?]{{0,60}}?(?:\bfrom\s+{source}\s+)?\b(?:in)?to\s+{target}", re.I),
+        re.compile(rf"\bin(?:to)?\s+{target}[^.;?]{{0,30}}?{_MOVE}\s+from\s+{source}", re.I),
+    )
+
+
+def frame_rotation(text: str) -> tuple[str, str, int, int] | None:
+    """(source frame or "", target frame, span) of a rotation the text asks for, or None.
+
+    "rotate B from GSE into GSM" -> ("GSE", "GSM", ...); "rotate BGSE into GSM" -> ("",
+    "GSM", ...): the source is then the frame of the vector fetched.
+    """
+    for rx in _rotations():
+        match = rx.search(text)
+        if match is not None:
+            return (match["source"] or "").upper(), match["target"].upper(), *match.span()
+    return None
 
 
 def declined_operations(text: str) -> list[Declined]:

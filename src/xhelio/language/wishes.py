@@ -16,6 +16,7 @@ from xhelio.language.operations import (
     derived_spans,
     describe_statistic,
     detrend_kind,
+    frame_rotation,
     named_operations,
     per_unit_cadence,
     ratio_slashes,
@@ -154,6 +155,9 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
     for key in dict.fromkeys(key for key, _, _ in named):
         if (element_wise := transform(key)) is not None:
             ops.append(OperationWish("transform", element_wise.label, detail=key))
+    if (rotation := frame_rotation(text)) is not None:
+        source, target = rotation[:2]
+        ops.append(OperationWish("rotate", f"rotated into {target}", detail=f"{source}>{target}"))
     if "psd" in kinds:
         ops.append(OperationWish("psd", "Welch power spectral density"))
     ops += _whole_window_wish(text, durations, ops, named)

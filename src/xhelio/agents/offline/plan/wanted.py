@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from xhelio.agents.offline.derived import derived_named
+from xhelio.agents.offline.plan.rotation import source_frames
 from xhelio.agents.offline.plan.series import TWO_SERIES
 from xhelio.agents.offline.plan.sources import mission_source, not_a_mission, source_candidates
 from xhelio.agents.offline.plan.steps import NAMED, Builder, Source
@@ -70,6 +71,7 @@ def wanted_quantities(b: Builder) -> list[QuantityWish]:
         b.missing.append(_NO_QUANTITY)
     if intent.time_error:
         b.missing.append(f"a valid time range ({intent.time_error})")
+    quantities = source_frames(intent, quantities)
     served = bool(intent.missions or intent.dataset_ids)
     served = served or all(quantity(w.quantity).default_mission for w in quantities)
     for name in intent.unknown_names:
