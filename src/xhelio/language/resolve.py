@@ -625,7 +625,8 @@ def resolve(
         support = not keep_support and q.key != "position" and is_auxiliary(info)
         if probe_score is None or support:
             continue
-        named = [p for p in info.data_parameters if p.name in parameter_names]
+        # named: by the request's dataset ids, or the wish is written as the id ("V_GSE")
+        named = [p for p in info.data_parameters if p.name in (*parameter_names, wish.text)]
         scored = [(20.0, p) for p in named] or [
             (s, p)
             for p in info.data_parameters

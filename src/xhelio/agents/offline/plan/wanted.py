@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from xhelio.agents.offline.derived import derived_named
+from xhelio.agents.offline.plan.named_vectors import named_vectors
 from xhelio.agents.offline.plan.rotation import source_frames
 from xhelio.agents.offline.plan.series import TWO_SERIES
 from xhelio.agents.offline.plan.sources import mission_source, not_a_mission, source_candidates
@@ -47,7 +48,8 @@ _NO_QUANTITY = "a quantity (e.g. magnetic field, solar wind speed, density, Dst)
 def wanted_quantities(b: Builder) -> list[QuantityWish]:
     """The quantities to fetch, and what is missing or left out (names, a valid time)."""
     intent = b.intent
-    quantities = list(intent.quantities)
+    quantities = named_vectors(b, list(intent.quantities))
+    intent = b.intent
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(NAMED, p, 0) for p in intent.parameter_names]
     computed = bool(derived_named(intent.text))  # its inputs are fetched for it
