@@ -3,8 +3,8 @@
 A word that is a vector parameter's exact id in the named mission's datasets (an id
 written with an underscore, a digit or a frame inside it, so plain words never count)
 is fetched itself: its wish is written as the id, which the resolver ranks first. A
-magnitude asked of the same quantity ("|V|", "magnitude", "norm", "total") is the magnitude of that vector,
-computed from it, never another scalar parameter standing in for it.
+magnitude asked of the same quantity ("|V|", "magnitude", "norm", "total") is computed
+from that vector, never another scalar parameter standing in for it.
 """
 
 from __future__ import annotations
