@@ -61,6 +61,8 @@ class Transform:
     code: str
     units: str
     """"same" (the input's unit), "log10" (log10 of it) or the unit itself ("1")."""
+    needs: str = ""
+    """The unit (a regex) the input must be in: a unit conversion ("nT" to "T")."""
 
 
 @cache
@@ -68,7 +70,9 @@ def transform(key: str) -> Transform | None:
     """The `[[operation]]` row of `key` when it is an element-wise transform (has code)."""
     for row in read_table("domain.toml").get("operation", []):
         if row["key"] == key and "code" in row:
-            return Transform(key, str(row["label"]), str(row["code"]), str(row["units"]))
+            return Transform(
+                key, str(row["label"]), str(row["code"]), str(row["units"]), row.get("needs", "")
+            )
     return None
 
 

@@ -675,7 +675,8 @@ def resolve(
                 cadence,
                 said=0 if _UNCOVERED in notes else variant_count(info, terms, cadence),
                 named=0 if _UNCOVERED in notes else variant_count(info, naming, cadence),
-                fit=_asked_fit(q, wish, info, best),
+                # a parameter written as its id ("V_GSE") is what was asked, quick-look or not
+                fit=_asked_fit(q, wish, info, best) + (best.name == wish.text),
                 exact=0 if _UNCOVERED in notes else variant_count(info, as_typed, cadence),
                 quicklook=level_rank(info) == 2 or _UNCOVERED in notes,
                 borrowed=_UNCOVERED in notes or not _measures(q, info),

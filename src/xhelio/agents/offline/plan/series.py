@@ -237,6 +237,9 @@ def series_operations(
         if op.kind == "rotate":
             current, tag, name = _rotated(b, op, cands, (current, tag, name))
             continue
+        if op.kind == "transform" and (refused := _unit_refused(op, cands)) is not None:
+            b.notes.append(refused)
+            continue
         fixed = (op.kind == "detrend" and op.detail != "running") or op.window_points is not None
         window = 0.0 if fixed else op.window_s or _default_window(span, b, op)
         code, what, suffix = series_code(op.kind, window, op.detail, op.window_points)
@@ -258,6 +261,18 @@ def series_operations(
         current = add_compute(b, name, (current,), label, code, f"{name} {what}", units)
         tag, name = label, f"{name} {what}"
     return current, tag, name
+
+
+def _unit_refused(op: OperationWish, cands: list[Candidate]) -> str | None:
+    """Why a unit conversion cannot apply to the series (its unit is another), or None."""
+    element_wise = transform(op.detail)
+    unit = (cands[0].units if cands else "") or ""
+    if element_wise is None or not element_wise.needs or re.search(element_wise.needs, unit):
+        return None
+    return (
+        f"Could not honour '{element_wise.label}': the series is in '{unit or 'no unit'}', "
+        "not the unit the conversion starts from; shown as fetched."
+    )
 
 
 def _rotated(
