@@ -102,3 +102,16 @@ def test_a_vector_named_by_id_is_fetched_from_its_own_dataset(vocab: Vocabulary)
     # science file's scalar speed
     plan = plan_of(vocab, "magnitude of the Wind V_GSE on 2019-06-01")
     assert fetched(plan) == [("WI_K0_SWE", "V_GSE")]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("scale Wind BGSE by 1e-9 on 2019-06-01", "df * 1e-09"),
+        ("ACE Bz divided by 2 on 2012-03-07", "df * 0.5"),
+    ],
+)
+def test_scaling_by_a_number_is_computed(vocab: Vocabulary, text: str, code: str) -> None:
+    plan = plan_of(vocab, text)
+    assert code in _codes(plan)
+    assert len(fetched(plan)) == 1  # a number is no second series to divide by

@@ -37,6 +37,7 @@ __all__ = [
     "per_unit_cadence",
     "ratio_slashes",
     "running_statistic",
+    "scale_factor",
     "statistic_near",
     "statistics_near",
     "transform",
@@ -325,6 +326,7 @@ def operation_spans(text: str) -> list[tuple[int, int]]:
         operand = operands.get(match.span())
         spans += operand.affixes() if operand else [match.span()]
     spans += [(start, end) for _, start, end in _percentile_lists(text)]
+    spans += [m.span() for m in _SCALE.finditer(text)]
     return spans + [m.span() for m in _ratio_matches(text)]
 
 
@@ -486,6 +488,29 @@ def frame_rotation(text: str) -> tuple[str, str, int, int] | None:
         if match is not None:
             return (match["source"] or "").upper(), match["target"].upper(), *match.span()
     return None
+
+
+_FACTOR = r"(?P<f>[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?![\w.:/-])"
+_SCALE = re.compile(
+    rf"\b(?P<verb>scal(?:e|ed|ing)|multipl(?:y|ied|ying)|divid(?:e|ed|ing))\b"
+    rf"(?:\s+(?!by\b)[^\s.;?]+){{0,5}}?\s+by\s+(?:a\s+factor\s+(?:of\s+)?)?{_FACTOR}",
+    re.I,
+)
+
+
+def scale_factor(text: str) -> tuple[float, int, int] | None:
+    """The number a series is multiplied by ("scale Bz by 1e-9", "divide it by 2"), and span.
+
+    A division is the multiplication by the inverse; "divided by the density" is a ratio
+    of two series, not a scaling (only a number counts).
+    """
+    match = _SCALE.search(text)
+    if match is None or float(match["f"]) == 0.0:
+        return None
+    factor = float(match["f"])
+    if match["verb"].lower().startswith("divid"):
+        factor = 1.0 / factor
+    return factor, *match.span()
 
 
 def declined_operations(text: str) -> list[Declined]:

@@ -21,6 +21,7 @@ from xhelio.language.operations import (
     per_unit_cadence,
     ratio_slashes,
     running_statistic,
+    scale_factor,
     statistic_near,
     statistics_near,
     transform,
@@ -155,6 +156,9 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
     for key in dict.fromkeys(key for key, _, _ in named):
         if (element_wise := transform(key)) is not None:
             ops.append(OperationWish("transform", element_wise.label, detail=key))
+    if (scale := scale_factor(text)) is not None:
+        ops.append(OperationWish("scale", f"scaled by {scale[0]:g}", detail=f"{scale[0]!r}"))
+        named.append(("scale", scale[1], scale[2]))
     if (rotation := frame_rotation(text)) is not None:
         source, target = rotation[:2]
         ops.append(OperationWish("rotate", f"rotated into {target}", detail=f"{source}>{target}"))

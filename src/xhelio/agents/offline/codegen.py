@@ -84,6 +84,8 @@ def series_code(
         return _detrend_code(detail)
     if kind == "integral":
         return _INTEGRAL, "time integral (cumulative, trapezoid rule)", "integral"
+    if kind == "scale":
+        return f"result = df * {detail}  # scaled by {detail}", f"scaled by {detail}", "scaled"
     if kind == "transform" and (element_wise := transform(detail)) is not None:
         return element_wise.code, element_wise.label, element_wise.key
     code = (

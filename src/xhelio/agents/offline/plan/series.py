@@ -251,6 +251,8 @@ def series_operations(
             units = integral_units(cands)
         elif op.kind == "transform":
             units = transform_units(op.detail, cands)
+        elif op.kind == "scale" and cands and cands[0].units:
+            units = f"{float(op.detail):g} {cands[0].units}"  # the input's unit times the factor
         if op.kind == "integral":
             b.notes.append(
                 f"Time integral of {name}: cumulative trapezoid rule from the start of the "
