@@ -51,6 +51,7 @@ def test_magnitude_of_a_named_vector_is_computed_from_it(
     plan = plan_of(vocab, text)
     assert [p for _, p in fetched(plan)] == [parameter]
     assert "pow(0.5)" in _codes(plan)
+    assert "sqrt(x^2 + y^2 + z^2)" in _codes(plan)  # the code says it is the norm
 
 
 def test_a_named_vector_leaves_the_other_quantities_alone(vocab: Vocabulary) -> None:
@@ -115,3 +116,11 @@ def test_scaling_by_a_number_is_computed(vocab: Vocabulary, text: str, code: str
     plan = plan_of(vocab, text)
     assert code in _codes(plan)
     assert len(fetched(plan)) == 1  # a number is no second series to divide by
+
+
+def test_a_dataset_named_with_a_frame_serves_its_vector_in_that_frame(vocab: Vocabulary) -> None:
+    plan = plan_of(
+        vocab, "detrend THA_L2_FGM GSM with a 5-min running mean, 2015-03-17 03:00-06:00"
+    )
+    assert fetched(plan) == [("THA_L2_FGM", "tha_fgs_gsmQ")]
+    assert "rolling('300s'" in _codes(plan)

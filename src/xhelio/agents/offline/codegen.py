@@ -23,6 +23,7 @@ def component_code(component: str, quantity_key: str) -> tuple[str, str]:
     if component == "magnitude":
         column = f"|{letter}|"
         code = (
+            "# magnitude (Euclidean norm): sqrt(x^2 + y^2 + z^2) of the first 3 columns\n"
             "v = df.iloc[:, :3]\n"
             f"result = v.pow(2).sum(axis=1, min_count=v.shape[1]).pow(0.5).to_frame({column!r})"
         )

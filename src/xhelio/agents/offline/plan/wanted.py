@@ -362,6 +362,8 @@ def _open_quantity_each(b: Builder, words: OpenRequest) -> list[QuantityWish]:
 def _main_data(b: Builder) -> list[QuantityWish]:
     """The main data of each dataset named by its id alone ("C1_CP_EFW_L3_P and ..."), said."""
     words = [w.text for w in b.intent.slots.leftover]
+    # a frame named ("thd fgs GSM") picks the vector in that frame over the magnitude
+    words += [m[0] for m in load_vocabulary().frame_words.finditer(b.intent.text)]
     wishes: list[QuantityWish] = []
     for dataset_id in b.intent.dataset_ids:
         param = main_parameter(b.vocab.catalog.dataset(dataset_id), words)
