@@ -108,8 +108,8 @@ def test_a_vector_named_by_id_is_fetched_from_its_own_dataset(vocab: Vocabulary)
 @pytest.mark.parametrize(
     ("text", "code"),
     [
-        ("scale Wind BGSE by 1e-9 on 2019-06-01", "df * 1e-09"),
-        ("ACE Bz divided by 2 on 2012-03-07", "df * 0.5"),
+        ("scale Wind BGSE by 1e-9 on 2019-06-01", "df * 1e-9"),
+        ("ACE Bz divided by 2 on 2012-03-07", "df / 2"),
     ],
 )
 def test_scaling_by_a_number_is_computed(vocab: Vocabulary, text: str, code: str) -> None:
@@ -124,3 +124,9 @@ def test_a_dataset_named_with_a_frame_serves_its_vector_in_that_frame(vocab: Voc
     )
     assert fetched(plan) == [("THA_L2_FGM", "tha_fgs_gsmQ")]
     assert "rolling('300s'" in _codes(plan)
+
+
+def test_a_plain_letter_is_no_parameter_id(vocab: Vocabulary) -> None:
+    # "B" is a parameter's id in a Wind EPACT file: a word, not an id, it never picks it
+    plan = plan_of(vocab, "rotate Wind B from GSE to GSM on 2019-06-01")
+    assert fetched(plan) == [("WI_H0_MFI", "BGSE")]

@@ -498,19 +498,17 @@ _SCALE = re.compile(
 )
 
 
-def scale_factor(text: str) -> tuple[float, int, int] | None:
-    """The number a series is multiplied by ("scale Bz by 1e-9", "divide it by 2"), and span.
+def scale_factor(text: str) -> tuple[str, int, int] | None:
+    """The scaling asked ("scale Bz by 1e-9" -> "* 1e-9", "divide it by 2" -> "/ 2"), and span.
 
-    A division is the multiplication by the inverse; "divided by the density" is a ratio
-    of two series, not a scaling (only a number counts).
+    The number as typed, after its operator; "divided by the density" is a ratio of two
+    series, not a scaling (only a number counts).
     """
     match = _SCALE.search(text)
     if match is None or float(match["f"]) == 0.0:
         return None
-    factor = float(match["f"])
-    if match["verb"].lower().startswith("divid"):
-        factor = 1.0 / factor
-    return factor, *match.span()
+    operator = "/" if match["verb"].lower().startswith("divid") else "*"
+    return f"{operator} {match['f']}", *match.span()
 
 
 def declined_operations(text: str) -> list[Declined]:

@@ -157,7 +157,8 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
         if (element_wise := transform(key)) is not None:
             ops.append(OperationWish("transform", element_wise.label, detail=key))
     if (scale := scale_factor(text)) is not None:
-        ops.append(OperationWish("scale", f"scaled by {scale[0]:g}", detail=f"{scale[0]!r}"))
+        said = f"{'divided' if scale[0][0] == '/' else 'multiplied'} by {scale[0][2:]}"
+        ops.append(OperationWish("scale", said, detail=scale[0]))
         named.append(("scale", scale[1], scale[2]))
     if (rotation := frame_rotation(text)) is not None:
         source, target = rotation[:2]

@@ -85,8 +85,9 @@ def series_code(
         return _detrend_code(detail)
     if kind == "integral":
         return _INTEGRAL, "time integral (cumulative, trapezoid rule)", "integral"
-    if kind == "scale":
-        return f"result = df * {detail}  # scaled by {detail}", f"scaled by {detail}", "scaled"
+    if kind == "scale":  # detail: "* 1e-9" or "/ 2", the number as typed
+        said = f"{'divided' if detail[0] == '/' else 'multiplied'} by {detail[2:]}"
+        return f"result = df {detail}  # {said}", said, "scaled"
     if kind == "transform" and (element_wise := transform(detail)) is not None:
         return element_wise.code, element_wise.label, element_wise.key
     code = (

@@ -14,10 +14,11 @@ import re
 from xhelio.agents.offline.plan.steps import Builder
 from xhelio.catalog.model import ParameterInfo
 from xhelio.language.intent import QuantityWish
+from xhelio.language.resolve import written_as_id
 
 __all__ = ["named_vectors"]
 
-_ID_LIKE = re.compile(r"(?<![\w-])[A-Za-z]\w*(?:_\w|\d|GS[EM]|RTN|GEI|GEO)\w*(?![\w-])")
+_WORD = re.compile(r"(?<![\w-])[A-Za-z]\w*(?![\w-])")
 _MAGNITUDE = re.compile(
     r"\|\s*\w{1,3}\s*\||\bmagnitudes?\b|\bnorms?\b|\btotal\b|\bstrength\b", re.I
 )
@@ -34,8 +35,8 @@ def _vector_ids(b: Builder) -> dict[str, tuple[ParameterInfo, int]]:
                 if p.components in (3, 4):
                     params.setdefault(p.name.lower(), p)
     found: dict[str, tuple[ParameterInfo, int]] = {}
-    for match in _ID_LIKE.finditer(b.intent.text):
-        p = params.get(match[0].lower())
+    for match in _WORD.finditer(b.intent.text):
+        p = params.get(match[0].lower()) if written_as_id(match[0]) else None
         if p is not None:
             found.setdefault(p.name, (p, match.start()))
     return found

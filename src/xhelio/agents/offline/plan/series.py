@@ -252,7 +252,7 @@ def series_operations(
         elif op.kind == "transform":
             units = transform_units(op.detail, cands)
         elif op.kind == "scale" and cands and cands[0].units:
-            units = f"{float(op.detail):g} {cands[0].units}"  # the input's unit times the factor
+            units = f"({cands[0].units}) {op.detail}"  # the input's unit, scaled
         if op.kind == "integral":
             b.notes.append(
                 f"Time integral of {name}: cumulative trapezoid rule from the start of the "
