@@ -17,7 +17,7 @@ import numpy.typing as npt
 import pandas as pd
 import xarray as xr
 
-from xhelio.analysis import frames, shock, spectra, timing, variance
+from xhelio.analysis import frames, geoframes, shock, spectra, timing, variance
 
 __all__ = [
     "boundary_timing",
@@ -25,6 +25,7 @@ __all__ = [
     "de_hoffmann_teller",
     "dynamic_spectrum",
     "minimum_variance",
+    "rotate_frame",
     "sandbox_module",
     "shock_normal",
     "spectral_index",
@@ -158,6 +159,11 @@ def wavelet_power(values: Values) -> xr.DataArray:
     return _grid(times[0], seconds, freqs, power)
 
 
+def rotate_frame(vectors: pd.DataFrame, source: str, target: str) -> pd.DataFrame:
+    """A vector (time index, 3 columns) rotated between GEI, GEO, GSE, GSM and SM (Hapgood 1992)."""
+    return geoframes.rotate_frame(vectors, source, target)
+
+
 def sandbox_module() -> ModuleType:
     """The `analysis` module sandboxed code sees: these functions only."""
     module = ModuleType("analysis", __doc__)
@@ -183,3 +189,4 @@ def warm_up() -> None:
     spectral_index(welch_psd(b), 0.01, 0.4)
     dynamic_spectrum(b["y"])
     wavelet_power(b["y"][:64])
+    rotate_frame(b, "GSE", "GSM")

@@ -29,6 +29,7 @@ __all__ = [
     "derived_spans",
     "describe_statistic",
     "detrend_kind",
+    "frame_rotation",
     "named_operations",
     "operand_spans",
     "operation_spans",
@@ -36,6 +37,7 @@ __all__ = [
     "per_unit_cadence",
     "ratio_slashes",
     "running_statistic",
+    "scale_factor",
     "statistic_near",
     "statistics_near",
     "transform",
@@ -60,6 +62,8 @@ class Transform:
     code: str
     units: str
     """"same" (the input's unit), "log10" (log10 of it) or the unit itself ("1")."""
+    needs: str = ""
+    """The unit (a regex) the input must be in: a unit conversion ("nT" to "T")."""
 
 
 @cache
@@ -67,7 +71,9 @@ def transform(key: str) -> Transform | None:
     """The `[[operation]]` row of `key` when it is an element-wise transform (has code)."""
     for row in read_table("domain.toml").get("operation", []):
         if row["key"] == key and "code" in row:
-            return Transform(key, str(row["label"]), str(row["code"]), str(row["units"]))
+            return Transform(
+                key, str(row["label"]), str(row["code"]), str(row["units"]), row.get("needs", "")
+            )
     return None
 
 
@@ -320,6 +326,7 @@ def operation_spans(text: str) -> list[tuple[int, int]]:
         operand = operands.get(match.span())
         spans += operand.affixes() if operand else [match.span()]
     spans += [(start, end) for _, start, end in _percentile_lists(text)]
+    spans += [m.span() for m in _SCALE.finditer(text)]
     return spans + [m.span() for m in _ratio_matches(text)]
 
 
@@ -453,6 +460,55 @@ def operation_windows(text: str) -> list[tuple[str, tuple[str, str], int, int]]:
         if match is not None:
             found.append((key, (match["a"], match["b"]), match.start("lead"), match.end()))
     return found
+
+
+_MOVE = r"\b(?:rotat|transform|convert|express|chang)\w*\b"
+
+
+@cache
+def _rotations() -> tuple[re.Pattern[str], ...]:
+    """Rotation phrases: "rotate B from GSE into GSM", "B in SM, converted from GSE"."""
+    frames = "|".join(sorted(load_vocabulary().frames, key=len, reverse=True))
+    frame = rf"(?:the\s+)?(?P<{{}}>(?-i:{frames}))(?:\s+(?:frame|coordinates|coords|system))?\b"
+    source, target = frame.format("source"), frame.format("target")
+    return (
+        re.compile(rf"{_MOVE}[^.;?]{{0,60}}?(?:\bfrom\s+{source}\s+)?\b(?:in)?to\s+{target}", re.I),
+        re.compile(rf"\bin(?:to)?\s+{target}[^.;?]{{0,30}}?{_MOVE}\s+from\s+{source}", re.I),
+    )
+
+
+def frame_rotation(text: str) -> tuple[str, str, int, int] | None:
+    """(source frame or "", target frame, span) of a rotation the text asks for, or None.
+
+    "rotate B from GSE into GSM" -> ("GSE", "GSM", ...); "rotate BGSE into GSM" -> ("",
+    "GSM", ...): the source is then the frame of the vector fetched.
+    """
+    for rx in _rotations():
+        match = rx.search(text)
+        if match is not None:
+            return (match["source"] or "").upper(), match["target"].upper(), *match.span()
+    return None
+
+
+_FACTOR = r"(?P<f>[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?![\w.:/-])"
+_SCALE = re.compile(
+    rf"\b(?P<verb>scal(?:e|ed|ing)|multipl(?:y|ied|ying)|divid(?:e|ed|ing))\b"
+    rf"(?:\s+(?!by\b)[^\s.;?]+){{0,5}}?\s+by\s+(?:a\s+factor\s+(?:of\s+)?)?{_FACTOR}",
+    re.I,
+)
+
+
+def scale_factor(text: str) -> tuple[str, int, int] | None:
+    """The scaling asked ("scale Bz by 1e-9" -> "* 1e-9", "divide it by 2" -> "/ 2"), and span.
+
+    The number as typed, after its operator; "divided by the density" is a ratio of two
+    series, not a scaling (only a number counts).
+    """
+    match = _SCALE.search(text)
+    if match is None or float(match["f"]) == 0.0:
+        return None
+    operator = "/" if match["verb"].lower().startswith("divid") else "*"
+    return f"{operator} {match['f']}", *match.span()
 
 
 def declined_operations(text: str) -> list[Declined]:

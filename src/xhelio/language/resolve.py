@@ -637,7 +637,9 @@ def resolve(
         support = not keep_support and q.key != "position" and is_auxiliary(info)
         if probe_score is None or support:
             continue
-        named = [p for p in info.data_parameters if p.name in parameter_names]
+        # named: by the request's dataset ids, or the wish is written as the id ("V_GSE")
+        typed = (wish.text,) if written_as_id(wish.text) else ()
+        named = [p for p in info.data_parameters if p.name in (*parameter_names, *typed)]
         scored = [(20.0, p) for p in named] or [
             (s, p)
             for p in info.data_parameters
@@ -688,7 +690,8 @@ def resolve(
                 cadence,
                 said=0 if _UNCOVERED in notes else variant_count(info, terms, cadence),
                 named=0 if _UNCOVERED in notes else variant_count(info, naming, cadence),
-                fit=_asked_fit(q, wish, info, best),
+                # a parameter written as its id ("V_GSE") is what was asked, quick-look or not
+                fit=_asked_fit(q, wish, info, best) + (best.name in typed),
                 exact=0 if _UNCOVERED in notes else variant_count(info, as_typed, cadence),
                 quicklook=level_rank(info) == 2 or _UNCOVERED in notes,
                 borrowed=_UNCOVERED in notes or not _measures(q, info),
@@ -741,6 +744,14 @@ def _best_parameter(
             f"({best.description.strip() or best.name}), which does not say it."
         ),
     )
+
+
+_ID_LIKE = re.compile(r"[A-Za-z]\w*(?:_\w|\d|GS[EM]|RTN|GEI|GEO)\w*")
+
+
+def written_as_id(text: str) -> bool:
+    """Whether `text` is written like a parameter id ("V_GSE", "B1GSE", "BGSM"), not a word."""
+    return _ID_LIKE.fullmatch(text) is not None
 
 
 def _measures(q: Quantity, info: DatasetInfo) -> bool:

@@ -16,10 +16,12 @@ from xhelio.language.operations import (
     derived_spans,
     describe_statistic,
     detrend_kind,
+    frame_rotation,
     named_operations,
     per_unit_cadence,
     ratio_slashes,
     running_statistic,
+    scale_factor,
     statistic_near,
     statistics_near,
     transform,
@@ -154,6 +156,13 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
     for key in dict.fromkeys(key for key, _, _ in named):
         if (element_wise := transform(key)) is not None:
             ops.append(OperationWish("transform", element_wise.label, detail=key))
+    if (scale := scale_factor(text)) is not None:
+        said = f"{'divided' if scale[0][0] == '/' else 'multiplied'} by {scale[0][2:]}"
+        ops.append(OperationWish("scale", said, detail=scale[0]))
+        named.append(("scale", scale[1], scale[2]))
+    if (rotation := frame_rotation(text)) is not None:
+        source, target = rotation[:2]
+        ops.append(OperationWish("rotate", f"rotated into {target}", detail=f"{source}>{target}"))
     if "psd" in kinds:
         ops.append(OperationWish("psd", "Welch power spectral density"))
     ops += _whole_window_wish(text, durations, ops, named)

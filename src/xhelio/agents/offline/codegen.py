@@ -23,6 +23,7 @@ def component_code(component: str, quantity_key: str) -> tuple[str, str]:
     if component == "magnitude":
         column = f"|{letter}|"
         code = (
+            "# magnitude (Euclidean norm): sqrt(x^2 + y^2 + z^2) of the first 3 columns\n"
             "v = df.iloc[:, :3]\n"
             f"result = v.pow(2).sum(axis=1, min_count=v.shape[1]).pow(0.5).to_frame({column!r})"
         )
@@ -84,6 +85,9 @@ def series_code(
         return _detrend_code(detail)
     if kind == "integral":
         return _INTEGRAL, "time integral (cumulative, trapezoid rule)", "integral"
+    if kind == "scale":  # detail: "* 1e-9" or "/ 2", the number as typed
+        said = f"{'divided' if detail[0] == '/' else 'multiplied'} by {detail[2:]}"
+        return f"result = df {detail}  # {said}", said, "scaled"
     if kind == "transform" and (element_wise := transform(detail)) is not None:
         return element_wise.code, element_wise.label, element_wise.key
     code = (

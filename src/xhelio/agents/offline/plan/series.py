@@ -7,6 +7,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from xhelio.agents.offline.codegen import component_code, series_code, statistics_code
+from xhelio.agents.offline.plan.rotation import rotation_code
 from xhelio.agents.offline.plan.sources import time_window
 from xhelio.agents.offline.plan.steps import NAMED, Builder, PlanStep, Source, ToolCall, label_tag
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
@@ -233,6 +234,12 @@ def series_operations(
             continue
         if wish is not None and not _applies(b.intent, op, wish):
             continue
+        if op.kind == "rotate":
+            current, tag, name = _rotated(b, op, cands, (current, tag, name))
+            continue
+        if op.kind == "transform" and (refused := _unit_refused(op, cands)) is not None:
+            b.notes.append(refused)
+            continue
         fixed = (op.kind == "detrend" and op.detail != "running") or op.window_points is not None
         window = 0.0 if fixed else op.window_s or _default_window(span, b, op)
         code, what, suffix = series_code(op.kind, window, op.detail, op.window_points)
@@ -244,6 +251,8 @@ def series_operations(
             units = integral_units(cands)
         elif op.kind == "transform":
             units = transform_units(op.detail, cands)
+        elif op.kind == "scale" and cands and cands[0].units:
+            units = f"({cands[0].units}) {op.detail}"  # the input's unit, scaled
         if op.kind == "integral":
             b.notes.append(
                 f"Time integral of {name}: cumulative trapezoid rule from the start of the "
@@ -254,6 +263,39 @@ def series_operations(
         current = add_compute(b, name, (current,), label, code, f"{name} {what}", units)
         tag, name = label, f"{name} {what}"
     return current, tag, name
+
+
+def _unit_refused(op: OperationWish, cands: list[Candidate]) -> str | None:
+    """Why a unit conversion cannot apply to the series (its unit is another), or None."""
+    element_wise = transform(op.detail)
+    unit = (cands[0].units if cands else "") or ""
+    if element_wise is None or not element_wise.needs or re.search(element_wise.needs, unit):
+        return None
+    return (
+        f"Could not honour '{element_wise.label}': the series is in '{unit or 'no unit'}', "
+        "not the unit the conversion starts from; shown as fetched."
+    )
+
+
+def _rotated(
+    b: Builder, op: OperationWish, cands: list[Candidate], series: tuple[str, str, str]
+) -> tuple[str, str, str]:
+    """The series rotated into the frame `op` asks, or as it is with the reason said."""
+    current, tag, name = series
+    info = b.vocab.catalog.dataset(cands[0].dataset_id) if cands else None
+    parameter = info.parameter(cands[0].parameter) if info is not None else None
+    code, said = rotation_code(op, cands, parameter)
+    b.notes.append(said)
+    if code is None:
+        return series
+    target = op.detail.partition(">")[2]
+    label = b.unique(f"{tag}_{target}")
+    units = cands[0].units or None
+    return (
+        add_compute(b, name, (current,), label, code, f"{name} in {target}", units),
+        label,
+        (f"{name} in {target}"),
+    )
 
 
 _OPERATION_WORDS: dict[str, re.Pattern[str]] = {

@@ -10,6 +10,8 @@ import re
 from dataclasses import replace
 
 from xhelio.agents.offline.derived import derived_named
+from xhelio.agents.offline.plan.named_vectors import named_vectors
+from xhelio.agents.offline.plan.rotation import source_frames
 from xhelio.agents.offline.plan.series import TWO_SERIES
 from xhelio.agents.offline.plan.sources import (
     mission_source,
@@ -52,7 +54,8 @@ _NO_QUANTITY = "a quantity (e.g. magnetic field, solar wind speed, density, Dst)
 def wanted_quantities(b: Builder) -> list[QuantityWish]:
     """The quantities to fetch, and what is missing or left out (names, a valid time)."""
     intent = b.intent
-    quantities = list(intent.quantities)
+    quantities = named_vectors(b, list(intent.quantities))
+    intent = b.intent
     if intent.dataset_ids and not quantities and intent.parameter_names:
         quantities = [QuantityWish(NAMED, p, 0) for p in intent.parameter_names]
     computed = bool(derived_named(intent.text))  # its inputs are fetched for it
@@ -78,6 +81,7 @@ def wanted_quantities(b: Builder) -> list[QuantityWish]:
         b.missing.append(_NO_QUANTITY)
     if intent.time_error:
         b.missing.append(f"a valid time range ({intent.time_error})")
+    quantities = source_frames(intent, quantities)
     served = bool(intent.missions or intent.dataset_ids)
     served = served or all(quantity(w.quantity).default_mission for w in quantities)
     for name in intent.unknown_names:
@@ -423,6 +427,8 @@ def _open_quantity_each(b: Builder, words: OpenRequest) -> list[QuantityWish]:
 def _main_data(b: Builder) -> list[QuantityWish]:
     """The main data of each dataset named by its id alone ("C1_CP_EFW_L3_P and ..."), said."""
     words = [w.text for w in b.intent.slots.leftover]
+    # a frame named ("thd fgs GSM") picks the vector in that frame over the magnitude
+    words += [m[0] for m in load_vocabulary().frame_words.finditer(b.intent.text)]
     wishes: list[QuantityWish] = []
     for dataset_id in b.intent.dataset_ids:
         param = main_parameter(b.vocab.catalog.dataset(dataset_id), words)
