@@ -18,8 +18,10 @@ SAMPLE, OFFLINE_SAMPLE = 400, 120
 # 0.992; offline resolver top-1 0.442, WRONG 0.042 (before the change: offline top-1
 # about 0.08 and WRONG about 0.10 on the full benchmark). Raised 2026-11-26 (turn 3, session
 # 4) after catalog-grounded product words and open quantities: offline top-1 0.558, WRONG 0.017.
-FLOOR = {"top1": 0.98, "recall5": 0.99, "mrr": 0.985, "offline_top1": 0.55}
-CEILING = {"offline_wrong": 0.025}
+# Raised 2026-11-27 (turn 3, session 9) after dataset ids written as words and id parts
+# that are not spacecraft (language/idwords.py): offline top-1 0.717, WRONG 0.008.
+FLOOR = {"top1": 0.98, "recall5": 0.99, "mrr": 0.985, "offline_top1": 0.70}
+CEILING = {"offline_wrong": 0.017}
 
 
 @pytest.mark.timeout(900)
