@@ -87,12 +87,12 @@ CASES: list[tuple[str, Expect]] = [
         "MMS2 magnetic field 2020-01-01T00:00 to 2020-01-01T06:00",
         Expect((r"^MMS2_FGM",), NT, min_traces=3),
     ),
-    ("mms ion density on 2019-12-01", Expect((r"^MMS1_",), DENSITY)),
+    ("mms1 ion density on 2019-12-01", Expect((r"^MMS1_",), DENSITY)),
     ("THEMIS-A density 2020-01-01", Expect((r"^THA_",), DENSITY)),
     ("themis c magnetic field strength 2020-01-01", Expect((r"^THC_L2_(FGM|MERGED)",), NT)),
-    ("Cluster density between 2005-01-01 and 2005-01-03", Expect((r"^C1_",), DENSITY)),
+    ("Cluster C1 density between 2005-01-01 and 2005-01-03", Expect((r"^C1_",), DENSITY)),
     ("cluster 3 B field 2005-01-01", Expect((r"^C3_CP_FGM",), NT)),
-    ("GOES energetic proton flux October 2003 on a log scale", Expect((r"^G",), None)),
+    ("GOES-10 energetic proton flux October 2003 on a log scale", Expect((r"^G",), None)),
     ("GOES 12 magnetic field 2005-01-01", Expect((r"^GOES12_",), NT)),
     (
         "STEREO-A Bx and By 2012-07-23, overlay",
@@ -209,7 +209,7 @@ CASES: list[tuple[str, Expect]] = [
     ("ace mag 2024/01/05", Expect((r"^AC_\w+_MFI$",), NT, min_traces=3)),
     ("Solar Orbiter Bn component 2023-03-10", Expect((r"^SOLO_L2_MAG",), NT, ("Bn",))),
     (
-        "electron density from MMS on 2017-05-28 between 08:00 and 09:00",
+        "electron density from MMS1 on 2017-05-28 between 08:00 and 09:00",
         Expect((r"^MMS1_FPI",), DENSITY),
     ),
 ]

@@ -7,10 +7,16 @@ Imports `vocabulary` and `language.intent` only.
 
 from __future__ import annotations
 
+import re
+
 from xhelio.language.intent import MissionRef
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["carrier_missions"]
+
+# A long all-letter word ("magnetometer", "spectrometer") is a kind of instrument, not an
+# instrument's name: names are acronyms ("SWEPAM", "SPAN-I", "SPC").
+_A_NOUN = re.compile(r"[A-Za-z]{8,}")
 
 
 def carrier_missions(text: str, names: dict[str, str]) -> tuple[MissionRef, ...]:
@@ -24,6 +30,8 @@ def carrier_missions(text: str, names: dict[str, str]) -> tuple[MissionRef, ...]
     first: int | None = None
     for inst in vocabulary.instruments:
         for match in inst.words.finditer(text):
+            if _A_NOUN.fullmatch(match[0]):
+                continue  # "magnetometer" is any spacecraft's, not a name of one
             carriers.setdefault(match[0].upper(), set()).add(inst.mission_id)
             first = match.start() if first is None else min(first, match.start())
     if first is None:
