@@ -112,8 +112,7 @@ def _resample_statistics_code(
     """Several statistics of the same bins, one column each ("Bz (mean)", "Bz (max)")."""
     named = [(s, describe_statistic("" if s == "mean" else s)) for s in statistics]
     parts = ", ".join(
-        f"bins.{_statistic_call('' if s == 'mean' else s)}"
-        f".add_suffix(' ({name})')"
+        f"bins.{_statistic_call('' if s == 'mean' else s)}.add_suffix(' ({name})')"
         for s, name in named
     )
     code = (
