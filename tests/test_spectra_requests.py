@@ -17,7 +17,7 @@ import pytest
 from conftest import OfflineSession
 from xhelio.agents.turn import TurnResult
 from xhelio.catalog.model import BinsAxis, DatasetInfo, ParameterInfo
-from xhelio.language.products import instrument_holds, title_head
+from xhelio.language.products import instrument_holds, species_of, title_head
 from xhelio.language.spectra import channel_title, spectrogram_fit, spectrum_wishes
 from xhelio.vocabulary import load_vocabulary
 
@@ -198,3 +198,23 @@ def test_a_dimension_averaged_over_or_sliced_at_is_not_the_axis_drawn() -> None:
     assert wish("electron energy spectrogram averaged over pitch angle") == ("energy", ())
     assert wish("electron flux at 90 degrees pitch angle") == ("energy", ("pitch_at:90",))
     assert wish("electron pitch angle distribution") == ("pitch", ())
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "species"),
+    [
+        # The ISTP flux names say the species where the description does not.
+        ("FEDO_SSD", "Omni-directional flux of XEP SSD", {"electron"}),
+        ("FPDU", "Unidirectional Differential Proton Flux", {"proton"}),
+        ("FHDU_ScanAveragedFluxes", "LECP scan-averaged fluxes", {"proton"}),
+        ("FODU", "differential flux vs pitch angle", {"oxygen"}),
+        # ... and nothing else: an iron name or a field is no electron data.
+        ("flux_Fe", "Fe intensity", {"iron"}),
+        ("FEEDBACK_STATUS", "status word", set()),
+    ],
+)
+def test_the_species_of_a_flux_is_read_from_its_istp_name(
+    name: str, description: str, species: set[str]
+) -> None:
+    p = ParameterInfo(name, units="1/keV-sr-s-cm2", size=(9,), description=description)
+    assert species_of(p) == species
