@@ -107,6 +107,19 @@ def test_a_frame_the_mission_lacks_is_never_served_by_another_mission_elsewhere(
     assert "DSCOVR_H0_MAG" in said.answer and "would do instead" in said.answer, said.answer
 
 
+def test_quantities_with_no_spacecraft_ask_which_rather_than_search_other_archives() -> None:
+    # Before: "magnetic field and density" (no spacecraft, no solar wind word) went to the
+    # search over every archive and fetched Cassini or Lunar Prospector data from PDS.
+    from xhelio.api.assistant import Assistant
+    from xhelio.config import load_settings
+
+    with Assistant(load_settings()) as xh:
+        said = xh.run("magnetic field and density on 2015-03-17", session_id=xh.new_session())
+    assert "in source 'pds'" not in said.answer and not said.data, said.answer
+    assert "I still need a mission (spacecraft)" in said.answer, said.answer
+    assert "Planning failed" not in said.answer  # what is missing is said once, plainly
+
+
 @pytest.mark.parametrize(
     ("text", "dataset", "parameter"),
     [

@@ -44,6 +44,31 @@ def test_missions_by_name_alias_and_probe(
     assert probe_wanted(intent.missions[0].text) == probe
 
 
+@pytest.mark.parametrize(
+    ("text", "missions", "probe"),
+    [
+        # "omni" before a flux is the look direction when the spacecraft is named otherwise
+        ("rbsp-b mageis omni electron flux 2013-10-01", ["rbsp"], "B"),
+        ("Proton omni intensities from STEREO-A LET, 2012-07-23", ["stereo"], "A"),
+        ("omni ion flux, HOPE-A, 2015-03-17", ["rbsp"], "A"),
+        ("omni-directional electron flux from MMS1 FEEPS 2017-09-08", ["mms"], "1"),
+        # ... but OMNI's own flux, or OMNI beside another spacecraft's speed, is OMNI
+        ("OMNI proton flux >10 MeV on 2017-09-10", ["omni"], None),
+        ("OMNI flow speed vs Wind speed 2015-03-17", ["omni", "wind"], None),
+        # an instrument one mission carries names it, with the probe written after it
+        ("REPT B electron flux 2015-03-17", ["rbsp"], "B"),
+        ("EMFISIS on probe A, |B| 2015-03-17", ["rbsp"], "A"),
+    ],
+)
+def test_omni_as_a_look_direction_and_a_probe_after_its_instrument(
+    vocab: Vocabulary, text: str, missions: list[str], probe: str | None
+) -> None:
+    intent = _parse(vocab, text)
+    assert [m.mission_id for m in intent.missions] == missions
+    assert probe_wanted(intent.missions[0].text) == probe
+    assert not intent.unknown_names
+
+
 def test_solar_wind_is_physics_not_the_wind_spacecraft(vocab: Vocabulary) -> None:
     intent = _parse(vocab, "solar wind speed at ACE on 2020-01-01")
     assert [m.mission_id for m in intent.missions] == ["ace"]

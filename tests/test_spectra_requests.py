@@ -17,7 +17,7 @@ import pytest
 from conftest import OfflineSession
 from xhelio.agents.turn import TurnResult
 from xhelio.catalog.model import BinsAxis, DatasetInfo, ParameterInfo
-from xhelio.language.products import instrument_holds, title_head
+from xhelio.language.products import instrument_holds, species_of, title_head
 from xhelio.language.spectra import channel_title, spectrogram_fit, spectrum_wishes
 from xhelio.vocabulary import load_vocabulary
 
@@ -124,6 +124,20 @@ def test_averaged_over_pitch_angle_is_an_energy_spectrum_and_a_slice_not_picked_
     assert re.search(r"Differs from the request: .*90° pitch angle", result.answer)
 
 
+def test_binned_averages_of_a_distribution_average_its_time_axis(
+    session: OfflineSession,
+) -> None:
+    # A per-time array (energy x sector) is an xarray in the sandbox: before, the bins were
+    # asked of pandas and the computation failed, so nothing was drawn at all.
+    result, pairs, _ = _drawn(
+        session,
+        "Van Allen Probe B HOPE electron pitch angle distribution 2015-03-17, hourly averages",
+    )
+    assert pairs[0][0] == "RBSPB_REL04_ECT-HOPE-PA-L3", pairs
+    assert "failed" not in result.answer and "dropped" not in result.answer, result.answer
+    assert re.search(r"Computed \S+: .*1 h averages \(24 points", result.answer), result.answer
+
+
 # ---------------------------------------------------------------- the pieces, offline
 
 
@@ -184,3 +198,23 @@ def test_a_dimension_averaged_over_or_sliced_at_is_not_the_axis_drawn() -> None:
     assert wish("electron energy spectrogram averaged over pitch angle") == ("energy", ())
     assert wish("electron flux at 90 degrees pitch angle") == ("energy", ("pitch_at:90",))
     assert wish("electron pitch angle distribution") == ("pitch", ())
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "species"),
+    [
+        # The ISTP flux names say the species where the description does not.
+        ("FEDO_SSD", "Omni-directional flux of XEP SSD", {"electron"}),
+        ("FPDU", "Unidirectional Differential Proton Flux", {"proton"}),
+        ("FHDU_ScanAveragedFluxes", "LECP scan-averaged fluxes", {"proton"}),
+        ("FODU", "differential flux vs pitch angle", {"oxygen"}),
+        # ... and nothing else: an iron name or a field is no electron data.
+        ("flux_Fe", "Fe intensity", {"iron"}),
+        ("FEEDBACK_STATUS", "status word", set()),
+    ],
+)
+def test_the_species_of_a_flux_is_read_from_its_istp_name(
+    name: str, description: str, species: set[str]
+) -> None:
+    p = ParameterInfo(name, units="1/keV-sr-s-cm2", size=(9,), description=description)
+    assert species_of(p) == species

@@ -10,6 +10,9 @@ headless Debian chromium driven by Playwright, offline mode.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -20,6 +23,19 @@ __all__ = ["browser", "page", "served"]  # the fixtures, shared with test_web_ap
 
 OMNI = "OMNI solar wind speed for 2024-01-15"
 FIG = "document.getElementById('figure')"
+
+
+@contextmanager
+def _sized_page(
+    browser: sync_api.Browser, viewport: dict[str, int], **options: Any
+) -> Iterator[sync_api.Page]:
+    """A page in its own browser context of the given size, closed afterwards."""
+    context = browser.new_context(viewport=viewport, **options)  # type: ignore[arg-type]
+    context.set_default_timeout(SLOW)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 def _zoom(page: sync_api.Page) -> list[str]:
@@ -90,10 +106,7 @@ def test_the_figure_fits_its_box_and_shows_no_cloud_buttons(page: sync_api.Page,
 def test_long_legend_names_go_under_the_plot(
     browser: sync_api.Browser, served, viewport: dict[str, int]
 ):
-    context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
-    context.set_default_timeout(SLOW)
-    pg = context.new_page()
-    try:
+    with _sized_page(browser, viewport=viewport) as pg:
         pg.goto(served.url + "/")
         ask(pg, "Plot ACE magnetic field components in GSE for 2024-01-15")
         wait_answer(pg)
@@ -103,8 +116,6 @@ def test_long_legend_names_go_under_the_plot(
         width = pg.evaluate(f"{FIG}._fullLayout.width")
         # Either the legend is beside a plot that keeps most of the width, or below it.
         assert legend["orientation"] == "h" or plot_width > 0.7 * width
-    finally:
-        context.close()
 
 
 PHONE = {"width": 390, "height": 844}
@@ -129,10 +140,7 @@ def _no_sideways_scroll(pg: sync_api.Page) -> None:
 def test_phone_layout_collapses_the_sidebar_and_gives_chat_the_width(
     browser: sync_api.Browser, served
 ):
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)  # type: ignore[arg-type]
-    context.set_default_timeout(SLOW)
-    pg = context.new_page()
-    try:
+    with _sized_page(browser, viewport=PHONE, is_mobile=True, has_touch=True) as pg:
         pg.goto(served.url + "/")
         drawer = pg.locator("#nav-drawer")
         sync_api.expect(drawer).to_be_hidden()
@@ -158,8 +166,6 @@ def test_phone_layout_collapses_the_sidebar_and_gives_chat_the_width(
             pg.wait_for_load_state("networkidle")
             _no_sideways_scroll(pg)
             shot(pg, "phone-" + (path.strip("/") or "chat"))
-    finally:
-        context.close()
 
 
 def test_desktop_pages_fit_and_an_unknown_url_shows_a_page(page: sync_api.Page, served):
@@ -222,10 +228,7 @@ _Y_TITLES = """() => {
 def test_each_y_axis_title_fits_its_panel_and_keeps_its_unit(
     browser: sync_api.Browser, served, viewport: dict[str, int]
 ):
-    context = browser.new_context(viewport=viewport)  # type: ignore[arg-type]
-    context.set_default_timeout(SLOW)
-    pg = context.new_page()
-    try:
+    with _sized_page(browser, viewport=viewport) as pg:
         pg.goto(served.url + "/")
         ask(pg, TWO_LONG)
         wait_answer(pg)
@@ -236,5 +239,3 @@ def test_each_y_axis_title_fits_its_panel_and_keeps_its_unit(
             assert 0 < drawn <= panel + 2, f"{text!r}: {drawn} px along a {panel} px panel"
             assert re.search(r"\((nT|nPa)\)$", text), text
         shot(pg, f"two-panels-{viewport['width']}")
-    finally:
-        context.close()

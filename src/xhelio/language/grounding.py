@@ -655,13 +655,10 @@ def clause_words(reading: SlotReading, position: int) -> str:
 def _what_words(reading: SlotReading) -> str:
     """The request's text with its missions, instruments, frames and times blanked out."""
     text = reading.text
-    missions = {s.value for s in reading.of("mission")}
     for s in reading.slots:
-        # "FAST TEAMS omni flux": "omni" read as a second mission is a parameter-level
-        # word; "OMNI IMF Bz" names the mission alone.
-        typed = s.text(reading.text)
-        variant = any(v.words.fullmatch(typed) for v in _variants())
-        if s.kind in _NOT_WHAT and not (s.kind == "mission" and variant and len(missions) > 1):
+        # "FAST TEAMS omni flux": "omni" meaning omnidirectional is no mission slot
+        # (`spacecraft_words.omni_looks`), so it stays here as a parameter-level word.
+        if s.kind in _NOT_WHAT:
             text = _mask(text, s.start, s.end)
     for start, end in derived_spans(text):  # "Vth/VA", "Tperp/Tpar": computed, not drawn
         text = _mask(text, start, end)

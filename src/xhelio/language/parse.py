@@ -61,7 +61,7 @@ from xhelio.language.slots import (
     masked,
     name_runs,
 )
-from xhelio.language.spacecraft_words import plurals_read, read_missions
+from xhelio.language.spacecraft_words import omni_looks, plurals_read, read_missions
 from xhelio.language.spectra import spectrum_wishes
 from xhelio.language.wishes import (
     Duration,
@@ -418,7 +418,9 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         named = masked(named, *span)
     missions, spans, counts = read_missions(vocab, named, plurals)
     missions, spans = id_parts_not_missions(vocab.catalog, named, missions, spans)
-    missions = missions or (() if dataset_ids else carrier_missions(named, vocab.mission_names))
+    missions, spans = omni_looks(vocab, named, missions, spans)
+    if not missions and not dataset_ids:
+        missions, spans = carrier_missions(named, vocab.mission_names)
     physics = work
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = masked(physics, *span)

@@ -364,8 +364,14 @@ def unasked_markers(info: DatasetInfo, terms: Sequence[Term]) -> list[str]:
 
 
 def says(term: Term, text: str) -> bool:
-    """Whether `text` (a parameter's name and description) holds a word of `term`."""
-    words = set(re.split(r"[^A-Z0-9]+", text.upper()))
+    """Whether `text` (a parameter's name and description) holds a word of `term`.
+
+    Hyphenated words count whole too ("Spin-Averaged" says SPIN-AVERAGED).
+    """
+    upper = text.upper()
+    words = set(re.split(r"[^A-Z0-9]+", upper)) | set(
+        re.findall(r"[A-Z0-9]+(?:-[A-Z0-9]+)+", upper)
+    )
     return bool(term.tokens & words)
 
 

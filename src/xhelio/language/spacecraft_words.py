@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from xhelio.catalog.aliases import word_spans
+from xhelio.language.carriers import carrier_missions
 from xhelio.language.catalog_view import Vocabulary
 from xhelio.language.intent import MissionRef
 from xhelio.language.probes import probe_swapped
@@ -22,7 +23,7 @@ from xhelio.language.slots import masked
 from xhelio.timerange.words import WHOLE_NUMBER_WORDS, alternatives
 from xhelio.vocabulary import MissionEntry, load_vocabulary
 
-__all__ = ["plurals_read", "read_missions"]
+__all__ = ["omni_looks", "plurals_read", "read_missions"]
 
 _CRAFT_AFTER = re.compile(
     r"^\s+(?:spacecraft|satellite|mission|probe|data|observatory|mfi|swe|3dp|waves|epact)\b", re.I
@@ -200,6 +201,47 @@ def _the_wind(text: str, typed: str, start: int, end: int) -> bool:
         and _THE_WIND.search(text[:start]) is not None
         and _CRAFT_AFTER.match(text[end:]) is None
     )
+
+
+# "proton omni flux", "omni electron intensities", "omni-directional": a look direction.
+_OMNI_LOOK = re.compile(
+    r"^(?:[- ]?directional\b|\s+(?:[\w+-]+\s+){0,2}?"
+    r"(?:flux|fluxes|intensit\w*|spectr\w*|counts?|rates?|PSD|phase[- ]space)\b)",
+    re.I,
+)
+
+
+def omni_looks(
+    vocab: Vocabulary, text: str, refs: tuple[MissionRef, ...], spans: list[tuple[int, int]]
+) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]]]:
+    """The missions and spans without an "omni" that means omnidirectional, not OMNI.
+
+    "omni" before a flux, intensity or spectrum is the look direction when the request
+    names the spacecraft otherwise: another mission, an instrument only one mission
+    carries ("REPT", "HOPE"), or "omni" written in lower case. "OMNI proton flux" alone
+    is the OMNI data set's.
+    """
+    looks = [
+        r
+        for r in refs
+        if r.mission_id == "omni"
+        and r.text.lower().startswith("omni")
+        and _OMNI_LOOK.match(text[r.position + 4 :])
+    ]
+    if not looks:
+        return refs, spans
+    kept = tuple(r for r in refs if r not in looks)
+    rest = text
+    for r in looks:
+        rest = masked(rest, r.position, r.position + len(r.text))
+    elsewhere = bool(kept) or any(
+        c.mission_id != "omni" for c in carrier_missions(rest, vocab.mission_names)[0]
+    )
+    looks = [r for r in looks if elsewhere or r.text.islower()]
+    if not looks:
+        return refs, spans
+    starts = {r.position for r in looks}
+    return tuple(r for r in refs if r not in looks), [s for s in spans if s[0] not in starts]
 
 
 _SMALL_COUNT = rf"{alternatives(WHOLE_NUMBER_WORDS)}|\d{{1,2}}"

@@ -67,8 +67,8 @@ DECODE_FACTOR = 4
 # coordinates, bounds, compress, ...) is not on the list.
 ALLOWED_ATTRS = frozenset(
     {
-        "units", "long_name", "standard_name", "description", "label", "comment",
-        "source", "history", "title", "note", "notes", "frame", "coordinate_system",
+        "units", "display_units", "long_name", "standard_name", "description", "label",
+        "comment", "source", "history", "title", "note", "notes", "frame", "coordinate_system",
         "instrument", "mission", "dataset", "parameter", "method", "operation",
         "FIELDNAM", "CATDESC", "LABLAXIS", "UNITS", "VAR_TYPE", "DISPLAY_TYPE",
         "SCALETYP", "VAR_NOTES", "DICT_KEY", "MONOTON", "LABL_PTR_1",

@@ -230,7 +230,8 @@ def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
         else "(?i:" + re.escape(n).replace(r"\-", "[- ]?") + ")"
         for n in sorted(names, key=len, reverse=True)
     ]
-    return re.compile(rf"(?<![\w-])(?:{'|'.join(alternatives)})(?![\w-])")
+    # "HOPE-B", "REPT-A": a probe letter or number may follow a hyphen.
+    return re.compile(rf"(?<![\w-])(?:{'|'.join(alternatives)})(?!\w|-(?![A-Ea-e1-9](?![\w-])))")
 
 
 def _frame_words(frames: dict[str, Any]) -> re.Pattern[str]:

@@ -98,6 +98,8 @@ def plan_elsewhere(
     span = intent.time_range
     if span is None or intent.time_error or intent.doubts:
         return None
+    if intent.quantities and not intent.missions and not intent.unknown_names:
+        return None  # "magnetic field and density": which spacecraft is asked, never guessed
     words = _content_words(intent)
     if not words:
         return None

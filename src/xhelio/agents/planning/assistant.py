@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable
 
 from xhelio.agents.planning.loop import (
+    NothingToPlanError,
     PlanLoop,
     Planner,
     PlannerFailedError,
@@ -183,6 +184,8 @@ class PlanningAssistant:
             # The direct path answers; the abandoned plan stays in the store as FAILED
             # (`xhelio plan show ID`) and is not this turn's plan record.
             reply = self.inner.respond(request, cancel)
+            if isinstance(exc.__cause__, NothingToPlanError):
+                return reply  # the direct answer says what it still needs
             reply.text = (
                 f"(Planning failed, answered directly; plan {plan.id}: {exc})\n\n{reply.text}"
             )

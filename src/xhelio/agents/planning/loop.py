@@ -46,6 +46,7 @@ from xhelio.agents.planning.tasks import (
 
 __all__ = [
     "MAX_ROUNDS",
+    "NothingToPlanError",
     "PlanLoop",
     "Planner",
     "PlannerFailedError",
@@ -63,6 +64,10 @@ _RESULT_CHARS = 500
 
 class PlannerFailedError(Exception):
     """The planner could not produce a plan; the caller falls back to the direct path."""
+
+
+class NothingToPlanError(ValueError):
+    """The request lacks what a plan needs (a mission, a quantity): the direct path asks."""
 
 
 @dataclass

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from xhelio.agents.offline.assistant import OfflineAssistant, StepRun
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep
-from xhelio.agents.planning.loop import RoundFeedback, TaskOutcome
+from xhelio.agents.planning.loop import NothingToPlanError, RoundFeedback, TaskOutcome
 from xhelio.agents.planning.schema import (
     CriterionCheck,
     PlannedTask,
@@ -190,7 +190,7 @@ class OfflinePlanning:
         prepared = self._prepare(request, fresh=True)
         if not prepared.plan.steps:
             missing = " and ".join(prepared.plan.missing) or "a mission and a quantity"
-            raise ValueError(f"offline mode cannot plan this request: it needs {missing}")
+            raise NothingToPlanError(f"offline mode cannot plan this request: it needs {missing}")
         return self._next_output(prepared)
 
     def needs_plan(self, request: str) -> bool:
