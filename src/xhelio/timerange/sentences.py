@@ -242,7 +242,7 @@ _CLOCKISH = re.compile(
     r"|\d{1,4}\s*Z\b|noon|midnight|[0-3]?\d(?:st|nd|rd|th)"
     # "dawn-dusk (electric field)" is a direction, no time of day
     r"|morning|afternoon|evening|night|dawn(?![-\s](?:to[-\s])?dusk)"
-    r"|(?<!dawn-)(?<!dawn )(?<!to-)dusk)(?![\w:])",
+    r"|(?<!dawn-)(?<!dawn )(?<!dawn-to-)(?<!dawn to )dusk)(?![\w:])",
     re.I,
 )
 _HAS_DATE = re.compile(
