@@ -156,6 +156,19 @@ def test_the_imf_of_a_clock_angle_is_its_input_not_a_second_series(vocab: Vocabu
     params = [p for _, p in fetched(plan)]
     assert {"BY_GSM", "BZ_GSM"} <= set(params)
     assert "F" not in params  # no |B| panel beside the angle
+    assert "BX_GSE" not in params  # the angle about x needs only By and Bz
+
+
+def test_a_clock_angle_from_two_component_series() -> None:
+    by, bz = [3.0, -1.0, 0.0, 2.0], [-4.0, 2.0, -1.0, 0.0]
+    frames = [pd.DataFrame({"v": c}, index=TIMES) for c in (by, bz)]
+    code = derived_code(_derived("clock_angle"), ["nT", "nT"], [2])[0]
+    angle = _run(code, frames)["clock_angle"].to_numpy()
+    assert angle == pytest.approx(np.degrees(np.arctan2(by, bz)))
+    code = derived_code(_derived("dawn_dusk_field"), ["km/s", "nT", "nT"], [1, 2])[0]
+    speed = pd.DataFrame({"v": [400.0] * 4}, index=TIMES)
+    e_y = _run(code, [speed, *frames])["E_y"].to_numpy()
+    assert e_y == pytest.approx([-400e3 * z * 1e-9 * 1e3 for z in bz])
 
 
 def test_the_dawn_dusk_field_is_computed_over_the_day_asked(vocab: Vocabulary) -> None:
@@ -164,3 +177,8 @@ def test_the_dawn_dusk_field_is_computed_over_the_day_asked(vocab: Vocabulary) -
     assert plan.time_range is not None and plan.time_range.readable() == "2019-06-01"
     computes = [s for s in plan.steps if s.kind == "compute"]
     assert computes and "-V * B['z']" in str(computes[0].calls[0].args["code"])
+
+
+def test_a_symbol_set_equal_to_the_formula_is_no_second_series(vocab: Vocabulary) -> None:
+    plan = plan_of(vocab, "transverse IMF Bt = sqrt(By^2 + Bz^2) from OMNI on 2017-09-08")
+    assert sorted(p for _, p in fetched(plan)) == ["BY_GSM", "BZ_GSM"]

@@ -47,13 +47,14 @@ _ALIGN = (
     "        return on_first(frame.iloc[:, :3].pow(2).sum(axis=1, min_count=3).pow(0.5))\n"
     "    return on_first(frame.iloc[:, 0])\n"
     "def vec(*frames):\n"
-    "    # a vector as 3 columns (x, y, z): one 3-column input or three component inputs\n"
+    "    # a vector as columns x, y, z: one 3-column input or three component inputs;\n"
+    "    # two component inputs are y and z (all a clock angle needs)\n"
     "    if len(frames) == 1:\n"
     "        frame = frames[0] if isinstance(frames[0], pd.DataFrame) else frames[0].to_pandas()\n"
     "        parts = [on_first(frame.iloc[:, i]) for i in range(3)]\n"
     "    else:\n"
     "        parts = [col(f) for f in frames]\n"
-    "    return pd.concat(parts, axis=1, keys=['x', 'y', 'z'])\n"
+    "    return pd.concat(parts, axis=1, keys=['x', 'y', 'z'][-len(parts):])\n"
 )
 # CODATA constants (scipy.constants), written into the code with their units.
 _CONSTANTS = {
@@ -70,6 +71,7 @@ _SI = {
     "velocity:vector": "V = vec({x}) * 1e3  # km/s -> m/s",
     "magnetic_field:magnitude": "B = col({x}, magnitude=True) * 1e-9  # nT -> T",
     "magnetic_field:vector": "B = vec({x}) * 1e-9  # nT -> T",
+    "magnetic_field:yz": "B = vec({x}) * 1e-9  # nT -> T (y and z)",
 }
 _FORMULAS = {
     "dynamic_pressure": "result = (m_p * n * V**2 * 1e9).to_frame('Pdyn')  # Pa -> nPa",
@@ -151,12 +153,9 @@ _PLAIN_RATIOS = ("alpha_proton_ratio", "temperature_anisotropy")
 # Quantities of one vector `b` (3 columns: the vector or the components fetched for it).
 _OF_ONE_VECTOR = {
     "field_magnitude": "result = b.pow(2).sum(axis=1, min_count=3).pow(0.5).to_frame('|B|')",
-    "clock_angle": (
-        "result = np.degrees(np.arctan2(b.iloc[:, 1], b.iloc[:, 2])).to_frame('clock_angle')"
-    ),
+    "clock_angle": ("result = np.degrees(np.arctan2(b['y'], b['z'])).to_frame('clock_angle')"),
     "transverse_field": (
-        "# B_T = sqrt(By^2 + Bz^2)\n"
-        "result = (b.iloc[:, 1] ** 2 + b.iloc[:, 2] ** 2).pow(0.5).to_frame('B_T')"
+        "# B_T = sqrt(By^2 + Bz^2)\nresult = (b['y'] ** 2 + b['z'] ** 2).pow(0.5).to_frame('B_T')"
     ),
     "field_elevation": (
         "bt = b.pow(2).sum(axis=1, min_count=3).pow(0.5)\n"
@@ -293,7 +292,7 @@ def input_wishes(
     for n, need in enumerate(derived.needs):
         key, _, detail = need.partition(":")
         # "components": a vector, from the components the request names (any frame)
-        component = "vector" if detail == "components" else None
+        component = "vector" if detail in ("components", "yz") else None
         component = detail if detail in ("vector", "magnitude") else component
         species = detail if detail in ("alpha", "proton", "electron") else None
         if key == "density" and species is None:

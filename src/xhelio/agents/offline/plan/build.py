@@ -291,12 +291,15 @@ def _vector_split(
     """A vector input fetched as components: the ones the request names, else x, y, z.
 
     Named components ("|B| from B_R, B_T, B_N") are fetched as named when the source
-    has them; otherwise a 3-vector serves as it is, and a source without one gives x, y, z.
+    has them; otherwise a 3-vector serves as it is, and a source without one gives x, y, z
+    (only y and z for an input that needs no more, "magnetic_field:yz": a clock angle).
     """
     axes = named_axes(b.intent, wish.quantity) if d.named_inputs else None
     named = vector_parts(b, source, wish, span, axes) if axes else None
     if named is not None or cands[0].components >= 3:
         return named
+    if wish.text.endswith(":yz"):
+        return vector_parts(b, source, wish, span, ("y", "z"))
     return vector_parts(b, source, wish, span)
 
 

@@ -188,7 +188,7 @@ def _listed_beside(text: str, wish: QuantityWish, derived: tuple[DerivedQuantity
     "proton density and dynamic pressure" asks for both; "dynamic pressure from density
     and speed" and "IMF clock angle" name the density and the field only as inputs.
     """
-    spans = [m.span() for d in derived if (m := d.words.search(text))]
+    spans = [m.span() for d in derived for m in d.words.finditer(text)]
     for start, end in spans:
         if start <= wish.position < end:
             return False
