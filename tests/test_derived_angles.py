@@ -182,3 +182,11 @@ def test_the_dawn_dusk_field_is_computed_over_the_day_asked(vocab: Vocabulary) -
 def test_a_symbol_set_equal_to_the_formula_is_no_second_series(vocab: Vocabulary) -> None:
     plan = plan_of(vocab, "transverse IMF Bt = sqrt(By^2 + Bz^2) from OMNI on 2017-09-08")
     assert sorted(p for _, p in fetched(plan)) == ["BY_GSM", "BZ_GSM"]
+
+
+def test_a_gsm_input_a_source_lacks_is_rotated_from_its_gse_vector(vocab: Vocabulary) -> None:
+    plan = plan_of(vocab, "DSCOVR IMF clock angle on 2023-04-23")
+    assert fetched(plan) == [("DSCOVR_H0_MAG", "B1GSE")]  # never the magnitude B1F1
+    codes = [str(s.calls[0].args["code"]) for s in plan.steps if s.kind == "compute"]
+    assert "analysis.rotate_frame(df, 'GSE', 'GSM')" in codes[0]
+    assert any("rotated from GSE into GSM" in note for note in plan.notes)
