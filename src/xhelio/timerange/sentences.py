@@ -240,7 +240,9 @@ _CLOCKISH = re.compile(
     r"(?<![\w:./-])(?:\d{1,2}:\d{2}(?::\d{2})?(?:\s*(?:UTC?|Z|GMT)\b)?"
     r"|\d{1,4}\s*(?:UTC?|GMT)\b|\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)"
     r"|\d{1,4}\s*Z\b|noon|midnight|[0-3]?\d(?:st|nd|rd|th)"
-    r"|morning|afternoon|evening|night|dawn|dusk)(?![\w:])",
+    # "dawn-dusk (electric field)" is a direction, no time of day
+    r"|morning|afternoon|evening|night|dawn(?![-\s](?:to[-\s])?dusk)"
+    r"|(?<!dawn-)(?<!dawn )(?<!dawn-to-)(?<!dawn to )dusk)(?![\w:])",
     re.I,
 )
 _HAS_DATE = re.compile(

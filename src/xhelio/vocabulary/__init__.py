@@ -96,6 +96,9 @@ class DerivedQuantity:
     named_inputs: bool = False
     """Asked as computed from inputs the request names ("|B| from B_R, B_T, B_N"): always
     computed from them, never a parameter of the catalog that is the quantity itself."""
+    frame: str = ""
+    """The frame its vectors are asked in when the request names none (GSM for the IMF
+    clock angle and the coupling functions); empty: GSE."""
 
 
 @dataclass(frozen=True)
@@ -295,6 +298,7 @@ def load_vocabulary() -> DomainVocabulary:
                 row.get("formula", ""),
                 _rx(row["catalog"]) if "catalog" in row else None,
                 bool(row.get("named_inputs", False)),
+                row.get("frame", ""),
             )
             for row in raw.get("derived", [])
         ),

@@ -23,6 +23,7 @@ from xhelio.agents.offline.answer import (
     discovery_text,
     said_unit,
 )
+from xhelio.agents.offline.derived import understood_with_derived
 from xhelio.agents.offline.elsewhere import plan_elsewhere
 from xhelio.agents.offline.followup import export_only, is_follow_up, is_undo, merge, replay
 from xhelio.agents.offline.pipeline_requests import pipeline_reply
@@ -426,7 +427,7 @@ class OfflineAssistant:
     # answers -------------------------------------------------------------------------
 
     def _summary(self, intent: RequestIntent, plan: OfflinePlan, run: StepRun) -> str:
-        parts = [f"Offline mode understood: {'; '.join(intent.understood())}."]
+        parts = [f"Offline mode understood: {'; '.join(understood_with_derived(intent))}."]
         if plan.time_range is not None:
             parts.append(f"Time range: {plan.time_range.readable()}.")
         parts.extend(run.shown)

@@ -19,7 +19,7 @@ from scipy import constants
 
 from xhelio.catalog.index import Catalog
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
-from xhelio.language.intent import QuantityWish
+from xhelio.language.intent import QuantityWish, RequestIntent
 from xhelio.language.resolve import Candidate
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
@@ -30,6 +30,7 @@ __all__ = [
     "derived_named",
     "flavoured",
     "input_wishes",
+    "understood_with_derived",
     "unit_problem",
 ]
 
@@ -46,13 +47,14 @@ _ALIGN = (
     "        return on_first(frame.iloc[:, :3].pow(2).sum(axis=1, min_count=3).pow(0.5))\n"
     "    return on_first(frame.iloc[:, 0])\n"
     "def vec(*frames):\n"
-    "    # a vector as 3 columns (x, y, z): one 3-column input or three component inputs\n"
+    "    # a vector as columns x, y, z: one 3-column input or three component inputs;\n"
+    "    # two component inputs are y and z (all a clock angle needs)\n"
     "    if len(frames) == 1:\n"
     "        frame = frames[0] if isinstance(frames[0], pd.DataFrame) else frames[0].to_pandas()\n"
     "        parts = [on_first(frame.iloc[:, i]) for i in range(3)]\n"
     "    else:\n"
     "        parts = [col(f) for f in frames]\n"
-    "    return pd.concat(parts, axis=1, keys=['x', 'y', 'z'])\n"
+    "    return pd.concat(parts, axis=1, keys=['x', 'y', 'z'][-len(parts):])\n"
 )
 # CODATA constants (scipy.constants), written into the code with their units.
 _CONSTANTS = {
@@ -60,6 +62,7 @@ _CONSTANTS = {
     "k_B": (constants.k, "Boltzmann constant [J/K]"),
     "m_p": (constants.m_p, "proton mass [kg]"),
     "e": (constants.e, "elementary charge [C]"),
+    "R_E": (6.371e6, "Earth's mean radius [m] (IUGG)"),
 }
 # Each input bound to a name, in SI units (n in m^-3, V in m/s, B in T; T in K, see _kelvin).
 _SI = {
@@ -68,6 +71,7 @@ _SI = {
     "velocity:vector": "V = vec({x}) * 1e3  # km/s -> m/s",
     "magnetic_field:magnitude": "B = col({x}, magnitude=True) * 1e-9  # nT -> T",
     "magnetic_field:vector": "B = vec({x}) * 1e-9  # nT -> T",
+    "magnetic_field:yz": "B = vec({x}) * 1e-9  # nT -> T (y and z)",
 }
 _FORMULAS = {
     "dynamic_pressure": "result = (m_p * n * V**2 * 1e9).to_frame('Pdyn')  # Pa -> nPa",
@@ -107,6 +111,30 @@ _FORMULAS = {
         "result = (v ** (4 / 3) * b_t ** (2 / 3) * np.abs(np.sin(theta_c / 2)) ** (8 / 3))"
         ".to_frame('dPhi/dt')"
     ),
+    "dawn_dusk_field": (
+        "# E_y = -V Bz (GSM): the dawn-dusk part of -V x B for a flow along -x, V/m -> mV/m\n"
+        "result = (-V * B['z'] * 1e3).to_frame('E_y')"
+    ),
+    "akasofu_epsilon": (
+        "# Perreault & Akasofu (1978): epsilon = (4 pi / mu0) V B^2 sin^4(theta_c / 2) l0^2,\n"
+        "# l0 = 7 R_E, theta_c the IMF clock angle (GSM); W -> GW\n"
+        "b_sq = B.pow(2).sum(axis=1, min_count=3)\n"
+        "theta_c = np.arctan2(B['y'], B['z'])\n"
+        "l0 = 7 * R_E\n"
+        "result = (4 * np.pi / mu0 * V * b_sq * np.sin(theta_c / 2) ** 4 * l0**2 / 1e9)"
+        ".to_frame('epsilon')"
+    ),
+    "field_flow_angle": (
+        "# the angle between B and V: acos(B . V / (|B| |V|))\n"
+        "dot = (B * V).sum(axis=1, min_count=3)\n"
+        "b_abs = B.pow(2).sum(axis=1, min_count=3).pow(0.5)\n"
+        "v_abs = V.pow(2).sum(axis=1, min_count=3).pow(0.5)\n"
+        "result = np.degrees(np.arccos((dot / (b_abs * v_abs)).clip(-1, 1))).to_frame('theta_BV')"
+    ),
+    "field_flow_dot": (
+        "# B . V = Bx Vx + By Vy + Bz Vz, in nT km/s\n"
+        "result = ((B * 1e9) * (V / 1e3)).sum(axis=1, min_count=3).to_frame('B.V')"
+    ),
     "alpha_proton_ratio": (
         "a = col(inputs[0])\np = col(inputs[1])\nresult = (a / p).to_frame('alpha_proton_ratio')"
     ),
@@ -125,8 +153,16 @@ _PLAIN_RATIOS = ("alpha_proton_ratio", "temperature_anisotropy")
 # Quantities of one vector `b` (3 columns: the vector or the components fetched for it).
 _OF_ONE_VECTOR = {
     "field_magnitude": "result = b.pow(2).sum(axis=1, min_count=3).pow(0.5).to_frame('|B|')",
-    "clock_angle": (
-        "result = np.degrees(np.arctan2(b.iloc[:, 1], b.iloc[:, 2])).to_frame('clock_angle')"
+    "clock_angle": ("result = np.degrees(np.arctan2(b['y'], b['z'])).to_frame('clock_angle')"),
+    "transverse_field": (
+        "# B_T = sqrt(By^2 + Bz^2)\nresult = (b['y'] ** 2 + b['z'] ** 2).pow(0.5).to_frame('B_T')"
+    ),
+    "field_elevation": (
+        "bt = b.pow(2).sum(axis=1, min_count=3).pow(0.5)\n"
+        "result = np.degrees(np.arcsin((b.iloc[:, 2] / bt).clip(-1, 1))).to_frame('theta_B')"
+    ),
+    "field_azimuth": (
+        "result = (np.degrees(np.arctan2(b.iloc[:, 1], b.iloc[:, 0])) % 360).to_frame('phi_B')"
     ),
     "cone_angle": (
         "bt = b.pow(2).sum(axis=1, min_count=3).pow(0.5)\n"
@@ -150,6 +186,22 @@ def derived_named(text: str) -> tuple[DerivedQuantity, ...]:
         )
     ]
     return tuple(d for _, d in sorted(kept, key=lambda pd: pd[0][0]))
+
+
+def understood_with_derived(intent: RequestIntent) -> list[str]:
+    """`intent.understood()` with the derived quantities asked named after the quantities.
+
+    "IMF clock angle" reads as the field (its input) and the angle computed from it: the
+    understood line says both, the computed one with its unit.
+    """
+    parts = intent.understood()
+    named = derived_named(intent.text) if not intent.time_error else ()
+    if not named:
+        return parts
+    said = "computed " + ", ".join(f"{d.label} ({d.units})" for d in named)
+    lead = ("mission", "dataset", "quantity")
+    at = max((i + 1 for i, p in enumerate(parts) if p.startswith(lead)), default=0)
+    return [*parts[:at], said, *parts[at:]]
 
 
 # Quality flags, uncertainties and spreads are never the quantity itself.
@@ -231,15 +283,16 @@ def input_wishes(
     """One wish per input ("velocity:magnitude" -> velocity, magnitude component).
 
     Vectors crossed or compared (-V x B) are asked in one frame: the one the request
-    names, else GSE; the Newell function and the clock angle need GSM. A temperature of
+    names, else the quantity's own (GSM for the clock angle and the coupling functions),
+    else GSE. A temperature of
     one flavour (perpendicular, parallel) is of the species the request names.
     """
-    vectors = frame or ("GSM" if derived.key in ("clock_angle", "newell_coupling") else "GSE")
+    vectors = frame or derived.frame or "GSE"
     wishes: list[QuantityWish] = []
     for n, need in enumerate(derived.needs):
         key, _, detail = need.partition(":")
         # "components": a vector, from the components the request names (any frame)
-        component = "vector" if detail == "components" else None
+        component = "vector" if detail in ("components", "yz") else None
         component = detail if detail in ("vector", "magnitude") else component
         species = detail if detail in ("alpha", "proton", "electron") else None
         if key == "density" and species is None:

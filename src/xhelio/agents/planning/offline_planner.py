@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass, field
 
 from xhelio.agents.offline.assistant import OfflineAssistant, StepRun
+from xhelio.agents.offline.derived import understood_with_derived
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep
 from xhelio.agents.planning.loop import NothingToPlanError, RoundFeedback, TaskOutcome
 from xhelio.agents.planning.schema import (
@@ -166,7 +167,7 @@ class OfflinePlanning:
                     evidence=f"figure with {traces} trace(s)" if traces else "no figure",
                 )
             )
-        lines = [f"Offline mode understood: {'; '.join(plan.intent.understood())}."]
+        lines = [f"Offline mode understood: {'; '.join(understood_with_derived(plan.intent))}."]
         if plan.time_range is not None:
             lines.append(f"Time range: {plan.time_range.readable()}.")
         lines += [*prepared.run.shown, *prepared.run.lines, *plan.notes, *prepared.run.problems]

@@ -24,6 +24,7 @@ from xhelio.agents.offline.plan.combine import (
     two_series_operation,
 )
 from xhelio.agents.offline.plan.kept import keep_shown
+from xhelio.agents.offline.plan.rotation import parameter_frame
 from xhelio.agents.offline.plan.series import (
     add_compute,
     catalog_series,
@@ -54,6 +55,7 @@ from xhelio.agents.offline.plan.wanted import (
     one_frame,
     wanted_quantities,
 )
+from xhelio.analysis.geoframes import GEOPHYSICAL_FRAMES, REFERENCE
 from xhelio.language.binding import bind_missions
 from xhelio.language.intent import (
     MissionRef,
@@ -291,13 +293,83 @@ def _vector_split(
     """A vector input fetched as components: the ones the request names, else x, y, z.
 
     Named components ("|B| from B_R, B_T, B_N") are fetched as named when the source
-    has them; otherwise a 3-vector serves as it is, and a source without one gives x, y, z.
+    has them; otherwise a 3-vector serves as it is, and a source without one gives x, y, z
+    (only y and z for an input that needs no more, "magnetic_field:yz": a clock angle).
     """
     axes = named_axes(b.intent, wish.quantity) if d.named_inputs else None
     named = vector_parts(b, source, wish, span, axes) if axes else None
     if named is not None or cands[0].components >= 3:
         return named
+    if wish.text.endswith(":yz"):
+        return vector_parts(b, source, wish, span, ("y", "z"))
     return vector_parts(b, source, wish, span)
+
+
+def _vector_in_other_frame(
+    b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None
+) -> tuple[list[Candidate], str] | None:
+    """A 3-vector of the source in another geophysical frame, to rotate into `wish.frame`.
+
+    DSCOVR gives its field in GSE and RTN, no GSM: a clock angle is computed from the
+    GSE vector rotated into GSM. None when the source has no such vector.
+    """
+    if wish.frame not in GEOPHYSICAL_FRAMES:
+        return None
+    for frame in sorted(GEOPHYSICAL_FRAMES, key=lambda f: f != "GSE"):
+        other = replace(wish, frame=frame)
+        cands = [
+            c
+            for c in _input_candidates(b, source, other, span)
+            if c.components >= 3
+            and (p := b.vocab.catalog.dataset(c.dataset_id).parameter(c.parameter)) is not None
+            and parameter_frame(p) == frame
+        ]
+        if cands and frame != wish.frame:
+            return cands, frame
+    return None
+
+
+def _input_fetches(
+    b: Builder,
+    source: Source,
+    wish: QuantityWish,
+    span: TimeRange | None,
+    cands: list[Candidate],
+    d: DerivedQuantity,
+) -> tuple[list[tuple[QuantityWish, list[Candidate]]], str | None] | None:
+    """The fetches one input takes, and the frame its vector is rotated from (None: none).
+
+    None when a vector input has neither a vector, its components, nor a vector in another
+    geophysical frame: a magnitude is never taken for it.
+    """
+    split = _vector_split(b, source, wish, span, cands, d)
+    if split is not None:
+        return split, None
+    if wish.component == "vector" and cands[0].components < 3:
+        other = _vector_in_other_frame(b, source, wish, span)
+        if other is None:
+            return None
+        return [(replace(wish, frame=other[1]), other[0])], other[1]
+    return [(wish, cands)], None
+
+
+def _rotated(
+    b: Builder, source: Source, wish: QuantityWish, cand: Candidate, frame: str, ref: str
+) -> str:
+    """The label of the fetched vector `ref` rotated from `frame` into `wish.frame`."""
+    target = str(wish.frame)
+    label = b.unique(f"{source.tag}_{wish.quantity}_{target}")
+    what = f"{source.name} {describe_quantity(wish)} rotated from {frame}"
+    code = (
+        f"# {frame} -> {target}: Hapgood (1992) rotation, IGRF-13 dipole axis\n"
+        f"result = analysis.rotate_frame(df, {frame!r}, {target!r})"
+    )
+    add_compute(b, what, (ref,), label, code, what, cand.units)
+    b.notes.append(
+        f"{source.name} has no {describe_quantity(wish)}: {cand.dataset_id}.{cand.parameter} "
+        f"was rotated from {frame} into {target} (method: {REFERENCE})."
+    )
+    return label
 
 
 def _derived_series(
@@ -352,11 +424,21 @@ def _derived_series(
             if span is None:
                 span = time_window(intent, cands[0], b)
                 cands = _input_candidates(b, source, wish, span)
-            split = _vector_split(b, source, wish, span, cands, d)
-            parts.append(len(split or [wish]))
-            for part, part_cands in split or [(wish, cands)]:
+            fetches = _input_fetches(b, source, wish, span, cands, d)
+            if fetches is None:
+                b.notes.append(
+                    f"No {source.name} dataset holds {describe_quantity(wish)} as a "
+                    f"vector (or one in a frame rotatable into it), so the {d.label} "
+                    "could not be computed there."
+                )
+                break
+            split, turned = fetches
+            parts.append(len(split))
+            for part, part_cands in split:
                 ref = f"d{len(b.steps) + 1}"
                 b.steps.append(fetch_step(source, part, part_cands, span, ref))
+                if turned is not None:
+                    ref = _rotated(b, source, wish, part_cands[0], turned, ref)
                 refs.append(ref)
                 units.append(part_cands[0].units)
         else:

@@ -485,7 +485,7 @@ def vector_parts(
     source: Source,
     wish: QuantityWish,
     span: TimeRange | None,
-    axes: tuple[str, str, str] = ("x", "y", "z"),
+    axes: tuple[str, ...] = ("x", "y", "z"),
 ) -> list[tuple[QuantityWish, list[Candidate]]] | None:
     """A vector a source only has as separate components (OMNI's BX_GSE, BY_GSM, BZ_GSM).
 

@@ -186,9 +186,9 @@ def _listed_beside(text: str, wish: QuantityWish, derived: tuple[DerivedQuantity
     """Whether an input quantity is asked for itself, listed beside the derived one.
 
     "proton density and dynamic pressure" asks for both; "dynamic pressure from density
-    and speed" names the density only as an input.
+    and speed" and "IMF clock angle" name the density and the field only as inputs.
     """
-    spans = [m.span() for d in derived if (m := d.words.search(text))]
+    spans = [m.span() for d in derived for m in d.words.finditer(text)]
     for start, end in spans:
         if start <= wish.position < end:
             return False
@@ -196,6 +196,8 @@ def _listed_beside(text: str, wish: QuantityWish, derived: tuple[DerivedQuantity
             return False
         if wish.position < start and _INPUT_BEFORE.search(text[wish.position : start]):
             return False
+        if wish.position < start and not text[wish.position + len(wish.text) : start].strip():
+            return False  # "IMF clock angle": the word right before names its subject
     return bool(spans)
 
 
