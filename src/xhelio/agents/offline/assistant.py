@@ -24,7 +24,14 @@ from xhelio.agents.offline.answer import (
     said_unit,
 )
 from xhelio.agents.offline.elsewhere import plan_elsewhere
-from xhelio.agents.offline.followup import export_only, is_follow_up, is_undo, merge, replay
+from xhelio.agents.offline.followup import (
+    export_only,
+    is_follow_up,
+    is_undo,
+    merge,
+    probes_not_listed,
+    replay,
+)
 from xhelio.agents.offline.pipeline_requests import pipeline_reply
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
 from xhelio.agents.offline.skills import FetchedSeries, skill_reply
@@ -166,7 +173,7 @@ class OfflineAssistant:
             return AssistantReply(said)
         if (reply := skill_reply(self, request)) is not None:
             return reply
-        intent = self.parse(request)
+        intent = probes_not_listed(self.parse(request), self.session_base() is not None)
         if intent.discovery is not None:
             return self._discover(intent)
         if is_undo(request) and not (undo := self.interpret(request))[1].steps:
