@@ -1,4 +1,4 @@
-"""A follow-up naming other probes of the last plot asks for that plot, not a catalog list."""
+"""Follow-ups that name other probes or another species of the last plot."""
 
 from __future__ import annotations
 
@@ -19,3 +19,15 @@ def test_the_other_spacecraft_after_a_plot_is_plotted_not_listed(session: Offlin
     ops = session.workspace.session.operations[done:]
     fetched = {op["args"]["dataset_id"] for op in ops if op["tool"] == "fetch_data"}
     assert fetched and all(d.startswith("STB_") for d in fetched)
+
+
+def test_a_species_its_instrument_does_not_measure_lets_the_instrument_go(
+    session: OfflineSession,
+) -> None:
+    session.ask("PSP SPAN-I proton density 2021-04-29")
+    done = len(session.workspace.session.operations)
+    answer = session.ask("now the electrons").answer
+    ops = session.workspace.session.operations[done:]
+    fetched = {op["args"]["dataset_id"] for op in ops if op["tool"] == "fetch_data"}
+    assert fetched and not any("SPI" in d for d in fetched), answer
+    assert "Not kept from the previous request: SPAN-I" in answer

@@ -31,6 +31,7 @@ from xhelio.agents.offline.followup import (
     merge,
     probes_not_listed,
     replay,
+    without_last_instrument,
 )
 from xhelio.agents.offline.pipeline_requests import pipeline_reply
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
@@ -222,6 +223,10 @@ class OfflineAssistant:
         if base is not None and follow:
             intent, kept = merge(base, intent)
         plan = build_plan(self.vocab, intent)
+        if base is not None and follow and not plan.steps:
+            loose = without_last_instrument(intent, base)
+            if loose is not None and (wider := build_plan(self.vocab, loose[0])).steps:
+                intent, plan, kept = loose[0], wider, [*kept, loose[1]]
         if not plan.steps and not intent.discovery:
             plan = plan_elsewhere(intent, self.call_tool, self._in_catalog) or plan
         interpretation = (intent, replace(plan, notes=(*kept, *plan.notes)), follow)

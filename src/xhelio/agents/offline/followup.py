@@ -38,7 +38,15 @@ from xhelio.language.slots import SlotKind
 from xhelio.timerange import names_time_near
 from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["export_only", "is_follow_up", "is_undo", "merge", "probes_not_listed", "replay"]
+__all__ = [
+    "export_only",
+    "is_follow_up",
+    "is_undo",
+    "merge",
+    "probes_not_listed",
+    "replay",
+    "without_last_instrument",
+]
 
 _FOLLOW_WORDS = re.compile(
     r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
@@ -327,3 +335,39 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     if kept:
         notes.insert(0, f"Follow-up: kept the {' and '.join(kept)} of the previous request.")
     return merged, notes
+
+
+_INSTRUMENT_SLOTS: frozenset[SlotKind] = frozenset({"instrument", "product"})
+
+
+def without_last_instrument(
+    merged: RequestIntent, base: RequestIntent
+) -> tuple[RequestIntent, str] | None:
+    """`merged` without the instrument words the last request named, and a note saying so.
+
+    "now the electrons" after "PSP SPAN-I proton density": SPAN-I measures no electrons,
+    so when nothing holds the new wish with them the last request's instrument words are
+    let go (and said). None when the last request named no instrument.
+    """
+    named = [s for s in base.slots.slots if s.kind in _INSTRUMENT_SLOTS]
+    if not named or not merged.text.startswith(base.text[: min(s.start for s in named)]):
+        return None
+    text = merged.text
+    for s in named:
+        text = text[: s.start] + " " * (s.end - s.start) + text[s.end :]
+    words = {base.text[s.start : s.end].lower() for s in named}
+    kept = tuple(
+        s
+        for s in merged.slots.slots
+        if not (s.kind in _INSTRUMENT_SLOTS and s.end <= len(base.text))
+    )
+    loose = replace(
+        merged,
+        text=text,
+        slots=replace(merged.slots, slots=kept),
+        hints=tuple(h for h in merged.hints if h.lower() not in words),
+        unplaced=tuple(u for u in merged.unplaced if u.lower() not in words),
+        product_of=None,
+    )
+    said = ", ".join(sorted({base.text[s.start : s.end] for s in named}))
+    return loose, f"Not kept from the previous request: {said}, which holds none of this."
