@@ -31,3 +31,9 @@ def test_a_species_its_instrument_does_not_measure_lets_the_instrument_go(
     fetched = {op["args"]["dataset_id"] for op in ops if op["tool"] == "fetch_data"}
     assert fetched and not any("SPI" in d for d in fetched), answer
     assert "Not kept from the previous request: SPAN-I" in answer
+    # A later turn, built on the replayed state, lets it go too.
+    done = len(session.workspace.session.operations)
+    session.ask("smooth it over 10 minutes")
+    ops = session.workspace.session.operations[done:]
+    fetched = {op["args"]["dataset_id"] for op in ops if op["tool"] == "fetch_data"}
+    assert fetched and not any("SPI" in d for d in fetched)

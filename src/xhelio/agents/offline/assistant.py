@@ -224,7 +224,8 @@ class OfflineAssistant:
             intent, kept = merge(base, intent)
         plan = build_plan(self.vocab, intent)
         if base is not None and follow and not plan.steps:
-            loose = without_last_instrument(intent, base)
+            # The earlier text read afresh: a replayed state's slots are its last turn's.
+            loose = without_last_instrument(intent, self.parse(base.text))
             if loose is not None and (wider := build_plan(self.vocab, loose[0])).steps:
                 intent, plan, kept = loose[0], wider, [*kept, loose[1]]
         if not plan.steps and not intent.discovery:
