@@ -115,3 +115,34 @@ def test_a_day_without_its_year_takes_the_nearest_year() -> None:
     # A date written with its year, or no date at all, is read as the grammar reads it.
     assert find_time_near("for 2003-10-29", loaded).range == parse_time_range("2003-10-29")
     assert find_time_near("smooth it", loaded).range is None
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("extend that through october", "2015-10-01", "2015-11-01"),
+        ("carry on until the end of December", "2015-12-01", "2016-01-01"),
+        ("stretch it to the 20th", "2015-10-20", "2015-10-21"),
+        ("go back to the 28th", "2015-09-28", "2015-09-29"),
+    ],
+)
+def test_a_month_or_a_day_of_month_alone_takes_the_loaded_year_and_month(
+    text: str, start: str, end: str
+) -> None:
+    loaded = parse_time_range("2015-10-01 to 2015-10-10")
+    found = find_time_near(text, loaded)
+    assert found.range is not None, text
+    assert (
+        _window(start, end)
+        == f"{found.range.start:%Y-%m-%d}T00:00:00Z to {found.range.end:%Y-%m-%d}T00:00:00Z"
+    )
+    # An ordinal naming a panel, or a modal "may", is no date.
+    assert find_time_near("remove the 2nd panel", loaded).range is None
+    assert find_time_near("you may add Wind", loaded).range is None
+
+
+def test_extending_through_a_month_ends_after_all_of_it(session: OfflineSession) -> None:
+    windows, _, answer = _windows(
+        session, "OMNI Bz GSM 2015-03-17 to 2015-03-19", "extend it through March"
+    )
+    assert windows == {_window("2015-03-17", "2015-04-01")}, answer

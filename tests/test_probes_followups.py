@@ -119,6 +119,7 @@ def test_every_probe_gets_the_same_product(vocab: Vocabulary, text: str) -> None
         ),
         (("ARTEMIS P1 magnetic field 2012-01-05", "repeat for P2"), ["THC_L2_FGM"]),
         (("C1 magnetic field 2003-10-29", "and for C4?"), ["C4_CP_FGM_SPIN"]),
+        (("C2 magnetic field 2005-01-10", "and C3?"), ["C3_CP_FGM_SPIN"]),
         (("STEREO-A magnetic field 2010-08-01", "do it for B instead"), ["STB_L2_MAGPLASMA_1M"]),
         (("STEREO-A magnetic field 2010-08-01", "what about B?"), ["STB_L2_MAGPLASMA_1M"]),
         (("ARTEMIS P1 magnetic field 2012-01-05", "now the other probe"), ["THC_L2_FGM"]),
@@ -146,6 +147,14 @@ def test_all_probes_after_one_keep_its_product(vocab: Vocabulary) -> None:
     merged, _ = _follow(vocab, *turns)
     assert _datasets(build_plan(vocab, merged, NOW)) == [
         f"MMS{n}_FPI_FAST_L2_DIS-MOMS" for n in "1234"
+    ]
+
+
+def test_the_other_probes_are_all_the_rest(vocab: Vocabulary) -> None:
+    turns = ("MMS2_FPI_FAST_L2_DIS-MOMS ion temperature 2015-10-16", "what about the other probes")
+    merged, _ = _follow(vocab, *turns)
+    assert _datasets(build_plan(vocab, merged, NOW)) == [
+        f"MMS{n}_FPI_FAST_L2_DIS-MOMS" for n in "134"
     ]
 
 

@@ -170,3 +170,9 @@ def test_encounter_of_an_unnamed_spacecraft_is_asked() -> None:
     found = find_time("magnetic field during the Jupiter flyby", NOW)
     assert found.range is None
     assert found.error is not None and "Jupiter flyby" in found.error
+
+
+def test_a_component_named_br_before_a_date_is_no_rotation_number() -> None:
+    found = find_time("Solar Orbiter MAG RTN BR 2021-06-01", NOW)
+    assert found.range is not None, found.error
+    assert found.range.start == datetime(2021, 6, 1, tzinfo=UTC)

@@ -38,6 +38,7 @@ from xhelio.timerange.readable import readable_range
 from xhelio.timerange.words import WHOLE_NUMBER_WORDS
 
 __all__ = [
+    "MONTH_WORD",
     "YEARLESS_DAY",
     "TimeInText",
     "TimeRange",
@@ -264,6 +265,8 @@ _POINT_PARSERS: list[tuple[re.Pattern[str], _PointParser]] = [
     )
 ]
 # "16 July", "March 25th": a day written without its year (lower case, as `_normalise` leaves it).
+# A month's name or its abbreviation ("October", "Oct").
+MONTH_WORD = re.compile(_MONTH_WORD, re.I)
 YEARLESS_DAY = re.compile(
     rf"(?:{_MONTH_WORD})\.?\s*\d{{1,2}}{_ORDINAL}|\d{{1,2}}{_ORDINAL}\s*(?:{_MONTH_WORD})\.?"
 )

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
-from xhelio.timerange.grammar import YEARLESS_DAY, TimeRange
+from xhelio.timerange.grammar import MONTH_WORD, YEARLESS_DAY, TimeRange
 from xhelio.timerange.sentences import TimeFound, find_time
 
 __all__ = ["find_time_near", "names_time_near"]
@@ -36,6 +36,21 @@ _DAYS_WITHOUT_MONTH = re.compile(
     r"(?!\s*(?:of\s+)?[a-z]{3,})",
     re.I,
 )
+# "extend it through October", "until the end of March": a month named without its year,
+# after a word that leads to a time (a bare "may" or "march" is a verb).
+_INTO = r"(?:to|through|thru|till|til|until|into|in|for|of|over|during|across|from|since)"
+_MONTH_WITHOUT_YEAR = re.compile(
+    rf"\b{_INTO}\s+(?P<when>(?:(?:all|the\s+(?:whole|rest|end|start|beginning))\s+of\s+)?"
+    rf"(?:{MONTH_WORD.pattern})\.?)(?!\w)(?!\s*,?\s*\d)",
+    re.I,
+)
+# "stretch it to the 20th", "continue until the 14th": one day of a month not written.
+_DAY_WITHOUT_MONTH = re.compile(
+    rf"\b(?:{_INTO}|on|by)\s+(?P<when>(?:the\s+)?[0-3]?\d(?:st|nd|rd|th))\b"
+    rf"(?!\s*(?:of\s+)?(?:{MONTH_WORD.pattern}))"
+    r"(?!\s+(?:panel|plot|trace|row|column|figure|component|probe|spacecraft|order|century))",
+    re.I,
+)
 _MONTHS = (
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 )  # fmt: skip
@@ -46,27 +61,44 @@ def _gap(found: TimeRange, near: TimeRange) -> timedelta:
     return max(found.start - near.end, near.start - found.end, timedelta(0))
 
 
+def _months(near: TimeRange, spare: int) -> Iterator[str]:
+    """The months of `near`, with `spare` more on each side, as " of Mon YYYY"."""
+    index = near.start.year * 12 + near.start.month - 1 - spare
+    last = near.end - timedelta(seconds=1)
+    while index <= last.year * 12 + last.month - 1 + spare:
+        yield f" of {_MONTHS[index % 12]} {index // 12}"
+        index += 1
+
+
 def _fills(text: str, near: TimeRange) -> Iterator[tuple[re.Match[str], str]]:
     """Each place a year (or month and year) is missing, and each way to write it in."""
     years = range(near.start.year - 1, near.end.year + 2)
-    for pattern, comma in ((_WITHOUT_YEAR, ""), (_DOY_WITHOUT_YEAR, ",")):
+    for pattern, comma in (
+        (_WITHOUT_YEAR, ""),
+        (_DOY_WITHOUT_YEAR, ","),
+        (_MONTH_WITHOUT_YEAR, ""),
+    ):
         match = pattern.search(text)
         if match is not None:
             yield from ((match, f"{comma} {year}") for year in years)
             return
-    match = _DAYS_WITHOUT_MONTH.search(text)
-    if match is None:
-        return
-    year, month = near.start.year, near.start.month
-    last = near.end - timedelta(seconds=1)
-    while (year, month) <= (last.year, last.month):
-        yield match, f" of {_MONTHS[month - 1]} {year}"
-        year, month = year + month // 12, month % 12 + 1
+    for pattern, spare in ((_DAYS_WITHOUT_MONTH, 0), (_DAY_WITHOUT_MONTH, 1)):
+        match = pattern.search(text)
+        if match is not None:
+            yield from ((match, month) for month in _months(near, spare))
+            return
 
 
 def names_time_near(text: str) -> bool:
     """Whether `text` names a day that only a time range already known can date."""
-    return any(p.search(text) for p in (_WITHOUT_YEAR, _DOY_WITHOUT_YEAR, _DAYS_WITHOUT_MONTH))
+    patterns = (
+        _WITHOUT_YEAR,
+        _DOY_WITHOUT_YEAR,
+        _DAYS_WITHOUT_MONTH,
+        _MONTH_WITHOUT_YEAR,
+        _DAY_WITHOUT_MONTH,
+    )
+    return any(p.search(text) for p in patterns)
 
 
 def find_time_near(text: str, near: TimeRange, now: datetime | None = None) -> TimeFound:
@@ -90,5 +122,6 @@ def find_time_near(text: str, near: TimeRange, now: datetime | None = None) -> T
                 (a - len(written) if a > cut else a, b - len(written) if b > cut else b)
                 for a, b in dated.spans
             )
-            best = (gap, TimeFound(dated.range, f"{match[0]}{written}", None, spans))
+            said = match.groupdict().get("when") or match[0]
+            best = (gap, TimeFound(dated.range, f"{said}{written}", None, spans))
     return found if best is None else best[1]

@@ -372,7 +372,7 @@ def _bad_clock(text: str) -> str | None:
 # Periods counted in units the grammar has no calendar for: asked, never widened.
 _ROTATION = re.compile(
     r"(?i:\b(?:carrington|bartels|solar)\s+rotations?\b)(?:\s*(?i:number|no\.?|#)?\s*\d{1,4}\b)?"
-    r"|\b(?:CR|BR)\s*#?\s*\d{3,4}\b",
+    r"|\b(?:CR|BR)\s*#?\s*\d{3,4}\b(?![-/.]\d)",  # "BR 2021-06-01": B_R on a date
 )
 
 

@@ -25,7 +25,15 @@ from xhelio.agents.offline.answer import (
 )
 from xhelio.agents.offline.derived import understood_with_derived
 from xhelio.agents.offline.elsewhere import plan_elsewhere
-from xhelio.agents.offline.followup import export_only, is_follow_up, is_undo, merge, replay
+from xhelio.agents.offline.followup import (
+    export_only,
+    is_follow_up,
+    is_undo,
+    merge,
+    probes_not_listed,
+    replay,
+    without_last_instrument,
+)
 from xhelio.agents.offline.pipeline_requests import pipeline_reply
 from xhelio.agents.offline.plan import OfflinePlan, PlanStep, build_plan
 from xhelio.agents.offline.skills import FetchedSeries, skill_reply
@@ -167,7 +175,7 @@ class OfflineAssistant:
             return AssistantReply(said)
         if (reply := skill_reply(self, request)) is not None:
             return reply
-        intent = self.parse(request)
+        intent = probes_not_listed(self.parse(request), self.session_base() is not None)
         if intent.discovery is not None:
             return self._discover(intent)
         if is_undo(request) and not (undo := self.interpret(request))[1].steps:
@@ -216,6 +224,11 @@ class OfflineAssistant:
         if base is not None and follow:
             intent, kept = merge(base, intent)
         plan = build_plan(self.vocab, intent)
+        if base is not None and follow and not plan.steps:
+            # The earlier text read afresh: a replayed state's slots are its last turn's.
+            loose = without_last_instrument(intent, self.parse(base.text))
+            if loose is not None and (wider := build_plan(self.vocab, loose[0])).steps:
+                intent, plan, kept = loose[0], wider, [*kept, loose[1]]
         if not plan.steps and not intent.discovery:
             plan = plan_elsewhere(intent, self.call_tool, self._in_catalog) or plan
         interpretation = (intent, replace(plan, notes=(*kept, *plan.notes)), follow)

@@ -38,7 +38,15 @@ from xhelio.language.slots import SlotKind
 from xhelio.timerange import names_time_near
 from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["export_only", "is_follow_up", "is_undo", "merge", "replay"]
+__all__ = [
+    "export_only",
+    "is_follow_up",
+    "is_undo",
+    "merge",
+    "probes_not_listed",
+    "replay",
+    "without_last_instrument",
+]
 
 _FOLLOW_WORDS = re.compile(
     r"\b(?:it|its|them|this|that|these|those|now|same|add|also|too|instead|underneath|below"
@@ -55,6 +63,7 @@ _BELOW = re.compile(r"\b(?:underneath|below|beneath|under(?! \d))\b", re.I)
 
 def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
     """Whether a request builds on the last one rather than standing alone."""
+    intent = probes_not_listed(intent, has_base)
     if not has_base or intent.discovery is not None or intent.doubts:
         return False
     served = bool(intent.missions or intent.dataset_ids)
@@ -77,6 +86,17 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
         return True  # something to show or a time is missing: the session supplies it
     # Quantities (or a mission) and a time: a request of its own unless it says otherwise.
     return bool(follows) and not (intent.compare and served)
+
+
+def probes_not_listed(intent: RequestIntent, has_base: bool) -> RequestIntent:
+    """`intent`, no catalog listing when it names other probes of the last request.
+
+    "now show the other spacecraft", "all four spacecraft" after a plot ask for that plot
+    from them, not for the list of spacecraft in the catalog.
+    """
+    if has_base and intent.discovery is not None and names_other_probes(intent.text):
+        return replace(intent, discovery=None)
+    return intent
 
 
 _UNDO = re.compile(
@@ -102,7 +122,8 @@ def replay(requests: Sequence[tuple[str, RequestIntent]]) -> list[tuple[str, Req
     first one stays); a request naming nothing to show leaves the states as they are.
     """
     states: list[tuple[str, RequestIntent]] = []
-    for text, intent in requests:
+    for text, said in requests:
+        intent = probes_not_listed(said, bool(states))
         if is_undo(text):
             if len(states) > 1:
                 states.pop()
@@ -120,8 +141,8 @@ def replay(requests: Sequence[tuple[str, RequestIntent]]) -> list[tuple[str, Req
     return states
 
 
-# "and for C4?", "and what about Wind": the same request for it, not one more.
-_AND_FOR = re.compile(r"^\s*and\s+(?:for|what about|how about|with|now)\b", re.I)
+# "and for C4?", "and what about Wind", "and C3?": the same request for it, not one more.
+_AND_FOR = re.compile(r"^\s*and\s+(?:(?:for|what about|how about|with|now)\b|[^?]*\?\s*$)", re.I)
 
 
 def _missions(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, ...]:
@@ -238,7 +259,7 @@ def _without_derived(text: str) -> str:
 def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[str]]:
     """The new request completed from the last one, and notes saying what was kept."""
     notes: list[str] = []
-    new = without_probe_word(base, new)
+    new = without_probe_word(base, probes_not_listed(new, True))
     replaced = bool(new.quantities) and not _ADD.search(new.text)
     # The merged text is the last request's, a newline, then this one's: where this one's
     # quantities are said moves by as much, so each reads its own clause's words.
@@ -314,3 +335,39 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     if kept:
         notes.insert(0, f"Follow-up: kept the {' and '.join(kept)} of the previous request.")
     return merged, notes
+
+
+_INSTRUMENT_SLOTS: frozenset[SlotKind] = frozenset({"instrument", "product"})
+
+
+def without_last_instrument(
+    merged: RequestIntent, base: RequestIntent
+) -> tuple[RequestIntent, str] | None:
+    """`merged` without the instrument words the last request named, and a note saying so.
+
+    "now the electrons" after "PSP SPAN-I proton density": SPAN-I measures no electrons,
+    so when nothing holds the new wish with them the last request's instrument words are
+    let go (and said). None when the last request named no instrument.
+    """
+    named = [s for s in base.slots.slots if s.kind in _INSTRUMENT_SLOTS]
+    if not named or not merged.text.startswith(base.text[: min(s.start for s in named)]):
+        return None
+    text = merged.text
+    for s in named:
+        text = text[: s.start] + " " * (s.end - s.start) + text[s.end :]
+    words = {base.text[s.start : s.end].lower() for s in named}
+    kept = tuple(
+        s
+        for s in merged.slots.slots
+        if not (s.kind in _INSTRUMENT_SLOTS and s.end <= len(base.text))
+    )
+    loose = replace(
+        merged,
+        text=text,
+        slots=replace(merged.slots, slots=kept),
+        hints=tuple(h for h in merged.hints if h.lower() not in words),
+        unplaced=tuple(u for u in merged.unplaced if u.lower() not in words),
+        product_of=None,
+    )
+    said = ", ".join(sorted({base.text[s.start : s.end] for s in named}))
+    return loose, f"Not kept from the previous request: {said}, which holds none of this."

@@ -40,7 +40,7 @@ _BARE_PROBE = re.compile(
     r"(?=\s*(?:(?i:instead|too|as well|please|now|then))?\s*[?.!]*\s*$)"
 )
 _THE_OTHER = re.compile(
-    r"\bthe other (?:[\w-]+\s+){0,2}?(?:probe|spacecraft|satellite|one)\b", re.I
+    r"\bthe other (?:[\w-]+\s+){0,2}?(?:probe|spacecraft|satellite|one)(?P<many>s)?\b", re.I
 )
 _SMALL_COUNT = rf"{alternatives(WHOLE_NUMBER_WORDS)}|\d{{1,2}}"
 _ALL_PROBES = re.compile(
@@ -96,13 +96,14 @@ def other_probes(
             names = whole  # "all five" after ARTEMIS P1: every THEMIS probe
         refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in names]
         return tuple(refs), ""
-    if _THE_OTHER.search(new.text):
+    if (other := _THE_OTHER.search(new.text)) is not None:
         shown = {probe_wanted(m.text) for m in multi}
         names = vocab.probe_names(first.mission_id, first.text)
         rest = [n for n in names if probe_wanted(n) not in shown]
-        if len(rest) != 1:
+        if not rest or (len(rest) > 1 and not other["many"]):
             return None  # "the other one" of more than two: which one is not said
-        return (MissionRef(first.mission_id, first.name, rest[0], first.position),), ""
+        refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in rest]
+        return tuple(refs), ""  # "the other probes": all the rest
     if (other := _OTHER_PROBE.search(new.text)) is not None:
         wanted = [_probe_named(first, t) for t in _LIST_GLUE.split(other["p"]) if t]
         refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in wanted if n]

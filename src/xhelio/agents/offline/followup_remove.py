@@ -3,7 +3,9 @@
 "drop the running mean and put By GSM in a panel below instead" removes the smoothing and
 adds the By GSM component: only the words of the removing clause (from "drop" to the next
 "and", comma or "instead") name what goes; the quantities and operations said elsewhere
-are added as usual. Imports `language.intent` and `language.wishes`.
+are added as usual. A replacing clause names what goes the same way: "swap the density
+for the temperature", "replace X with Y", "change X to Y" and "Y instead of X" take X
+away and add Y. Imports `language.intent` and `language.wishes`.
 """
 
 from __future__ import annotations
@@ -22,12 +24,33 @@ _REMOVING = re.compile(
     re.I,
 )
 
+# "swap the density for the temperature", "replace X with Y", "switch from X to Y": X goes.
+_REPLACED_FIRST = re.compile(
+    r"\b(?:swap|switch|exchange|trade|replace|change|substitute)\s+(?:out\s+)?"
+    r"(?P<old>.+?)\s+(?:for|with|by|to|into)\b",
+    re.I,
+)
+# "the temperature instead of the density", "Y rather than X", "instead of X, Y": X goes.
+_REPLACED_AFTER = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+"
+    r"(?P<old>.+?)(?=\s*(?:\band\b|\bbut\b|\bthen\b|[,;.]|$))",
+    re.I,
+)
+
+
+def _going(text: str) -> list[tuple[int, int]]:
+    """The spans of the words naming what a follow-up takes away."""
+    spans = [m.span() for m in _REMOVING.finditer(text)]
+    for pattern in (_REPLACED_FIRST, _REPLACED_AFTER):
+        spans += [m.span("old") for m in pattern.finditer(text)]
+    return spans
+
 
 class Removal:
     """The removing clauses of a follow-up and what they name."""
 
     def __init__(self, intent: RequestIntent) -> None:
-        self.spans = [m.span() for m in _REMOVING.finditer(intent.text)]
+        self.spans = _going(intent.text)
         self.phrases = [intent.text[a:b].lower() for a, b in self.spans]
         self.quantities = tuple(w for w in intent.quantities if self._inside(w.position))
         named = {op.kind for p in self.phrases for op in find_operations(p, [])}

@@ -283,7 +283,11 @@ def _to_date(loaded: TimeRange, asked: TimeRange, text: str, notes: list[str]) -
     """The range a date asked makes: an edge moved to it ("extend it to 16 July"), or it."""
     edge = _words().edge.search(text)
     if _words().extend.search(text):
-        moved = TimeRange(min(loaded.start, asked.start), max(loaded.end, asked.end))
+        # "extend it through March" after 17 March: the end moves to the end of March, the
+        # start stays; only a date wholly before the loaded end moves the start back.
+        later = asked.end > loaded.end
+        start = loaded.start if later else min(loaded.start, asked.start)
+        moved = TimeRange(start, max(loaded.end, asked.end))
     elif edge is not None and edge["s"] and asked.start < loaded.end:
         moved = TimeRange(asked.start, loaded.end)
     elif edge is not None and edge["e"] and asked.end > loaded.start:
