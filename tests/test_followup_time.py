@@ -141,6 +141,14 @@ def test_a_month_or_a_day_of_month_alone_takes_the_loaded_year_and_month(
     assert find_time_near("you may add Wind", loaded).range is None
 
 
+def test_a_month_named_onward_is_the_next_one_not_the_nearest() -> None:
+    loaded = parse_time_range("2015-03-17 to 2015-03-19")
+    found = find_time_near("extend that through october", loaded)
+    assert found.range == parse_time_range("2015-10-01 to 2015-10-31"), found
+    found = find_time_near("go back to december", loaded)
+    assert found.range == parse_time_range("2014-12-01 to 2014-12-31"), found
+
+
 def test_extending_through_a_month_ends_after_all_of_it(session: OfflineSession) -> None:
     windows, _, answer = _windows(
         session, "OMNI Bz GSM 2015-03-17 to 2015-03-19", "extend it through March"

@@ -44,6 +44,9 @@ _MONTH_WITHOUT_YEAR = re.compile(
     rf"(?:{MONTH_WORD.pattern})\.?)(?!\w)(?!\s*,?\s*\d)",
     re.I,
 )
+# Words that lead onward from the time shown: the month or day they name comes after it.
+_ONWARD = re.compile(r"(?:to|through|thru|till|til|until|into)\b", re.I)
+_BACK = re.compile(r"\b(?:back|earlier|before)\s*$", re.I)
 # "stretch it to the 20th", "continue until the 14th": one day of a month not written.
 _DAY_WITHOUT_MONTH = re.compile(
     rf"\b(?:{_INTO}|on|by)\s+(?P<when>(?:the\s+)?[0-3]?\d(?:st|nd|rd|th))\b"
@@ -117,6 +120,9 @@ def find_time_near(text: str, near: TimeRange, now: datetime | None = None) -> T
         if dated.range is None:
             continue
         gap = _gap(dated.range, near)
+        onward = _ONWARD.match(match[0]) and not _BACK.search(text[: match.start()])
+        if onward and dated.range.end <= near.start:
+            gap += timedelta(days=3660)  # "extend through October": the next October
         if best is None or gap < best[0]:
             spans = tuple(
                 (a - len(written) if a > cut else a, b - len(written) if b > cut else b)
