@@ -518,6 +518,29 @@ def main_parameter(
     )
 
 
+def channel_family(info: DatasetInfo, param: ParameterInfo) -> list[ParameterInfo]:
+    """The channels of `param`'s detector in `info`, in file order (`param` among them).
+
+    Channels are numbered siblings ("DE1" ... "DE4", "P1" ... "P8"): their names differ
+    only in digits, and they share units and shape. A species named for a whole product
+    ("EPAM electrons") means all of them, not the first.
+    """
+
+    def family(p: ParameterInfo) -> str:
+        return re.sub(r"\d+", "#", p.name)
+
+    if not re.search(r"\d", param.name):
+        return [param]
+    return [
+        p
+        for p in info.data_parameters
+        if family(p) == family(param)
+        and p.units == param.units
+        and p.components == param.components
+        and not is_support(p, info)
+    ]
+
+
 _MAGNITUDE = re.compile(r"\bmagnitude\b|\btotal (?:magnetic )?field\b|\|B\|", re.I)
 
 
