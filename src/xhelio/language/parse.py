@@ -38,6 +38,7 @@ from xhelio.language.probes import probe_doubts
 from xhelio.language.products import product_terms
 from xhelio.language.quantities import (
     SYNONYM_WORDS,
+    quantity,
 )
 from xhelio.language.quantity_words import (
     COMPONENT_TOKEN,
@@ -133,6 +134,18 @@ def _unknown_names(vocab: Vocabulary, physics: str, wishes: list[QuantityWish]) 
         if name.upper() in vocab.by_prefix or not vocab.catalog.search(name, limit=1):
             unknown.append(name)
     return tuple(unknown)
+
+
+def _product_word(wish: QuantityWish, text: str, missions: tuple[MissionRef, ...]) -> bool:
+    """Whether an index's word names the product of a mission named instead.
+
+    "Polar MFE KP": "KP" after the instrument is its key-parameter product (a product
+    word of the vocabulary spans it), not the Kp index, which no spacecraft measures.
+    """
+    if not missions or quantity(wish.quantity).default_mission is None:
+        return False
+    span = (wish.position, wish.position + len(wish.text))
+    return any(m.span() == span for t in product_terms(text) for m in _phrase(t.typed, text))
 
 
 def _instrument_quantity(text: str, missions: tuple[MissionRef, ...]) -> list[QuantityWish]:
@@ -436,6 +449,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     ) or spectrum_wishes(
         physics, quantity_wishes(physics), species.lastgroup if species else None, computing
     )
+    quantities = [w for w in quantities if not _product_word(w, physics, missions)]
     if not quantities:
         quantities = _instrument_quantity(physics, missions)
     channels = None if dataset_ids else named_channels(vocab.catalog, missions, physics, time_range)

@@ -11,6 +11,7 @@ come from the vocabulary files (`[[product]]`); nothing here names a dataset.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -233,11 +234,35 @@ def _parameter_tokens(info: DatasetInfo) -> set[str]:
     }
 
 
+def _hyphen_pairs(dataset_id: str) -> set[str]:
+    """Neighbouring words of an id joined by a hyphen ("EPD-SIS", "SIS-B", "B-RATES")."""
+    return {
+        f"{a}-{b}"
+        for part in dataset_id.split("_")[1:]
+        for a, b in itertools.pairwise(part.split("-"))
+        if a and b
+    }
+
+
+_LETTERS_THEN_CADENCE = re.compile(r"([A-Z]{2,})\d+(?:MSEC|MS|SEC|MIN|HR|S|M|H|D)")
+
+
+def product_id_words(info: DatasetInfo) -> set[str]:
+    """The words of the dataset's id after the spacecraft, upper case, as they name it.
+
+    "EPD-SIS-B-RATES" also gives "SIS-B" (a sensor letter goes with its instrument);
+    "MRG1HR" gives its cadence "1HR"; "AC500MS" gives "AC", the letters before a cadence.
+    """
+    ids = {t for t in re.split(r"[_\-]", info.id.upper())[1:] if t}
+    ids.update(_hyphen_pairs(info.id.upper()))
+    ids.update(m[0] for t in list(ids) if (m := re.search(r"\d+(?:SEC|MIN|HR|S|M|H|D)$", t)))
+    ids.update(m[1] for t in list(ids) if (m := _LETTERS_THEN_CADENCE.fullmatch(t)))
+    return ids
+
+
 def _own_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], set[str]]:
     """(id words, cadence and title acronyms; title acronyms): what names the product."""
-    ids = {t for t in re.split(r"[_\-]", info.id.upper())[1:] if t}
-    # "MRG1HR", "COHO1HR": a cadence written inside an id word.
-    ids.update(m[0] for t in list(ids) if (m := re.search(r"\d+(?:SEC|MIN|HR|S|M|H|D)$", t)))
+    ids = product_id_words(info)
     if cadence_s:
         ids.add(f"PT{round(cadence_s)}S")
     head = title_head(info.title)
@@ -335,6 +360,8 @@ def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | 
     for term in terms:
         if term.acronym:
             score += 5.0 if term.tokens & own else 3.0 * bool(term.tokens & params)
+            # "SIS-B" said whole beats "SIS" alone: the sensor letter is the sibling's.
+            score += 1.0 * ("-" in term.typed and term.typed.upper() in own)
         else:
             score += 2.0 * bool(term.tokens & acronyms)
     return score
@@ -491,8 +518,49 @@ def main_parameter(
             bool(species) and set(species) <= _species_in(f"{p.name} {p.description}"),
             _word_cover(words, f"{p.name} {p.description}"),
             bool(species) and is_density(p),
+            not _magnitude_of_a_vector(p, data),
             -data.index(p),
         ),
+    )
+
+
+def channel_family(info: DatasetInfo, param: ParameterInfo) -> list[ParameterInfo]:
+    """The channels of `param`'s detector in `info`, in file order (`param` among them).
+
+    Channels are numbered siblings ("DE1" ... "DE4", "P1" ... "P8"): their names differ
+    only in digits, and they share units and shape. A species named for a whole product
+    ("EPAM electrons") means all of them, not the first.
+    """
+
+    def family(p: ParameterInfo) -> str:
+        return re.sub(r"\d+", "#", p.name)
+
+    if not re.search(r"\d", param.name):
+        return [param]
+    return [
+        p
+        for p in info.data_parameters
+        if family(p) == family(param)
+        and p.units == param.units
+        and p.components == param.components
+        and not is_support(p, info)
+    ]
+
+
+_MAGNITUDE = re.compile(r"\bmagnitude\b|\btotal (?:magnetic )?field\b|\|B\|", re.I)
+
+
+def _magnitude_of_a_vector(p: ParameterInfo, data: Sequence[ParameterInfo]) -> bool:
+    """Whether `p` is the magnitude of a vector the file also holds ("btotalQ" beside "gseQ").
+
+    The whole product's main data is the vector; its magnitude is derived from it.
+    """
+    unit = p.units.split(" ")[0].lower()
+    return (
+        p.components == 1
+        and bool(unit)
+        and bool(_MAGNITUDE.search(p.description))
+        and any(q.components == 3 and q.units.split(" ")[0].lower() == unit for q in data)
     )
 
 

@@ -26,6 +26,8 @@ from xhelio.language.products import (
     coverage_score,
     hard,
     is_support,
+    metadata_tokens,
+    product_id_words,
     says,
     title_head,
     unasked_markers,
@@ -639,6 +641,7 @@ def resolve(
             continue
         # named: by the request's dataset ids, or the wish is written as the id ("V_GSE")
         typed = (wish.text,) if written_as_id(wish.text) else ()
+        typed += written_parameters(asked, info)
         named = [p for p in info.data_parameters if p.name in (*parameter_names, *typed)]
         scored = [(20.0, p) for p in named] or [
             (s, p)
@@ -705,6 +708,7 @@ def resolve(
     if ranked:
         infos = {info.id: info for info in datasets}
         notes = _choice_notes(ranked, infos, terms, time_range)
+        notes += _unhonoured_ids(ranked[0], infos, terms, q.label)
         if ranked[0].parameter not in parameter_names:
             notes += _drawn_note(infos[ranked[0].dataset_id], ranked[0], asked, wish.frame)
             if ranked[0].dataset_id in unmet_of:
@@ -747,6 +751,31 @@ def _best_parameter(
 
 
 _ID_LIKE = re.compile(r"[A-Za-z]\w*(?:_\w|\d|GS[EM]|RTN|GEI|GEO)\w*")
+
+
+# A word typed as a parameter's own name ("BuBu", "EuEu", "HP_E_AVGE", "np_moment_gd"):
+# capitals inside, a digit or an underscore; a plain word ("density") never counts.
+_NAME_LIKE = re.compile(r"[A-Za-z]\w*(?:[a-z][A-Z]|[A-Z]{2}|_|\d)\w*")
+
+
+def written_parameters(asked: str, info: DatasetInfo) -> tuple[str, ...]:
+    """Parameters of `info` whose name the request's words spell exactly ("WFR BuBu").
+
+    A parameter named as typed is what was asked, above any reading of the words as a
+    quantity or an operation ("BuBu spectral density" is the BuBu parameter). A word of
+    the dataset's own id never counts: "MAG" names the instrument, not a parameter "MAG".
+    """
+    if not asked:
+        return ()
+    held = {p.name: p.name for p in info.data_parameters}
+    skip = set(re.split(r"[_\-]", info.id.upper()))
+    return tuple(
+        dict.fromkeys(
+            held[w]
+            for w in re.findall(r"[A-Za-z][\w+]*", asked)
+            if w in held and len(w) >= 3 and _NAME_LIKE.fullmatch(w) and w.upper() not in skip
+        )
+    )
 
 
 def written_as_id(text: str) -> bool:
@@ -932,6 +961,36 @@ def _choice_notes(
             f"{timeless.dataset_id} fits the request's words better but has no data for the "
             f"requested time; used {top.dataset_id}."
         )
+    return tuple(notes)
+
+
+def _unhonoured_ids(
+    top: Candidate, infos: dict[str, DatasetInfo], terms: tuple[Term, ...], label: str
+) -> tuple[str, ...]:
+    """What the answer says of a word typed like an id that names another dataset only.
+
+    A soft word ("AC" in "DE-2 VEFI AC electric field") the pick does not say anywhere,
+    while it is a word of another dataset's own id (DE2_AC500MS_VEFI) that holds no
+    `label`: the word could not be honoured, and the answer says so.
+    """
+    info = infos[top.dataset_id]
+    described = " ".join([info.title, *(f"{p.name} {p.description}" for p in info.data_parameters)])
+    own, _ = metadata_tokens(info, top.cadence_s)
+    notes: list[str] = []
+    for term in terms:
+        if not term.soft or term.tokens & own or says(term, described):
+            continue
+        named = sorted(
+            other.id
+            for other in infos.values()
+            if other.id != info.id and term.tokens & set(product_id_words(other))
+        )
+        if named:
+            notes.append(
+                f"Differs from the request: could not honour '{term.typed}' ("
+                f"{', '.join(named[:2])}{' ...' if len(named) > 2 else ''} holds no {label} "
+                f"as asked); shown: {top.dataset_id}."
+            )
     return tuple(notes)
 
 

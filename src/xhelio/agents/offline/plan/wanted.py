@@ -31,6 +31,7 @@ from xhelio.language.intent import (
 )
 from xhelio.language.operations import named_operations, operand_spans
 from xhelio.language.products import (
+    channel_family,
     is_density,
     main_parameter,
     named_product,
@@ -241,12 +242,15 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
     param = main_parameter(info, words, species)
     if param is None:
         return []
+    # "EPAM electrons": every channel of the species' detector, not its first one.
+    channels = channel_family(info, param) if species else [param]
+    shown = ", ".join(p.name for p in channels)
     b.intent = replace(intent, dataset_ids=(info.id,), unplaced=())
     b.notes.append(
         f"Read '{' '.join(t.typed for t in terms)}' as the product {info.id} "
-        f"({info.title.split(' - ')[0]}); shown: {param.name}, its main data."
+        f"({info.title.split(' - ')[0]}); shown: {shown}, its main data."
     )
-    return [QuantityWish(NAMED, param.name, 0)]
+    return [QuantityWish(NAMED, p.name, 0) for p in channels]
 
 
 def _each_instrument(b: Builder, ref: MissionRef) -> list[QuantityWish]:
