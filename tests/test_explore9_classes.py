@@ -1,0 +1,59 @@
+"""Classes found by fresh requests over rarely covered missions (issue 20).
+
+- A species cue must not hit inside an instrument acronym that names both species
+  (POES "MEPED": Medium Energy Proton and Electron Detector), or "electron flux" is served
+  by a proton channel.
+- "plasma wave(s)" names waves, not the plasma bundle (speed, density, temperature).
+- A cadence word ("hourly", "daily") says its own cadence, times a count written onto it
+  ("3-hourly"); a product's cadence elsewhere in the request ("OMNI 1-min") is not it.
+
+Plans only (no fetch), read with the shipped catalog.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from plan_helpers import fetched, plan_of
+from xhelio.language.parse import Vocabulary, parse_request
+from xhelio.vocabulary import load_vocabulary
+
+
+def test_an_acronym_naming_both_species_is_no_electron_cue() -> None:
+    electron = load_vocabulary().species_cue("electron")
+    assert not electron.search("mep_pro_flux_p6 Proton integral flux, MEPED, >6174 keV")
+    assert electron.search("ERG_MEPE_L2")  # ERG's MEP-e is the electron instrument
+
+
+def test_electron_flux_of_poes_is_an_electron_parameter(vocab: Vocabulary) -> None:
+    plan = plan_of(vocab, "POES NOAA-19 electron flux 2015-03-17")
+    (got,) = fetched(plan)
+    assert got[0] == "NOAA19_POES-SEM2_FLUXES-2SEC" and "_ele_" in got[1], got
+
+
+@pytest.mark.parametrize(
+    "text", ["Voyager 2 plasma wave spectrum, January 1986", "Voyager 2 plasma waves, January 1986"]
+)
+def test_plasma_waves_are_not_the_plasma_bundle(vocab: Vocabulary, text: str) -> None:
+    intent = parse_request(text, vocab)
+    assert {q.quantity for q in intent.quantities} <= {"spectrogram"}, intent.quantities
+    plan = plan_of(vocab, text)
+    assert all(re.search(r"^VG2_PWS", d) for d, _ in fetched(plan)), fetched(plan)
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("OMNI 1-min Bz GSM 2015-03-17, hourly averages", 3600),
+        ("hourly averages of 5-min OMNI flow speed on 2015-03-17", 3600),
+        ("3-hourly averages of OMNI Bz 2015-03-17", 3 * 3600),
+        ("OMNI Bz 2015-03-17 6 hourly means", 6 * 3600),
+        ("OMNI Bz 2015-03-17 hourly means", 3600),
+        ("OMNI Bz for March 17 hourly means, 2015", 3600),
+        ("daily minimum Dst for March 2015", 86400),
+    ],
+)
+def test_a_cadence_word_says_its_own_cadence(vocab: Vocabulary, text: str, seconds: int) -> None:
+    assert parse_request(text, vocab).cadence_s == seconds
