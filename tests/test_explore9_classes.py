@@ -23,6 +23,7 @@ from xhelio.vocabulary import load_vocabulary
 
 def test_an_acronym_naming_both_species_is_no_electron_cue() -> None:
     electron = load_vocabulary().species_cue("electron")
+    assert electron is not None
     assert not electron.search("mep_pro_flux_p6 Proton integral flux, MEPED, >6174 keV")
     assert electron.search("ERG_MEPE_L2")  # ERG's MEP-e is the electron instrument
 
