@@ -4,6 +4,8 @@
   (POES "MEPED": Medium Energy Proton and Electron Detector), or "electron flux" is served
   by a proton channel.
 - "plasma wave(s)" names waves, not the plasma bundle (speed, density, temperature).
+- A mission the catalog lacks (`absent_missions.toml`: SuperMAG, Swarm) is said wherever
+  it is named, even when no quantity is understood.
 - A cadence word ("hourly", "daily") says its own cadence, times a count written onto it
   ("3-hourly"); a product's cadence elsewhere in the request ("OMNI 1-min") is not it.
 
@@ -19,6 +21,7 @@ import pytest
 from plan_helpers import fetched, plan_of
 from xhelio.language.parse import Vocabulary, parse_request
 from xhelio.vocabulary import load_vocabulary
+from xhelio.vocabulary.absent import absent_missions_named
 
 
 def test_an_acronym_naming_both_species_is_no_electron_cue() -> None:
@@ -58,3 +61,20 @@ def test_plasma_waves_are_not_the_plasma_bundle(vocab: Vocabulary, text: str) ->
 )
 def test_a_cadence_word_says_its_own_cadence(vocab: Vocabulary, text: str, seconds: int) -> None:
     assert parse_request(text, vocab).cadence_s == seconds
+
+
+@pytest.mark.parametrize(
+    ("text", "nearest"),
+    [("SuperMAG SML 2015-03-17", "OMNI"), ("Swarm SML 2015-03-17", "DMSP")],
+)
+def test_an_absent_mission_is_said_even_with_no_quantity_understood(
+    vocab: Vocabulary, text: str, nearest: str
+) -> None:
+    plan = plan_of(vocab, text)
+    assert fetched(plan) == []
+    said = " ".join((*plan.missing, *plan.notes))
+    assert "no mission by that name" in said and nearest in said, said
+
+
+def test_a_mission_the_planetary_source_answers_is_not_absent() -> None:
+    assert absent_missions_named("Juno MAG and SuperMAG SML, 2017-03-27") == ("SuperMAG",)
