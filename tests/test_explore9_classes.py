@@ -78,3 +78,12 @@ def test_an_absent_mission_is_said_even_with_no_quantity_understood(
 
 def test_a_mission_the_planetary_source_answers_is_not_absent() -> None:
     assert absent_missions_named("Juno MAG and SuperMAG SML, 2017-03-27") == ("SuperMAG",)
+
+
+@pytest.mark.parametrize(
+    "text", ["OMNI Bz 17/18 March 2015", "OMNI Bz March 17/18, 2015", "OMNI Bz 17-18 March 2015"]
+)
+def test_two_days_written_with_a_slash_are_both_days(vocab: Vocabulary, text: str) -> None:
+    found = parse_request(text, vocab).time_range
+    assert found is not None
+    assert (found.start.day, found.end.day, found.start.month) == (17, 19, 3), found
