@@ -80,6 +80,7 @@ from xhelio.language.wishes import (
 )
 from xhelio.timerange import TimeFound, find_time, stray_clocks, unread_time_words
 from xhelio.vocabulary import load_vocabulary
+from xhelio.vocabulary.absent import absent_missions_named
 
 __all__ = ["Vocabulary", "parse_request"]
 
@@ -508,7 +509,10 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         or (channels.parameters + channels.missing if channels else ()),
         save_data_format=data_format,
         hints=find_hints(hinted, [(q.position, q.text) for q in quantities]),
-        unknown_names=_merged(_unknown_names(vocab, worded, quantities), _names_left(slots)),
+        unknown_names=_merged(
+            _merged(_unknown_names(vocab, worded, quantities), _names_left(slots)),
+            absent_missions_named(worded),
+        ),
         unplaced=() if quantities else find_unplaced(hinted, _instrument_words(missions)),
         doubts=doubts,
         slots=slots,

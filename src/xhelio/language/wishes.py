@@ -65,6 +65,12 @@ _DURATION = re.compile(
 # A duration right after these words is the length of a time range, not of an operation.
 _TIME_RANGE_LEAD = re.compile(r"\b(?:last|past|previous|prior|recent|first|next)\s*$", re.I)
 _CADENCE_WORDS = {"hourly": 3600.0, "daily": 86400.0, "minutely": 60.0}
+# "3-hourly", "6 hourly": the count of a cadence word; never a date's day ("2015-03-17
+# hourly", "March 17 hourly", "17.03.2015 hourly").
+_COUNT_BEFORE = re.compile(r"(?<![\w\-/.:])(\d{1,2})(?:-| )?$")
+_MONTH_BEFORE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+$", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -320,9 +326,16 @@ def _resample_wish(
         word = match[0].lower()
         if any(match.start() < end and match.end() > start for start, end in taken):
             continue
+        if word in _CADENCE_WORDS:
+            # A cadence word says its own cadence, times a count written onto it
+            # ("3-hourly"), never a product's cadence further off ("OMNI 1-min, hourly").
+            count = _COUNT_BEFORE.search(text, 0, match.start())
+            if count and _MONTH_BEFORE.search(text, 0, count.start()):
+                count = None
+            start = count.start() if count else match.start()
+            times = float(count[1]) if count else 1.0
+            return wish(times * _CADENCE_WORDS[word], start, match.end())
         window = _near(free, *match.span(), reach=25)
-        if word in _CADENCE_WORDS and window is None:
-            return wish(_CADENCE_WORDS[word], *match.span())
         if window is not None:
             span = (min(match.start(), window.start), max(match.end(), window.end))
             return wish(window.seconds, *span)

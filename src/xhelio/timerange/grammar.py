@@ -145,7 +145,7 @@ _ORDINAL = r"(?:st|nd|rd|th)?"
 _ZONE = r"(?:\s*(?P<zone>z|utc|ut|gmt|[+-]\d{2}(?::?\d{2})?))?"
 _TIME = r"(?P<hour>\d{2})(?::(?P<minute>\d{2})(?::(?P<second>\d{2})(?:[.,](?P<frac>\d+))?)?)?"
 _COMPACT_TIME = r"t(?P<hour>\d{2})(?P<minute>\d{2})?(?P<second>\d{2})?(?:\.(?P<frac>\d+))?"
-_DAY_SEPARATOR = r"\s*(?:-|\u2013|\u2014|to|through|thru|until|till)\s*"
+_DAY_SEPARATOR = r"\s*(?:/|-|\u2013|\u2014|to|through|thru|until|till)\s*"
 _LONG_UNITS = [word for word in _UNITS if len(word) > 1]
 
 

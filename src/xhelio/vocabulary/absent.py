@@ -1,0 +1,41 @@
+"""Names of missions the catalog does not have (``absent_missions.toml``), found in a request.
+
+A request that names one ("SuperMAG SML", "Swarm data") is told the mission is not in the
+catalog wherever the name stands, even when nothing else in it is understood. A name is
+matched as a whole word as written, or in capitals ("SUPERMAG"). A mission the planetary
+(PDS) source answers (`planetary.toml`: Juno, Mars Express) is not absent.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import cache
+from importlib import resources
+
+from xhelio.vocabulary.planetary import load_planetary
+
+__all__ = ["absent_missions_named"]
+
+
+@cache
+def _names() -> re.Pattern[str] | None:
+    rows = tomllib.loads(
+        resources.files("xhelio.vocabulary").joinpath("absent_missions.toml").read_text("utf-8")
+    )
+    planetary = load_planetary()
+    names = {
+        str(n) for row in rows.values() for n in row["names"] if not planetary.mission_in(str(n))
+    }
+    forms = sorted({f for n in names for f in (n, n.upper())}, key=len, reverse=True)
+    if not forms:
+        return None
+    return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(f) for f in forms) + r")(?![\w-])")
+
+
+def absent_missions_named(text: str) -> tuple[str, ...]:
+    """The absent missions' names written in `text`, in order, each once."""
+    pattern = _names()
+    if pattern is None:
+        return ()
+    return tuple(dict.fromkeys(m[0] for m in pattern.finditer(text)))
