@@ -41,7 +41,7 @@ from xhelio.language.qualifiers import (
     qualifier_fit,
     request_words,
 )
-from xhelio.language.quantities import Quantity, quantity
+from xhelio.language.quantities import QUANTITIES, Quantity, quantity
 from xhelio.language.spectra import asked_fit, axis_dataset_score, spectrogram_fit
 from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
@@ -763,7 +763,8 @@ def written_parameters(asked: str, info: DatasetInfo) -> tuple[str, ...]:
 
     A parameter named as typed is what was asked, above any reading of the words as a
     quantity or an operation ("BuBu spectral density" is the BuBu parameter). A word of
-    the dataset's own id never counts: "MAG" names the instrument, not a parameter "MAG".
+    the dataset's own id, or one the vocabulary reads as a quantity, never counts: "MAG"
+    names the instrument, not a parameter "MAG".
     """
     if not asked:
         return ()
@@ -773,9 +774,22 @@ def written_parameters(asked: str, info: DatasetInfo) -> tuple[str, ...]:
         dict.fromkeys(
             held[w]
             for w in re.findall(r"[A-Za-z][\w+]*", asked)
-            if w in held and len(w) >= 3 and _NAME_LIKE.fullmatch(w) and w.upper() not in skip
+            if w in held
+            and len(w) >= 3
+            and _NAME_LIKE.fullmatch(w)
+            and w.upper() not in skip
+            and not _quantity_word(w)
         )
     )
+
+
+def _quantity_word(word: str) -> bool:
+    """Whether the vocabulary reads `word` alone as a quantity ("IMF", "Bmag", "SYMH").
+
+    OMNI's "IMF" parameter is the spacecraft the IMF came from: "IMF clock angle" asks
+    for the field.
+    """
+    return any((m := q.phrases.search(word)) is not None and m[0] == word for q in QUANTITIES)
 
 
 def written_as_id(text: str) -> bool:

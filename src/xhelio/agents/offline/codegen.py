@@ -101,8 +101,8 @@ def series_code(
 def _bins(seconds: int) -> str:
     """The clock bins of `df`: a table's index, or the time axis of an array (spectra)."""
     return (
-        f"bins = (df.resample(time='{seconds}s') if isinstance(df, xr.DataArray)\n"
-        f"        else df.resample('{seconds}s'))"
+        f"bins = (df.resample('{seconds}s') if isinstance(df, pd.DataFrame | pd.Series)\n"
+        f"        else df.resample(time='{seconds}s'))"
     )
 
 
