@@ -13,25 +13,31 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from dataclasses import replace
+from datetime import timedelta
 
 from xhelio.catalog.index import Catalog, is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.language.candidate import (
+    UNCOVERED,
+    Candidate,
+    cadence_of,
+    duration_seconds,
+    level_rank,
+    level_score,
+    rank_key,
+    time_coverage,
+)
+from xhelio.language.choice_notes import choice_notes, unhonoured_ids, variant_notes
 from xhelio.language.flavours import flavour_score
 from xhelio.language.intent import QuantityWish
 from xhelio.language.measured import auxiliary_note, auxiliary_penalty, frame_of
 from xhelio.language.products import (
     Term,
     coverage_score,
-    hard,
     is_support,
-    metadata_tokens,
-    product_id_words,
-    says,
     title_head,
     unasked_markers,
-    uncovered,
     variant_count,
 )
 from xhelio.language.qualifiers import (
@@ -53,6 +59,7 @@ __all__ = [
     "dataset_fit",
     "duration_seconds",
     "is_ephemeris",
+    "level_rank",
     "probe_fit",
     "probe_of_dataset",
     "probe_wanted",
@@ -81,11 +88,6 @@ _BOOKKEEPING = re.compile(
 _BOOKKEEPING_UNITS = re.compile(
     r"^\(?\s*\d\s*=\s*(?:good|ok|bad|valid|invalid)\b|^\[\s*0\s*,\s*1\s*\]$|^index$", re.I
 )
-_QUICKLOOK = re.compile(
-    r"(?:^|_)(?:K[0-9P]|QL|LL0\d|RT|LB)(?:_|$)|PRELIM|quick-?look|low latency|beacon"
-    r"|near[- ]real[- ]time",
-    re.I,
-)
 _EPHEMERIS_ID = re.compile(
     r"(?:^|[_-])(?:EPHEM\w*|ORBIT|OR|POS|STATE|SSC|HELIO\d*(?:HR|DAY))(?:[_-]|$)"
 )
@@ -93,15 +95,7 @@ _EPHEMERIS_TITLE = re.compile(
     r"\bephem(?:eris)?\b|\borbit\b|\btrajectory\b|heliocentric coordinates|\bposition data\b", re.I
 )
 _DISTANCE = re.compile(r"distance|radius|how far|\br in au\b", re.I)
-_BURST = re.compile(r"BRST|burst|waveform|_WF_|_DBM_", re.I)
-_DEFINITIVE = re.compile(r"(?:^|_)(?:L2|L3|H[0-9]|DEF)(?:_|-|$)", re.I)
-_L1 = re.compile(r"(?:^|_)L1[AB]?(?:_|$)", re.I)
 _AC_FIELD = re.compile(r"search coil|(?:^|_)SCM|_DSP_|spectral|wave", re.I)
-_SECONDARY = re.compile(r"AUX(?:_|-|$)|PARTMOMS|MERGED|COHO", re.I)
-_ID_CADENCE = re.compile(
-    r"(\d+)-?(SECONDS?|SEC|S|MINUTES?|MIN|M|HOURS?|HR|H|DAYS?|D)(?:_|-|$)", re.I
-)
-_CADENCE_UNITS = {"S": 1.0, "M": 60.0, "H": 3600.0, "D": 86400.0}
 # Near Earth GSE is the usual frame, away from it RTN; when a dataset has both, GSE wins.
 _NATURAL_FRAMES = {"GSE": 0.3, "RTN": 0.25}
 _FRAMES = frozenset(load_vocabulary().frames)
@@ -109,80 +103,12 @@ _FRAMES = frozenset(load_vocabulary().frames)
 _SPECIES_CUES = {sp.key: sp.cues for sp in load_vocabulary().species}
 _PROBE_IN_ID = re.compile(r"^(?:TH|ST|RBSP)-?([A-E])(?:-|PRED|$)|(\d+)$")
 _DEFAULT_PROBES = frozenset({"1", "A"})
-_DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
 _SCORED_SPAN = timedelta(days=7)
-_NO_COVERAGE = 20.0  # the demotion of a dataset with no data in the requested time
-_UNCOVERED = "no coverage of the requested time"
 _UNASKED_MARKER = 1.0  # per marker word ("burst", "auxiliary") the request does not say
 # Quantities whose products differ by distribution kind (omni, pitch angle) by nature.
 _DISTRIBUTIONS = frozenset({"spectrum", "spectrogram"})
 # Points per series that show a span well without a slow fetch.
 _POINTS_BAND = (300.0, 30_000.0)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One (dataset, parameter) that can deliver a quantity, with why it ranked so."""
-
-    dataset_id: str
-    parameter: str
-    units: str
-    components: int
-    score: float
-    reason: str
-    cadence_s: float | None = None
-    notes: tuple[str, ...] = ()
-    """What the answer must say about this choice (product words it lacks, a better-worded
-    sibling left out for want of data in the requested time)."""
-    said: int = 0
-    """How many of the request's product words the dataset says, with data in the requested
-    time (`products.variant_count`): it orders candidates before `score` does."""
-    named: int = 0
-    """How many of those are words naming a product ("RAD2", "FBK", "burst", "pitch angle
-    distribution"; not a plain word such as "electron" in an id): they order first."""
-    fit: float = 0.0
-    """How far the parameter is what was asked, where that has levels (a spectrogram's
-    axis, look direction and field: `spectra.asked_fit`; an ephemeris dataset for a
-    position); 0 for other quantities."""
-    exact: int = 0
-    """How many of the product words named are said by the dataset as typed, not only
-    by a vocabulary synonym: "STEP" typed, Wind's EPACT-STEP beats EPACT-LEMT."""
-    quicklook: bool = False
-    """Quick-look, low-latency, beacon or key-parameter data the request did not ask
-    for: science-quality siblings saying as much of the request go first."""
-    borrowed: bool = False
-    """The quantity carried by another kind of instrument's dataset (a magnetic field in
-    an ion spectrometer's file) or without data in the requested time: the datasets of
-    the instrument that measures it go first, quick-look or not."""
-
-
-def rank_key(c: Candidate) -> tuple[int, int, float, int, bool, bool, float, str]:
-    """Best first: products named (as typed first), what was asked, words said, level.
-
-    The instrument measuring the quantity goes before another instrument's copy of it,
-    science data before quick-look data saying as much, then the score. A plain word
-    said ("electron" in an id) never lifts one sensor's intensity over the omni spectrum
-    asked; a product named ("RAD2", "FBK") is the one shown.
-    """
-    return (
-        -c.named,
-        -c.exact,
-        -c.fit,
-        -c.said,
-        c.borrowed,
-        c.quicklook,
-        -c.score,
-        c.dataset_id,
-    )
-
-
-def duration_seconds(text: str | None) -> float | None:
-    """Seconds in an ISO-8601 duration such as PT1M or P1D (None if not one)."""
-    match = _DURATION.match((text or "").strip().upper())
-    if not match or not any(match.groups()):
-        return None
-    days, hours, minutes, seconds = (float(g) if g else 0.0 for g in match.groups())
-    return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
 
 
 def probe_wanted(typed: str) -> str | None:
@@ -466,52 +392,10 @@ def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo, asked: s
     return score - auxiliary_penalty(p, asked, wish.frame) - 0.005 * len(p.name)
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def cadence_of(info: DatasetInfo) -> float | None:
-    """The dataset's cadence in seconds: from the catalog, else from its id ("1-MINUTE")."""
-    known = duration_seconds(info.cadence)
-    if known is not None:
-        return known
-    match = _ID_CADENCE.search(info.id.upper())
-    if match is None:
-        return None
-    return float(match[1]) * _CADENCE_UNITS[match[2][0].upper()]
-
-
-def level_rank(info: DatasetInfo) -> int:
-    """0 definitive, 1 other, 2 quick-look, 3 burst: the order a scientist picks them."""
-    text = f"{info.id} {info.title}"
-    if _BURST.search(text):
-        return 3
-    if _QUICKLOOK.search(text):
-        return 2
-    return 0 if _DEFINITIVE.search(info.id) else 1
-
-
-def _level_score(info: DatasetInfo) -> float:
-    """Definitive over quick-look, burst mode and level 1 last, the instrument's own data."""
-    score = 0.0
-    text = f"{info.id} {info.title}"
-    for pattern, weight in (
-        (_QUICKLOOK, -1.0),
-        (_BURST, -2.5),
-        (_DEFINITIVE, 0.3),
-        (_SECONDARY, -0.5),
-    ):
-        if pattern.search(text if pattern is not _DEFINITIVE else info.id):
-            score += weight
-    if _L1.search(info.id):
-        score -= 1.5
-    return score
-
-
 def _kind_score(info: DatasetInfo, q: Quantity) -> float:
     """Science over support data, definitive over quick-look, the instrument's own data."""
     score = 1.0 if q.key == "position" and is_auxiliary(info) else 0.0
-    score += _level_score(info)
+    score += level_score(info)
     text = f"{info.id} {info.title}"
     if q.key == "magnetic_field" and _AC_FIELD.search(text):
         score -= 2.5
@@ -519,20 +403,6 @@ def _kind_score(info: DatasetInfo, q: Quantity) -> float:
     # ranks below the instrument that measures it.
     score += 1.0 if q.describes.search(info.title) else -0.5
     return score
-
-
-def _coverage_score(info: DatasetInfo, time_range: TimeRange | None) -> tuple[float, list[str]]:
-    """Penalty for covering little or none of the requested time."""
-    if time_range is None or info.start is None or info.stop is None:
-        return 0.0, []
-    ongoing = info.stop >= _now() - timedelta(days=400)
-    stop = max(info.stop, _now()) if ongoing else info.stop
-    overlap = min(time_range.end, stop) - max(time_range.start, info.start)
-    span = max(time_range.duration.total_seconds(), 1.0)
-    fraction = max(overlap.total_seconds(), 0.0) / span
-    if fraction <= 0:
-        return -_NO_COVERAGE, [_UNCOVERED]
-    return (-2.0 * (1 - fraction) if fraction < 0.99 else 0.0), []
 
 
 def _cadence_score(
@@ -561,7 +431,7 @@ def _dataset_score(
 ) -> tuple[float, list[str], float | None]:
     """Dataset-level score, the reasons worth telling, and the cadence in seconds."""
     cadence = cadence_of(info)
-    coverage, notes = _coverage_score(info, time_range)
+    coverage, notes = time_coverage(info, time_range)
     score = _kind_score(info, q) + coverage + _cadence_score(cadence, time_range, wanted_cadence)
     return score, notes, cadence
 
@@ -571,8 +441,8 @@ def dataset_fit(
 ) -> tuple[float, list[str], float | None]:
     """A dataset's score whatever it holds (level, coverage, cadence), notes, cadence."""
     cadence = cadence_of(info)
-    coverage, notes = _coverage_score(info, time_range)
-    score = _level_score(info) + coverage + _cadence_score(cadence, time_range, wanted_cadence)
+    coverage, notes = time_coverage(info, time_range)
+    score = level_score(info) + coverage + _cadence_score(cadence, time_range, wanted_cadence)
     return score, notes, cadence
 
 
@@ -691,13 +561,13 @@ def resolve(
                 round(total, 3),
                 ", ".join(why),
                 cadence,
-                said=0 if _UNCOVERED in notes else variant_count(info, terms, cadence),
-                named=0 if _UNCOVERED in notes else variant_count(info, naming, cadence),
+                said=0 if UNCOVERED in notes else variant_count(info, terms, cadence),
+                named=0 if UNCOVERED in notes else variant_count(info, naming, cadence),
                 # a parameter written as its id ("V_GSE") is what was asked, quick-look or not
                 fit=_asked_fit(q, wish, info, best) + (best.name in typed),
-                exact=0 if _UNCOVERED in notes else variant_count(info, as_typed, cadence),
-                quicklook=level_rank(info) == 2 or _UNCOVERED in notes,
-                borrowed=_UNCOVERED in notes or not _measures(q, info),
+                exact=0 if UNCOVERED in notes else variant_count(info, as_typed, cadence),
+                quicklook=level_rank(info) == 2 or UNCOVERED in notes,
+                borrowed=UNCOVERED in notes or not _measures(q, info),
             )
         )
     ranked.sort(key=rank_key)
@@ -707,8 +577,8 @@ def resolve(
         ranked = [c for c in ranked if probe_of_dataset(c.dataset_id) is not None]
     if ranked:
         infos = {info.id: info for info in datasets}
-        notes = _choice_notes(ranked, infos, terms, time_range)
-        notes += _unhonoured_ids(ranked[0], infos, terms, q.label)
+        notes = choice_notes(ranked, infos, terms, time_range)
+        notes += unhonoured_ids(ranked[0], infos, terms, q.label)
         if ranked[0].parameter not in parameter_names:
             notes += _drawn_note(infos[ranked[0].dataset_id], ranked[0], asked, wish.frame)
             if ranked[0].dataset_id in unmet_of:
@@ -847,189 +717,3 @@ def _asked_fit(q: Quantity, wish: QuantityWish, info: DatasetInfo, p: ParameterI
     if q.key == "position":
         return 1.0 if is_ephemeris(info) else 0.0
     return 0.0
-
-
-def _same_species(p: ParameterInfo, other: ParameterInfo) -> bool:
-    """Whether two parameters name no different species ("FEDU" electrons, "FPDO" protons)."""
-    named = [
-        {s for s, cue in _SPECIES_CUES.items() if cue.search(f"{q.name} {q.description}")} - {"ion"}
-        for q in (p, other)
-    ]
-    return not (named[0] and named[1] and named[0].isdisjoint(named[1]))
-
-
-def variant_notes(
-    ranked: list[Candidate],
-    infos: dict[str, DatasetInfo],
-    terms: tuple[Term, ...],
-    time_range: TimeRange | None,
-) -> tuple[list[str], list[Term]]:
-    """Product words the pick does not say that a sibling says, without data for the time.
-
-    Returns the notes and the words they account for. "burst" asked, the burst product
-    ends before the requested day: the normal one is shown and the answer says why.
-    """
-    top = ranked[0]
-    info = infos[top.dataset_id]
-    notes: list[str] = []
-    done: list[Term] = []
-    for term in terms:
-        # A plain word ("ion") may be said by the parameter drawn: only id-like words here.
-        if not hard(term) or not term.acronym or variant_count(info, [term], top.cadence_s):
-            continue
-        # A ranked sibling, else any dataset of the source: the one saying most words, then
-        # the one sharing most id words with the pick (the same instrument), first.
-        others = [infos[c.dataset_id] for c in ranked[1:]]
-        own = set(re.split(r"[_\-]", top.dataset_id))
-        others += sorted(
-            (d for d in infos.values() if d not in others and d.id != top.dataset_id),
-            key=lambda d: (
-                -variant_count(d, terms, cadence_of(d)),
-                -len(own & set(re.split(r"[_\-]", d.id))),
-            ),
-        )
-        sibling = next((d for d in others if variant_count(d, [term], cadence_of(d))), None)
-        if sibling is None:
-            continue
-        done.append(term)
-        instead = f"shown instead: {top.dataset_id} ({info.title.split(' - ')[0].strip()})."
-        if _coverage_score(sibling, time_range)[1]:
-            when = time_range.readable() if time_range else "the requested time"
-            held = ""
-            if sibling.start and sibling.stop:
-                held = f", which has data from {sibling.start:%Y-%m-%d} to {sibling.stop:%Y-%m-%d}"
-            notes.append(
-                f"Differs from the request: no '{term.typed}' dataset has data for {when} "
-                f"(nearest: {sibling.id}{held}); {instead}"
-            )
-        else:
-            notes.append(
-                f"Differs from the request: the '{term.typed}' product {sibling.id} has no "
-                f"parameter read as what was asked; {instead}"
-            )
-    return notes, done
-
-
-def _choice_notes(
-    ranked: list[Candidate],
-    infos: dict[str, DatasetInfo],
-    terms: tuple[Term, ...],
-    time_range: TimeRange | None,
-) -> tuple[str, ...]:
-    """What the answer says about the pick: words it lacks, a sibling without the time."""
-    top = ranked[0]
-    info = infos[top.dataset_id]
-    notes, done = variant_notes(ranked, infos, terms, time_range)
-    terms = tuple(t for t in terms if t not in done)
-    timeless = next(
-        (c for c in ranked[1:] if _UNCOVERED in c.reason and c.score + _NO_COVERAGE > top.score),
-        None,
-    )
-    if done:  # the sibling that says the words asked is named already
-        timeless = None
-    lacking = uncovered(info, terms, top.cadence_s)
-    if lacking:
-        words = ", ".join(f"'{t.typed}'" for t in lacking)
-        where = "no dataset found for"
-        if timeless is not None and not uncovered(
-            infos[timeless.dataset_id], lacking, timeless.cadence_s
-        ):
-            where = f"{timeless.dataset_id} has no data in the requested time for"
-            timeless = None  # said here
-        notes.append(
-            f"Differs from the request: {where} {words} as asked; shown "
-            f"instead: {top.dataset_id} "
-            f"({info.title.split(' - ')[0].strip()})."
-        )
-    param = info.parameter(top.parameter)
-    if param is not None:
-        text = f"{param.name} {param.description}"
-        for term in terms:
-            if not term.about_data or term in lacking or says(term, text):
-                continue
-            said = [
-                p.name
-                for p in info.data_parameters
-                if says(term, f"{p.name} {p.description}") and _same_species(p, param)
-            ]
-            if said:
-                notes.append(
-                    f"Differs from the request: '{term.typed}' is {', '.join(said[:3])} in "
-                    f"{info.id}, which was not drawn; shown: {param.name} "
-                    f"({param.description.strip() or param.name})."
-                )
-    science = _science_sibling(ranked, infos, terms)
-    if science is not None and _UNCOVERED not in top.reason:
-        held = (
-            f"{science.start:%Y-%m-%d} to {science.stop:%Y-%m-%d}"
-            if science.start and science.stop
-            else "other times"
-        )
-        notes.append(
-            f"Only quick-look (low-latency, beacon or key-parameter) data covers the requested "
-            f"time: shown {top.dataset_id}; the science-quality {science.id} has data for "
-            f"{held}."
-        )
-    elif timeless is not None and _UNCOVERED not in top.reason:
-        notes.append(
-            f"{timeless.dataset_id} fits the request's words better but has no data for the "
-            f"requested time; used {top.dataset_id}."
-        )
-    return tuple(notes)
-
-
-def _unhonoured_ids(
-    top: Candidate, infos: dict[str, DatasetInfo], terms: tuple[Term, ...], label: str
-) -> tuple[str, ...]:
-    """What the answer says of a word typed like an id that names another dataset only.
-
-    A soft word ("AC" in "DE-2 VEFI AC electric field") the pick does not say anywhere,
-    while it is a word of another dataset's own id (DE2_AC500MS_VEFI) that holds no
-    `label`: the word could not be honoured, and the answer says so.
-    """
-    info = infos[top.dataset_id]
-    described = " ".join([info.title, *(f"{p.name} {p.description}" for p in info.data_parameters)])
-    own, _ = metadata_tokens(info, top.cadence_s)
-    notes: list[str] = []
-    for term in terms:
-        if not term.soft or term.tokens & own or says(term, described):
-            continue
-        named = sorted(
-            other.id
-            for other in infos.values()
-            if other.id != info.id and term.tokens & set(product_id_words(other))
-        )
-        if named:
-            notes.append(
-                f"Differs from the request: could not honour '{term.typed}' ("
-                f"{', '.join(named[:2])}{' ...' if len(named) > 2 else ''} holds no {label} "
-                f"as asked); shown: {top.dataset_id}."
-            )
-    return tuple(notes)
-
-
-def _science_sibling(
-    ranked: list[Candidate], infos: dict[str, DatasetInfo], terms: tuple[Term, ...]
-) -> DatasetInfo | None:
-    """A science-quality sibling without data for the time, when the pick is quick-look.
-
-    Quick-look data the request did not ask for is shown only when no science data covers
-    the time (`rank_key`); the answer says so, naming the sibling of the same instrument
-    (sharing an id word beyond the spacecraft and level) that says as much of the request.
-    """
-    top = ranked[0]
-    info = infos[top.dataset_id]
-    if level_rank(info) != 2:
-        return None
-    own = set(re.split(r"[_\-]", top.dataset_id)[2:])
-    said = variant_count(info, terms, top.cadence_s)
-    for c in ranked[1:]:
-        other = infos[c.dataset_id]
-        if (
-            _UNCOVERED in c.reason
-            and level_rank(other) < 2
-            and own & set(re.split(r"[_\-]", c.dataset_id)[2:])
-            and variant_count(other, terms, c.cadence_s) >= said
-        ):
-            return other
-    return None
