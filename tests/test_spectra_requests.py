@@ -206,7 +206,7 @@ def test_a_dimension_averaged_over_or_sliced_at_is_not_the_axis_drawn() -> None:
         # The ISTP flux names say the species where the description does not.
         ("FEDO_SSD", "Omni-directional flux of XEP SSD", {"electron"}),
         ("FPDU", "Unidirectional Differential Proton Flux", {"proton"}),
-        ("FHDU_ScanAveragedFluxes", "LECP scan-averaged fluxes", {"proton"}),
+        ("FPSA", "Spin-averaged flux", {"proton"}),
         ("FODU", "differential flux vs pitch angle", {"oxygen"}),
         # ... and nothing else: an iron name or a field is no electron data.
         ("flux_Fe", "Fe intensity", {"iron"}),
