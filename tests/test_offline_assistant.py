@@ -259,6 +259,20 @@ def test_a_component_keeps_the_units_of_its_vector(session: OfflineSession) -> N
     assert "Units of" not in result.answer  # no note asking for units=
 
 
+def test_bt_of_a_field_not_in_rtn_is_the_total_field_and_said(session: OfflineSession) -> None:
+    # Before: "Bt" took the second column of DSCOVR's GSE vector, which is By, unsaid.
+    before = len(session.workspace.session.operations)
+    result = session.ask("DSCOVR Bt and Bz 2017-09-07")
+    turn = session.workspace.session.operations[before:]
+    computed = [op for op in turn if op.get("phase") == "compute"]
+    codes = " ".join(str((op.get("args") or {}).get("code", "")) for op in computed)
+    assert "sqrt(x^2 + y^2 + z^2)" in codes and "iloc[:, [1]]" not in codes, codes
+    assert "Read 'Bt' as the total field |B|" in result.answer, result.answer
+    # A field in RTN keeps its T component.
+    result = session.ask("Solar Orbiter Bt component 2023-03-11")
+    assert "total field" not in result.answer, result.answer
+
+
 def test_style_wishes_reach_the_figure(session: OfflineSession) -> None:
     result = session.ask(
         "IMF Bz GSM from OMNI on 2024-05-10, title 'Gannon storm Bz', in red, log scale"

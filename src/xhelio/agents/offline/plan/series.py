@@ -96,6 +96,25 @@ def add_compute(
     return label
 
 
+def _tangential_or_total(b: Builder, cand: Candidate, wish: QuantityWish) -> str:
+    """"Bt" of a field in RTN is its T component; of any other field, the total |B|.
+
+    Space-weather displays of near-Earth monitors (SWPC: "Bt and Bz") write Bt for the
+    total field; a GSE or GSM vector has no T axis, and its second column is By.
+    """
+    info = b.vocab.catalog.dataset(cand.dataset_id)
+    p = info.parameter(cand.parameter)
+    said = f"{info.id} {cand.parameter} {p.description if p is not None else ''}"
+    if "RTN" in said.upper():
+        return "t"
+    b.notes.append(
+        f"Read '{wish.text}' as the total field |B|, as space-weather displays write it: "
+        f"{cand.dataset_id}.{cand.parameter} is not in RTN, so it has no T component "
+        "(say 'transverse' for sqrt(By^2 + Bz^2))."
+    )
+    return "magnitude"
+
+
 def series_chain(
     b: Builder,
     source: Source,
@@ -110,6 +129,8 @@ def series_chain(
     name = f"{source.name} {wish.text if named else describe_quantity(wish)}"
     q = None if named else quantity(wish.quantity)
     component = wish.component or (q.default_component if q else None)
+    if component == "t" and q is not None and q.key == "magnetic_field" and cands:
+        component = _tangential_or_total(b, cands[0], wish)
     current = ref
     tag = f"{source.tag}_{label_tag(wish.text) if q is None else _SHORT.get(q.key, q.key)}"
     if q is not None and q.shape == "vector" and component not in (None, "vector"):
