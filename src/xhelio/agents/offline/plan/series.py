@@ -97,7 +97,7 @@ def add_compute(
 
 
 def _tangential_or_total(b: Builder, cand: Candidate, wish: QuantityWish) -> str:
-    """"Bt" of a field in RTN is its T component; of any other field, the total |B|.
+    """The T component of "Bt" for a field in RTN; for any other field, the total |B|.
 
     Space-weather displays of near-Earth monitors (SWPC: "Bt and Bz") write Bt for the
     total field; a GSE or GSM vector has no T axis, and its second column is By.
