@@ -124,20 +124,6 @@ def test_averaged_over_pitch_angle_is_an_energy_spectrum_and_a_slice_not_picked_
     assert re.search(r"Differs from the request: .*90° pitch angle", result.answer)
 
 
-def test_binned_averages_of_a_distribution_average_its_time_axis(
-    session: OfflineSession,
-) -> None:
-    # A per-time array (energy x sector) is an xarray in the sandbox: before, the bins were
-    # asked of pandas and the computation failed, so nothing was drawn at all.
-    result, pairs, _ = _drawn(
-        session,
-        "Van Allen Probe B HOPE electron pitch angle distribution 2015-03-17, hourly averages",
-    )
-    assert pairs[0][0] == "RBSPB_REL04_ECT-HOPE-PA-L3", pairs
-    assert "failed" not in result.answer and "dropped" not in result.answer, result.answer
-    assert re.search(r"Computed \S+: .*1 h averages \(24 points", result.answer), result.answer
-
-
 # ---------------------------------------------------------------- the pieces, offline
 
 

@@ -543,6 +543,7 @@ def channel_family(info: DatasetInfo, param: ParameterInfo) -> list[ParameterInf
         if family(p) == family(param)
         and p.units == param.units
         and p.components == param.components
+        and species_of(p) == species_of(param)  # "N_He1"/"N_He2": He+ and He++, no channels
         and not is_support(p, info)
     ]
 

@@ -634,7 +634,8 @@ def written_parameters(asked: str, info: DatasetInfo) -> tuple[str, ...]:
     A parameter named as typed is what was asked, above any reading of the words as a
     quantity or an operation ("BuBu spectral density" is the BuBu parameter). A word of
     the dataset's own id, or one the vocabulary reads as a quantity, never counts: "MAG"
-    names the instrument, not a parameter "MAG".
+    names the instrument, not a parameter "MAG". Words written as ids ("V_GSE", "B_R")
+    are their own wishes or a derived quantity's inputs, read where those are.
     """
     if not asked:
         return ()
@@ -649,6 +650,7 @@ def written_parameters(asked: str, info: DatasetInfo) -> tuple[str, ...]:
             and _NAME_LIKE.fullmatch(w)
             and w.upper() not in skip
             and not _quantity_word(w)
+            and not written_as_id(w)
         )
     )
 

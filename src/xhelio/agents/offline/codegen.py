@@ -76,8 +76,7 @@ def series_code(
     if kind == "resample":
         code = (
             f"# {name} of each {words} bin (bins start on the clock, labelled by their start)\n"
-            f"{_bins(seconds)}\n"
-            f"result = bins.{call}"
+            f"result = df.resample('{seconds}s').{call}"
         )
         if not statistic:
             return code, f"{words} averages", f"avg{suffix}"
@@ -98,26 +97,18 @@ def series_code(
     return code, "time derivative", "ddt"
 
 
-def _bins(seconds: int) -> str:
-    """The clock bins of `df`: a table's index, or the time axis of an array (spectra)."""
-    return (
-        f"bins = (df.resample('{seconds}s') if isinstance(df, pd.DataFrame | pd.Series)\n"
-        f"        else df.resample(time='{seconds}s'))"
-    )
-
-
 def _resample_statistics_code(
     seconds: int, words: str, suffix: str, statistics: list[str]
 ) -> tuple[str, str, str]:
     """Several statistics of the same bins, one column each ("Bz (mean)", "Bz (max)")."""
     named = [(s, describe_statistic("" if s == "mean" else s)) for s in statistics]
     parts = ", ".join(
-        f"bins.{_statistic_call('' if s == 'mean' else s)}.add_suffix(' ({name})')"
+        f"df.resample('{seconds}s').{_statistic_call('' if s == 'mean' else s)}"
+        f".add_suffix(' ({name})')"
         for s, name in named
     )
     code = (
         f"# {', '.join(n for _, n in named)} of each {words} bin (bins start on the clock)\n"
-        f"{_bins(seconds)}\n"
         f"result = pd.concat([{parts}], axis=1)"
     )
     what = f"{words} {' and '.join(n for _, n in named)}"
