@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -17,7 +18,9 @@ from servers.catalog_hapi import CatalogHapiServer
 from xhelio.agents.factory import make_assistant
 from xhelio.agents.turn import run_turn
 from xhelio.config import load_settings
+from xhelio.sandbox.validate import validate_code
 from xhelio.tools.workspace import Workspace, open_workspace
+from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
 
 @pytest.fixture
@@ -70,3 +73,17 @@ def differences(answer: str) -> list[str]:
         for line in answer.splitlines()
         if "Differs from the request" in line and "holds no scalar temperature" not in line
     ]
+
+
+def derived_entry(key: str) -> DerivedQuantity:
+    """The vocabulary's derived quantity `key`."""
+    return next(d for d in load_vocabulary().derived if d.key == key)
+
+
+def run_code(code: str, inputs: list[pd.DataFrame]) -> pd.DataFrame:
+    """Run generated code as the sandbox does: validated, with the same names."""
+    validate_code(code)
+    sources = {f"in{i}": frame for i, frame in enumerate(inputs)}
+    scope: dict[str, Any] = {"pd": pd, "np": np, "df": inputs[0], "sources": sources}
+    exec(code, scope)
+    return scope["result"]

@@ -8,18 +8,17 @@ independently with numpy, on vectors whose angles are known.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from operations_support import derived_entry, run_code
 from plan_helpers import fetched, plan_of
 from xhelio.agents.offline.derived import derived_code, derived_named, understood_with_derived
 from xhelio.language.parse import Vocabulary, parse_request
-from xhelio.sandbox.validate import validate_code
 from xhelio.timerange.sentences import stray_clocks
-from xhelio.vocabulary import DerivedQuantity, load_vocabulary
+from xhelio.vocabulary import load_vocabulary
 
 MU0 = 1.25663706212e-06
 R_E = 6.371e6
@@ -28,25 +27,13 @@ B_ROWS = [[3.0, 4.0, -4.0], [-2.0, 1.0, 2.0], [0.5, -3.0, -1.0], [4.0, 0.0, 3.0]
 V_ROWS = [[-400.0, 10.0, -5.0], [-600.0, 0.0, 20.0], [-350.0, -30.0, 0.0], [-500.0, 5.0, 5.0]]
 
 
-def _derived(key: str) -> DerivedQuantity:
-    return next(d for d in load_vocabulary().derived if d.key == key)
-
-
-def _run(code: str, inputs: list[pd.DataFrame]) -> pd.DataFrame:
-    validate_code(code)
-    sources = {f"in{i}": frame for i, frame in enumerate(inputs)}
-    scope: dict[str, Any] = {"pd": pd, "np": np, "df": inputs[0], "sources": sources}
-    exec(code, scope)  # the sandbox runs the same code with the same names
-    return scope["result"]
-
-
 def _vector(rows: list[list[float]]) -> pd.DataFrame:
     return pd.DataFrame(rows, index=TIMES, columns=["x", "y", "z"])
 
 
 def _one_vector(key: str, column: str) -> np.ndarray:
-    code = derived_code(_derived(key), ["nT"], [1])[0]
-    return _run(code, [_vector(B_ROWS)])[column].to_numpy()
+    code = derived_code(derived_entry(key), ["nT"], [1])[0]
+    return run_code(code, [_vector(B_ROWS)])[column].to_numpy()
 
 
 def test_angles_and_transverse_field_of_one_vector() -> None:
@@ -72,19 +59,19 @@ def test_angle_and_dot_product_of_b_and_v() -> None:
     b, v = np.array(B_ROWS), np.array(V_ROWS)
     dot = (b * v).sum(axis=1)
     cos = dot / (np.linalg.norm(b, axis=1) * np.linalg.norm(v, axis=1))
-    angle_code = derived_code(_derived("field_flow_angle"), ["km/s", "nT"], [1, 1])[0]
-    angle = _run(angle_code, [_vector(V_ROWS), _vector(B_ROWS)])["theta_BV"].to_numpy()
+    angle_code = derived_code(derived_entry("field_flow_angle"), ["km/s", "nT"], [1, 1])[0]
+    angle = run_code(angle_code, [_vector(V_ROWS), _vector(B_ROWS)])["theta_BV"].to_numpy()
     assert angle == pytest.approx(np.degrees(np.arccos(cos)))
-    dot_code = derived_code(_derived("field_flow_dot"), ["km/s", "nT"], [1, 1])[0]
-    result = _run(dot_code, [_vector(V_ROWS), _vector(B_ROWS)])["B.V"].to_numpy()
+    dot_code = derived_code(derived_entry("field_flow_dot"), ["km/s", "nT"], [1, 1])[0]
+    result = run_code(dot_code, [_vector(V_ROWS), _vector(B_ROWS)])["B.V"].to_numpy()
     assert result == pytest.approx(dot)  # nT km/s
 
 
 def test_dawn_dusk_field_is_the_y_part_of_minus_v_cross_b() -> None:
     speed = pd.DataFrame({"v": [400.0] * 4}, index=TIMES)  # km/s
     b = _vector([[0.0, 0.0, -5.0]] * 4)  # southward IMF
-    code = derived_code(_derived("dawn_dusk_field"), ["km/s", "nT"], [1, 1])[0]
-    e_y = _run(code, [speed, b])["E_y"].to_numpy()
+    code = derived_code(derived_entry("dawn_dusk_field"), ["km/s", "nT"], [1, 1])[0]
+    e_y = run_code(code, [speed, b])["E_y"].to_numpy()
     # -V x B with V = (-400, 0, 0) km/s: E_y = +2 mV/m (dawn to dusk) for Bz = -5 nT
     minus_v_cross_b = -np.cross([-400e3, 0.0, 0.0], [0.0, 0.0, -5e-9])[1] * 1e3
     assert e_y == pytest.approx([minus_v_cross_b] * 4)
@@ -94,8 +81,8 @@ def test_dawn_dusk_field_is_the_y_part_of_minus_v_cross_b() -> None:
 def test_akasofu_epsilon_in_gw() -> None:
     speed = pd.DataFrame({"v": [400.0, 400.0, 500.0, 500.0]}, index=TIMES)  # km/s
     rows = [[0.0, 0.0, -5.0], [0.0, 0.0, 5.0], [1.0, 3.0, 0.0], [2.0, -4.0, -4.0]]
-    code = derived_code(_derived("akasofu_epsilon"), ["km/s", "nT"], [1, 1])[0]
-    eps = _run(code, [speed, _vector(rows)])["epsilon"].to_numpy()
+    code = derived_code(derived_entry("akasofu_epsilon"), ["km/s", "nT"], [1, 1])[0]
+    eps = run_code(code, [speed, _vector(rows)])["epsilon"].to_numpy()
     expected = []
     for v, (bx, by, bz) in zip([400.0, 400.0, 500.0, 500.0], rows, strict=True):
         theta = math.atan2(by, bz)
@@ -162,12 +149,12 @@ def test_the_imf_of_a_clock_angle_is_its_input_not_a_second_series(vocab: Vocabu
 def test_a_clock_angle_from_two_component_series() -> None:
     by, bz = [3.0, -1.0, 0.0, 2.0], [-4.0, 2.0, -1.0, 0.0]
     frames = [pd.DataFrame({"v": c}, index=TIMES) for c in (by, bz)]
-    code = derived_code(_derived("clock_angle"), ["nT", "nT"], [2])[0]
-    angle = _run(code, frames)["clock_angle"].to_numpy()
+    code = derived_code(derived_entry("clock_angle"), ["nT", "nT"], [2])[0]
+    angle = run_code(code, frames)["clock_angle"].to_numpy()
     assert angle == pytest.approx(np.degrees(np.arctan2(by, bz)))
-    code = derived_code(_derived("dawn_dusk_field"), ["km/s", "nT", "nT"], [1, 2])[0]
+    code = derived_code(derived_entry("dawn_dusk_field"), ["km/s", "nT", "nT"], [1, 2])[0]
     speed = pd.DataFrame({"v": [400.0] * 4}, index=TIMES)
-    e_y = _run(code, [speed, *frames])["E_y"].to_numpy()
+    e_y = run_code(code, [speed, *frames])["E_y"].to_numpy()
     assert e_y == pytest.approx([-400e3 * z * 1e-9 * 1e3 for z in bz])
 
 

@@ -11,22 +11,10 @@ import re
 
 import pytest
 
-from xhelio.agents.offline.plan import OfflinePlan, build_plan
+from plan_helpers import fetched, plan_of
 from xhelio.catalog.index import Catalog
-from xhelio.language.parse import Vocabulary, parse_request
+from xhelio.language.parse import Vocabulary
 from xhelio.language.products import channel_family, main_parameter, product_id_words
-
-
-def _plan(vocab: Vocabulary, text: str) -> OfflinePlan:
-    return build_plan(vocab, parse_request(text, vocab))
-
-
-def _fetched(plan: OfflinePlan) -> list[tuple[str, str]]:
-    return [
-        (s.candidates[0].dataset_id, s.candidates[0].parameter)
-        for s in plan.steps
-        if s.kind == "fetch" and s.candidates
-    ]
 
 
 @pytest.mark.parametrize(
@@ -49,13 +37,13 @@ def _fetched(plan: OfflinePlan) -> list[tuple[str, str]]:
 def test_named_words_pick_what_they_name(
     vocab: Vocabulary, text: str, dataset: str, parameter: str
 ) -> None:
-    fetched = _fetched(_plan(vocab, text))
-    assert fetched, text
-    assert all(re.fullmatch(dataset, d) and re.fullmatch(parameter, p) for d, p in fetched), fetched
+    got = fetched(plan_of(vocab, text))
+    assert got, text
+    assert all(re.fullmatch(dataset, d) and re.fullmatch(parameter, p) for d, p in got), got
 
 
 def test_a_word_naming_only_another_product_is_said(vocab: Vocabulary) -> None:
-    plan = _plan(vocab, "DE-2 VEFI AC electric field 1982-01-10")
+    plan = plan_of(vocab, "DE-2 VEFI AC electric field 1982-01-10")
     assert any("could not honour 'AC'" in n and "DE2_AC500MS_VEFI" in n for n in plan.notes)
 
 
