@@ -21,6 +21,7 @@ from xhelio.language.catalog_view import Vocabulary
 from xhelio.language.channel_names import named_channels
 from xhelio.language.doubts import find_doubts
 from xhelio.language.idwords import id_parts_not_missions, spaced_dataset_ids
+from xhelio.language.stations import lettered_components, named_stations
 from xhelio.language.intent import (
     MissionRef,
     OperationWish,
@@ -395,7 +396,12 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         dataset_ids.append(known)
         dataset_spans.append((known, span))
         work = masked(work, *span)
+    for known, span in list(named_stations(vocab.catalog, work)):
+        dataset_ids.append(known)
+        dataset_spans.append((known, span))
+        work = masked(work, *span)
     work = _without_citations(work)
+    components = lettered_components(vocab.catalog, dataset_ids, work)
     time_range, time_text, time_error = None, None, None
     time_spans: list[tuple[int, int]] = []
     durations = find_durations(work)
@@ -439,6 +445,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = masked(physics, *span)
     physics = _without_notation(physics, work)
+    for _, span in components:
+        physics = masked(physics, *span)
     worded = physics
     for span in formulas:
         worded = masked(worded, *span)
@@ -468,6 +476,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     claimed: list[Slot] = [
         *(Slot("figure", "title", *title_span) for _ in [1] if title_span),
         *(Slot("dataset", d, *span) for d, span in dataset_spans),
+        *(Slot("component", name, *span) for name, span in components),
         *(Slot("time", time_text or "", *span) for span in time_spans),
         *(Slot("mission", work[a:b], a, b) for a, b in spans),
         *(Slot("formula", work[a:b], a, b) for a, b in formulas),
@@ -505,7 +514,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         at_earth=_AT_EARTH.search(work) is not None,
         dataset_ids=tuple(dict.fromkeys(dataset_ids))
         or ((channels.dataset_id,) if channels else ()),
-        parameter_names=_parameter_names(vocab, dataset_ids, work)
+        parameter_names=tuple(dict.fromkeys([name for name, _ in components]))
+        or _parameter_names(vocab, dataset_ids, work)
         or (channels.parameters + channels.missing if channels else ()),
         save_data_format=data_format,
         hints=find_hints(hinted, [(q.position, q.text) for q in quantities]),
