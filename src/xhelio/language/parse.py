@@ -21,7 +21,6 @@ from xhelio.language.catalog_view import Vocabulary
 from xhelio.language.channel_names import named_channels
 from xhelio.language.doubts import find_doubts
 from xhelio.language.idwords import id_parts_not_missions, spaced_dataset_ids
-from xhelio.language.stations import lettered_components, named_stations
 from xhelio.language.intent import (
     MissionRef,
     OperationWish,
@@ -65,6 +64,7 @@ from xhelio.language.slots import (
 )
 from xhelio.language.spacecraft_words import omni_looks, plurals_read, read_missions
 from xhelio.language.spectra import spectrum_wishes
+from xhelio.language.stations import lettered_components, named_stations
 from xhelio.language.wishes import (
     Duration,
     find_colours,
@@ -377,6 +377,26 @@ def _without_citations(work: str) -> str:
     return work
 
 
+def _named_datasets(vocab: Vocabulary, work: str) -> tuple[list[tuple[str, tuple[int, int]]], str]:
+    """The datasets `work` names, with their spans, and `work` without them.
+
+    An id, an id written as words, or a ground station's place or code.
+    """
+    named: list[tuple[str, tuple[int, int]]] = []
+    for match in _DATASET_SHAPE.finditer(work):
+        known = vocab.dataset_ids.get(match[0].upper())
+        if known:
+            named.append((known, match.span()))
+            work = masked(work, *match.span())
+    for found in [
+        *spaced_dataset_ids(vocab.by_prefix, work),
+        *((s, span) for s, span in named_stations(vocab.catalog, work)),
+    ]:
+        named.append(found)
+        work = masked(work, *found[1])
+    return named, work
+
+
 def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
     """Read one request into a `RequestIntent` (never raises for odd text)."""
     text = instrument_capitals(text)  # "wind mfi": the instrument, as "Wind MFI" is
@@ -384,22 +404,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     title, title_span = find_title(work)
     if title_span:
         work = masked(work, *title_span)
-    dataset_ids: list[str] = []
-    dataset_spans: list[tuple[str, tuple[int, int]]] = []
-    for match in _DATASET_SHAPE.finditer(work):
-        known = vocab.dataset_ids.get(match[0].upper())
-        if known:
-            dataset_ids.append(known)
-            dataset_spans.append((known, match.span()))
-            work = masked(work, *match.span())
-    for known, span in spaced_dataset_ids(vocab.by_prefix, work):
-        dataset_ids.append(known)
-        dataset_spans.append((known, span))
-        work = masked(work, *span)
-    for known, span in list(named_stations(vocab.catalog, work)):
-        dataset_ids.append(known)
-        dataset_spans.append((known, span))
-        work = masked(work, *span)
+    dataset_spans, work = _named_datasets(vocab, work)
+    dataset_ids = [d for d, _ in dataset_spans]
     work = _without_citations(work)
     components = lettered_components(vocab.catalog, dataset_ids, work)
     time_range, time_text, time_error = None, None, None

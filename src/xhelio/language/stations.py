@@ -1,4 +1,4 @@
-"""Ground stations named by place or code: "at Gillam", "Fort Smith", "GILL", "the KEV magnetometer".
+"""Ground stations named by place or code: "at Gillam", "Fort Smith", "GILL", "KEV station".
 
 The catalog holds one dataset per ground magnetometer station, and its title says where
 the station is ("Ground-based Vector Magnetic Field at Gillam, Canada, ..."); the id's
