@@ -51,6 +51,7 @@ from xhelio.language.quantity_words import (
     VECTOR_WORD,
     quantity_wishes,
 )
+from xhelio.language.ratios import ratio_spans
 from xhelio.language.slots import (
     Slot,
     SlotKind,
@@ -490,6 +491,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         *(Slot("operation", d.text, d.start, d.end) for d in durations),
         *(Slot("operation", work[a:b], a, b) for a, b in computing),
         *(Slot("quantity", work[a:b], a, b) for a, b in derived),
+        *(Slot("quantity", work[a:b], a, b) for a, b in ratio_spans(work)),
         *_physics_spans(physics, quantities, missions),
         *_quoted_spans(
             work, [*doubts, *time_unread, *(op.text for op in operations), time_error or ""]
