@@ -224,3 +224,16 @@ def test_time_shift_is_said_not_done(vocab: Vocabulary) -> None:
     text = "THEMIS-A FGM |B| on 2015-03-17 lagged by 45 min"
     plan = build_plan(vocab, parse_request(text, vocab))
     assert any(n.startswith("Not done: time shift") for n in plan.notes), plan.notes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "THA_L2_FFT tha_fff_16_dbpara spectral density 2015-03-17",
+        "PSD of THA_L2_FFT tha_fff_16_dbpara on 2015-03-17",
+    ],
+)
+def test_a_spectral_density_is_shown_not_respectralised(workspace: Workspace, text: str) -> None:
+    answer, ops = computations(workspace, text)
+    assert "already a spectral density ((nT)^2/Hz)" in answer, answer
+    assert not any("power spectral" in str(op).lower() for op in ops), ops
