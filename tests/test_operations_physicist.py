@@ -194,6 +194,7 @@ def test_a_slash_is_a_ratio_only_between_two_quantities(text: str, ratio: bool) 
         ("OMNI flow speed normalised by the mean, 2015-03-10 to 2015-03-14", "normalised"),
         ("log10 of Wind proton density, 2019-06-01", "log10"),
         ("absolute value of OMNI Bz GSM, 2015-03-17", "abs"),
+        ("first difference of ACE |B| on 2017-09-07", "first_difference"),
     ],
 )
 def test_element_wise_transform_matches_numpy(workspace: Workspace, text: str, key: str) -> None:
@@ -203,6 +204,7 @@ def test_element_wise_transform_matches_numpy(workspace: Workspace, text: str, k
         "normalised": "df / df.mean()",
         "log10": "np.log10",
         "abs": ".abs()",
+        "first_difference": ".diff()",
     }
     op = with_code(ops, piece[key])
     result = stored_frame(workspace, op["args"]["output_label"]).iloc[:, 0].to_numpy(dtype=float)
@@ -212,6 +214,7 @@ def test_element_wise_transform_matches_numpy(workspace: Workspace, text: str, k
         "normalised": v / np.nanmean(v),
         "log10": np.log10(np.where(v > 0, v, np.nan)),
         "abs": np.abs(v),
+        "first_difference": np.concatenate([[np.nan], v[1:] - v[:-1]]),
     }[key]
     np.testing.assert_allclose(result, expected, rtol=1e-9, equal_nan=True)
     assert "Not done" not in answer, answer
@@ -221,3 +224,16 @@ def test_time_shift_is_said_not_done(vocab: Vocabulary) -> None:
     text = "THEMIS-A FGM |B| on 2015-03-17 lagged by 45 min"
     plan = build_plan(vocab, parse_request(text, vocab))
     assert any(n.startswith("Not done: time shift") for n in plan.notes), plan.notes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "THA_L2_FFT tha_fff_16_dbpara spectral density 2015-03-17",
+        "PSD of THA_L2_FFT tha_fff_16_dbpara on 2015-03-17",
+    ],
+)
+def test_a_spectral_density_is_shown_not_respectralised(workspace: Workspace, text: str) -> None:
+    answer, ops = computations(workspace, text)
+    assert "already a spectral density ((nT)^2/Hz)" in answer, answer
+    assert not any("power spectral" in str(op).lower() for op in ops), ops

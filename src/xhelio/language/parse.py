@@ -51,6 +51,7 @@ from xhelio.language.quantity_words import (
     VECTOR_WORD,
     quantity_wishes,
 )
+from xhelio.language.ratios import ratio_spans
 from xhelio.language.slots import (
     Slot,
     SlotKind,
@@ -64,6 +65,7 @@ from xhelio.language.slots import (
 )
 from xhelio.language.spacecraft_words import omni_looks, plurals_read, read_missions
 from xhelio.language.spectra import spectrum_wishes
+from xhelio.language.stations import lettered_components, named_stations
 from xhelio.language.wishes import (
     Duration,
     find_colours,
@@ -376,6 +378,26 @@ def _without_citations(work: str) -> str:
     return work
 
 
+def _named_datasets(vocab: Vocabulary, work: str) -> tuple[list[tuple[str, tuple[int, int]]], str]:
+    """The datasets `work` names, with their spans, and `work` without them.
+
+    An id, an id written as words, or a ground station's place or code.
+    """
+    named: list[tuple[str, tuple[int, int]]] = []
+    for match in _DATASET_SHAPE.finditer(work):
+        known = vocab.dataset_ids.get(match[0].upper())
+        if known:
+            named.append((known, match.span()))
+            work = masked(work, *match.span())
+    for found in [
+        *spaced_dataset_ids(vocab.by_prefix, work),
+        *((s, span) for s, span in named_stations(vocab.catalog, work)),
+    ]:
+        named.append(found)
+        work = masked(work, *found[1])
+    return named, work
+
+
 def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
     """Read one request into a `RequestIntent` (never raises for odd text)."""
     text = instrument_capitals(text)  # "wind mfi": the instrument, as "Wind MFI" is
@@ -383,19 +405,10 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     title, title_span = find_title(work)
     if title_span:
         work = masked(work, *title_span)
-    dataset_ids: list[str] = []
-    dataset_spans: list[tuple[str, tuple[int, int]]] = []
-    for match in _DATASET_SHAPE.finditer(work):
-        known = vocab.dataset_ids.get(match[0].upper())
-        if known:
-            dataset_ids.append(known)
-            dataset_spans.append((known, match.span()))
-            work = masked(work, *match.span())
-    for known, span in spaced_dataset_ids(vocab.by_prefix, work):
-        dataset_ids.append(known)
-        dataset_spans.append((known, span))
-        work = masked(work, *span)
+    dataset_spans, work = _named_datasets(vocab, work)
+    dataset_ids = [d for d, _ in dataset_spans]
     work = _without_citations(work)
+    components = lettered_components(vocab.catalog, dataset_ids, work)
     time_range, time_text, time_error = None, None, None
     time_spans: list[tuple[int, int]] = []
     durations = find_durations(work)
@@ -439,6 +452,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = masked(physics, *span)
     physics = _without_notation(physics, work)
+    for _, span in components:
+        physics = masked(physics, *span)
     worded = physics
     for span in formulas:
         worded = masked(worded, *span)
@@ -468,6 +483,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     claimed: list[Slot] = [
         *(Slot("figure", "title", *title_span) for _ in [1] if title_span),
         *(Slot("dataset", d, *span) for d, span in dataset_spans),
+        *(Slot("component", name, *span) for name, span in components),
         *(Slot("time", time_text or "", *span) for span in time_spans),
         *(Slot("mission", work[a:b], a, b) for a, b in spans),
         *(Slot("formula", work[a:b], a, b) for a, b in formulas),
@@ -475,6 +491,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         *(Slot("operation", d.text, d.start, d.end) for d in durations),
         *(Slot("operation", work[a:b], a, b) for a, b in computing),
         *(Slot("quantity", work[a:b], a, b) for a, b in derived),
+        *(Slot("quantity", work[a:b], a, b) for a, b in ratio_spans(work)),
         *_physics_spans(physics, quantities, missions),
         *_quoted_spans(
             work, [*doubts, *time_unread, *(op.text for op in operations), time_error or ""]
@@ -505,7 +522,8 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
         at_earth=_AT_EARTH.search(work) is not None,
         dataset_ids=tuple(dict.fromkeys(dataset_ids))
         or ((channels.dataset_id,) if channels else ()),
-        parameter_names=_parameter_names(vocab, dataset_ids, work)
+        parameter_names=tuple(dict.fromkeys([name for name, _ in components]))
+        or _parameter_names(vocab, dataset_ids, work)
         or (channels.parameters + channels.missing if channels else ()),
         save_data_format=data_format,
         hints=find_hints(hinted, [(q.position, q.text) for q in quantities]),

@@ -24,6 +24,7 @@ __all__ = [
     "axis_dataset_score",
     "channel_axis",
     "channel_title",
+    "is_spectral_density",
     "kept_dimension",
     "pitch_slice",
     "spectrogram_fit",
@@ -388,3 +389,12 @@ def axis_dataset_score(dataset_text: str, axis: str | None, parameter_name: str 
     if axis == "radio":
         score += 3.0 if _RADIO_DATASET.search(dataset_text) else -1.0
     return score
+
+
+def is_spectral_density(units: str) -> bool:
+    """Whether a series in `units` is a spectral density already (per Hz or per root Hz).
+
+    Its "spectral density" is the data as the catalog holds it: a PSD computed from it
+    again would be a spectrum of a spectrum.
+    """
+    return _PER_HZ.search(units) is not None

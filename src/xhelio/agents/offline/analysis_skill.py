@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from xhelio.agents.offline.derived import derived_named
 from xhelio.agents.turn import AssistantReply
+from xhelio.language.spectra import is_spectral_density
 from xhelio.timerange import find_time, format_time
 
 if TYPE_CHECKING:
@@ -185,6 +186,17 @@ def _spectrum(host: SkillHost, request: str) -> AssistantReply:
     label = _pick(found, _NT, vector=True) or (found[0][0] if found else None)
     if label is None:
         return _nothing(fetched, "series")
+    units = next((f[1] for f in found if f[0] == label), "")
+    if is_spectral_density(units):
+        return AssistantReply(
+            "\n".join(
+                [
+                    *fetched.lines,
+                    f"{label} is already a spectral density ({units}): shown as the catalog "
+                    "holds it; no power spectral density was computed from it.",
+                ]
+            )
+        )
     args: dict[str, Any] = {"label": label}
     band = _BAND.search(request)
     if band:

@@ -22,6 +22,7 @@ from xhelio.language.quantities import quantity
 from xhelio.language.resolve import (
     Candidate,
 )
+from xhelio.language.spectra import is_spectral_density
 from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity
@@ -143,7 +144,13 @@ def series_chain(
         )
         tag = label
     current, tag, name = series_operations(b, (current, tag, name), span, wish, cands)
-    if (psd := b.intent.operation("psd")) is not None:
+    units = cands[0].units if cands else ""
+    if (psd := b.intent.operation("psd")) is not None and is_spectral_density(units or ""):
+        b.notes.append(
+            f"{name} is already a spectral density ({units}): shown as the catalog holds it; "
+            "no power spectral density was computed from it."
+        )
+    elif psd is not None:
         args: dict[str, Any] = {"label": f"{{{current}}}"}
         part = part_window(b, psd, span)
         if part is not None:

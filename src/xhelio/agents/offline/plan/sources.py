@@ -246,9 +246,23 @@ def held_derived(
         wanted_cadence=b.intent.cadence_s,
         complete=True,
         units=derived.units,
-        limit=1,
+        limit=3,
     )
-    return cands[0] if cands else None
+    return next((c for c in cands if _says_label(b, c, derived.label)), None)
+
+
+def _says_label(b: Builder, cand: Candidate, label: str) -> bool:
+    """Whether the parameter's own name, description or labels say every word of `label`.
+
+    OMNI's "Flow pressure" is no "total pressure": the word that tells the quantity
+    apart must be the catalog's, not only the shared noun.
+    """
+    param = b.vocab.catalog.dataset(cand.dataset_id).parameter(cand.parameter)
+    if param is None:
+        return False
+    said = " ".join([param.name, param.description, *(param.labels or ())]).lower()
+    said = " ".join(re.findall(r"[a-z]+", said))
+    return all(re.search(rf"\b{w}", said) for w in re.findall(r"[a-z]{3,}", label.lower()))
 
 
 def not_a_mission(vocab: Vocabulary, name: str) -> str:
