@@ -19,6 +19,16 @@ from functools import cache
 
 from xhelio.errors import BadTimeRangeError
 from xhelio.timerange.days import DayFound, named_day
+from xhelio.timerange.dotted import (
+    AROUND_HOUR,
+    DOTTED_DAY_MONTH,
+    DOTTED_DAYS,
+    NIGHT_OF,
+    around_hour,
+    dotted_day_month,
+    dotted_days,
+    night_of,
+)
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
 from xhelio.timerange.parts import (
@@ -315,6 +325,10 @@ def _week_number(m: re.Match[str]) -> str:
 def _rewrite(text: str) -> _Rewritten:
     """Forms people type, in the spellings `parse_time_range` reads."""
     r = _Rewritten(text)
+    r.sub(NIGHT_OF, night_of)  # before "17/18" reads as a US date
+    r.sub(DOTTED_DAYS, dotted_days)
+    r.sub(DOTTED_DAY_MONTH, dotted_day_month)
+    r.sub(AROUND_HOUR, around_hour)
     r.sub(HYPHENED_PART, lambda m: f"{m['w']} ")
     r.sub(_YEAR_MONTH_DAYS, lambda m: f"{m['m']} {int(m['d'])}{m['rest'] or ''} {m['y']}")
     for pattern, period in PERIOD_REWRITES:  # "Q1 2015", "2001 Jan", "the 3rd to 5th of May"
