@@ -37,3 +37,17 @@ def test_a_decimal_number_is_not_a_dotted_day() -> None:
     found = find_time("ACE above 2.5 nT on 2015-03-17", NOW)
     assert found.range is not None
     assert found.range.start.strftime("%Y-%m-%d") == "2015-03-17"
+
+
+@pytest.mark.parametrize(
+    "text", ["OMNI sunspot number during solar max", "ACE Bz at the solar minimum of cycle 24"]
+)
+def test_a_solar_cycle_epoch_without_years_is_asked(text: str) -> None:
+    found = find_time(text, NOW)
+    assert found.range is None
+    assert found.error is not None and "epoch" in found.error
+
+
+def test_a_solar_cycle_epoch_with_its_year_is_that_year() -> None:
+    found = find_time("ACE Bz during solar minimum 2008", NOW)
+    assert found.range is not None and found.range.start.year == 2008

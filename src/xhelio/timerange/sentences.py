@@ -771,6 +771,14 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
             found = TimeFound(found.range, f"{found.text} ({order})", None, spans)
     if found.range is None and found.error is None:
         found, spans = _future(text, now) or (found, spans)
+    epoch = _SOLAR_EPOCH.search(text)
+    if epoch is not None and found.range is None and found.error is None:
+        return TimeFound(
+            None,
+            None,
+            f"'{epoch[0]}' is an epoch of the solar cycle, not dates; please give the years "
+            "(for example 2000-01-01 to 2002-12-31 for the maximum of cycle 23)",
+        )
     unknown = _unknown_event(text)
     if unknown is not None and (found.range is None or found.range.duration > _VAGUE):
         return TimeFound(
@@ -792,6 +800,15 @@ def _future(text: str, now: datetime | None) -> tuple[TimeFound, tuple[tuple[int
     return TimeFound(TimeRange(start, end), words, None, ((at, at + len(words)),)), (
         (at, at + len(words)),
     )
+
+
+# "solar max", "the solar minimum of cycle 24": an epoch whose years are asked when none
+# is written beside it, never the statistic nor the last 7 days.
+_SOLAR_EPOCH = re.compile(
+    r"\bsolar\s+(?:cycle\s+(?:\d{1,2}\s+)?)?(?:max(?:imum|ima)?|min(?:imum|ima)?)\b"
+    r"(?:\s+of\s+(?:solar\s+)?cycle\s+\d{1,2})?",
+    re.I,
+)
 
 
 # A named event ("the Kessler storm", "the 2020 foo-bar event") the vocabulary does not
