@@ -51,3 +51,26 @@ def test_a_solar_cycle_epoch_without_years_is_asked(text: str) -> None:
 def test_a_solar_cycle_epoch_with_its_year_is_that_year() -> None:
     found = find_time("ACE Bz during solar minimum 2008", NOW)
     assert found.range is not None and found.range.start.year == 2008
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Parker FIELDS data at perihelion 1", "2018-11-06"),
+        ("PSP magnetic field during encounter 2", "2019-04-04"),
+        ("PSP SWEAP around the third perihelion", "2019-09-01"),
+    ],
+)
+def test_a_listed_perihelion_is_read_from_the_vocabulary(text: str, day: str) -> None:
+    found = find_time(text, NOW)
+    assert found.range is not None, found.error
+    assert found.range.start.strftime("%Y-%m-%d") < day < found.range.end.strftime("%Y-%m-%d")
+
+
+@pytest.mark.parametrize(
+    "text", ["Parker FIELDS at perihelion 22", "Solar Orbiter MAG at the 5th perihelion"]
+)
+def test_an_unlisted_perihelion_is_asked(text: str) -> None:
+    found = find_time(text, NOW)
+    assert found.range is None
+    assert found.error is not None and "perihelion" in found.error

@@ -802,6 +802,16 @@ def _future(text: str, now: datetime | None) -> tuple[TimeFound, tuple[tuple[int
     )
 
 
+# "perihelion 22", "the 9th perihelion", "aphelion 3": a numbered pass of an orbit the
+# vocabulary does not list (a listed one is read as its event first).
+_NUMBERED_PASS = re.compile(
+    r"\b(?:peri|ap)heli(?:on|a)\s*(?:#\s*|no\.?\s*|number\s+)?\d{1,3}(?![\d.])"
+    r"|\b(?:\d{1,3}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth"
+    r"|ninth|tenth|last)\s+(?:peri|ap)helion\b",
+    re.I,
+)
+
+
 # "solar max", "the solar minimum of cycle 24": an epoch whose years are asked when none
 # is written beside it, never the statistic nor the last 7 days.
 _SOLAR_EPOCH = re.compile(
@@ -830,6 +840,9 @@ _VAGUE = timedelta(days=27)
 
 def _unknown_event(text: str) -> str | None:
     """The words of an event name the vocabulary does not know, or None."""
+    numbered = _NUMBERED_PASS.search(text)
+    if numbered is not None:
+        return numbered[0]
     for match in _EVENT_NAME.finditer(text):
         words = match["name"].split()
         if all(_NOT_A_NAME.match(w) for w in words):
