@@ -19,6 +19,16 @@ from functools import cache
 
 from xhelio.errors import BadTimeRangeError
 from xhelio.timerange.days import DayFound, named_day
+from xhelio.timerange.dotted import (
+    AROUND_HOUR,
+    DOTTED_DAY_MONTH,
+    DOTTED_DAYS,
+    NIGHT_OF,
+    around_hour,
+    dotted_day_month,
+    dotted_days,
+    night_of,
+)
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
 from xhelio.timerange.parts import (
@@ -315,6 +325,10 @@ def _week_number(m: re.Match[str]) -> str:
 def _rewrite(text: str) -> _Rewritten:
     """Forms people type, in the spellings `parse_time_range` reads."""
     r = _Rewritten(text)
+    r.sub(NIGHT_OF, night_of)  # before "17/18" reads as a US date
+    r.sub(DOTTED_DAYS, dotted_days)
+    r.sub(DOTTED_DAY_MONTH, dotted_day_month)
+    r.sub(AROUND_HOUR, around_hour)
     r.sub(HYPHENED_PART, lambda m: f"{m['w']} ")
     r.sub(_YEAR_MONTH_DAYS, lambda m: f"{m['m']} {int(m['d'])}{m['rest'] or ''} {m['y']}")
     for pattern, period in PERIOD_REWRITES:  # "Q1 2015", "2001 Jan", "the 3rd to 5th of May"
@@ -757,6 +771,14 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
             found = TimeFound(found.range, f"{found.text} ({order})", None, spans)
     if found.range is None and found.error is None:
         found, spans = _future(text, now) or (found, spans)
+    epoch = _SOLAR_EPOCH.search(text)
+    if epoch is not None and found.range is None and found.error is None:
+        return TimeFound(
+            None,
+            None,
+            f"'{epoch[0]}' is an epoch of the solar cycle, not dates; please give the years "
+            "(for example 2000-01-01 to 2002-12-31 for the maximum of cycle 23)",
+        )
     unknown = _unknown_event(text)
     if unknown is not None and (found.range is None or found.range.duration > _VAGUE):
         return TimeFound(
@@ -780,6 +802,25 @@ def _future(text: str, now: datetime | None) -> tuple[TimeFound, tuple[tuple[int
     )
 
 
+# "perihelion 22", "the 9th perihelion", "aphelion 3": a numbered pass of an orbit the
+# vocabulary does not list (a listed one is read as its event first).
+_NUMBERED_PASS = re.compile(
+    r"\b(?:peri|ap)heli(?:on|a)\s*(?:#\s*|no\.?\s*|number\s+)?\d{1,3}(?![\d.])"
+    r"|\b(?:\d{1,3}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth"
+    r"|ninth|tenth|last)\s+(?:peri|ap)helion\b",
+    re.I,
+)
+
+
+# "solar max", "the solar minimum of cycle 24": an epoch whose years are asked when none
+# is written beside it, never the statistic nor the last 7 days.
+_SOLAR_EPOCH = re.compile(
+    r"\bsolar\s+(?:cycle\s+(?:\d{1,2}\s+)?)?(?:max(?:imum|ima)?|min(?:imum|ima)?)\b"
+    r"(?:\s+of\s+(?:solar\s+)?cycle\s+\d{1,2})?",
+    re.I,
+)
+
+
 # A named event ("the Kessler storm", "the 2020 foo-bar event") the vocabulary does not
 # list: its dates are asked, never widened to the year or month written beside it.
 _EVENT_NAME = re.compile(
@@ -799,6 +840,9 @@ _VAGUE = timedelta(days=27)
 
 def _unknown_event(text: str) -> str | None:
     """The words of an event name the vocabulary does not know, or None."""
+    numbered = _NUMBERED_PASS.search(text)
+    if numbered is not None:
+        return numbered[0]
     for match in _EVENT_NAME.finditer(text):
         words = match["name"].split()
         if all(_NOT_A_NAME.match(w) for w in words):
