@@ -33,6 +33,7 @@ from xhelio.tools.workspace import Workspace
         ("how many hours was Bz < -10 nT", ("below:-10",)),
         ("total time with the speed above 600 km/s", ("above:600",)),
         ("variance of the density", ("var",)),
+        ("max solar wind speed in 2003", ("max",)),
     ],
 )
 def test_statistics_of_the_whole_interval_are_read(text: str, statistics: tuple[str, ...]) -> None:
@@ -47,6 +48,8 @@ def test_statistics_of_the_whole_interval_are_read(text: str, statistics: tuple[
         "Wind |B| with its 27-day mean removed",
         "the 10 min average of Bz",
         "OMNI Bz on 2015-03-17",
+        "OMNI solar wind speed at solar max",
+        "GOES protons near the solar cycle 24 minimum",
     ],
 )
 def test_no_statistic_of_the_whole_interval_where_none_is_asked(text: str) -> None:

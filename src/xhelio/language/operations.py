@@ -354,6 +354,8 @@ _AFTER_DURATION = re.compile(
 
 # "the 10 min", "5-min": a duration, never the minimum.
 _AFTER_NUMBER = re.compile(r"\d\s*-?\s*$")
+# "solar max", "the solar cycle 24 minimum": an epoch of the cycle, never a statistic.
+_AFTER_SOLAR = re.compile(r"\bsolar\s+(?:cycle\s+(?:\d{1,2}\s+)?)?$", re.I)
 
 
 def _number(text: str) -> float:
@@ -398,6 +400,8 @@ def whole_window_statistics(
                 continue
             key = _statistic(stat.key, match) or "mean"
             if key == "min" and _AFTER_NUMBER.search(text, 0, start):
+                continue
+            if key in ("min", "max") and _AFTER_SOLAR.search(text, 0, start):
                 continue
             if match[0].lower().startswith("peak") and _PEAK_MOMENT.match(text, start):
                 continue
