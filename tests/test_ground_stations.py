@@ -54,6 +54,14 @@ def test_a_place_or_code_names_the_station(catalog: Catalog, text: str, ids: lis
         ),
         ("GILL magnetometer Z component 2015-03-17", ("THG_L2_MAG_GILL",), ("thg_magz_gill",)),
         ("dH/dt at the Gillam ground magnetometer", ("THG_L2_MAG_GILL",), ("thg_magh_gill",)),
+        ("horizontal component at ATHA magnetometer", ("THG_L2_MAG_ATHA",), ("thg_magh_atha",)),
+        ("the vertical component at Fort Smith", ("THG_L2_MAG_FSMI",), ("thg_magz_fsmi",)),
+        ("Iqaluit station east component", ("THG_L2_MAG_IQA",), ("thg_magd_iqa",)),
+        (
+            "GILL H, E and Z components",
+            ("THG_L2_MAG_GILL",),
+            ("thg_magh_gill", "thg_magd_gill", "thg_magz_gill"),
+        ),
     ],
 )
 def test_the_lettered_component_is_the_parameter(
@@ -69,6 +77,14 @@ def test_dh_dt_at_a_station_is_the_derivative_of_h(vocab: Vocabulary) -> None:
     plan = plan_of(vocab, "dH/dt at the Gillam ground magnetometer on 2015-03-17")
     assert fetched(plan) == [("THG_L2_MAG_GILL", "thg_magh_gill")]
     assert any("derivative" in str(s.calls) for s in plan.steps if s.kind != "fetch")
+
+
+def test_each_component_named_beside_an_instrument_word_is_fetched(vocab: Vocabulary) -> None:
+    plan = plan_of(vocab, "Fort Smith magnetometer H and Z components on 2015-03-17")
+    assert fetched(plan) == [
+        ("THG_L2_MAG_FSMI", "thg_magh_fsmi"),
+        ("THG_L2_MAG_FSMI", "thg_magz_fsmi"),
+    ]
 
 
 def test_total_pressure_is_not_the_flow_pressure(vocab: Vocabulary) -> None:

@@ -80,10 +80,16 @@ def named_stations(catalog: Catalog, text: str) -> Iterator[tuple[str, tuple[int
         yield dataset_id, (start, end)
 
 
-# "H component", "the Z-component", "dH/dt": one letter naming a component.
+# "H component", "the Z-component", "dH/dt": one letter naming a component; "the north
+# component", "vertical component": a word the parameter's description uses for it.
 _LETTER = re.compile(
-    r"(?<![\w|-])(?P<l>[A-Z])[- ]?comp(?:onent)?s?\b|(?<![\w|])d(?P<d>[A-Z])\s*/\s*dt\b"
+    r"(?<![\w|-])(?P<l>[A-Z](?:\s*(?:,|/|&|and)\s*[A-Z])*)[- ]?comp(?:onent)?s?\b"
+    r"|(?<![\w|])d(?P<d>[A-Z])\s*/\s*dt\b"
+    r"|\b(?P<w>(?i:[a-z]{4,}))[- ](?i:comp(?:onent)?s?)\b"
 )
+# The letters of geomagnetism's HEZ components, for descriptions that give only the
+# letter: H is the horizontal (local magnetic north) one, E east, Z vertical.
+_WORD_LETTERS = {"horizontal": "H", "north": "H", "east": "E", "vertical": "Z"}
 
 
 def _lettered(description: str, letter: str) -> bool:
@@ -95,20 +101,37 @@ def _lettered(description: str, letter: str) -> bool:
     return re.match(rf"\W*{letter}(?:\s+-|\s+component\b)", description) is not None
 
 
+def _worded(description: str, word: str) -> bool:
+    """Whether the description names the component by `word`.
+
+    "Local magnetic North component" names it "north"; a description giving only the
+    letter ("---> E component of B") names it by the HEZ letter of the word.
+    """
+    if re.search(rf"\b{word}\b[\w ]{{0,12}}\bcomponent\b", description, re.I):
+        return True
+    letter = _WORD_LETTERS.get(word.lower())
+    return letter is not None and _lettered(description, letter)
+
+
 def lettered_components(
     catalog: Catalog, dataset_ids: list[str], text: str
 ) -> list[tuple[str, tuple[int, int]]]:
     """The parameters of `dataset_ids` a one-letter component names, with the letter's span.
 
-    A letter reads so only when the dataset's own descriptions name a component by it
-    (H, D, E, Z of a ground magnetometer); the span is "H component" whole, or the letter
-    alone in "dH/dt", whose notation stays a derivative's.
+    A letter (or a word: "north", "vertical", "horizontal") reads so only when the
+    dataset's own descriptions name a component by it (H, D, E, Z of a ground
+    magnetometer); the span is "H component" whole, or the letter alone in "dH/dt",
+    whose notation stays a derivative's.
     """
     found: list[tuple[str, tuple[int, int]]] = []
     for match in _LETTER.finditer(text):
-        group = "l" if match["l"] else "d"
-        for dataset_id in dataset_ids:
-            for p in catalog.dataset(dataset_id).data_parameters:
-                if _lettered(p.description, match[group]):
-                    found.append((p.name, match.span() if group == "l" else match.span(group)))
+        group = "l" if match["l"] else "d" if match["d"] else "w"
+        named = _worded if group == "w" else _lettered
+        span = match.span(group) if group == "d" else match.span()
+        words = re.findall(r"[A-Z]", match["l"]) if group == "l" else [match[group]]
+        for word in words:
+            for dataset_id in dataset_ids:
+                for p in catalog.dataset(dataset_id).data_parameters:
+                    if named(p.description, word):
+                        found.append((p.name, span))
     return found

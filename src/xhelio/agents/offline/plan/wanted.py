@@ -57,7 +57,9 @@ def wanted_quantities(b: Builder) -> list[QuantityWish]:
     intent = b.intent
     quantities = named_vectors(b, list(intent.quantities))
     intent = b.intent
-    if intent.dataset_ids and not quantities and intent.parameter_names:
+    if intent.dataset_ids and len(intent.parameter_names) > len(quantities):
+        # "Gillam magnetometer H and Z components": each named parameter is fetched, not
+        # the one the quantity word would pick.
         quantities = [QuantityWish(NAMED, p, 0) for p in intent.parameter_names]
     computed = bool(derived_named(intent.text))  # its inputs are fetched for it
     ratios = requested_ratios(intent.text)
