@@ -177,6 +177,18 @@ def _instrument_words(missions: tuple[MissionRef, ...]) -> re.Pattern[str] | Non
     return re.compile("|".join(f"(?:{w})" for w in words), re.I) if words else None
 
 
+def _without_product_words(text: str) -> str:
+    """`text` with its product phrases ("west-facing telescope", "pitch angle") blanked.
+
+    They are read as product terms (`products.product_terms`), so they are placed: the
+    words left over are only those nothing reads.
+    """
+    for product in load_vocabulary().products:
+        for m in product.words.finditer(text):
+            text = masked(text, m.start(), m.end())
+    return text
+
+
 def _not_placed(text: str) -> tuple[str, ...]:
     """What the request names that no quantity here stands for ("neutron flux")."""
     pattern = load_vocabulary().not_placed
@@ -513,7 +525,9 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
             _merged(_unknown_names(vocab, worded, quantities), _names_left(slots)),
             absent_missions_named(worded),
         ),
-        unplaced=() if quantities else find_unplaced(hinted, _instrument_words(missions)),
+        unplaced=()
+        if quantities
+        else find_unplaced(_without_product_words(hinted), _instrument_words(missions)),
         doubts=doubts,
         slots=slots,
         discovery=find_discovery(
