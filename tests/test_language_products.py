@@ -111,3 +111,18 @@ def test_continued_descriptions_are_written_out() -> None:
         "A/W Detector: flux E1 >0.8 MeV",
         "B/E Detector: flux E1 >0.8 MeV",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "dataset"),
+    [
+        # A probe named apart from its mission ("..., probe B") is that spacecraft, and its
+        # letter is no magnetic field.
+        ("MagEIS electron flux on 2015-03-17, probe B", r"RBSPB_[\w-]+MAGEIS[\w-]*"),
+        ("Van Allen Probes HOPE ion moments, probe A, 2015-03-17", r"RBSPA_[\w-]+HOPE[\w-]*"),
+        ("THEMIS FGM field, spacecraft E, 2015-03-17", r"THE_\w+"),
+    ],
+)
+def test_a_probe_named_apart_from_its_mission(vocab: Vocabulary, text: str, dataset: str) -> None:
+    fetched = _fetched(_plan(vocab, text))
+    assert len(fetched) == 1 and re.fullmatch(dataset, fetched[0]), fetched

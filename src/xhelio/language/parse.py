@@ -62,7 +62,12 @@ from xhelio.language.slots import (
     masked,
     name_runs,
 )
-from xhelio.language.spacecraft_words import omni_looks, plurals_read, read_missions
+from xhelio.language.spacecraft_words import (
+    detached_probes,
+    omni_looks,
+    plurals_read,
+    read_missions,
+)
 from xhelio.language.spectra import spectrum_wishes
 from xhelio.language.wishes import (
     Duration,
@@ -447,6 +452,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     missions, spans = omni_looks(vocab, named, missions, spans)
     if not missions and not dataset_ids:
         missions, spans = carrier_missions(named, vocab.mission_names)
+    missions, spans = detached_probes(named, missions, spans)
     physics = work
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = masked(physics, *span)
