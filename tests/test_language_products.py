@@ -107,7 +107,7 @@ def test_continued_descriptions_are_written_out() -> None:
     out = continued([ParameterInfo("X", description="Ion density"), third, first, second])
     assert [p.description for p in out] == [
         "Ion density",
-        "Ion density more",
+        "---> more",
         "A/W Detector: flux E1 >0.8 MeV",
         "B/E Detector: flux E1 >0.8 MeV",
     ]

@@ -441,16 +441,16 @@ def continued(params: Sequence[ParameterInfo]) -> list[ParameterInfo]:
 
     A description starting "--->" continues the one before it: "---> B/E Detector" after
     "A/W Detector: Electron integral flux E1 >0.8 MeV" is "B/E Detector: Electron integral
-    flux E1 >0.8 MeV" (the words before the colon are replaced), else the two are joined.
+    flux E1 >0.8 MeV" (the words before the colon are replaced). One without a "Head: body"
+    before it is whole already ("---> HOPE O+ partial density") and stays as written.
     """
     out: list[ParameterInfo] = []
     for p in params:
         text = p.description.strip()
-        if out and text.startswith("--->"):
-            rest = text.removeprefix("--->").strip().rstrip(":").strip()
-            head, colon, tail = out[-1].description.partition(":")
-            text = f"{rest}:{tail}" if colon and rest else f"{head} {rest}".strip()
-            p = replace(p, description=text)
+        head, colon, tail = out[-1].description.partition(":") if out else ("", "", "")
+        rest = text.removeprefix("--->").strip().rstrip(":").strip()
+        if text.startswith("--->") and colon and rest and head.strip() != rest:
+            p = replace(p, description=f"{rest}:{tail}")
         out.append(p)
     return out
 
