@@ -77,3 +77,52 @@ def test_follow_up_for_another_probe_and_for_all(vocab: Vocabulary) -> None:
 def test_zoom_to_a_clock_range_keeps_the_day(vocab: Vocabulary) -> None:
     plan = _plan(vocab, "zoom to 21:00-23:30", "OMNI SYM-H 2013-06-01")
     assert str(plan.time_range) == "2013-06-01T21:00:00Z to 2013-06-01T23:30:00Z"
+
+
+def _fetched_parameters(plan: OfflinePlan) -> list[str]:
+    return [s.candidates[0].parameter for s in plan.steps if s.kind == "fetch" and s.candidates]
+
+
+@pytest.mark.parametrize(
+    ("text", "parameter"),
+    [
+        # A look direction is a product word, not a leftover that leaves the request unplaced;
+        # the parameter whose (continued "--->") description says it is the one drawn.
+        ("GOES-15 EPEAD electrons above 2 MeV, west-facing detector, 2012-03-08", r"E2W_\w+"),
+        ("GOES-15 EPEAD electrons above 2 MeV, east-facing detector, 2012-03-08", r"E2E_\w+"),
+    ],
+)
+def test_a_look_direction_picks_its_telescope(vocab: Vocabulary, text: str, parameter: str) -> None:
+    params = _fetched_parameters(_plan(vocab, text))
+    assert params and re.fullmatch(parameter, params[0]), params
+
+
+def test_continued_descriptions_are_written_out() -> None:
+    from xhelio.catalog.model import ParameterInfo
+    from xhelio.language.grounding import continued
+
+    first = ParameterInfo("A1", description="A/W Detector: flux E1 >0.8 MeV")
+    second = ParameterInfo("B1", description="---> B/E Detector")
+    third = ParameterInfo("C1", description="---> more")
+    out = continued([ParameterInfo("X", description="Ion density"), third, first, second])
+    assert [p.description for p in out] == [
+        "Ion density",
+        "---> more",
+        "A/W Detector: flux E1 >0.8 MeV",
+        "B/E Detector: flux E1 >0.8 MeV",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "dataset"),
+    [
+        # A probe named apart from its mission ("..., probe B") is that spacecraft, and its
+        # letter is no magnetic field.
+        ("MagEIS electron flux on 2015-03-17, probe B", r"RBSPB_[\w-]+MAGEIS[\w-]*"),
+        ("Van Allen Probes HOPE ion moments, probe A, 2015-03-17", r"RBSPA_[\w-]+HOPE[\w-]*"),
+        ("THEMIS FGM field, spacecraft E, 2015-03-17", r"THE_\w+"),
+    ],
+)
+def test_a_probe_named_apart_from_its_mission(vocab: Vocabulary, text: str, dataset: str) -> None:
+    fetched = _fetched(_plan(vocab, text))
+    assert len(fetched) == 1 and re.fullmatch(dataset, fetched[0]), fetched

@@ -33,6 +33,7 @@ from xhelio.language.products import (
     is_support,
     product_terms,
     refused_words,
+    says,
     uncovered,
     variant_count,
 )
@@ -435,6 +436,30 @@ def _parameter_fit(
     return _Fit(score - 0.002 * len(p.name), tuple(missing), own)
 
 
+def continued(params: Sequence[ParameterInfo]) -> list[ParameterInfo]:
+    """`params` with CDAWeb's continued descriptions written out.
+
+    A description starting "--->" continues the one before it: "---> B/E Detector" after
+    "A/W Detector: Electron integral flux E1 >0.8 MeV" is "B/E Detector: Electron integral
+    flux E1 >0.8 MeV" (the words before the colon are replaced). One without a "Head: body"
+    before it is whole already ("---> HOPE O+ partial density") and stays as written.
+    """
+    out: list[ParameterInfo] = []
+    for p in params:
+        text = p.description.strip()
+        head, colon, tail = out[-1].description.partition(":") if out else ("", "", "")
+        rest = text.removeprefix("--->").strip().rstrip(":").strip()
+        if text.startswith("--->") and colon and rest and head.strip() != rest:
+            p = replace(p, description=f"{rest}:{tail}")
+        out.append(p)
+    return out
+
+
+def _says_terms(p: ParameterInfo, terms: Sequence[Term]) -> int:
+    """How many of the request's words about the data `p`'s name or description says."""
+    return sum(says(t, f"{p.name} {p.description}") for t in terms if t.about_data)
+
+
 def rank_open(
     request: OpenRequest,
     datasets: Sequence[DatasetInfo],
@@ -465,7 +490,9 @@ def rank_open(
             continue
         owner = _said(info.id, f"{info.id.replace('_', ' ')} {info.title}")
         fits = [
-            (f, p) for p in info.data_parameters if (f := _parameter_fit(request, info, p, owner))
+            (f, p)
+            for p in continued(info.data_parameters)
+            if (f := _parameter_fit(request, info, p, owner))
         ]
         if complete:
             fits = [(f, p) for f, p in fits if f.own == len(request.concepts)]
@@ -473,7 +500,9 @@ def rank_open(
             fits = [f for f in fits if _in_units(f[1], units)] or fits
         if not fits:
             continue
-        fit, best = max(fits, key=lambda fp: fp[0].score)
+        # A look direction or kind said by a parameter's own description ("B/E Detector"
+        # for "east-facing") picks it among the dataset's parameters fitting as well.
+        fit, best = max(fits, key=lambda fp: (fp[0].score, _says_terms(fp[1], terms)))
         level, notes, cadence = dataset_fit(info, time_range, wanted_cadence)
         total = 2.0 * fit.score + level + probe_score + coverage_score(info, terms, cadence)
         reason = ", ".join([f"{best.name} [{best.units or 'no units'}]", *notes])

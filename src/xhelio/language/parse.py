@@ -63,7 +63,12 @@ from xhelio.language.slots import (
     masked,
     name_runs,
 )
-from xhelio.language.spacecraft_words import omni_looks, plurals_read, read_missions
+from xhelio.language.spacecraft_words import (
+    detached_probes,
+    omni_looks,
+    plurals_read,
+    read_missions,
+)
 from xhelio.language.spectra import spectrum_wishes
 from xhelio.language.stations import lettered_components, named_stations
 from xhelio.language.wishes import (
@@ -177,6 +182,18 @@ def _instrument_words(missions: tuple[MissionRef, ...]) -> re.Pattern[str] | Non
         for inst in load_vocabulary().instruments_of(ref.mission_id)
     ]
     return re.compile("|".join(f"(?:{w})" for w in words), re.I) if words else None
+
+
+def _without_product_words(text: str) -> str:
+    """`text` with its product phrases ("west-facing telescope", "pitch angle") blanked.
+
+    They are read as product terms (`products.product_terms`), so they are placed: the
+    words left over are only those nothing reads.
+    """
+    for product in load_vocabulary().products:
+        for m in product.words.finditer(text):
+            text = masked(text, m.start(), m.end())
+    return text
 
 
 def _not_placed(text: str) -> tuple[str, ...]:
@@ -448,6 +465,7 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     missions, spans = omni_looks(vocab, named, missions, spans)
     if not missions and not dataset_ids:
         missions, spans = carrier_missions(named, vocab.mission_names)
+    missions, spans = detached_probes(named, missions, spans)
     physics = work
     for span in [*spans, *places, *derived, *((d.start, d.end) for d in durations)]:
         physics = masked(physics, *span)
@@ -531,7 +549,9 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
             _merged(_unknown_names(vocab, worded, quantities), _names_left(slots)),
             absent_missions_named(worded),
         ),
-        unplaced=() if quantities else find_unplaced(hinted, _instrument_words(missions)),
+        unplaced=()
+        if quantities
+        else find_unplaced(_without_product_words(hinted), _instrument_words(missions)),
         doubts=doubts,
         slots=slots,
         discovery=find_discovery(

@@ -348,3 +348,37 @@ def _whole_constellations(
             continue
         out.extend(MissionRef(ref.mission_id, ref.name, n, ref.position) for n in wanted)
     return out
+
+
+# "REPT pitch angle flux, probe B": a spacecraft named apart from its mission's name.
+_DETACHED_PROBE = re.compile(
+    r"(?<![\w-])(?i:probe|spacecraft|satellite|s/c)\s+(?P<p>[A-E]|\d{1,2})(?![\w-])"
+)
+
+
+def detached_probes(
+    text: str, missions: tuple[MissionRef, ...], spans: list[tuple[int, int]]
+) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]]]:
+    """The one probe a request names apart from its mission ("EMFISIS ... probe A").
+
+    A constellation named whole, or by an instrument only, with one "probe B" or
+    "spacecraft 3" elsewhere in the request (outside the spans read already) means that
+    probe of it; several missions named, or a letter no probe of it has, change nothing.
+    """
+    ids = {ref.mission_id for ref in missions}
+    found = [
+        m for m in _DETACHED_PROBE.finditer(text) if not any(a <= m.start() < b for a, b in spans)
+    ]
+    if len(ids) != 1 or len(found) != 1:
+        return missions, spans
+    entry = load_vocabulary().missions.get(next(iter(ids)))
+    match = found[0]
+    shorthands = entry.probes.get(match["p"].upper()) if entry is not None else None
+    one_probe = len(missions) == 1 and probe_wanted(missions[0].text) is not None
+    if not shorthands or one_probe:
+        return missions, spans
+    ref = missions[0]
+    return (MissionRef(ref.mission_id, ref.name, shorthands[0], match.start("p")),), [
+        *spans,
+        match.span(),
+    ]
