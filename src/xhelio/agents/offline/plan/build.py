@@ -32,6 +32,7 @@ from xhelio.agents.offline.plan.series import (
     fetch_step,
     series_chain,
     series_operations,
+    total_near_earth,
     whole_window_statistics,
 )
 from xhelio.agents.offline.plan.sources import (
@@ -139,6 +140,7 @@ def _measured_series(
     """Fetch `wish` from every source that should deliver it, with its operations."""
     what = wish.text if wish.quantity == NAMED else describe_quantity(wish)
     sources = sources_for(b, wish)
+    wish = total_near_earth(b, wish, sources)
     if not sources:
         if not b.intent.unknown_names:  # already asked for a mission the catalog has
             b.missing.append(source_question(b.intent, what))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
@@ -24,7 +25,7 @@ from xhelio.language.resolve import (
 )
 from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
-from xhelio.vocabulary import DerivedQuantity
+from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
 # Operations on two series, done once both are fetched (`two_series_operation`).
 TWO_SERIES = ("difference", "ratio", "percent_difference", "cross_correlation")
@@ -94,6 +95,28 @@ def add_compute(
         )
     )
     return label
+
+
+def total_near_earth(b: Builder, wish: QuantityWish, sources: list[Source]) -> QuantityWish:
+    """ "Bt" of a field measured near Earth (OMNI, L1 monitors) is the total field |B|.
+
+    Space-weather displays write it so whatever frame a product of the mission is in (an
+    RTN copy of OMNI has a T axis, but nobody at Earth means it): the wish becomes the
+    magnitude, so the instrument's own |B| is fetched. A "B_T" typed keeps its T axis.
+    """
+    q = None if wish.quantity == NAMED else quantity(wish.quantity)
+    if wish.component != "t" or q is None or q.key != "magnetic_field" or "_" in wish.text:
+        return wish
+    missions = load_vocabulary().missions
+    near = [s for s in sources if (m := missions.get(s.role)) is not None and m.near_earth]
+    if not sources or len(near) < len(sources):
+        return wish
+    names = ", ".join(dict.fromkeys(s.name for s in near))
+    b.notes.append(
+        f"Read '{wish.text}' as the total field |B|, as space-weather displays write it "
+        f"for {names} near Earth (say 'transverse' for sqrt(By^2 + Bz^2))."
+    )
+    return replace(wish, component="magnitude")
 
 
 def _tangential_or_total(b: Builder, cand: Candidate, wish: QuantityWish) -> str:
