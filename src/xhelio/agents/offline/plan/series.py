@@ -98,7 +98,7 @@ def add_compute(
 
 
 def total_near_earth(b: Builder, wish: QuantityWish, sources: list[Source]) -> QuantityWish:
-    """ "Bt" of a field measured near Earth (OMNI, L1 monitors) is the total field |B|.
+    """The total field |B| for "Bt" of a field measured near Earth (OMNI, L1 monitors).
 
     Space-weather displays write it so whatever frame a product of the mission is in (an
     RTN copy of OMNI has a T axis, but nobody at Earth means it): the wish becomes the
