@@ -22,6 +22,7 @@ from xhelio.language.operations import named_operations, transform
 from xhelio.language.quantities import quantity
 from xhelio.language.resolve import (
     Candidate,
+    product_cadence,
 )
 from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
@@ -284,6 +285,9 @@ def series_operations(
         if op.kind == "transform" and (refused := _unit_refused(op, cands)) is not None:
             b.notes.append(refused)
             continue
+        if (already := _already_averaged(b, op, cands)) is not None:
+            b.notes.append(already)
+            continue
         fixed = (op.kind == "detrend" and op.detail != "running") or op.window_points is not None
         window = 0.0 if fixed else op.window_s or _default_window(span, b, op)
         code, what, suffix = series_code(op.kind, window, op.detail, op.window_points)
@@ -307,6 +311,25 @@ def series_operations(
         current = add_compute(b, name, (current,), label, code, f"{name} {what}", units)
         tag, name = label, f"{name} {what}"
     return current, tag, name
+
+
+def _already_averaged(b: Builder, op: OperationWish, cands: list[Candidate]) -> str | None:
+    """The note when a plain average asked is what the product already is, else None.
+
+    "Daily averages" of a daily-averaged product are that product: averaging it again
+    gives the same series (and an array of sectored fluxes need not be binned at all).
+    """
+    if op.kind != "resample" or op.detail not in ("", "mean") or not op.window_s or not cands:
+        return None
+    info = b.vocab.catalog.dataset(cands[0].dataset_id)
+    cadence = product_cadence(info)
+    if cadence is None or op.window_s > cadence * 1.05:
+        return None
+    return (
+        f"{info.id} is already {format_seconds(cadence)} data (its catalog cadence), so "
+        f"the {op.text or format_seconds(op.window_s) + ' averages'} asked are the product "
+        "as it is: not averaged again."
+    )
 
 
 def _unit_refused(op: OperationWish, cands: list[Candidate]) -> str | None:
