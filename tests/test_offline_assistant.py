@@ -118,8 +118,9 @@ CASES: list[tuple[str, Expect]] = [
         Expect((r"^AC_\w+_MFI$",), NT, ("Bz", "smooth30min", "ddt")),
     ),
     (
+        # A month picks the 1-hour product: already hourly, so it is not averaged again.
         "ACE solar wind temperature 2019-03 resampled to 1 hour, save the data as csv",
-        Expect((r"^AC_\w+_SWE$",), r"(?i)kelvin|\bk$", ("avg1h",)),
+        Expect((r"^AC_\w+_SWE$",), r"(?i)kelvin|\bk$", ()),
     ),
     (
         "fetch AC_H0_MFI BGSEc 2024-01-01 to 2024-01-02 no plot",
