@@ -24,6 +24,7 @@ __all__ = [
     "duration_seconds",
     "level_rank",
     "level_score",
+    "product_cadence",
     "rank_key",
     "time_coverage",
 ]
@@ -124,6 +125,32 @@ def cadence_of(info: DatasetInfo) -> float | None:
     if match is None:
         return None
     return float(match[1]) * _CADENCE_UNITS[match[2][0].upper()]
+
+
+_TITLE_CADENCE = re.compile(
+    r"\b(\d+(?:\.\d+)?)[- ]?(seconds?|sec|s|minutes?|min|hours?|hr|days?)\b"
+    r"|\b(hourly|daily)\b",
+    re.I,
+)
+_WORD_SECONDS = {"hourly": 3600.0, "daily": 86400.0}
+
+
+def product_cadence(info: DatasetInfo) -> float | None:
+    """The cadence a product already is: the catalog's, its id's, else its title's.
+
+    A title naming one cadence ("1-Hour Level 2", "daily averaged fluxes") says what the
+    product is; one naming several ("3 sec, 1 min, and hourly") says nothing.
+    """
+    known = cadence_of(info)
+    if known is not None:
+        return known
+    found: set[float] = set()
+    for match in _TITLE_CADENCE.finditer(info.title):
+        if match[3]:
+            found.add(_WORD_SECONDS[match[3].lower()])
+        else:
+            found.add(float(match[1]) * _CADENCE_UNITS[match[2][0].upper()])
+    return found.pop() if len(found) == 1 else None
 
 
 def level_rank(info: DatasetInfo) -> int:

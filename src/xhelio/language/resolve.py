@@ -25,6 +25,7 @@ from xhelio.language.candidate import (
     duration_seconds,
     level_rank,
     level_score,
+    product_cadence,
     rank_key,
     time_coverage,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "probe_fit",
     "probe_of_dataset",
     "probe_wanted",
+    "product_cadence",
     "rank_key",
     "resolve",
     "scorable",

@@ -48,6 +48,8 @@ class MissionEntry:
     exact: frozenset[str] = frozenset()
     groups: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
     """Names of some of the probes together ("ARTEMIS": THEMIS B and C)."""
+    near_earth: bool = False
+    """Measures near Earth (L1 monitors, OMNI): "Bt" there is the total field |B|."""
 
     def probe_of(self, typed: str) -> str | None:
         """The probe a shorthand names ("C3" -> "3", "THE" -> "E"), or None."""
@@ -267,6 +269,7 @@ def load_vocabulary() -> DomainVocabulary:
             entry.get("probe_count"),
             frozenset(entry.get("exact", ())),
             {str(k): tuple(v) for k, v in entry.get("groups", {}).items()},
+            bool(entry.get("near_earth", False)),
         )
         for mission_id, entry in raw_missions.items()
     }

@@ -32,10 +32,12 @@ from xhelio.agents.offline.plan.series import (
     fetch_step,
     series_chain,
     series_operations,
+    total_near_earth,
     whole_window_statistics,
 )
 from xhelio.agents.offline.plan.sources import (
     held_derived,
+    many_energy_channels,
     measuring_source,
     mission_source,
     named_axes,
@@ -139,6 +141,7 @@ def _measured_series(
     """Fetch `wish` from every source that should deliver it, with its operations."""
     what = wish.text if wish.quantity == NAMED else describe_quantity(wish)
     sources = sources_for(b, wish)
+    wish = total_near_earth(b, wish, sources)
     if not sources:
         if not b.intent.unknown_names:  # already asked for a mission the catalog has
             b.missing.append(source_question(b.intent, what))
@@ -167,13 +170,33 @@ def _measured_series(
     if span is None:  # no source holds it
         return span
     for source, cands in _one_product(b, wish, span, ranked):
-        final, name = series_chain(b, source, wish, span, f"s{len(finals) + 1}", cands)
+        ref = f"s{len(finals) + 1}"
+        final, name = series_chain(b, source, wish, span, ref, cands)
         derivative = b.intent.operation("derivative") is not None
         b.units[final] = derivative_units(cands) if derivative else cands[0].units
         group = f"{wish.quantity}:{wish.component or ''}" if wish.quantity != NAMED else ""
         group += spectrogram_dimension(b, wish, cands[0])
+        if final == ref and not group.startswith("spectrogram"):
+            group = _channels_as_spectrogram(b, wish, cands[0]) or group
         finals.append((final, name, group or cands[0].units))
     return span
+
+
+def _channels_as_spectrogram(b: Builder, wish: QuantityWish, cand: Candidate) -> str:
+    """The spectrogram panel group of a flux with more energy channels than a handful.
+
+    Drawn as what it is (energy on y, log colour), not as a line per channel index;
+    said. Empty when the product is not such an array or a component was asked.
+    """
+    count = many_energy_channels(b, cand)
+    if not count or wish.component is not None:
+        return ""
+    b.notes.append(
+        f"{cand.dataset_id}.{cand.parameter} has {count} energy channels: drawn as a "
+        "spectrogram (energy on the y axis, colour on a log scale) rather than "
+        f"{count} lines."
+    )
+    return "spectrogram:" + spectrogram_dimension(b, replace(wish, quantity="spectrogram"), cand)
 
 
 def _one_product(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
@@ -21,11 +22,12 @@ from xhelio.language.operations import named_operations, transform
 from xhelio.language.quantities import quantity
 from xhelio.language.resolve import (
     Candidate,
+    product_cadence,
 )
 from xhelio.language.spectra import is_spectral_density
 from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
-from xhelio.vocabulary import DerivedQuantity
+from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
 # Operations on two series, done once both are fetched (`two_series_operation`).
 TWO_SERIES = ("difference", "ratio", "percent_difference", "cross_correlation")
@@ -95,6 +97,28 @@ def add_compute(
         )
     )
     return label
+
+
+def total_near_earth(b: Builder, wish: QuantityWish, sources: list[Source]) -> QuantityWish:
+    """The total field |B| for "Bt" of a field measured near Earth (OMNI, L1 monitors).
+
+    Space-weather displays write it so whatever frame a product of the mission is in (an
+    RTN copy of OMNI has a T axis, but nobody at Earth means it): the wish becomes the
+    magnitude, so the instrument's own |B| is fetched. A "B_T" typed keeps its T axis.
+    """
+    q = None if wish.quantity == NAMED else quantity(wish.quantity)
+    if wish.component != "t" or q is None or q.key != "magnetic_field" or "_" in wish.text:
+        return wish
+    missions = load_vocabulary().missions
+    near = [s for s in sources if (m := missions.get(s.role)) is not None and m.near_earth]
+    if not sources or len(near) < len(sources):
+        return wish
+    names = ", ".join(dict.fromkeys(s.name for s in near))
+    b.notes.append(
+        f"Read '{wish.text}' as the total field |B|, as space-weather displays write it "
+        f"for {names} near Earth (say 'transverse' for sqrt(By^2 + Bz^2))."
+    )
+    return replace(wish, component="magnitude")
 
 
 def _tangential_or_total(b: Builder, cand: Candidate, wish: QuantityWish) -> str:
@@ -268,6 +292,9 @@ def series_operations(
         if op.kind == "transform" and (refused := _unit_refused(op, cands)) is not None:
             b.notes.append(refused)
             continue
+        if (already := _already_averaged(b, op, cands)) is not None:
+            b.notes.append(already)
+            continue
         fixed = (op.kind == "detrend" and op.detail != "running") or op.window_points is not None
         window = 0.0 if fixed else op.window_s or _default_window(span, b, op)
         code, what, suffix = series_code(op.kind, window, op.detail, op.window_points)
@@ -291,6 +318,25 @@ def series_operations(
         current = add_compute(b, name, (current,), label, code, f"{name} {what}", units)
         tag, name = label, f"{name} {what}"
     return current, tag, name
+
+
+def _already_averaged(b: Builder, op: OperationWish, cands: list[Candidate]) -> str | None:
+    """The note when a plain average asked is what the product already is, else None.
+
+    "Daily averages" of a daily-averaged product are that product: averaging it again
+    gives the same series (and an array of sectored fluxes need not be binned at all).
+    """
+    if op.kind != "resample" or op.detail not in ("", "mean") or not op.window_s or not cands:
+        return None
+    info = b.vocab.catalog.dataset(cands[0].dataset_id)
+    cadence = product_cadence(info)
+    if cadence is None or op.window_s > cadence * 1.05:
+        return None
+    return (
+        f"{info.id} is already {format_seconds(cadence)} data (its catalog cadence), so "
+        f"the {op.text or format_seconds(op.window_s) + ' averages'} asked are the product "
+        "as it is: not averaged again."
+    )
 
 
 def _unit_refused(op: OperationWish, cands: list[Candidate]) -> str | None:

@@ -32,6 +32,7 @@ from xhelio.language.resolve import (
     resolve,
 )
 from xhelio.language.spectra import (
+    channel_axis,
     channel_title,
     kept_dimension,
     pitch_slice,
@@ -518,6 +519,22 @@ def vector_parts(
             return None
         parts.append((part, cands))
     return parts
+
+
+HANDFUL = 6  # more energy channels than this are read as a spectrogram, not as lines
+
+
+def many_energy_channels(b: Builder, cand: Candidate) -> int:
+    """The count of `cand`'s energy channels when more than a handful, else 0.
+
+    From the catalog: a 1-D array whose bins (DEPEND_1), units or words are energies.
+    A physicist reads 32 lines labelled by index as noise; a spectrogram (energy on y,
+    colour on a log scale) is what such a flux is drawn as.
+    """
+    p = b.vocab.catalog.dataset(cand.dataset_id).parameter(cand.parameter)
+    if p is None or not p.size or len(p.size) != 1 or p.size[0] <= HANDFUL:
+        return 0
+    return p.size[0] if channel_axis(p) == "energy" else 0
 
 
 def spectrogram_dimension(b: Builder, wish: QuantityWish, cand: Candidate) -> str:
