@@ -72,3 +72,36 @@ def test_main_data_is_never_a_clock_column_or_a_listed_only_counter() -> None:
     alpha = main_parameter(info, [], ["alpha"])
     assert alpha is not None and alpha.name == "Alpha_Na_nonlin"
     assert main_parameter(info, [], ["oxygen"]) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        (
+            "MMS1 FPI ion and electron number density together, 2017-07-11",
+            [("MMS1_FPI_FAST_L2_DIS-MOMS", "dis_numberdensity"),
+             ("MMS1_FPI_FAST_L2_DES-MOMS", "des_numberdensity")],
+        ),
+        (
+            "Wind proton and alpha densities 2015-03-17",
+            [("WI_H1_SWE", "Proton_Np"), ("WI_H1_SWE", "Alpha_Na")],
+        ),
+        (
+            "THEMIS-A ESA electron & ion temperature on 2008-02-26",
+            [("THA_L2_ESA", "peef_avgtemp"), ("THA_L2_ESA", "peif_avgtemp")],
+        ),
+    ],
+)  # fmt: skip
+def test_every_species_of_a_list_is_fetched(
+    vocab: Vocabulary, text: str, wanted: list[tuple[str, str]]
+) -> None:
+    got = fetched(plan_of(vocab, text))
+    assert len(got) == len(wanted)
+    for (dataset, parameter), (want_dataset, want_part) in zip(got, wanted, strict=True):
+        assert dataset == want_dataset and want_part in parameter
+
+
+def test_a_species_beside_another_word_is_the_only_one(vocab: Vocabulary) -> None:
+    # "proton density ... electron spectrometer": one species asked, not a list
+    got = fetched(plan_of(vocab, "Wind proton density and the 3DP electron flux 2015-03-17"))
+    assert ("WI_H1_SWE", "Alpha_Na_nonlin") not in got

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import pairwise
 
 from xhelio.language.intent import QuantityWish
 from xhelio.language.quantities import GROUP_WORDS, QUANTITIES, SYMBOL_SPECIES, quantity
@@ -154,7 +155,8 @@ def quantity_wishes(text: str) -> list[QuantityWish]:
     detailed = _with_details(text, wishes, frame)
     # "ACE Bz and Wind Bz": one wish per quantity; every mission gets each one anyway.
     unique = {(w.quantity, w.component, w.frame, w.species): w for w in reversed(detailed)}
-    return sorted(unique.values(), key=lambda w: w.position)
+    order = {id(w): n for n, w in enumerate(detailed)}  # "ion and electron": in that order
+    return sorted(unique.values(), key=lambda w: (w.position, order[id(w)]))
 
 
 def _symbol_wishes(text: str) -> list[QuantityWish]:
@@ -221,16 +223,37 @@ def _with_details(text: str, wishes: list[QuantityWish], frame: str | None) -> l
                 old.quantity, old.text, old.position, component, old.frame or frame, old.species
             )
     result = [_framed_vector(w) for w in result]
-    species_match = SPECIES_WORDS.search(text)
-    if species_match and species_match.lastgroup:
-        species = species_match.lastgroup
+    listed = _listed_species(text)
+    if listed:
         result = [
-            QuantityWish(w.quantity, w.text, w.position, w.component, w.frame, w.species or species)
-            if w.quantity in {"density", "temperature", "particle_flux", "velocity"}
-            else w
+            QuantityWish(w.quantity, w.text, w.position, w.component, w.frame, w.species or s)
             for w in result
+            for s in (listed if w.quantity in _OF_A_SPECIES and not w.species else [None])
         ]
     return result
+
+
+_OF_A_SPECIES = frozenset({"density", "temperature", "particle_flux", "velocity"})
+_SPECIES_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+)?|\band\b|&|/|\+|\bvs\.?|\bversus\b)\s*", re.I)
+
+
+def _listed_species(text: str) -> list[str]:
+    """The species the text names: the first one, or every one of a list joined there.
+
+    "ion and electron number density", "proton, alpha and O+ densities": each species
+    of the list is asked; otherwise the first species word names the one asked.
+    """
+    found = [m for m in SPECIES_WORDS.finditer(text) if m.lastgroup]
+    if not found:
+        return []
+    listed = [found[0]]
+    for before, after in pairwise(found):
+        if before is not listed[-1] or not _SPECIES_JOIN.fullmatch(
+            text, before.end(), after.start()
+        ):
+            break
+        listed.append(after)
+    return list(dict.fromkeys(m.lastgroup for m in listed if m.lastgroup))
 
 
 # Words that ask for how fast, whatever the frame: the magnitude stays the default.
