@@ -66,3 +66,22 @@ def test_words_that_fit_several_ids_name_none() -> None:
     by_prefix = {"AC": ["AC_H0_MFI", "AC_H1_MFI", "AC_K1_MFI"]}
     assert spaced_dataset_ids(by_prefix, "AC MFI on 2008-12-25") == []
     assert spaced_dataset_ids(by_prefix, "AC H1 MFI on 2008-12-25") == [("AC_H1_MFI", (0, 9))]
+
+
+@pytest.mark.parametrize(
+    ("text", "datasets"),
+    [
+        ("tha and the ESA ion density overplotted for 2008-02-26", ("THA_L2_ESA", "THE_L2_ESA")),
+        ("tha, thd and the FGM on 2008-02-26", ("THA_L2_FGM", "THD_L2_FGM", "THE_L2_FGM")),
+        ("thb & thc ESA 2008-02-26", ("THB_L2_ESA", "THC_L2_ESA")),
+    ],
+)
+def test_first_words_listed_before_an_id_name_their_own_ids(
+    vocab: Vocabulary, text: str, datasets: tuple[str, ...]
+) -> None:
+    assert parse_request(text, vocab, NOW).dataset_ids == datasets
+
+
+def test_a_listed_word_that_fits_no_id_is_left_alone() -> None:
+    by_prefix = {"THE": ["THE_L2_ESA"], "THA": ["THA_L2_ESA"]}
+    assert spaced_dataset_ids(by_prefix, "ACE and the ESA") == [("THE_L2_ESA", (8, 15))]

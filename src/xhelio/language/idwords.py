@@ -108,6 +108,39 @@ def spaced_dataset_ids(
         if best is None:
             i += 1
             continue
+        found += _listed_before(by_prefix, text, words, i, best[1])
         found.append((best[0], (words[i].start(), words[best[1] - 1].end())))
         i = best[1]
+    return found
+
+
+_LIST_GLUE = re.compile(r"\s*(?:,\s*(?:and\s+)?|and|&|/)\s*", re.I)
+
+
+def _listed_before(
+    by_prefix: dict[str, list[str]], text: str, words: list[re.Match[str]], i: int, end: int
+) -> list[tuple[str, tuple[int, int]]]:
+    """The ids a list of first words before the run also names.
+
+    "tha and the ESA" is THA_L2_ESA as well as THE_L2_ESA: each listed word takes the
+    place of the run's first word, and reads so when exactly one id then fits.
+    """
+    rest = [w[0].upper() for w in words[i + 1 : end]]
+    found: list[tuple[str, tuple[int, int]]] = []
+    after = words[i].start()
+    j = i - 1
+    while j >= 0:
+        if words[j][0].lower() == "and":
+            j -= 1
+            if j < 0:
+                break
+        if not _LIST_GLUE.fullmatch(text, words[j].end(), after):
+            break
+        run = [words[j][0].upper(), *rest]
+        fitting = [d for d in by_prefix.get(run[0], []) if _fits(run, d)]
+        if len(fitting) != 1:
+            break
+        found.insert(0, (fitting[0], words[j].span()))
+        after = words[j].start()
+        j -= 1
     return found
