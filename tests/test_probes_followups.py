@@ -286,3 +286,10 @@ def test_follow_ups_move_the_time(
     assert (merged.time_range.start, merged.time_range.end) == (_day(start), _day(end))
     assert merged.quantities == _parse(vocab, first).quantities
     assert notes
+
+
+def test_another_probe_of_a_parameter_shown_by_its_product_word(vocab: Vocabulary) -> None:
+    # The first turn draws a parameter named by its product ("fgl"); the follow-up asks
+    # the same of another probe, whose own parameter is drawn (it used to raise KeyError).
+    merged, _ = _follow(vocab, "THEMIS-C fgl gsm 2008-03-23", "same for thd")
+    assert _datasets(build_plan(vocab, merged, NOW)) == ["THD_L2_FGM"]

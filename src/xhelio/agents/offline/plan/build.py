@@ -212,8 +212,10 @@ def _one_product(
     """
     catalog = b.vocab.catalog
     earlier = [
-        d for d in _earlier_datasets(b) if resolve(catalog, wish, [catalog.dataset(d)], limit=1)
-    ]
+        d
+        for d in _earlier_datasets(b)
+        if wish.quantity != NAMED and resolve(catalog, wish, [catalog.dataset(d)], limit=1)
+    ]  # a parameter named by its id is its dataset's already
     out: list[tuple[Source, list[Candidate]]] = []
     switched = False
     for source, cands in ranked:
