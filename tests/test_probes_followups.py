@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import pytest
 
 from plan_helpers import fetched
-from xhelio.agents.offline.followup import is_follow_up, merge
+from xhelio.agents.offline.followup import following, is_follow_up, merge
 from xhelio.agents.offline.plan import OfflinePlan, build_plan
 from xhelio.language.intent import RequestIntent
 from xhelio.language.parse import Vocabulary, parse_request
@@ -293,3 +293,33 @@ def test_another_probe_of_a_parameter_shown_by_its_product_word(vocab: Vocabular
     # the same of another probe, whose own parameter is drawn (it used to raise KeyError).
     merged, _ = _follow(vocab, "THEMIS-C fgl gsm 2008-03-23", "same for thd")
     assert _datasets(build_plan(vocab, merged, NOW)) == ["THD_L2_FGM"]
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        (
+            ("MMS1 FGM srvy B GSE 2017-07-11", "add the FPI ion density as another panel"),
+            ["MMS1_FGM_SRVY_L2", "MMS1_FPI_FAST_L2_DIS-MOMS"],
+        ),
+        (
+            ("THA_L2_ESA ion density 2008-02-26", "add the THEMIS ESA electron density too"),
+            ["THA_L2_ESA", "THA_L2_ESA"],
+        ),
+    ],
+)
+def test_a_constellation_added_without_a_probe_is_the_probe_shown(
+    vocab: Vocabulary, turns: tuple[str, str], expected: list[str]
+) -> None:
+    base, new = _parse(vocab, turns[0]), _parse(vocab, turns[1])
+    assert new.doubts  # alone, which spacecraft is asked
+    new = following(base, new, vocab.probes)
+    assert new.doubts == ()
+    merged, _ = merge(base, new)
+    assert _datasets(build_plan(vocab, merged, NOW)) == expected
+
+
+def test_a_request_of_its_own_still_asks_which_probe(vocab: Vocabulary) -> None:
+    base = _parse(vocab, "MMS1 FGM srvy B GSE 2017-07-11")
+    new = _parse(vocab, "MMS FPI electron density 2017-07-11")
+    assert following(base, new, vocab.probes).doubts == new.doubts != ()

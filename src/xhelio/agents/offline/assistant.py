@@ -27,6 +27,7 @@ from xhelio.agents.offline.derived import understood_with_derived
 from xhelio.agents.offline.elsewhere import plan_elsewhere
 from xhelio.agents.offline.followup import (
     export_only,
+    following,
     is_follow_up,
     is_undo,
     merge,
@@ -219,6 +220,8 @@ class OfflineAssistant:
             return self._last[1]
         intent = intent or self.parse(request)
         base = self.session_base()
+        if base is not None:
+            intent = following(base, intent, self.vocab.probes)
         follow = base is not None and is_follow_up(intent, True)
         kept: list[str] = []
         if base is not None and follow:
@@ -275,7 +278,8 @@ class OfflineAssistant:
             for position, m in enumerate(history[:-1])
             if m.get("role") == "user"
         ]
-        return replay([(text, self._message_intent(position, text)) for position, text in users])
+        said = [(text, self._message_intent(position, text)) for position, text in users]
+        return replay(said, self.vocab.probes)
 
     def parse(self, request: str) -> RequestIntent:
         """`request` read into an intent; a message of the session is read only once.

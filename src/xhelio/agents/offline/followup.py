@@ -28,6 +28,7 @@ from xhelio.agents.offline.followup_probes import (
     other_probes,
     product_of,
     the_other_named,
+    with_probes_shown,
     without_probe_word,
 )
 from xhelio.agents.offline.followup_remove import panel_edit, removal
@@ -40,6 +41,7 @@ from xhelio.vocabulary import load_vocabulary
 
 __all__ = [
     "export_only",
+    "following",
     "is_follow_up",
     "is_undo",
     "merge",
@@ -88,6 +90,18 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
     return bool(follows) and not (intent.compare and served)
 
 
+def following(
+    base: RequestIntent, intent: RequestIntent, held: dict[str, frozenset[str]]
+) -> RequestIntent:
+    """`intent` as a follow-up of `base` reads it, when it does follow up.
+
+    A constellation named without a probe is the probe shown: "add the FPI ion density"
+    after MMS1 data is MMS1's, not a question which MMS spacecraft is meant.
+    """
+    answered = with_probes_shown(base, intent, held)
+    return answered if answered is not intent and is_follow_up(answered, True) else intent
+
+
 def probes_not_listed(intent: RequestIntent, has_base: bool) -> RequestIntent:
     """`intent`, no catalog listing when it names other probes of the last request.
 
@@ -115,7 +129,9 @@ def is_undo(text: str) -> bool:
     return _UNDO.match(text) is not None
 
 
-def replay(requests: Sequence[tuple[str, RequestIntent]]) -> list[tuple[str, RequestIntent]]:
+def replay(
+    requests: Sequence[tuple[str, RequestIntent]], held: dict[str, frozenset[str]] | None = None
+) -> list[tuple[str, RequestIntent]]:
     """The states a session's requests built, oldest first, as (request, intent behind it).
 
     A follow-up is folded into the state before it; an undo takes the last state off (the
@@ -124,6 +140,8 @@ def replay(requests: Sequence[tuple[str, RequestIntent]]) -> list[tuple[str, Req
     states: list[tuple[str, RequestIntent]] = []
     for text, said in requests:
         intent = probes_not_listed(said, bool(states))
+        if states and held is not None:
+            intent = following(states[-1][1], intent, held)
         if is_undo(text):
             if len(states) > 1:
                 states.pop()

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from xhelio.language.intent import MissionRef, RequestIntent
-from xhelio.language.probes import probe_swapped
+from xhelio.language.probes import probe_doubts, probe_swapped
 from xhelio.language.resolve import probe_wanted
 from xhelio.timerange.words import WHOLE_NUMBER_WORDS, alternatives
 from xhelio.vocabulary import load_vocabulary
@@ -24,6 +24,7 @@ __all__ = [
     "other_probes",
     "product_of",
     "the_other_named",
+    "with_probes_shown",
     "without_probe_word",
 ]
 
@@ -114,6 +115,32 @@ def other_probes(
     if bare is None or named is None:
         return None
     return (MissionRef(first.mission_id, first.name, named, first.position),), bare["p"]
+
+
+def with_probes_shown(
+    base: RequestIntent, intent: RequestIntent, held: dict[str, frozenset[str]]
+) -> RequestIntent:
+    """`intent` with a constellation named without a probe read as the probe(s) shown.
+
+    "add the FPI ion density as another panel" after MMS1 data is MMS1's: the question
+    "which MMS spacecraft?" is answered by the last request. Other doubts stay.
+    """
+    shown = [m for m in base.missions if probe_wanted(m.text)]
+    shown = shown or _probes_of_datasets(base.dataset_ids)
+    missions: list[MissionRef] = []
+    for ref in intent.missions:
+        same = [m for m in shown if m.mission_id == ref.mission_id]
+        if probe_wanted(ref.text) is None and same:
+            missions += [replace(m, position=ref.position) for m in same]
+        else:
+            missions.append(ref)
+    if tuple(missions) == intent.missions:
+        return intent
+    datasets = bool(intent.dataset_ids)
+    asked = set(probe_doubts(held, intent.text, intent.missions, datasets))
+    kept = tuple(d for d in intent.doubts if d not in asked)
+    doubts = (*kept, *probe_doubts(held, intent.text, missions, datasets))
+    return replace(intent, missions=tuple(dict.fromkeys(missions)), doubts=doubts)
 
 
 def _probes_of_datasets(dataset_ids: Sequence[str]) -> list[MissionRef]:
