@@ -25,7 +25,7 @@ NOW = datetime(2026, 11, 24, 12, tzinfo=UTC)
 @pytest.mark.parametrize(
     ("text", "unread"),
     [
-        ("Wind Bz 2015-03-17 around 10 UT", "10 UT"),
+        ("Wind Bz 2015-03-17 with a jump at some point after 10 UT", "10 UT"),
         ("ACE |B| on 2015-03-17 with the peak near 11am", "11am"),
         ("ACE |B| 2015-03-17 close to midnight", "midnight"),
     ],

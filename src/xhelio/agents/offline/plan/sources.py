@@ -249,21 +249,25 @@ def held_derived(
         units=derived.units,
         limit=3,
     )
-    return next((c for c in cands if _says_label(b, c, derived.label)), None)
+    return next((c for c in cands if _says_label(b, c, derived)), None)
 
 
-def _says_label(b: Builder, cand: Candidate, label: str) -> bool:
-    """Whether the parameter's own name, description or labels say every word of `label`.
+def _says_label(b: Builder, cand: Candidate, derived: DerivedQuantity) -> bool:
+    """Whether the parameter's own name, description or labels name the derived quantity.
 
-    OMNI's "Flow pressure" is no "total pressure": the word that tells the quantity
-    apart must be the catalog's, not only the shared noun.
+    Every word of its label, or one of its own phrases ("Flow pressure" is the dynamic
+    pressure). OMNI's "Flow pressure" is no "total pressure": the word that tells the
+    quantity apart must be the catalog's, not only the shared noun.
     """
     param = b.vocab.catalog.dataset(cand.dataset_id).parameter(cand.parameter)
     if param is None:
         return False
     said = " ".join([param.name, param.description, *(param.labels or ())]).lower()
     said = " ".join(re.findall(r"[a-z]+", said))
-    return all(re.search(rf"\b{w}", said) for w in re.findall(r"[a-z]{3,}", label.lower()))
+    if derived.words.search(said):
+        return True
+    words = re.findall(r"[a-z]{3,}", derived.label.lower())
+    return all(re.search(rf"\b{w}", said) for w in words)
 
 
 def not_a_mission(vocab: Vocabulary, name: str) -> str:
