@@ -25,7 +25,7 @@ from xhelio.language.intent import (
 from xhelio.language.parse import Vocabulary
 from xhelio.language.products import Term, instrument_holds, request_terms
 from xhelio.language.qualifiers import qualifier_text
-from xhelio.language.quantities import Quantity, quantity
+from xhelio.language.quantities import QUANTITIES, Quantity, quantity
 from xhelio.language.resolve import (
     Candidate,
     probe_wanted,
@@ -255,16 +255,18 @@ def held_derived(
 def _says_label(b: Builder, cand: Candidate, derived: DerivedQuantity) -> bool:
     """Whether the parameter's own name, description or labels name the derived quantity.
 
-    Every word of its label, or one of its own phrases ("Flow pressure" is the dynamic
-    pressure). OMNI's "Flow pressure" is no "total pressure": the word that tells the
-    quantity apart must be the catalog's, not only the shared noun.
+    Every word of its label, or a phrase of it or of the quantity of the same label
+    ("Flow pressure" is the dynamic pressure). OMNI's "Flow pressure" is no "total
+    pressure": the word that tells the quantity apart must be the catalog's.
     """
     param = b.vocab.catalog.dataset(cand.dataset_id).parameter(cand.parameter)
     if param is None:
         return False
     said = " ".join([param.name, param.description, *(param.labels or ())]).lower()
     said = " ".join(re.findall(r"[a-z]+", said))
-    if derived.words.search(said):
+    if derived.words.search(said) or any(
+        q.label == derived.label and q.phrases.search(said) for q in QUANTITIES
+    ):
         return True
     words = re.findall(r"[a-z]{3,}", derived.label.lower())
     return all(re.search(rf"\b{w}", said) for w in words)
