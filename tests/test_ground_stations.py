@@ -79,6 +79,19 @@ def test_dh_dt_at_a_station_is_the_derivative_of_h(vocab: Vocabulary) -> None:
     assert any("derivative" in str(s.calls) for s in plan.steps if s.kind != "fetch")
 
 
+@pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        ("STEREO-B SEPT electrons for 1 June 2010", ()),
+        ("SEPT magnetometer H component 2010-06-01", ("THG_L2_MAG_SEPT",)),
+    ],
+)
+def test_a_code_that_is_an_instrument_name_needs_a_ground_word(
+    catalog: Catalog, text: str, ids: tuple[str, ...]
+) -> None:
+    assert tuple(d for d, _ in named_stations(catalog, text)) == ids
+
+
 def test_each_component_named_beside_an_instrument_word_is_fetched(vocab: Vocabulary) -> None:
     plan = plan_of(vocab, "Fort Smith magnetometer H and Z components on 2015-03-17")
     assert fetched(plan) == [

@@ -7,7 +7,7 @@ last part is the station code (THG_L2_MAG_GILL). A place written with its capita
 dataset. A three-letter code ("KEV", "TRO") or a short place ("Hov", "Nord") reads so only
 beside a ground-station word ("magnetometer", "station", "GMAG"), since short capitalised
 words are often something else; a place written in capitals ("NASA") is no place.
-Imports `catalog` only.
+Imports `catalog` and `vocabulary` only.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from xhelio.catalog.index import Catalog
+from xhelio.vocabulary import load_vocabulary
 
 __all__ = ["GroundStation", "ground_stations", "lettered_components", "named_stations"]
 
@@ -61,6 +62,16 @@ def _place_pattern(place: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w-])" + r"[\s.-]*".join(words) + r"(?![\w-])")
 
 
+@cache
+def _instrument_name(code: str) -> bool:
+    """Whether a station code is also a spacecraft instrument's name.
+
+    "SEPT" is STEREO's electron telescope as well as the Sept-Iles station: such a code
+    names the station only beside a ground-station word.
+    """
+    return any(i.words.fullmatch(code) for i in load_vocabulary().instruments)
+
+
 def named_stations(catalog: Catalog, text: str) -> Iterator[tuple[str, tuple[int, int]]]:
     """The station datasets `text` names, with the span of the name, in text order."""
     ground = bool(_GROUND_WORDS.search(text))
@@ -69,7 +80,7 @@ def named_stations(catalog: Catalog, text: str) -> Iterator[tuple[str, tuple[int
         if not station.place.isupper() and (len(station.place) > _SHORT_PLACE or ground):
             for match in _place_pattern(station.place).finditer(text):
                 hits.append((*match.span(), station.dataset_id))
-        if len(station.code) > _SHORT_CODE or ground:
+        if (len(station.code) > _SHORT_CODE and not _instrument_name(station.code)) or ground:
             for match in re.finditer(rf"(?<![\w-]){station.code}(?![\w-])", text):
                 hits.append((*match.span(), station.dataset_id))
     taken: list[tuple[int, int]] = []
