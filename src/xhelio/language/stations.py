@@ -43,9 +43,21 @@ class GroundStation:
     code: str
 
 
-@cache
+_READ: dict[tuple[str, int], tuple[GroundStation, ...]] = {}
+
+
 def ground_stations(catalog: Catalog) -> tuple[GroundStation, ...]:
-    """Every ground magnetometer station dataset of the catalog, by its title."""
+    """Every ground magnetometer station dataset of the catalog, by its title.
+
+    Read once per catalog file (each session opens its own `Catalog` of the same file).
+    """
+    key = (str(catalog.path), catalog.path.stat().st_mtime_ns)
+    if key not in _READ:
+        _READ[key] = _stations_of(catalog)
+    return _READ[key]
+
+
+def _stations_of(catalog: Catalog) -> tuple[GroundStation, ...]:
     found: list[GroundStation] = []
     for mission in catalog.missions():
         for info in catalog.browse(mission.id):
