@@ -104,3 +104,47 @@ def test_an_impossible_date_beside_a_clock_is_still_an_error() -> None:
     found = find_time("ACE B from 2200 UT 30 February 2015 to 0100 UT 1 March 2015", NOW)
     assert found.range is None
     assert found.error is not None and "not a real date" in found.error
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # a day of the month whose month and year are written once, after or before it
+        (
+            "Wind MFI from 2200 UT on the 16th to 0300 on the 17th of March 2015",
+            "2015-03-16 22:00",
+            "2015-03-17 03:00",
+        ),
+        (
+            "ACE B between 2200 on 16 March and 0300 on the 17th, 2015",
+            "2015-03-16 22:00",
+            "2015-03-17 03:00",
+        ),
+        (
+            "OMNI Bz 16th 2200 UT \u2013 17th 0300 UT March 2015",
+            "2015-03-16 22:00",
+            "2015-03-17 03:00",
+        ),
+        (
+            "Wind field March 2015, from 2200Z on the 16th to 0300Z on the 17th",
+            "2015-03-16 22:00",
+            "2015-03-17 03:00",
+        ),
+        (
+            "Geotail from 2100Z on the 5th to 0400Z on the 6th of November 2001",
+            "2001-11-05 21:00",
+            "2001-11-06 04:00",
+        ),
+        (
+            "ACE 2015-03-16 from 2200 UT to 0300 UT on the 17th",
+            "2015-03-16 22:00",
+            "2015-03-17 03:00",
+        ),
+    ],
+)
+def test_a_clock_on_a_day_of_a_month_named_once(text: str, start: str, end: str) -> None:
+    assert _window(text) == (start, end)
+
+
+def test_a_year_written_first_is_no_clock() -> None:
+    assert _window("2015 March 17 ACE") == ("2015-03-17 00:00", "2015-03-18 00:00")

@@ -195,6 +195,82 @@ def clock_words() -> tuple[re.Pattern[str], Rewrite]:
     return _STANDALONE_CLOCK, lambda m: clock_text(m["c"])
 
 
+# --- a clock on a day of a month named elsewhere -----------------------------------------
+
+# "the 16th", "17th": a day of the month whose month (and year) the request names once
+# elsewhere ("from 2200 UT on the 16th to 0300 on the 17th of March 2015").
+_DAY_ONLY = rf"(?:the\s+)?[0-3]?\d(?:st|nd|rd|th)(?!\s*,?\s*(?:of\s+)?{_MONTH})(?![\w:])"
+# A 4-digit clock without a zone is a time of day only right before "on" a date
+# ("2200 on 16 March") or right after a day of the month ("16th 2200"); elsewhere a year.
+_BARE_CLOCK = r"(?:[01]\d|2[0-3])[0-5]\d(?![\d:/-])"
+_MONTH_DAY_POINT = re.compile(
+    rf"(?<![\w:.-])(?:(?P<c>{CLOCK}|{_BARE_CLOCK}(?=\s*,?\s*on\s))\s*,?\s*(?:on\s+)?"
+    rf"(?P<d>{_DAY_ONLY}|{DATE})"
+    rf"|(?P<d2>{_DAY_ONLY})\s*,?\s*(?:at\s+)?(?P<c2>{CLOCK}|{_BARE_CLOCK}))(?![\w:])",
+    re.I,
+)
+_MONTH_WORD = re.compile(rf"(?<![\w-]){_MONTH}", re.I)
+_ISO_DAY = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-\d{2}\b")
+_YEAR = re.compile(r"(?<![\w:.-])(?:19|20)\d\d(?![\w:.-])")
+
+
+def _anchors(text: str, clocks: list[tuple[int, int]]) -> list[tuple[int, int | None, int | None]]:
+    """(position, year, month) of every year, month name and ISO date of `text`.
+
+    A year inside one of the `clocks` is a time of day ("2015 on the 3rd": 20:15).
+    """
+    out: list[tuple[int, int | None, int | None]] = []
+    for m in _ISO_DAY.finditer(text):
+        out.append((m.start(), int(m["y"]), int(m["m"])))
+    for m in _MONTH_WORD.finditer(text):
+        out.append((m.start(), None, _MONTHS.index(m[0][:3].lower()) + 1))
+    for m in _YEAR.finditer(text):
+        if not any(a <= m.start() < b for a, b in clocks):
+            out.append((m.start(), int(m[0]), None))
+    return sorted(out)
+
+
+def _borrowed(anchors: list[tuple[int, int | None, int | None]], at: int, index: int) -> int | None:
+    """The year (index 1) or month (index 2) written nearest before `at`, else after it."""
+    before = [a[index] for a in anchors if a[0] < at and a[index] is not None]
+    after = [a[index] for a in anchors if a[0] > at and a[index] is not None]
+    return before[-1] if before else (after[0] if after else None)
+
+
+def month_day_points(text: str) -> tuple[re.Pattern[str], Rewrite]:
+    """'2200 UT on the 16th', '17th 0300 UT', '2200 on 16 March' as "YYYY-MM-DDTHH:MM".
+
+    The day's month and year are borrowed from the words written nearest it (before it
+    first): "from 2200 UT on the 16th to 0300 on the 17th of March 2015" is one night.
+    """
+    matches = list(_MONTH_DAY_POINT.finditer(text))
+    clocks = [m.span("c") if m["c"] else m.span("c2") for m in matches]
+    anchors = _anchors(text, clocks)
+
+    def rewrite(m: re.Match[str]) -> str | None:
+        words, clock = (m["d"], m["c"]) if m["d"] else (m["d2"], m["c2"])
+        at = m.start("d") if m["d"] else m.start("d2")
+        day_only = re.fullmatch(_DAY_ONLY, words, re.I) is not None
+        if not day_only and not re.fullmatch(_BARE_CLOCK, clock):
+            return None  # a clock and a whole date: `clock_then_date` reads it
+        head = text[: m.start()]
+        if m["c"] and _ENDS_CLOCK_RANGE.search(head) and not _ENDS_DATE_RANGE.search(head):
+            return None  # the end of a clock range on that day ("22:00 to 0300 on the 17th")
+        year = _borrowed(anchors, at, 1)
+        if day_only:
+            month = _borrowed(anchors, at, 2)
+            if month is None or year is None:
+                return None
+            day = int(re.sub(r"\D", "", words))
+            return f"{year:04d}-{month:02d}-{day:02d}T{clock_text(clock)}"
+        parts = _date_parts(words)
+        if parts is None or (parts[0] is None and year is None):
+            return None
+        return f"{_iso(parts, parts[0] or year or 0)}T{clock_text(clock)}"
+
+    return _MONTH_DAY_POINT, rewrite
+
+
 # --- words measured from the date written before them ------------------------------------
 
 _RELATIVE_DAY = re.compile(
@@ -278,6 +354,7 @@ def end_of_written(text: str) -> tuple[re.Pattern[str], Rewrite]:
 
 # In order: a point is read before the words measured from it.
 REWRITES: tuple[Callable[[str], tuple[re.Pattern[str], Rewrite]], ...] = (
+    month_day_points,
     clock_then_date,
     date_then_clock,
     relative_days,
