@@ -25,6 +25,7 @@ from typing import Literal
 
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.language.frames import frames_named, parameter_frames
 from xhelio.language.measured import auxiliary_note, auxiliary_penalty
 from xhelio.language.operations import derived_spans
 from xhelio.language.products import (
@@ -85,6 +86,8 @@ class OpenRequest:
 
     concepts: tuple[Concept, ...]
     energy_kev: tuple[float, float] | None = None
+    frames: tuple[str, ...] = ()
+    """The coordinate frames named ("fgl gsm"): a parameter in one of them is the pick."""
 
     @property
     def strict(self) -> bool:
@@ -206,7 +209,8 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
         if word.lower() in _KEV:
             continue
         concepts.append(Concept(word, "word", frozenset({word.lower(), _singular(word.lower())})))
-    return OpenRequest(tuple(dict.fromkeys(concepts)), energy)
+    frames = frames_named(energy_text if energy_text is not None else words)
+    return OpenRequest(tuple(dict.fromkeys(concepts)), energy, frames)
 
 
 def _claim_synonyms(rest: str, concepts: list[Concept], *, variant: bool) -> str:
@@ -498,6 +502,9 @@ def rank_open(
             fits = [(f, p) for f, p in fits if f.own == len(request.concepts)]
         if units is not None:
             fits = [f for f in fits if _in_units(f[1], units)] or fits
+        # A frame named ("THEMIS fgl gsm") picks the vector in that frame, never the
+        # magnitude or another frame's copy, when the dataset holds one.
+        fits = [f for f in fits if set(request.frames) & parameter_frames(f[1])] or fits
         if not fits:
             continue
         # A look direction or kind said by a parameter's own description ("B/E Detector"
