@@ -132,6 +132,8 @@ class RequestIntent:
     """Words naming nothing offline mode knows (they rule out the solar wind overview)."""
     doubts: tuple[str, ...] = ()
     """Questions to ask before fetching: a name close to a mission, a probe it lacks."""
+    spellings: tuple[tuple[str, str], ...] = ()
+    """Words read as the vocabulary word they are one slip from: ("desnity", "density")."""
     slots: SlotReading = field(default_factory=lambda: SlotReading(""))
     """Every phrase of the request and the slot it fed; the words no slot took."""
     product_of: RequestIntent | None = None

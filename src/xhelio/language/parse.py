@@ -70,6 +70,7 @@ from xhelio.language.spacecraft_words import (
     read_missions,
 )
 from xhelio.language.spectra import spectrum_wishes
+from xhelio.language.spelling import respelt, spelling_fixes
 from xhelio.language.stations import lettered_components, named_stations
 from xhelio.language.wishes import (
     Duration,
@@ -416,7 +417,27 @@ def _named_datasets(vocab: Vocabulary, work: str) -> tuple[list[tuple[str, tuple
 
 
 def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> RequestIntent:
-    """Read one request into a `RequestIntent` (never raises for odd text)."""
+    """Read one request into a `RequestIntent` (never raises for odd text).
+
+    A left-over word one slip from one vocabulary word ("desnity") is read as that word
+    when the request so respelt leaves it to no slot no more; `spellings` says so.
+    """
+    intent = _read(text, vocab, now)
+    fixes = spelling_fixes(w.text for w in intent.slots.leftover)
+    if not fixes:
+        return intent
+    again = _read(respelt(text, fixes), vocab, now)
+    left = {w.text.lower() for w in again.slots.leftover}
+    kept = tuple((typed, read) for typed, read in fixes if read not in left)
+    if not kept:
+        return intent
+    if len(kept) < len(fixes):
+        again = _read(respelt(text, kept), vocab, now)
+    return replace(again, spellings=kept)
+
+
+def _read(text: str, vocab: Vocabulary, now: datetime | None) -> RequestIntent:
+    """One request read into its slots, as written."""
     text = instrument_capitals(text)  # "wind mfi": the instrument, as "Wind MFI" is
     work = " ".join(text.split())
     title, title_span = find_title(work)

@@ -93,6 +93,8 @@ def wanted_quantities(b: Builder) -> list[QuantityWish]:
             b.notes.append(f"Left out {unknown}.")
         else:
             b.missing.append(f"a mission the catalog has ({unknown})")
+    for typed, read in intent.spellings:
+        b.notes.append(f"Read '{typed}' as '{read}' (taken as a slip of the keys).")
     if unused := _unused_words(intent):
         b.notes.append(
             f"Not used from the request: {', '.join(repr(w) for w in unused)} (nothing I can "
