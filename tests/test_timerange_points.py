@@ -146,5 +146,33 @@ def test_a_clock_on_a_day_of_a_month_named_once(text: str, start: str, end: str)
     assert _window(text) == (start, end)
 
 
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # a month-first day with a zoneless clock, the year written once at the end
+        ("March 16 2200 to March 17 0300, 2015", "2015-03-16 22:00", "2015-03-17 03:00"),
+        ("March 16th 2200 UT to March 17th 0300 UT 2015", "2015-03-16 22:00", "2015-03-17 03:00"),
+        # the month and year first, a colon after them
+        (
+            "In March 2015: 2200 UT on the 16th until 0300 UT on the 17th",
+            "2015-03-16 22:00",
+            "2015-03-17 03:00",
+        ),
+    ],
+)
+def test_a_month_day_and_a_year_written_apart(text: str, start: str, end: str) -> None:
+    assert _window(text) == (start, end)
+
+
+def test_a_day_of_no_month_named_is_asked_about() -> None:
+    found = find_time("from 2200 UT on the 16th to 0300 on the 17th", NOW)
+    assert found.range is None
+    assert found.error is not None and "the 16th" in found.error and "month" in found.error
+
+
+def test_a_year_after_a_month_day_is_no_clock() -> None:
+    assert _window("ACE March 16 2015") == ("2015-03-16 00:00", "2015-03-17 00:00")
+
+
 def test_a_year_written_first_is_no_clock() -> None:
     assert _window("2015 March 17 ACE") == ("2015-03-17 00:00", "2015-03-18 00:00")

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from datetime import date, timedelta
 
-__all__ = ["CLOCK", "DATE", "REWRITES", "clock_text", "clock_words"]
+__all__ = ["CLOCK", "DATE", "REWRITES", "clock_text", "clock_words", "undated_day"]
 
 # The first three letters of each month name.
 _MONTHS: list[str] = [
@@ -206,12 +206,13 @@ _BARE_CLOCK = r"(?:[01]\d|2[0-3])[0-5]\d(?![\d:/-])"
 _MONTH_DAY_POINT = re.compile(
     rf"(?<![\w:.-])(?:(?P<c>{CLOCK}|{_BARE_CLOCK}(?=\s*,?\s*on\s))\s*,?\s*(?:on\s+)?"
     rf"(?P<d>{_DAY_ONLY}|{DATE})"
-    rf"|(?P<d2>{_DAY_ONLY})\s*,?\s*(?:at\s+)?(?P<c2>{CLOCK}|{_BARE_CLOCK}))(?![\w:])",
+    rf"|(?P<d2>{_DAY_ONLY}|{_MONTH}\s+(?:the\s+)?[0-3]?\d{_NTH}\b)\s*,?\s*(?:at\s+)?"
+    rf"(?P<c2>{CLOCK}|(?!(?:19|20)\d\d)(?<!\d){_BARE_CLOCK}))(?![\w:])",
     re.I,
 )
 _MONTH_WORD = re.compile(rf"(?<![\w-]){_MONTH}", re.I)
 _ISO_DAY = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-\d{2}\b")
-_YEAR = re.compile(r"(?<![\w:.-])(?:19|20)\d\d(?![\w:.-])")
+_YEAR = re.compile(r"(?<![\w:.-])(?:19|20)\d\d(?!\w|[:.-]\d)")
 
 
 def _anchors(text: str, clocks: list[tuple[int, int]]) -> list[tuple[int, int | None, int | None]]:
@@ -251,7 +252,8 @@ def month_day_points(text: str) -> tuple[re.Pattern[str], Rewrite]:
         words, clock = (m["d"], m["c"]) if m["d"] else (m["d2"], m["c2"])
         at = m.start("d") if m["d"] else m.start("d2")
         day_only = re.fullmatch(_DAY_ONLY, words, re.I) is not None
-        if not day_only and not re.fullmatch(_BARE_CLOCK, clock):
+        parts = None if day_only else _date_parts(words)
+        if parts is not None and parts[0] is not None and not re.fullmatch(_BARE_CLOCK, clock):
             return None  # a clock and a whole date: `clock_then_date` reads it
         head = text[: m.start()]
         if m["c"] and _ENDS_CLOCK_RANGE.search(head) and not _ENDS_DATE_RANGE.search(head):
@@ -263,12 +265,23 @@ def month_day_points(text: str) -> tuple[re.Pattern[str], Rewrite]:
                 return None
             day = int(re.sub(r"\D", "", words))
             return f"{year:04d}-{month:02d}-{day:02d}T{clock_text(clock)}"
-        parts = _date_parts(words)
         if parts is None or (parts[0] is None and year is None):
             return None
         return f"{_iso(parts, parts[0] or year or 0)}T{clock_text(clock)}"
 
     return _MONTH_DAY_POINT, rewrite
+
+
+def undated_day(text: str) -> str | None:
+    """The words of a clock on a day of the month when no month is written anywhere.
+
+    "from 2200 UT on the 16th to 0300 on the 17th" alone names no month: asked, never
+    read as a year 2200 nor as the days of some month.
+    """
+    if any(month is not None for _, _, month in _anchors(text, [])):
+        return None
+    days = (m for m in _MONTH_DAY_POINT.finditer(text) if m["d"] or m["d2"])
+    return next((m[0] for m in days if re.fullmatch(_DAY_ONLY, m["d"] or m["d2"], re.I)), None)
 
 
 # --- words measured from the date written before them ------------------------------------

@@ -39,7 +39,7 @@ from xhelio.timerange.parts import (
     part_of_period,
 )
 from xhelio.timerange.periods import PERIOD_REWRITES, season_taken, unreadable_period
-from xhelio.timerange.points import REWRITES, clock_words
+from xhelio.timerange.points import REWRITES, clock_words, undated_day
 from xhelio.timerange.relative import (
     around,
     event_words_after,
@@ -671,6 +671,11 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     """
     bad = _bad_clock(text) or _unread_period(text) or decimal_year(text)
     bad = bad or unreadable_period(text)
+    if bad is None and (day := undated_day(text)) is not None:
+        bad = (
+            f"'{day}' names a day of a month the request does not name; please write "
+            "the date (for example 2015-03-16T22:00 to 2015-03-17T03:00)"
+        )
     if bad is not None:
         return TimeFound(None, None, bad)
     day = named_day(text, now)
