@@ -25,6 +25,7 @@ from xhelio.language.spelling import respelt, spelling_fixes
         ("electorn", "electron"),
         ("spectogram", "spectrogram"),
         ("derivitive", "derivative"),  # a letter changed in a long word
+        ("smoothd", "smooth"),  # as near 'smoothed': one word either way
     ],
 )
 def test_a_slip_is_read_as_the_one_word_it_is_near(typed: str, read: str) -> None:
@@ -34,7 +35,7 @@ def test_a_slip_is_read_as_the_one_word_it_is_near(typed: str, read: str) -> Non
 @pytest.mark.parametrize(
     "typed",
     [
-        "averagd",  # as near 'average' as 'averaged': a tie is never decided
+        "chage",  # as near 'charge' as 'change': a tie is never decided
         "storm",  # a word of the vocabulary itself (an event word), not a slip of 'store'
         "spped",  # one letter changed in a short word: as often another word as a slip
         "speeds",  # a plural is the same word
@@ -58,6 +59,8 @@ def test_only_the_whole_word_is_respelt() -> None:
         ("Polar HYDRA electron desnity for 12 Apr 1997 please", "density"),
         ("THEMIS-A ESA ion densty 2015-03-17", "density"),
         ("Wind proton temprature 2015-03-17", "temperature"),
+        # a slip some catalog descriptions hold too is no id part: still a slip
+        ("Polar electon density 1997-04-12", "density"),
     ],
 )
 def test_the_request_is_read_respelt_and_the_answer_says_so(
@@ -68,4 +71,13 @@ def test_the_request_is_read_respelt_and_the_answer_says_so(
     assert not intent.slots.leftover
     assert intent.spellings
     plan = build_plan(vocab, intent)
-    assert any("as 'density'" in n or "as 'temperature'" in n for n in plan.notes), plan.notes
+    assert any(n.startswith("Read '") and "slip" in n for n in plan.notes), plan.notes
+
+
+def test_a_slip_the_catalog_search_placed_is_read_as_the_species(vocab: Vocabulary) -> None:
+    intent = parse_request("Polar electon density 1997-04-12", vocab)
+    assert ("electon", "electron") in intent.spellings
+    assert any(
+        s.value == "electron" or "electron" in s.text(intent.slots.text)
+        for s in intent.slots.of("species")
+    ), intent.slots

@@ -20,7 +20,7 @@ from functools import cache
 from xhelio.catalog.index import Catalog
 from xhelio.language.intent import MissionRef
 
-__all__ = ["id_parts_not_missions", "spaced_dataset_ids"]
+__all__ = ["an_id_part", "id_parts_not_missions", "spaced_dataset_ids"]
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -32,6 +32,12 @@ def _id_parts(catalog: Catalog) -> dict[str, tuple[frozenset[str], ...]]:
         m.id: tuple(frozenset(re.split(r"[_-]", d.upper())) for d in m.dataset_ids)
         for m in catalog.missions()
     }
+
+
+def an_id_part(catalog: Catalog, word: str) -> bool:
+    """Whether `word` is a part of a dataset id of the catalog (a code, never a slip)."""
+    upper = word.upper()
+    return any(upper in parts for held in _id_parts(catalog).values() for parts in held)
 
 
 def _an_id_part(word: str, words: frozenset[str], held: tuple[frozenset[str], ...]) -> bool:

@@ -20,7 +20,7 @@ from xhelio.language.carriers import carrier_missions
 from xhelio.language.catalog_view import Vocabulary
 from xhelio.language.channel_names import named_channels
 from xhelio.language.doubts import find_doubts
-from xhelio.language.idwords import id_parts_not_missions, spaced_dataset_ids
+from xhelio.language.idwords import an_id_part, id_parts_not_missions, spaced_dataset_ids
 from xhelio.language.intent import (
     MissionRef,
     OperationWish,
@@ -420,10 +420,14 @@ def parse_request(text: str, vocab: Vocabulary, now: datetime | None = None) -> 
     """Read one request into a `RequestIntent` (never raises for odd text).
 
     A left-over word one slip from one vocabulary word ("desnity") is read as that word
-    when the request so respelt leaves it to no slot no more; `spellings` says so.
+    when the request so respelt leaves it over no more; `spellings` says so.
     """
     intent = _read(text, vocab, now)
-    fixes = spelling_fixes(w.text for w in intent.slots.leftover)
+    # A word only the catalog's search placed ("electon": a slip some descriptions hold
+    # too) is no id part, so it may be a slip as well.
+    typed = [w.text for w in intent.slots.leftover]
+    typed += [s.text(intent.slots.text) for s in intent.slots.of("product")]
+    fixes = tuple(f for f in spelling_fixes(typed) if not an_id_part(vocab.catalog, f[0]))
     if not fixes:
         return intent
     again = _read(respelt(text, fixes), vocab, now)

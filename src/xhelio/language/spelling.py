@@ -28,6 +28,7 @@ _LONG = 9  # a word this long may hold two slips
 # One letter changed in a short word is as often another word ("storm", "store") as a
 # slip; a letter dropped, added or two swapped rarely is.
 _CHANGED_FROM = 7
+_INFLECTIONS = frozenset({"s", "es", "d", "ed", "ing", "ion", "ions"})
 # The parts of the vocabulary that say what to fetch or do: quantities and their
 # synonyms, species, derived quantities, operations and statistics, figure and unit
 # words. Names (missions, instruments, events) are written in capitals or as names and
@@ -133,8 +134,12 @@ def _read_as(word: str) -> str | None:
             near.setdefault(d, []).append(candidate)
     if not near:
         return None
-    closest = near[min(near)]
-    return closest[0] if len(closest) == 1 else None
+    closest = sorted(near[min(near)], key=len)
+    stem = closest[0]
+    # "smoothd": as near "smooth" as "smoothed", one word either way.
+    if all(c == stem or (c[len(stem) :] in _INFLECTIONS and c.startswith(stem)) for c in closest):
+        return stem
+    return None
 
 
 def spelling_fixes(words: Iterable[str]) -> tuple[tuple[str, str], ...]:
