@@ -158,6 +158,13 @@ def test_a_clock_on_a_day_of_a_month_named_once(text: str, start: str, end: str)
             "2015-03-16 22:00",
             "2015-03-17 03:00",
         ),
+        # a day of the month after the end of the month written is in the next month
+        (
+            "from 2359 UT on 31 December 2014 to 0100 UT on the 1st",
+            "2014-12-31 23:59",
+            "2015-01-01 01:00",
+        ),
+        ("from 2300 on 30 April 2015 to 0200 on the 1st", "2015-04-30 23:00", "2015-05-01 02:00"),
     ],
 )
 def test_a_month_day_and_a_year_written_apart(text: str, start: str, end: str) -> None:

@@ -264,6 +264,10 @@ def month_day_points(text: str) -> tuple[re.Pattern[str], Rewrite]:
             if month is None or year is None:
                 return None
             day = int(re.sub(r"\D", "", words))
+            before = _day_before(text, at)
+            if before is not None and (before.year, before.month, before.day) > (year, month, day):
+                # "from 2359 UT on 31 December 2014 to 0100 UT on the 1st": the next month
+                year, month = (year + 1, 1) if month == 12 else (year, month + 1)
             return f"{year:04d}-{month:02d}-{day:02d}T{clock_text(clock)}"
         if parts is None or (parts[0] is None and year is None):
             return None
