@@ -11,8 +11,11 @@ date written before them.
 Each reader gives a rewrite: the words and the ISO text `parse_time_range` reads
 ("2015-07-14T22:00"), so `sentences` can read a whole request with one grammar. A date
 without its year borrows the nearest year written beside it ("1830Z on 3 Mar 2019 to
-0200Z 4 Mar"). Impossible dates are written through unchanged in ISO form, so the
-grammar still says they are not real dates. Imports nothing from xhelio.
+0200Z 4 Mar"); a day of the month alone borrows its month and year too ("from 2200 UT on
+the 16th to 0300 on the 17th of March 2015"), and a 4-digit clock without a zone is a time
+of day only right before "on" a date or right after a day ("2200 on 16 March", "16th
+2200"), never where it could be a year. Impossible dates are written through unchanged
+in ISO form, so the grammar still says they are not real dates. Imports nothing from xhelio.
 """
 
 from __future__ import annotations
