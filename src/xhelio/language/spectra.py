@@ -158,6 +158,11 @@ _NOT_POWER = re.compile(
 # The sum (trace) over components or the provider's summary: the usual spectrogram.
 _SUM = re.compile(r"\bsum\b|^[be]sum|trace|omni|total|summary|standard display", re.I)
 _PITCH_WORDS = re.compile(r"pitch|(?:^|_)pad?(?:_|$)|\bPAD\b", re.I)
+# Channels over look angles ("Spin Angle Spectrogram", "Polar Angle Spectrogram", sectors):
+# a spectrogram over directions, never an energy or frequency spectrum.
+_ANGLE_WORDS = re.compile(
+    r"\b(?:spin|polar|azimuth(?:al)?|elevation|look|phase|sector)[- ]?angles?\b|\bsectors\b", re.I
+)
 _WAVE_WORDS = re.compile(r"freq|spectral density|power spectr|radio|\bwaves?\b|auto spectr", re.I)
 _ENERGY_WORDS = re.compile(r"energ|flux|count|\brates?\b|distribution function", re.I)
 _MAGNETIC_WORDS = re.compile(r"search[- ]?coil|\bSCM\b|magnetic|\bmag\b\.?|\bB[- ]?field", re.I)
@@ -172,7 +177,7 @@ _LOOK_WORDS = (
 
 
 def channel_axis(p: ParameterInfo) -> str | None:
-    """What the channels of `p` span, from its metadata: energy, pitch or frequency.
+    """What the channels of `p` span, from its metadata: energy, pitch, angle or frequency.
 
     Bins (DEPEND_1) decide first, then units (a density per Hz is a wave or radio
     spectrum, a per-cm^2 intensity a particle one), then words of name and description.
@@ -185,9 +190,13 @@ def channel_axis(p: ParameterInfo) -> str | None:
             return "frequency"
         if re.search(r"ev\b", axis.units, re.I):
             return "energy"
+        if re.search(r"^\s*deg|angle", f"{axis.units} {axis.name}", re.I):
+            return "angle"
     text = f"{p.name} {p.description}"
     if _PITCH_WORDS.search(text):
         return "pitch"
+    if _ANGLE_WORDS.search(p.description) and not re.search(r"energ", p.description, re.I):
+        return "angle"
     if _PER_HZ.search(p.units):
         return "frequency"
     if _PARTICLE_UNITS.search(p.units):
@@ -203,6 +212,7 @@ _CHANNEL_TITLES = {
     "energy": "energy channel",
     "frequency": "frequency channel",
     "pitch": "pitch-angle bin",
+    "angle": "angle bin",
 }
 
 
@@ -257,6 +267,10 @@ def _axis_fit(wanted: str | None, kind: str | None, rank: int) -> float | None:
         # Channels of unknown kind ("Electric Field (stacked plots)", V/m) may serve a
         # spectrogram that names no axis, never a particle energy or pitch-angle one.
         return None if wanted in ("energy", "pitch") else -1.0
+    if kind == "angle":
+        # Channels over look directions serve only a spectrogram that names no axis,
+        # after every spectrum over energy or frequency.
+        return -1.5 if wanted is None and rank == 1 else None
     if wanted is None:
         return 1.0 if rank == 2 else 2.0
     if wanted == "pitch":
