@@ -20,6 +20,7 @@ from xhelio.catalog.model import BinsAxis, DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish
 
 __all__ = [
+    "apart",
     "asked_fit",
     "axis_dataset_score",
     "channel_axis",
@@ -76,8 +77,13 @@ def spectrum_wishes(
     drawn = without_reductions(text)
     axis = next((name for name, cue in _AXIS if cue.search(drawn)), None)
     species = next((w.species for w in wishes if w.species), species)
+    # A flux or field written in the spectrum's own phrase is the spectrum's ("magnetic
+    # spectrogram"); one in another clause ("|B| and the electron spectrogram") stays.
     kept = [
-        w for w in wishes if w.quantity not in ("particle_flux", "magnetic_field", "electric_field")
+        w
+        for w in wishes
+        if w.quantity not in ("particle_flux", "magnetic_field", "electric_field")
+        or apart(text, *sorted((w.position, match.start())))
     ]
     qualifiers = tuple(name for name, cue in _QUALIFIERS if cue.search(drawn))
     qualifiers += tuple(
@@ -110,6 +116,14 @@ _REDUCED = re.compile(
     re.I,
 )
 _PITCH_AT = "pitch_at:"
+
+
+_APART = re.compile(r",|;|\b(?:and|vs\.?|versus|with|against|plus|also|then)\b", re.I)
+
+
+def apart(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` crosses into another clause (a comma, "and", "vs")."""
+    return _APART.search(text, start, end) is not None
 
 
 def without_reductions(text: str) -> str:
