@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from conftest import OfflineSession
-from xhelio.analysis.spectra import power_unit
+from xhelio.analysis.spectra import dynamic_spectrum, power_unit
 from xhelio.language.parse import Vocabulary, parse_request
 
 
@@ -109,3 +110,12 @@ def test_a_dynamic_spectrum_is_computed_from_the_series_and_drawn_below_it(
     assert [t.get("type") for t in traces][-1] == "heatmap", traces
     assert any(t.get("type") == "scatter" for t in traces)  # the series itself, above
     assert "the dynamic spectrum of ACE magnetic field (z)" in result.answer, result.answer
+
+
+def test_a_dynamic_spectrum_peaks_at_the_sine_period_and_starts_above_0_hz() -> None:
+    seconds = np.arange(0.0, 86400.0, 60.0)
+    _, freqs, power, result = dynamic_spectrum(seconds, np.sin(2 * np.pi * seconds / 600.0))
+    assert freqs[0] > 0  # the 0 Hz bin is no frequency a log axis can draw
+    peak = freqs[int(np.argmax(power.mean(axis=0)))]
+    assert abs(peak - 1 / 600.0) <= freqs[1] - freqs[0], peak
+    assert result.columns == power.shape[0]

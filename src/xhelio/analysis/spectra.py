@@ -280,6 +280,8 @@ def dynamic_spectrum(
 ) -> tuple[FloatArray, FloatArray, FloatArray, SpectrogramResult]:
     """Spectrogram of a series: (segment centre times in s from start, frequencies, power).
 
+    Power from the first frequency above 0 Hz (each segment's mean is removed).
+
     Args:
         times: Sample times (datetime64 or seconds).
         values: The series.
@@ -291,6 +293,9 @@ def dynamic_spectrum(
     f, t, power = signal.spectrogram(
         x, fs=1 / step, window="hann", nperseg=nperseg, noverlap=nperseg // 2
     )
+    # Each segment's mean is removed: the 0 Hz bin holds nothing, and a frequency axis
+    # drawn on a log scale (decades of frequency) has no place for it.
+    f, power = f[1:], power[:, 1:, :]
     result = SpectrogramResult(
         method="dynamic spectrum (spectrogram)",
         reference=PSD_REFERENCE,
