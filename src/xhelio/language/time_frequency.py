@@ -60,13 +60,29 @@ def _bound(text: str, span: tuple[int, int], wishes: Sequence[QuantityWish]) -> 
     return max(before, key=lambda w: w.position) if before else None
 
 
+def _spans_and_series(
+    text: str, wishes: Sequence[QuantityWish]
+) -> list[tuple[tuple[int, int], bool]]:
+    """Each dynamic-spectrum span, and whether it is about a series of `wishes`.
+
+    A quantity word inside another operation's words ("density" of "spectral density")
+    is that operation's, never the series.
+    """
+    named = named_operations(text)
+    others = [(a, b) for key, a, b in named if key != "dynamic_spectrum"]
+    quantities = [w for w in wishes if not any(a <= w.position < b for a, b in others)]
+    return [
+        ((a, b), (w := _bound(text, (a, b), quantities)) is not None and _series(w))
+        for key, a, b in named
+        if key == "dynamic_spectrum"
+    ]
+
+
 def held_spectrum_spans(text: str, wishes: Sequence[QuantityWish]) -> list[tuple[int, int]]:
     """The dynamic-spectrum words that name a spectrum the catalog holds, not an operation."""
-    spans = [(a, b) for key, a, b in named_operations(text) if key == "dynamic_spectrum"]
-    return [s for s in spans if (w := _bound(text, s, wishes)) is None or not _series(w)]
+    return [span for span, series in _spans_and_series(text, wishes) if not series]
 
 
 def names_a_series(text: str, wishes: Sequence[QuantityWish]) -> bool:
     """Whether some dynamic-spectrum words of `text` are about a series of `wishes`."""
-    spans = [(a, b) for key, a, b in named_operations(text) if key == "dynamic_spectrum"]
-    return any((w := _bound(text, s, wishes)) is not None and _series(w) for s in spans)
+    return any(series for _, series in _spans_and_series(text, wishes))
