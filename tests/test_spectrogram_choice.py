@@ -14,6 +14,7 @@ from xhelio.catalog.model import BinsAxis, DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish
 from xhelio.language.spectra import (
     channel_axis,
+    channel_title,
     kept_dimension,
     spectrogram_fit,
     spectrum_wishes,
@@ -155,3 +156,21 @@ def test_bins_known_only_by_index_are_drawn_on_a_linear_axis() -> None:
     assert not bins_span_decade(BinCells(low, high, "FEDU_dim1", ""))
     energies = np.geomspace(10.0, 5e4, 72)[None, :]
     assert bins_span_decade(BinCells(energies * 0.9, energies * 1.1, "energy", "eV"))
+
+
+def test_an_energy_spectrogram_is_never_served_by_a_spin_or_polar_angle_spectrogram() -> None:
+    # Instruments that bin one flux both ways (Polar TIDE, many ion analysers): the
+    # channels of a spin- or polar-angle spectrogram span angles, not energies, even with
+    # more channels and the same flux units.
+    units = "eV/[cm^2*s*sr*eV]"
+    angle = ParameterInfo(
+        "op_spin", units=units, size=(32,), description="O+ Spin Angle Spectrogram"
+    )
+    polar = ParameterInfo(
+        "op_polar", units=units, size=(7,), description="O+ Polar Angle Spectrogram"
+    )
+    energy = ParameterInfo("op_en", units=units, size=(31,), description="O+ Energy Spectrogram")
+    assert _best("oxygen energy spectrogram", [angle, polar, energy]) == "op_en"
+    assert _best("O+ spectrogram", [angle, polar, energy]) == "op_en"
+    assert channel_axis(angle) == "angle"
+    assert channel_title(angle) == "angle bin"

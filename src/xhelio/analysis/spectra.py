@@ -14,6 +14,7 @@ are interpolated linearly and the fraction interpolated is reported.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ __all__ = [
     "SpectrogramResult",
     "WaveletResult",
     "dynamic_spectrum",
+    "power_unit",
     "spectral_index",
     "uniform_series",
     "wavelet_power",
@@ -94,6 +96,16 @@ class WaveletResult(AnalysisResult):
     frequency_hz: list[float] = Field(default_factory=list[float])
     global_power: list[float] = Field(default_factory=list[float])
     peak_frequency_hz: float
+
+
+def power_unit(unit: str) -> str:
+    """The unit of a power spectral density of a series in `unit`: nT -> nT²/Hz.
+
+    A compound unit is squared whole: "km/s" -> "(km/s)²/Hz", "nT GSM" -> "(nT GSM)²/Hz".
+    """
+    if not unit.strip():
+        return "1/Hz"
+    return f"{unit}²/Hz" if re.fullmatch(r"[A-Za-zμΩ]+", unit) else f"({unit})²/Hz"
 
 
 def uniform_series(
@@ -188,7 +200,7 @@ def welch_psd(
         f"of {samples} samples at {step:g} s: {segments} Hann segments of "
         f"{nperseg * step:g} s, {dof:.1f} degrees of freedom; the {confidence:.0%} band is "
         f"×{lower[0] / p[0]:.2f} to ×{upper[0] / p[0]:.2f} of each estimate. Peak at "
-        f"{f[peak]:.3g} Hz ({p[peak]:.3g} {unit + '²/Hz' if unit else 'per Hz'}). "
+        f"{f[peak]:.3g} Hz ({p[peak]:.3g} {power_unit(unit) if unit else 'per Hz'}). "
         f"Method: {PSD_REFERENCE}."
     )
     return PsdResult(
@@ -215,7 +227,7 @@ def welch_psd(
         confidence=confidence,
         dof=float(dof),
         step_s=step,
-        unit=f"{unit}²/Hz" if unit else "1/Hz",
+        unit=power_unit(unit),
     )
 
 
@@ -268,6 +280,8 @@ def dynamic_spectrum(
 ) -> tuple[FloatArray, FloatArray, FloatArray, SpectrogramResult]:
     """Spectrogram of a series: (segment centre times in s from start, frequencies, power).
 
+    Power from the first frequency above 0 Hz (each segment's mean is removed).
+
     Args:
         times: Sample times (datetime64 or seconds).
         values: The series.
@@ -279,6 +293,9 @@ def dynamic_spectrum(
     f, t, power = signal.spectrogram(
         x, fs=1 / step, window="hann", nperseg=nperseg, noverlap=nperseg // 2
     )
+    # Each segment's mean is removed: the 0 Hz bin holds nothing, and a frequency axis
+    # drawn on a log scale (decades of frequency) has no place for it.
+    f, power = f[1:], power[:, 1:, :]
     result = SpectrogramResult(
         method="dynamic spectrum (spectrogram)",
         reference=PSD_REFERENCE,

@@ -110,11 +110,21 @@ def _operation_matches(text: str) -> list[tuple[str, re.Match[str]]]:
     "dPhi/dt" is the Newell coupling function, not the derivative of a "Phi".
     """
     named = derived_spans(text)
-    return [
+    found = [
         (op.key, m)
         for op in _table("operation")
         for m in op.words.finditer(text)
         if not any(a <= m.start() and m.end() <= b for a, b in named)
+    ]
+    # Words inside a longer operation's words are that operation's: the "power spectrum"
+    # of "dynamic power spectrum" is no Welch PSD.
+    return [
+        (key, m)
+        for key, m in found
+        if not any(
+            other != key and o.start() <= m.start() and m.end() <= o.end() and o.span() != m.span()
+            for other, o in found
+        )
     ]
 
 

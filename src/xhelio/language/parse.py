@@ -72,6 +72,7 @@ from xhelio.language.spacecraft_words import (
 from xhelio.language.spectra import spectrum_wishes
 from xhelio.language.spelling import respelt, spelling_fixes
 from xhelio.language.stations import lettered_components, named_stations
+from xhelio.language.time_frequency import held_spectrum_spans, names_a_series
 from xhelio.language.wishes import (
     Duration,
     find_colours,
@@ -503,6 +504,11 @@ def _read(text: str, vocab: Vocabulary, now: datetime | None) -> RequestIntent:
     species = SPECIES_WORDS.search(physics)
     # "power spectrum", "Fourier spectrum": an operation's words, never a spectrogram
     computing = operation_spans(work)
+    # "TNR dynamic spectrum", "electron spectrogram": a spectrum the catalog holds, not
+    # the dynamic spectrum of a series ("spectrogram of Bz")
+    held = held_spectrum_spans(work, quantity_wishes(worded))
+    series = names_a_series(work, quantity_wishes(worded))
+    computing = [span for span in computing if span not in held]
     quantities = spectrum_wishes(
         worded, quantity_wishes(worded), species.lastgroup if species else None, computing
     ) or spectrum_wishes(
@@ -512,7 +518,11 @@ def _read(text: str, vocab: Vocabulary, now: datetime | None) -> RequestIntent:
     if not quantities:
         quantities = _instrument_quantity(physics, missions)
     channels = None if dataset_ids else named_channels(vocab.catalog, missions, physics, time_range)
-    operations = _computed_over(find_operations(work, durations), windows)
+    operations = [
+        op
+        for op in _computed_over(find_operations(work, durations), windows)
+        if series or op.kind != "dynamic_spectrum"
+    ]
     hinted = physics
     for span in computing:
         hinted = masked(hinted, *span)

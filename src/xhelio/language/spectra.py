@@ -20,6 +20,7 @@ from xhelio.catalog.model import BinsAxis, DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish
 
 __all__ = [
+    "apart",
     "asked_fit",
     "axis_dataset_score",
     "channel_axis",
@@ -76,8 +77,13 @@ def spectrum_wishes(
     drawn = without_reductions(text)
     axis = next((name for name, cue in _AXIS if cue.search(drawn)), None)
     species = next((w.species for w in wishes if w.species), species)
+    # A flux or field written in the spectrum's own phrase is the spectrum's ("magnetic
+    # spectrogram"); one in another clause ("|B| and the electron spectrogram") stays.
     kept = [
-        w for w in wishes if w.quantity not in ("particle_flux", "magnetic_field", "electric_field")
+        w
+        for w in wishes
+        if w.quantity not in ("particle_flux", "magnetic_field", "electric_field")
+        or apart(text, *sorted((w.position, match.start())))
     ]
     qualifiers = tuple(name for name, cue in _QUALIFIERS if cue.search(drawn))
     qualifiers += tuple(
@@ -110,6 +116,14 @@ _REDUCED = re.compile(
     re.I,
 )
 _PITCH_AT = "pitch_at:"
+
+
+_APART = re.compile(r",|;|\b(?:and|vs\.?|versus|with|against|plus|also|then)\b", re.I)
+
+
+def apart(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` crosses into another clause (a comma, "and", "vs")."""
+    return _APART.search(text, start, end) is not None
 
 
 def without_reductions(text: str) -> str:
@@ -158,6 +172,11 @@ _NOT_POWER = re.compile(
 # The sum (trace) over components or the provider's summary: the usual spectrogram.
 _SUM = re.compile(r"\bsum\b|^[be]sum|trace|omni|total|summary|standard display", re.I)
 _PITCH_WORDS = re.compile(r"pitch|(?:^|_)pad?(?:_|$)|\bPAD\b", re.I)
+# Channels over look angles ("Spin Angle Spectrogram", "Polar Angle Spectrogram", sectors):
+# a spectrogram over directions, never an energy or frequency spectrum.
+_ANGLE_WORDS = re.compile(
+    r"\b(?:spin|polar|azimuth(?:al)?|elevation|look|phase|sector)[- ]?angles?\b|\bsectors\b", re.I
+)
 _WAVE_WORDS = re.compile(r"freq|spectral density|power spectr|radio|\bwaves?\b|auto spectr", re.I)
 _ENERGY_WORDS = re.compile(r"energ|flux|count|\brates?\b|distribution function", re.I)
 _MAGNETIC_WORDS = re.compile(r"search[- ]?coil|\bSCM\b|magnetic|\bmag\b\.?|\bB[- ]?field", re.I)
@@ -172,7 +191,7 @@ _LOOK_WORDS = (
 
 
 def channel_axis(p: ParameterInfo) -> str | None:
-    """What the channels of `p` span, from its metadata: energy, pitch or frequency.
+    """What the channels of `p` span, from its metadata: energy, pitch, angle or frequency.
 
     Bins (DEPEND_1) decide first, then units (a density per Hz is a wave or radio
     spectrum, a per-cm^2 intensity a particle one), then words of name and description.
@@ -185,9 +204,13 @@ def channel_axis(p: ParameterInfo) -> str | None:
             return "frequency"
         if re.search(r"ev\b", axis.units, re.I):
             return "energy"
+        if re.search(r"^\s*deg|angle", f"{axis.units} {axis.name}", re.I):
+            return "angle"
     text = f"{p.name} {p.description}"
     if _PITCH_WORDS.search(text):
         return "pitch"
+    if _ANGLE_WORDS.search(p.description) and not re.search(r"energ", p.description, re.I):
+        return "angle"
     if _PER_HZ.search(p.units):
         return "frequency"
     if _PARTICLE_UNITS.search(p.units):
@@ -203,6 +226,7 @@ _CHANNEL_TITLES = {
     "energy": "energy channel",
     "frequency": "frequency channel",
     "pitch": "pitch-angle bin",
+    "angle": "angle bin",
 }
 
 
@@ -257,6 +281,10 @@ def _axis_fit(wanted: str | None, kind: str | None, rank: int) -> float | None:
         # Channels of unknown kind ("Electric Field (stacked plots)", V/m) may serve a
         # spectrogram that names no axis, never a particle energy or pitch-angle one.
         return None if wanted in ("energy", "pitch") else -1.0
+    if kind == "angle":
+        # Channels over look directions serve only a spectrogram that names no axis,
+        # after every spectrum over energy or frequency.
+        return -1.5 if wanted is None and rank == 1 else None
     if wanted is None:
         return 1.0 if rank == 2 else 2.0
     if wanted == "pitch":

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xhelio.language.intent import DiscoveryWish, Layout, OperationWish
+from xhelio.language.intent import DiscoveryWish, Layout, OperationKind, OperationWish
 from xhelio.language.operations import (
     derived_spans,
     describe_statistic,
@@ -133,6 +133,13 @@ _DIFFERENCE = re.compile(r"\bdifference\b|\bminus\b|\bsubtract\w*|\bdiff\b", re.
 _RATIO = re.compile(r"\bratio\b|\bdivided by\b|\bdivide\b", re.I)
 
 
+_SPECTRAL: tuple[tuple[OperationKind, str], ...] = (
+    ("psd", "Welch power spectral density"),
+    ("dynamic_spectrum", "dynamic spectrum (sliding FFT)"),
+    ("wavelet", "wavelet power (Morlet)"),
+)
+
+
 def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]:
     """Operations asked for, in the order a scientist means them (smooth, resample, ...).
 
@@ -169,8 +176,7 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
     if (rotation := frame_rotation(text)) is not None:
         source, target = rotation[:2]
         ops.append(OperationWish("rotate", f"rotated into {target}", detail=f"{source}>{target}"))
-    if "psd" in kinds:
-        ops.append(OperationWish("psd", "Welch power spectral density"))
+    ops += [OperationWish(key, label) for key, label in _SPECTRAL if key in kinds]
     ops += _whole_window_wish(text, durations, ops, named)
     if "cross_correlation" in kinds:
         ops.append(OperationWish("cross_correlation", "cross-correlation with lag"))

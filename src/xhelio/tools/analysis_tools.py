@@ -397,7 +397,7 @@ def _store_grid(
         coords={"time": times, "frequency": np.asarray(freqs)},
     )  # fmt: skip
     array["frequency"].attrs["units"] = "Hz"
-    unit = f"{source.unit}²/Hz" if source.unit else "1/Hz"
+    unit = spectra.power_unit(source.unit)
     return store_output(ctx, label, array, [source.entry], description, unit)
 
 

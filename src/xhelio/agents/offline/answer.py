@@ -98,7 +98,9 @@ def _panel_words(traces: list[dict[str, Any]], series: Mapping[str, str]) -> str
         name = str(trace.get("name") or label)
         unit = said_unit(str(trace.get("unit") or ""))
         if trace.get("type") == "heatmap":
-            spectrograms.append(f"a spectrogram of {_with_unit([name], unit)}")
+            computed = name.startswith(("the dynamic spectrum of", "the Morlet wavelet power of"))
+            said = "" if computed else "a spectrogram of "
+            spectrograms.append(said + _with_unit([name], unit))
         else:
             lines.setdefault(unit, {}).setdefault(label, []).append(name)
     parts = [

@@ -14,7 +14,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from xhelio.agents.offline.answer import (
     clarification,
@@ -123,7 +123,12 @@ def _label(result: ToolResult) -> str:
 
 
 def _columns(result: ToolResult) -> int:
-    return len(result.payload.get("columns") or [])
+    """How many columns (components) a stored series has.
+
+    An analysis method's count of time columns (a dynamic spectrum's) is no components.
+    """
+    columns = result.payload.get("columns")
+    return len(cast("list[Any]", columns)) if isinstance(columns, list) else 1
 
 
 class OfflineAssistant:

@@ -32,6 +32,7 @@ from xhelio.agents.offline.plan.series import (
     fetch_step,
     series_chain,
     series_operations,
+    time_frequency_power,
     total_near_earth,
     whole_window_statistics,
 )
@@ -179,6 +180,7 @@ def _measured_series(
         if final == ref and not group.startswith("spectrogram"):
             group = _channels_as_spectrogram(b, wish, cands[0]) or group
         finals.append((final, name, group or cands[0].units))
+        finals += time_frequency_power(b, wish, (final, name), span)
     return span
 
 

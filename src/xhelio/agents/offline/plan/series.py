@@ -11,8 +11,10 @@ from xhelio.agents.offline.codegen import component_code, series_code, statistic
 from xhelio.agents.offline.plan.rotation import rotation_code
 from xhelio.agents.offline.plan.sources import time_window
 from xhelio.agents.offline.plan.steps import NAMED, Builder, PlanStep, Source, ToolCall, label_tag
+from xhelio.analysis.spectra import power_unit
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.intent import (
+    OperationKind,
     OperationWish,
     QuantityWish,
     RequestIntent,
@@ -32,7 +34,7 @@ from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 # Operations on two series, done once both are fetched (`two_series_operation`).
 TWO_SERIES = ("difference", "ratio", "percent_difference", "cross_correlation")
 # Operations giving numbers beside the series (not a new series of the chain).
-_SIDE_RESULTS = ("psd", "statistics")
+_SIDE_RESULTS = ("psd", "statistics", "dynamic_spectrum", "wavelet")
 _NICE_WINDOWS = (60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 86400)
 _SHORT = {
     "magnetic_field": "B", "velocity": "V", "density": "N", "temperature": "T",
@@ -187,6 +189,45 @@ def series_chain(
         )
     whole_window_statistics(b, (current, tag, name), cands[0].units if cands else "")
     return current, name
+
+
+_TIME_FREQUENCY: dict[OperationKind, tuple[str, str, str]] = {
+    "dynamic_spectrum": ("dynamic_spectrum", "dynamic spectrum", "spectrogram"),
+    "wavelet": ("wavelet_power", "Morlet wavelet power", "wavelet"),
+}
+
+
+def time_frequency_power(
+    b: Builder, wish: QuantityWish, series: tuple[str, str], span: TimeRange
+) -> list[tuple[str, str, str]]:
+    """The dynamic spectrum or wavelet power asked of one fetched series, as finals.
+
+    Each is computed from the series (power over time and frequency, drawn as a
+    spectrogram below it); a series that is already a spectral density is shown as it
+    is, and said.
+    """
+    current, name = series
+    finals: list[tuple[str, str, str]] = []
+    for kind, (tool, what, suffix) in _TIME_FREQUENCY.items():
+        op = b.intent.operation(kind)
+        if op is None or not _applies(b.intent, op, wish):
+            continue
+        unit = b.units.get(current, "")
+        if is_spectral_density(unit):
+            b.notes.append(f"{name} is already a spectral density ({unit}): no {what} of it.")
+            continue
+        args: dict[str, Any] = {"label": f"{{{current}}}"}
+        part = part_window(b, op, span)
+        if part is not None:
+            args["time_range"] = part[0]
+        said = f"{what} of {name}{part[1] if part else ''}"
+        out = b.unique(f"{label_tag(name)}_{suffix}")
+        b.steps.append(
+            PlanStep("compute", said, "__data_ops__", (ToolCall(tool, args),), out, (current,))
+        )
+        b.units[out] = power_unit(unit)
+        finals.append((out, f"the {said}", "spectrogram:frequency"))
+    return finals
 
 
 def part_window(b: Builder, op: OperationWish, span: TimeRange) -> tuple[str, str] | None:

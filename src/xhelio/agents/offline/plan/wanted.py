@@ -47,6 +47,7 @@ from xhelio.language.resolve import (
     level_rank,
     probe_of_dataset,
 )
+from xhelio.language.time_frequency import held_spectrum_spans
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
 _NO_QUANTITY = "a quantity (e.g. magnetic field, solar wind speed, density, Dst)"
@@ -137,9 +138,12 @@ def nearest_held(b: Builder, source: Source, wish: QuantityWish) -> str | None:
 def not_operation_words(intent: RequestIntent, wishes: list[QuantityWish]) -> list[QuantityWish]:
     """Quantity words that are part of an operation's name ("spectral density") left out.
 
-    The operand an operation's notation names ("Bz" of "dBz/dt") is a quantity.
+    The operand an operation's notation names ("Bz" of "dBz/dt") is a quantity, and so
+    is a spectrum the catalog holds named by dynamic-spectrum words ("RPI dynamic
+    spectrogram").
     """
-    spans = [(s, e) for _, s, e in named_operations(intent.text)]
+    held = held_spectrum_spans(intent.text, intent.quantities)  # "TNR dynamic spectrum"
+    spans = [(s, e) for _, s, e in named_operations(intent.text) if (s, e) not in held]
     operands = [(o.start, o.end) for o in operand_spans(intent.text)]
     return [
         w
