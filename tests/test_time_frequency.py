@@ -69,7 +69,7 @@ def test_spectrum_words_about_no_series_name_the_spectrum_the_catalog_holds(
     vocab: Vocabulary, text: str
 ) -> None:
     wishes, operations = _read(vocab, text)
-    assert [q for q, _ in wishes][0] == "spectrogram", wishes
+    assert wishes[0][0] == "spectrogram", wishes
     assert not {"dynamic_spectrum", "wavelet"} & set(operations), operations
 
 
