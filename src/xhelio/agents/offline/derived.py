@@ -298,7 +298,8 @@ def flavoured(need: str, cands: list[Candidate], catalog: Catalog) -> list[Candi
         ]
         same = [q for q in siblings if _ANY_FLAVOUR.sub("", q.name).lower() == stem]
         # else the sibling named most like it (3DP MOM.P.VEL_MAG -> MOM.P.VTHERMAL, not A.)
-        nearest = sorted(siblings, key=lambda q: -_shared_prefix(q.name, p.name))
+        name = p.name
+        nearest = sorted(siblings, key=lambda q: -_shared_prefix(q.name, name))
         for q in (same or nearest)[:1]:
             kept.append(
                 replace(
