@@ -17,6 +17,7 @@ from operations_support import derived_entry, run_code
 from xhelio.agents.offline.derived import derived_code, derived_named, unit_problem
 
 K_B, M_P, M_E, E = 1.380649e-23, 1.67262192369e-27, 9.1093837015e-31, 1.602176634e-19
+MU0 = 1.25663706212e-06
 TIMES = pd.date_range("2002-02-20", periods=4, freq="1min")
 N = [1.0, 4.0, 25.0, 100.0]  # cm^-3
 B = [1.0, 5.0, 10.0, 100.0]  # nT
@@ -95,6 +96,34 @@ def test_temperature_from_a_thermal_speed_is_m_w2_over_2k() -> None:
     assert t[0] == pytest.approx(1.514e5, rel=1e-3)  # 50 km/s: about 151 000 K
 
 
+def test_electron_beta_and_sound_speed() -> None:
+    t_k = [1e5, 2e5, 5e4, 1e6]
+    beta_e = _run("electron_beta", ["cm^-3", "K", "nT"], [N, t_k, B])
+    expected = [
+        n * 1e6 * K_B * t / ((b * 1e-9) ** 2 / (2 * MU0)) for n, t, b in zip(N, t_k, B, strict=True)
+    ]
+    assert beta_e == pytest.approx(expected, rel=1e-6)
+    c_s = _run("sound_speed", ["K"], [t_k])
+    assert c_s == pytest.approx([math.sqrt(5 / 3 * K_B * t / M_P) / 1e3 for t in t_k], rel=1e-6)
+    assert c_s[0] == pytest.approx(37.1, rel=2e-3)  # 1e5 K protons: about 37 km/s
+
+
+def test_hybrid_frequencies() -> None:
+    f_ce = [27.99 * b for b in B]
+    f_cp = [0.015245 * b for b in B]
+    f_pp = [209.6 * math.sqrt(n) for n in N]
+    f_pe = [8980 * math.sqrt(n) for n in N]
+    f_lh = _run("lower_hybrid_frequency", ["nT", "cm^-3"], [B, N])
+    expected = [
+        (1 / (ce * cp) + 1 / pp**2) ** -0.5 for ce, cp, pp in zip(f_ce, f_cp, f_pp, strict=True)
+    ]
+    assert f_lh == pytest.approx(expected, rel=2e-3)
+    f_uh = _run("upper_hybrid_frequency", ["nT", "cm^-3"], [B, N])
+    assert f_uh == pytest.approx(
+        [math.hypot(pe, ce) for pe, ce in zip(f_pe, f_ce, strict=True)], rel=2e-3
+    )
+
+
 def test_a_temperature_already_in_kelvin_is_no_thermal_speed() -> None:
     problem = unit_problem(derived_entry("temperature_from_thermal_speed"), ["K"])
     assert problem is not None and "thermal speed" in problem
@@ -125,6 +154,12 @@ def test_a_density_of_zero_or_below_gives_no_value() -> None:
         ("the Debye length", "debye_length"),
         ("proton gyroradius", "proton_gyroradius"),
         ("thermal ion Larmor radius", "proton_gyroradius"),
+        ("electron beta at MMS1", "electron_beta"),
+        ("plasma β", "plasma_beta"),
+        ("fast mode Mach number", "magnetosonic_mach"),
+        ("ion acoustic speed", "sound_speed"),
+        ("lower hybrid frequency", "lower_hybrid_frequency"),
+        ("upper hybrid frequency from WHISPER", "upper_hybrid_frequency"),
         ("electron gyroradius", "electron_gyroradius"),
         ("proton temperature from the Wind 3DP thermal speed", "temperature_from_thermal_speed"),
         ("the thermal speed converted to temperature", "temperature_from_thermal_speed"),

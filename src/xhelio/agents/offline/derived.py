@@ -169,6 +169,23 @@ _FORMULAS = {
         "result = (m_e * v_th / (e * B) / 1e3).to_frame('r_e')  # m -> km"
     ),
     "temperature_from_thermal_speed": "result = T.to_frame('T')  # K",
+    "electron_beta": (
+        "p_thermal = n * k_B * T\n"
+        "p_magnetic = B**2 / (2 * mu0)\n"
+        "result = (p_thermal / p_magnetic).to_frame('beta_e')"
+    ),
+    "sound_speed": "result = (np.sqrt(5 / 3 * k_B * T / m_p) / 1e3).to_frame('c_s')  # m/s -> km/s",
+    "lower_hybrid_frequency": (
+        "f_ce = e * B / (2 * np.pi * m_e)\n"
+        "f_cp = e * B / (2 * np.pi * m_p)\n"
+        "f_pp = np.sqrt(n * e**2 / (eps0 * m_p)) / (2 * np.pi)\n"
+        "result = ((1 / (f_ce * f_cp) + 1 / f_pp**2) ** -0.5).to_frame('f_lh')  # Hz"
+    ),
+    "upper_hybrid_frequency": (
+        "f_ce = e * B / (2 * np.pi * m_e)\n"
+        "f_pe = np.sqrt(n * e**2 / (eps0 * m_e)) / (2 * np.pi)\n"
+        "result = np.sqrt(f_pe**2 + f_ce**2).to_frame('f_uh')  # Hz"
+    ),
     "thermal_alfven_ratio": (
         "w = np.sqrt(2 * k_B * T / m_p)  # thermal speed\n"
         "V_A = B / np.sqrt(mu0 * n * m_p)\n"
