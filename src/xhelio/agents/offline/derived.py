@@ -61,12 +61,15 @@ _CONSTANTS = {
     "mu0": (constants.mu_0, "vacuum permeability [H/m]"),
     "k_B": (constants.k, "Boltzmann constant [J/K]"),
     "m_p": (constants.m_p, "proton mass [kg]"),
+    "m_e": (constants.m_e, "electron mass [kg]"),
     "e": (constants.e, "elementary charge [C]"),
+    "eps0": (constants.epsilon_0, "vacuum permittivity [F/m]"),
+    "c": (constants.c, "speed of light [m/s]"),
     "R_E": (6.371e6, "Earth's mean radius [m] (IUGG)"),
 }
 # Each input bound to a name, in SI units (n in m^-3, V in m/s, B in T; T in K, see _kelvin).
 _SI = {
-    "density": "n = col({x}) * 1e6  # cm^-3 -> m^-3",
+    "density": "n = col({x}).where(lambda s: s > 0) * 1e6  # cm^-3 -> m^-3 (n <= 0: no value)",
     "velocity:magnitude": "V = col({x}, magnitude=True) * 1e3  # km/s -> m/s",
     "velocity:vector": "V = vec({x}) * 1e3  # km/s -> m/s",
     "magnetic_field:magnitude": "B = col({x}, magnitude=True) * 1e-9  # nT -> T",
@@ -141,6 +144,47 @@ _FORMULAS = {
     "temperature_anisotropy": (
         "t_perp = col(inputs[0])\nt_par = col(inputs[1])\n"
         "result = (t_perp / t_par).to_frame('T_perp/T_par')"
+    ),
+    "electron_plasma_frequency": (
+        "result = (np.sqrt(n * e**2 / (eps0 * m_e)) / (2 * np.pi)).to_frame('f_pe')  # Hz"
+    ),
+    "ion_plasma_frequency": (
+        "result = (np.sqrt(n * e**2 / (eps0 * m_p)) / (2 * np.pi)).to_frame('f_pp')  # Hz"
+    ),
+    "electron_gyrofrequency": "result = (e * B / (2 * np.pi * m_e)).to_frame('f_ce')  # Hz",
+    "proton_gyrofrequency": "result = (e * B / (2 * np.pi * m_p)).to_frame('f_cp')  # Hz",
+    "ion_inertial_length": (
+        "result = (c * np.sqrt(eps0 * m_p / (n * e**2)) / 1e3).to_frame('d_p')  # m -> km"
+    ),
+    "electron_inertial_length": (
+        "result = (c * np.sqrt(eps0 * m_e / (n * e**2)) / 1e3).to_frame('d_e')  # m -> km"
+    ),
+    "debye_length": "result = np.sqrt(eps0 * k_B * T / (n * e**2)).to_frame('lambda_D')  # m",
+    "proton_gyroradius": (
+        "v_th = np.sqrt(2 * k_B * T / m_p)  # thermal speed\n"
+        "result = (m_p * v_th / (e * B) / 1e3).to_frame('r_p')  # m -> km"
+    ),
+    "electron_gyroradius": (
+        "v_th = np.sqrt(2 * k_B * T / m_e)  # thermal speed\n"
+        "result = (m_e * v_th / (e * B) / 1e3).to_frame('r_e')  # m -> km"
+    ),
+    "temperature_from_thermal_speed": "result = T.to_frame('T')  # K",
+    "electron_beta": (
+        "p_thermal = n * k_B * T\n"
+        "p_magnetic = B**2 / (2 * mu0)\n"
+        "result = (p_thermal / p_magnetic).to_frame('beta_e')"
+    ),
+    "sound_speed": "result = (np.sqrt(5 / 3 * k_B * T / m_p) / 1e3).to_frame('c_s')  # m/s -> km/s",
+    "lower_hybrid_frequency": (
+        "f_ce = e * B / (2 * np.pi * m_e)\n"
+        "f_cp = e * B / (2 * np.pi * m_p)\n"
+        "f_pp = np.sqrt(n * e**2 / (eps0 * m_p)) / (2 * np.pi)\n"
+        "result = ((1 / (f_ce * f_cp) + 1 / f_pp**2) ** -0.5).to_frame('f_lh')  # Hz"
+    ),
+    "upper_hybrid_frequency": (
+        "f_ce = e * B / (2 * np.pi * m_e)\n"
+        "f_pe = np.sqrt(n * e**2 / (eps0 * m_e)) / (2 * np.pi)\n"
+        "result = np.sqrt(f_pe**2 + f_ce**2).to_frame('f_uh')  # Hz"
     ),
     "thermal_alfven_ratio": (
         "w = np.sqrt(2 * k_B * T / m_p)  # thermal speed\n"
@@ -235,6 +279,8 @@ def catalog_quantity(
 _FLAVOURS = {
     "perpendicular": re.compile(r"perp|⊥", re.I),
     "parallel": re.compile(r"para(?!m)|parl|_par(?:_|$)|\bpar\b|parallel|∥", re.I),
+    # Wind SWE Proton_W, 3DP VTHERMAL ("most probable speed"), THEMIS ESA vthermal
+    "thermal_speed": re.compile(r"therm|v_?th|w_?th|most probable|(?:^|_)w(?:_|$)", re.I),
 }
 _ANY_FLAVOUR = re.compile(r"perp(?:endicular)?|para(?:llel)?(?!m)|parl|(?<=_)par(?=_|$)", re.I)
 
@@ -263,18 +309,35 @@ def flavoured(need: str, cands: list[Candidate], catalog: Catalog) -> list[Candi
         siblings = [
             q
             for q in info.parameters
-            if q.units == p.units
+            if _same_unit(q.units, p.units)
             and flavour.search(f"{q.name} {q.description}")
             and not _SUPPORT.search(f"{q.name} {q.description}")
         ]
         same = [q for q in siblings if _ANY_FLAVOUR.sub("", q.name).lower() == stem]
-        for q in (same or siblings)[:1]:
+        # else the sibling named most like it (3DP MOM.P.VEL_MAG -> MOM.P.VTHERMAL, not A.)
+        name = p.name
+        nearest = sorted(siblings, key=lambda q: -_shared_prefix(q.name, name))
+        for q in (same or nearest)[:1]:
             kept.append(
                 replace(
                     c, parameter=q.name, reason=f"{c.reason}; its {need.partition(':')[2]} sibling"
                 )
             )
     return list({(c.dataset_id, c.parameter): c for c in kept}.values())
+
+
+def _shared_prefix(one: str, other: str) -> int:
+    """How many leading characters two names share."""
+    return next(
+        (i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b),
+        min(len(one), len(other)),
+    )
+
+
+def _same_unit(one: str, other: str) -> bool:
+    """Whether two units strings say one unit ('km/s' and 'km/sec' do)."""
+    kind = _temperature_kind(one)
+    return one == other or (kind is not None and kind == _temperature_kind(other))
 
 
 def input_wishes(
@@ -297,6 +360,9 @@ def input_wishes(
         species = detail if detail in ("alpha", "proton", "electron") else None
         if key == "density" and species is None:
             species = "proton"
+        if need == "temperature:thermal_speed":  # a speed, the thermal one of the species
+            wishes.append(QuantityWish("velocity", need, n, None, None, species or "proton"))
+            continue
         if key == "temperature" and detail in _FLAVOURS:
             species = named_species  # "ion Tperp/Tpar": the request's species, if any
         elif key == "temperature" and species is None:
@@ -325,25 +391,33 @@ def unit_problem(derived: DerivedQuantity, units: list[str]) -> str | None:
     kinds = {_temperature_kind(u) for u in units}
     if derived.key == "temperature_anisotropy" and len(kinds) > 1:
         return f"its two temperatures came in different units ('{units[0]}', '{units[1]}')"
-    if "temperature" in derived.needs:
-        unit = units[derived.needs.index("temperature")] if len(units) > 1 else ""
+    at = next((i for i, n in enumerate(derived.needs) if n.startswith("temperature")), None)
+    if at is not None and derived.key not in _PLAIN_RATIOS and at < len(units):
+        unit = units[at]
+        if derived.needs[at] == "temperature:thermal_speed" and _temperature_kind(unit) != "speed":
+            return f"the parameter fetched came as '{unit}', not a thermal speed in km/s"
         if unit and _temperature_kind(unit) is None:
             return f"the temperature came as '{unit}', not K, eV or a thermal speed in km/s"
     return None
 
 
-def _kelvin(x: str, unit: str) -> tuple[str, str]:
-    """(code binding T in K, the conversion said in the answer) for a temperature input."""
+def _kelvin(x: str, unit: str, mass: str = "m_p") -> tuple[str, str]:
+    """(code binding T in K, the conversion said in the answer) for a temperature input.
+
+    `mass` is the species' mass constant a thermal speed is converted with (m_e for
+    electrons).
+    """
     kind = _temperature_kind(unit)
+    positive = f"col({x}).where(lambda s: s > 0)"  # a value <= 0 is no temperature
     if kind == "eV":
-        return f"T = col({x}) * e / k_B  # eV -> K", "the temperature in eV converted to K"
+        return f"T = {positive} * e / k_B  # eV -> K", "the temperature in eV converted to K"
     if kind == "speed":
         code = (
-            f"w = col({x}) * 1e3  # thermal speed km/s -> m/s\n"
-            "T = m_p * w**2 / (2 * k_B)  # w = sqrt(2 k T / m_p) -> T in K"
+            f"w = {positive} * 1e3  # thermal speed km/s -> m/s\n"
+            f"T = {mass} * w**2 / (2 * k_B)  # w = sqrt(2 k T / {mass}) -> T in K"
         )
-        return code, "the thermal speed w converted to T = m_p w^2 / 2k (K)"
-    return f"T = col({x})  # K", ""
+        return code, f"the thermal speed w converted to T = {mass} w^2 / 2k (K)"
+    return f"T = {positive}  # K", ""
 
 
 def derived_code(derived: DerivedQuantity, units: list[str], parts: list[int]) -> tuple[str, str]:
@@ -364,12 +438,13 @@ def derived_code(derived: DerivedQuantity, units: list[str], parts: list[int]) -
     lines: list[str] = []
     said: list[str] = []
     for need, ref, start in zip(derived.needs, refs, starts, strict=True):
-        if need == "temperature":
-            code, conversion = _kelvin(ref, units[start])
+        key, _, detail = need.partition(":")
+        if key == "temperature":
+            code, conversion = _kelvin(ref, units[start], "m_e" if detail == "electron" else "m_p")
             lines.append(code)
             said += [conversion] if conversion else []
         else:
-            lines.append(_SI[need].format(x=ref))
+            lines.append((_SI.get(need) or _SI[key]).format(x=ref))
     body = "\n".join(lines) + "\n" + _FORMULAS[derived.key]
     used = [
         f"{name} = {value!r}  # {what}"

@@ -301,6 +301,28 @@ def _shown(b: Builder) -> list[tuple[str, str]]:
     return b.shown
 
 
+def _input_or_quasi_neutral(
+    b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None, d: DerivedQuantity
+) -> tuple[QuantityWish, list[Candidate]]:
+    """The input's candidates; an electron density the source lacks is its proton density.
+
+    Quasi-neutrality (n_e ≈ n_p) lets a solar wind monitor's proton density give the
+    electron plasma frequency; the answer says so.
+    """
+    cands = _input_candidates(b, source, wish, span)
+    if cands or wish.quantity != "density" or wish.species != "electron":
+        return wish, cands
+    ion = replace(wish, species="proton")
+    cands = _input_candidates(b, source, ion, span)
+    if not cands:
+        return wish, cands
+    b.notes.append(
+        f"No {source.name} dataset holds the electron density, so the {d.label} uses "
+        "the proton density (n_e ≈ n_p, quasi-neutrality)."
+    )
+    return ion, cands
+
+
 def _input_candidates(
     b: Builder, source: Source, wish: QuantityWish, span: TimeRange | None
 ) -> list[Candidate]:
@@ -441,7 +463,7 @@ def _derived_series(
         parts: list[int] = []
         for wish in input_wishes(d, frame, species):
             source = measuring_source(mission, wish)
-            cands = _input_candidates(b, source, wish, span)
+            wish, cands = _input_or_quasi_neutral(b, source, wish, span, d)
             if not cands:
                 b.notes.append(
                     f"No {source.name} dataset holds {describe_quantity(wish)}, so the "

@@ -260,7 +260,7 @@ def _says_label(b: Builder, cand: Candidate, derived: DerivedQuantity) -> bool:
     pressure": the word that tells the quantity apart must be the catalog's.
     """
     param = b.vocab.catalog.dataset(cand.dataset_id).parameter(cand.parameter)
-    if param is None:
+    if param is None or not _same_dimension(param.units or "", derived.units):
         return False
     said = " ".join([param.name, param.description, *(param.labels or ())]).lower()
     said = " ".join(re.findall(r"[a-z]+", said))
@@ -270,6 +270,26 @@ def _says_label(b: Builder, cand: Candidate, derived: DerivedQuantity) -> bool:
         return True
     words = re.findall(r"[a-z]{3,}", derived.label.lower())
     return all(re.search(rf"\b{w}", said) for w in words)
+
+
+_PREFIX = re.compile(r"^(?:[kMGmnpuµ](?=[a-zA-Z]))")
+
+
+def _same_dimension(units: str, wanted: str) -> bool:
+    """Whether a parameter's units can be the derived quantity's ("kHz" for Hz: yes).
+
+    A density "derived from plasma frequency recognition" (Cluster WHISPER) is no
+    frequency: cm^-3 is not Hz. A dimensionless quantity ("1") or a parameter without
+    units is not judged by them.
+    """
+    if wanted in ("", "1") or not units.strip():
+        return True
+
+    def base(u: str) -> str:
+        u = u.strip().replace(" ", "").replace("sec", "s")
+        return _PREFIX.sub("", u).lower()
+
+    return base(units) == base(wanted)
 
 
 def not_a_mission(vocab: Vocabulary, name: str) -> str:

@@ -166,6 +166,10 @@ def derived_first(
     """The quantities left once derived ones take their inputs ("pressure from n and V")."""
     inputs = {need.partition(":")[0] for d in derived for need in d.needs} | {"pressure"}
     inputs |= {d.key for d in derived}  # "motional electric field" is computed, not fetched
+    if any(need.endswith(":thermal_speed") for d in derived for need in d.needs):
+        # "temperature from the thermal speed": the speed is the temperature's input
+        said = [m.span() for m in _THERMAL_SPEED.finditer(b.intent.text)]
+        quantities = [w for w in quantities if not any(a <= w.position < e for a, e in said)]
     # "thermal pressure of the solar wind": the group word names the medium, not a bundle.
     grouped = [w for w in quantities if any(p.fullmatch(w.text) for p, _ in GROUP_WORDS)]
     quantities = [
@@ -183,6 +187,7 @@ def derived_first(
     return quantities
 
 
+_THERMAL_SPEED = re.compile(r"\bthermal (?:speeds?|velocit(?:y|ies))\b|\b[vw]_?th\b", re.I)
 # Words saying a quantity is an input of the derived one: "P_dyn from n and V",
 # "use n and V to get P_dyn".
 _INPUT_AFTER = re.compile(r"\b(?:from|using|with|out of|via|given|based on|of)\b", re.I)
