@@ -22,6 +22,7 @@ from xhelio.language.candidate import (
 from xhelio.language.products import (
     Term,
     hard,
+    is_view,
     metadata_tokens,
     product_id_words,
     says,
@@ -130,14 +131,21 @@ def choice_notes(
         )
     param = info.parameter(top.parameter)
     if param is not None:
-        text = f"{param.name} {param.description}"
+        params = info.data_parameters
+        views = [p for p in params if is_view(p, params)]
+        # What a plot view of the parameter drawn says, its data holds.
+        text = " ".join(
+            f"{p.name} {p.description}" for p in [param, *views] if p.name.startswith(param.name)
+        )
         for term in terms:
             if not term.about_data or term in lacking or says(term, text):
                 continue
             said = [
                 p.name
-                for p in info.data_parameters
-                if says(term, f"{p.name} {p.description}") and _same_species(p, param)
+                for p in params
+                if p not in views
+                and says(term, f"{p.name} {p.description}")
+                and _same_species(p, param)
             ]
             if said:
                 notes.append(
