@@ -63,9 +63,10 @@ def test_a_plot_view_is_its_primary_data() -> None:
     primary = _param("FEDU_0to180", "FEDU_0to180 - Unidirectional Differential Electron Flux")
     view = _param("FEDU_0to180_byE_atA", "---> Spectrograms at sample pitch angles")
     alone = _param("P_VELS", "---> Proton velocity vector (GSE)", (3,))
-    params = [primary, view, alone]
+    spread = _param("FEDU_0to180_sd", "---> FEDU_0to180 standard deviation")
+    params = [primary, view, alone, spread]
     assert is_view(view, params)
-    assert not is_view(primary, params) and not is_view(alone, params)
+    assert not any(is_view(p, params) for p in (primary, alone, spread))
 
 
 def test_pitch_angle_resolved_flux_is_the_primary_not_its_plot_view(vocab: Vocabulary) -> None:

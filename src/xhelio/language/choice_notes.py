@@ -28,6 +28,7 @@ from xhelio.language.products import (
     says,
     uncovered,
     variant_count,
+    view_primary,
 )
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
@@ -135,7 +136,9 @@ def choice_notes(
         views = [p for p in params if is_view(p, params)]
         # What a plot view of the parameter drawn says, its data holds.
         text = " ".join(
-            f"{p.name} {p.description}" for p in [param, *views] if p.name.startswith(param.name)
+            f"{p.name} {p.description}"
+            for p in [param, *views]
+            if p is param or view_primary(p, params) is param
         )
         for term in terms:
             if not term.about_data or term in lacking or says(term, text):

@@ -38,6 +38,7 @@ from xhelio.language.products import (
     says,
     uncovered,
     variant_count,
+    view_primary,
 )
 from xhelio.language.resolve import (
     Candidate,
@@ -741,7 +742,7 @@ def _unsaid(info: DatasetInfo, p: ParameterInfo, wanted: Sequence[Concept]) -> l
     by_parameter = {c for q in params if q not in views for c in _variants_said(q, wanted)}
     # What a plot view of `p` says ("---> Spectrograms by pitch angle") `p`'s data holds.
     have = _variants_said(p, wanted) + [
-        c for q in views if q.name.startswith(p.name) for c in _variants_said(q, wanted)
+        c for q in views if view_primary(q, params) is p for c in _variants_said(q, wanted)
     ]
     return [c for c in wanted if c not in have and (c in by_parameter or not _covers(c, owner))]
 

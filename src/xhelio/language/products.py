@@ -42,6 +42,7 @@ __all__ = [
     "unasked_markers",
     "uncovered",
     "variant_count",
+    "view_primary",
 ]
 
 _SECONDS = {
@@ -493,21 +494,39 @@ def is_support(p: ParameterInfo, info: DatasetInfo) -> bool:
     return any(other is not p for other in info.bins_owners.get(p.name, ()))
 
 
+# A statistic of the data, not a view of it ("---> Proton flux standard deviation").
+_STATISTIC = re.compile(
+    r"standard deviation|_sd$|\bstd\b|uncertaint|\berrors?\b(?! ?bars)|sigma", re.I
+)
+
+
 def is_view(p: ParameterInfo, params: Sequence[ParameterInfo]) -> bool:
     """Whether `p` is CDAWeb's plot view of another parameter among `params`.
 
     A view's description continues the one before ("---> Spectrograms by energy at
     sample pitch angles", "---> ... (no error bars)") and its name extends the primary's
     ("FEDU_0to180_byE_atA" of "FEDU_0to180"), same shape: the data is the primary's,
-    which is what a request for the quantity means.
+    which is what a request for the quantity means. A statistic of it (a standard
+    deviation) is no view.
     """
-    if not p.description.lstrip().startswith("--->"):
-        return False
-    return any(
-        q is not p and p.name.startswith(q.name) and q.size == p.size
-        and not q.description.lstrip().startswith("--->")
+    return view_primary(p, params) is not None
+
+
+def view_primary(p: ParameterInfo, params: Sequence[ParameterInfo]) -> ParameterInfo | None:
+    """The parameter `p` is a plot view of (the longest name it extends), or None."""
+    if not p.description.lstrip().startswith("--->") or _STATISTIC.search(
+        f"{p.name} {p.description}"
+    ):
+        return None
+    primaries = [
+        q
         for q in params
-    )  # fmt: skip
+        if q is not p
+        and p.name.startswith(q.name)
+        and q.size == p.size
+        and not q.description.lstrip().startswith("--->")
+    ]
+    return max(primaries, key=lambda q: len(q.name), default=None)
 
 
 def _word_cover(words: Sequence[str], text: str) -> int:
