@@ -22,11 +22,13 @@ from xhelio.language.candidate import (
 from xhelio.language.products import (
     Term,
     hard,
+    is_view,
     metadata_tokens,
     product_id_words,
     says,
     uncovered,
     variant_count,
+    view_primary,
 )
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
@@ -130,14 +132,23 @@ def choice_notes(
         )
     param = info.parameter(top.parameter)
     if param is not None:
-        text = f"{param.name} {param.description}"
+        params = info.data_parameters
+        views = [p for p in params if is_view(p, params)]
+        # What a plot view of the parameter drawn says, its data holds.
+        text = " ".join(
+            f"{p.name} {p.description}"
+            for p in [param, *views]
+            if p is param or view_primary(p, params) is param
+        )
         for term in terms:
             if not term.about_data or term in lacking or says(term, text):
                 continue
             said = [
                 p.name
-                for p in info.data_parameters
-                if says(term, f"{p.name} {p.description}") and _same_species(p, param)
+                for p in params
+                if p not in views
+                and says(term, f"{p.name} {p.description}")
+                and _same_species(p, param)
             ]
             if said:
                 notes.append(

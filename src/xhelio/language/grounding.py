@@ -32,11 +32,14 @@ from xhelio.language.products import (
     Term,
     coverage_score,
     is_support,
+    is_view,
+    named_by_id,
     product_terms,
     refused_words,
     says,
     uncovered,
     variant_count,
+    view_primary,
 )
 from xhelio.language.resolve import (
     Candidate,
@@ -490,7 +493,7 @@ def rank_open(
     ranked: list[tuple[Candidate, tuple[Concept, ...]]] = []
     for info in datasets:
         probe_score = probe_fit(info, probe)
-        if probe_score is None or is_auxiliary(info):
+        if probe_score is None or (is_auxiliary(info) and not named_by_id(info, terms)):
             continue
         owner = _said(info.id, f"{info.id.replace('_', ' ')} {info.title}")
         fits = [
@@ -626,6 +629,8 @@ def _saying_sibling(
     others = [c for c in _variant_concepts() if not any(c.tokens & w.tokens for w in wanted)]
     best: tuple[tuple[int, int, float], ParameterInfo, list[Concept]] | None = None
     for p in info.data_parameters:
+        if is_view(p, info.data_parameters):
+            continue  # a plot view is its primary's data, never a sibling of its own
         fit = _parameter_fit(request, info, p, owner) if _same_kind(p, current) else None
         got = _variants_said(p, wanted) if fit is not None else []
         if fit is None or len(got) <= len(have):
@@ -739,8 +744,13 @@ def variants_unsaid(
 def _unsaid(info: DatasetInfo, p: ParameterInfo, wanted: Sequence[Concept]) -> list[Concept]:
     """The words of `wanted` neither `p` nor (for the whole product) its dataset says."""
     owner = _said(info.id, f"{info.id.replace('_', ' ')} {info.title}")
-    by_parameter = {c for q in info.data_parameters for c in _variants_said(q, wanted)}
-    have = _variants_said(p, wanted)
+    params = info.data_parameters
+    views = [q for q in params if is_view(q, params)]
+    by_parameter = {c for q in params if q not in views for c in _variants_said(q, wanted)}
+    # What a plot view of `p` says ("---> Spectrograms by pitch angle") `p`'s data holds.
+    have = _variants_said(p, wanted) + [
+        c for q in views if view_primary(q, params) is p for c in _variants_said(q, wanted)
+    ]
     return [c for c in wanted if c not in have and (c in by_parameter or not _covers(c, owner))]
 
 

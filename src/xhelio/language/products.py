@@ -24,10 +24,13 @@ __all__ = [
     "Term",
     "coverage_score",
     "hard",
+    "id_word_instruments",
     "is_density",
     "is_support",
+    "is_view",
     "main_parameter",
     "metadata_tokens",
+    "named_by_id",
     "named_product",
     "product_terms",
     "refused_words",
@@ -39,6 +42,7 @@ __all__ = [
     "unasked_markers",
     "uncovered",
     "variant_count",
+    "view_primary",
 ]
 
 _SECONDS = {
@@ -184,6 +188,30 @@ def _typed_acronyms(text: str) -> list[Term]:
     return out
 
 
+def id_word_instruments(
+    datasets: Sequence[DatasetInfo], text: str
+) -> list[tuple[str, list[DatasetInfo]]]:
+    """Instruments `text` names by words of the datasets' own ids, grounded in the catalog.
+
+    A word typed like an id token ("ERNE", "HED", "COSTEP", "EPHIN") names the datasets
+    whose id holds it (`product_id_words`), so an instrument the vocabulary does not
+    list is still one. Neighbouring words naming overlapping datasets are one product
+    ("ERNE HED": the datasets both hold); words naming every dataset name none. Each
+    entry is (the words typed, their datasets), in the order typed.
+    """
+    ids = {d.id: product_id_words(d) for d in datasets}
+    groups: list[tuple[str, list[DatasetInfo]]] = []
+    for term in _typed_acronyms(text):
+        own = [d for d in datasets if term.tokens & ids[d.id]]
+        if len(term.typed) < 3 or not own or len(own) == len(datasets):
+            continue
+        if groups and (shared := [d for d in groups[-1][1] if d in own]):
+            groups[-1] = (f"{groups[-1][0]} {term.typed}", shared)
+        else:
+            groups.append((term.typed, own))
+    return groups
+
+
 def request_terms(text: str, hints: Iterable[str]) -> tuple[Term, ...]:
     """The product terms of a request, each word counted once.
 
@@ -257,7 +285,21 @@ def product_id_words(info: DatasetInfo) -> set[str]:
     ids.update(_hyphen_pairs(info.id.upper()))
     ids.update(m[0] for t in list(ids) if (m := re.search(r"\d+(?:SEC|MIN|HR|S|M|H|D)$", t)))
     ids.update(m[1] for t in list(ids) if (m := _LETTERS_THEN_CADENCE.fullmatch(t)))
+    # "STRAHL0": the detector's name before a product number ("strahl").
+    ids.update(m[1] for t in list(ids) if (m := re.fullmatch(r"([A-Z]{3,})\d", t)))
     return ids
+
+
+def named_by_id(info: DatasetInfo, terms: Sequence[Term]) -> bool:
+    """Whether a word the request typed is a word of the dataset's own id ("aspoc").
+
+    Support data by its kind (MMS ASPOC is an "Engineering" instrument) is still the
+    data asked for when the request names the product by its id word: then it is a
+    candidate like any science dataset. Soft terms (capitals read from the spelling) and
+    cadences do not name a product this way.
+    """
+    ids = {t for t in product_id_words(info) if len(t) >= 3 and not t.startswith("PT")}
+    return any(t.tokens & ids for t in terms if not t.soft)
 
 
 def _own_tokens(info: DatasetInfo, cadence_s: float | None) -> tuple[set[str], set[str]]:
@@ -349,8 +391,8 @@ def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | 
 
     An id-like word ("EPT", "RAD1", a look direction) scores 5 in an id word or title
     acronym (it names the product) and 3 in a parameter name only (the product borrows
-    it: "MAG_field" in a key-parameter file); a plain word ("fgm", "waves") only counts
-    as a title acronym.
+    it: "MAG_field" in a key-parameter file); a plain word ("fgm", "strahl") scores 2 as
+    a title acronym or id word and 1 as a word of the title ("solar wind").
     """
     if not terms:
         return 0.0
@@ -362,8 +404,10 @@ def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | 
             score += 5.0 if term.tokens & own else 3.0 * bool(term.tokens & params)
             # "SIS-B" said whole beats "SIS" alone: the sensor letter is the sibling's.
             score += 1.0 * ("-" in term.typed and term.typed.upper() in own)
-        else:
-            score += 2.0 * bool(term.tokens & acronyms)
+        elif term.tokens & (acronyms | product_id_words(info)):
+            score += 2.0  # a plain word: a title acronym, or a word of the id ("STRAHL0")
+        else:  # a word of the title ("solar wind": "CPI/SWA ... Solar Wind Analyzer")
+            score += 1.0 * bool(term.tokens & title_words(title_head(info.title)))
     return score
 
 
@@ -426,6 +470,13 @@ _NOT_DATA = re.compile(
     r"|^(?:year|doy|day|hour|minute|second|msec|unix_?time)$",
     re.I,
 )
+# What a description says of bookkeeping beside the data ("Status word", "Measurement
+# accumulation time", "Quality flag"): never a product's main data.
+_NOT_DATA_SAID = re.compile(
+    r"\bstatus\b|\bflags?\b|accumulation time|integration time|\bsee text\b", re.I
+)
+# Units of an axis of other data (a look direction in degrees, an energy in eV).
+_AXIS_UNITS = re.compile(r"^\s*(?:[kmg]?ev|[kmg]?hz|deg(?:rees?)?|°|rad(?:ians?)?)\s*$", re.I)
 # A number density's units ("cm^-3", "#/cc", "cm!u-3!n", "1/cm3"): a species' main quantity.
 _DENSITY_UNITS = re.compile(
     r"cm\s*(?:\^|\*\*|!u)?\s*\{?-\s*3|/\s*c(?:m\s*\^?\s*3|c)\b|^(?:#|n)?/?cc$", re.I
@@ -441,6 +492,41 @@ def is_support(p: ParameterInfo, info: DatasetInfo) -> bool:
     if p.is_time or _AXIS_NAME.match(p.name.split("__")[0]):
         return True
     return any(other is not p for other in info.bins_owners.get(p.name, ()))
+
+
+# A statistic of the data, not a view of it ("---> Proton flux standard deviation").
+_STATISTIC = re.compile(
+    r"standard deviation|_sd$|\bstd\b|uncertaint|\berrors?\b(?! ?bars)|sigma", re.I
+)
+
+
+def is_view(p: ParameterInfo, params: Sequence[ParameterInfo]) -> bool:
+    """Whether `p` is CDAWeb's plot view of another parameter among `params`.
+
+    A view's description continues the one before ("---> Spectrograms by energy at
+    sample pitch angles", "---> ... (no error bars)") and its name extends the primary's
+    ("FEDU_0to180_byE_atA" of "FEDU_0to180"), same shape: the data is the primary's,
+    which is what a request for the quantity means. A statistic of it (a standard
+    deviation) is no view.
+    """
+    return view_primary(p, params) is not None
+
+
+def view_primary(p: ParameterInfo, params: Sequence[ParameterInfo]) -> ParameterInfo | None:
+    """The parameter `p` is a plot view of (the longest name it extends), or None."""
+    if not p.description.lstrip().startswith("--->") or _STATISTIC.search(
+        f"{p.name} {p.description}"
+    ):
+        return None
+    primaries = [
+        q
+        for q in params
+        if q is not p
+        and p.name.startswith(q.name)
+        and q.size == p.size
+        and not q.description.lstrip().startswith("--->")
+    ]
+    return max(primaries, key=lambda q: len(q.name), default=None)
 
 
 def _word_cover(words: Sequence[str], text: str) -> int:
@@ -505,6 +591,7 @@ def main_parameter(
         and not is_support(p, info)
         # Cluster names carry their dataset id ("B_mag__C1_CP_FGM_SPIN"): not its "SPIN".
         and not _NOT_DATA.search(p.name.removesuffix(f"__{info.id}"))
+        and not _NOT_DATA_SAID.search(p.description)
         and not _listed_only(p)
     ]
     if species:
@@ -514,6 +601,8 @@ def main_parameter(
     return max(
         data,
         key=lambda p: (
+            # an angle or energy in its own units is where the data looks, not the data
+            not _AXIS_UNITS.match(p.units),
             # the species in the parameter's own words beats one its dataset's title lends
             bool(species) and set(species) <= _species_in(f"{p.name} {p.description}"),
             _word_cover(words, f"{p.name} {p.description}"),
@@ -583,11 +672,14 @@ def named_product(
     best: tuple[float, int, DatasetInfo] | None = None
     for n, info in enumerate(datasets):
         ids, _ = metadata_tokens(info, cadence_of(info))
-        if not all(t.tokens & ids for t in terms if t.acronym and not t.soft):
-            continue
         described = " ".join(
             [info.id, info.title, *(f"{p.name} {p.description}" for p in info.data_parameters)]
         )
+        # A sub-sensor named by the parameters' own descriptions ("MICS" of CAMMICE:
+        # "O+ rate MICS") is the product's too.
+        named = [t for t in terms if t.acronym and not t.soft]
+        if not all(t.tokens & ids or says(t, described) for t in named):
+            continue
         if _word_cover(unplaced, described.replace("_", " ")) < len(unplaced):
             continue
         score = coverage_score(info, terms, cadence_of(info)) - len(unasked_markers(info, terms))

@@ -37,6 +37,8 @@ from xhelio.language.products import (
     Term,
     coverage_score,
     is_support,
+    is_view,
+    named_by_id,
     title_head,
     unasked_markers,
     variant_count,
@@ -509,6 +511,7 @@ def resolve(
     for info in datasets:
         probe_score = probe_fit(info, probe)
         support = not keep_support and q.key != "position" and is_auxiliary(info)
+        support = support and not named_by_id(info, terms)  # "ASPOC": the product asked
         if probe_score is None or support:
             continue
         # named: by the request's dataset ids, or the wish is written as the id ("V_GSE")
@@ -521,6 +524,8 @@ def resolve(
             if (q.key == "position" or not is_support(p, info))
             and (s := _parameter_score(q, wish, p, asked)) is not None
         ]
+        # A plot view ("---> Spectrograms by energy ...") is its primary's data: the primary.
+        scored = [(sc, p) for sc, p in scored if not is_view(p, [q for _, q in scored])]
         if not scored:
             continue
         scored = _of_named_instrument(scored, hints)

@@ -23,7 +23,7 @@ from xhelio.language.intent import (
     RequestIntent,
 )
 from xhelio.language.parse import Vocabulary
-from xhelio.language.products import Term, instrument_holds, request_terms
+from xhelio.language.products import Term, id_word_instruments, instrument_holds, request_terms
 from xhelio.language.qualifiers import qualifier_text
 from xhelio.language.quantities import QUANTITIES, Quantity, quantity
 from xhelio.language.resolve import (
@@ -61,6 +61,8 @@ def per_instrument(source: Source) -> list[Source]:
     instruments with datasets in common ("Cluster CIS HIA"), keep the source whole.
     """
     named = _named_instruments(source.role, source.datasets, source.text)
+    if not named:  # instruments the vocabulary does not list, by the catalog's id words
+        named = id_word_instruments(source.datasets, source.text)
     ids = [{d.id for d in own} for _, own in named]
     if len(named) < 2 or any(a & b for i, a in enumerate(ids) for b in ids[i + 1 :]):
         return [source]

@@ -34,6 +34,7 @@ from xhelio.language.products import (
     channel_family,
     is_density,
     main_parameter,
+    named_by_id,
     named_product,
     refused_words,
     request_terms,
@@ -48,6 +49,7 @@ from xhelio.language.resolve import (
     probe_of_dataset,
 )
 from xhelio.language.time_frequency import held_spectrum_spans
+from xhelio.timerange import TimeRange
 from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 
 _NO_QUANTITY = "a quantity (e.g. magnetic field, solar wind speed, density, Dst)"
@@ -278,18 +280,27 @@ def _each_instrument(b: Builder, ref: MissionRef) -> list[QuantityWish]:
         return []
     ranked = _ranked_datasets(b, ref)
     chosen: list[str] = []
+    wishes: list[QuantityWish] = []
     for source in sources:
         own = [d for d in ranked if d in source.datasets]
         hints = tuple(h for h in intent.hints if h.lower() in source.text.lower())
-        info = named_product(own, request_terms(source.text, hints), [], cadence_of)
+        terms = request_terms(source.text, hints)
+        info = named_product(own, terms, [], cadence_of)
         if info is None:
             return []
+        # "ERNE HED protons vs EPHIN protons": each product's own data of the species named.
+        words = [w.text for w in intent.slots.leftover] + [t.typed for t in terms]
+        param = main_parameter(info, words, species_named(source.text))
+        if param is None:
+            return []
+        typed = [t.typed for t in terms if t.acronym] or [t.typed for t in terms]
+        b.notes.append(
+            f"Read '{' '.join(typed)}' as the product {info.id} "
+            f"({info.title.split(' - ')[0]}); shown: {param.name}, its main data."
+        )
         chosen.append(info.id)
+        wishes.append(QuantityWish(NAMED, param.name, 0))
     b.intent = replace(intent, dataset_ids=tuple(chosen), unplaced=())
-    wishes = _main_data(b)
-    if len(wishes) < len(chosen):
-        b.intent = intent
-        return []
     return wishes
 
 
@@ -302,20 +313,28 @@ def _ranked_datasets(b: Builder, ref: MissionRef) -> list[DatasetInfo]:
     source = mission_source(b.vocab, ref, intent.text)
     rank = {h.dataset_id: n for n, h in enumerate(catalog.search(intent.text, 60, ref.mission_id))}
     span = intent.time_range
+    terms = request_terms(intent.text, intent.hints)
     return sorted(
         (
             d
             for d in source.datasets
-            if not is_auxiliary(d)
+            if not (is_auxiliary(d) and not named_by_id(d, terms))
             and (source.probe is None or probe_of_dataset(d.id) in (source.probe, None))
         ),
         key=lambda d: (
             span is not None and d.stop is not None and d.stop < span.start,
             span is not None and d.start is not None and d.start > span.end,
             level_rank(d),
+            _too_coarse(d, span),
             rank.get(d.id, len(rank)),
         ),
     )
+
+
+def _too_coarse(info: DatasetInfo, span: TimeRange | None) -> bool:
+    """Whether `info` gives fewer than 24 points over the span asked (daily data for a day)."""
+    cadence = cadence_of(info)
+    return span is not None and cadence is not None and cadence * 24 > span.duration.total_seconds()
 
 
 def _ion_ratios(b: Builder, ratios: list[IonRatio]) -> list[QuantityWish]:
