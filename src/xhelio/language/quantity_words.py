@@ -52,8 +52,9 @@ MAGNITUDE_TOKEN = re.compile(
 )
 
 
-# A capital B or V standing alone is the field or the velocity ("SolO B", "ACE V").
-_BARE_SYMBOL = re.compile(r"(?<![\w|\-])(?P<q>[BV])(?![\w|\-])")
+# A capital B or V standing alone is the field or the velocity ("SolO B", "ACE V"); not
+# a symbol of an equation ("E dot B=0" names an electric-field product).
+_BARE_SYMBOL = re.compile(r"(?<![\w|\-])(?<!dot )(?<!\u00b7)(?P<q>[BV])(?![\w|\-])(?!\s*=)")
 
 
 # "normal mode", "normal-rate" name a product of the instrument, not the N component.
