@@ -26,6 +26,7 @@ from typing import Literal
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.measured import auxiliary_note, auxiliary_penalty
+from xhelio.language.named_parts import named_parts
 from xhelio.language.operations import derived_spans
 from xhelio.language.products import (
     Term,
@@ -169,6 +170,9 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
     # Parameter-level words first ("omni", "pitch angle" are product words too), then
     # look directions, kinds, cadences (dataset words), then the other synonyms.
     rest = _claim_synonyms(words, concepts, variant=True)
+    for part in named_parts(rest):  # "0 deg telescope": the parameter must say that part
+        concepts.append(Concept(part.typed, "word", part.spellings, None, True))
+        rest = _mask(rest, *part.span)
     for term in product_terms(rest):
         for m in re.finditer(re.escape(term.typed), rest):
             rest = _mask(rest, *m.span())
@@ -441,18 +445,48 @@ def continued(params: Sequence[ParameterInfo]) -> list[ParameterInfo]:
 
     A description starting "--->" continues the one before it: "---> B/E Detector" after
     "A/W Detector: Electron integral flux E1 >0.8 MeV" is "B/E Detector: Electron integral
-    flux E1 >0.8 MeV" (the words before the colon are replaced). One without a "Head: body"
-    before it is whole already ("---> HOPE O+ partial density") and stays as written.
+    flux E1 >0.8 MeV" (the words before the colon are replaced). Without a colon, each
+    comma-separated part of the continuation replaces the part of the one before it that
+    is most like it: "---> 30 degree telescope" after "Proton integral energy flux, TED, 0
+    degree telescope, low energy (50-1000 eV)" is that flux of the 30 degree telescope;
+    a part like none is added ("---> % error"). One whole already ("---> HOPE O+ partial
+    density" after "HOPE H+ partial density") stays as written.
     """
     out: list[ParameterInfo] = []
     for p in params:
         text = p.description.strip()
-        head, colon, tail = out[-1].description.partition(":") if out else ("", "", "")
+        before = out[-1].description if out else ""
+        head, colon, tail = before.partition(":")
         rest = text.removeprefix("--->").strip().rstrip(":").strip()
         if text.startswith("--->") and colon and rest and head.strip() != rest:
             p = replace(p, description=f"{rest}:{tail}")
+        elif text.startswith("--->") and rest and not colon and "," in before:
+            p = replace(p, description=_carried_on(before, rest))
         out.append(p)
     return out
+
+
+_PART_WORD = re.compile(r"[a-z]{3,}")
+
+
+def _carried_on(before: str, rest: str) -> str:
+    """`before` with each part of `rest` in place of the part most like it (see `continued`)."""
+    parts = [s.strip() for s in before.split(",")]
+    for new in (s.strip() for s in rest.split(",") if s.strip()):
+        words = set(_PART_WORD.findall(new.lower()))
+        digits = bool(re.search(r"\d", new))
+
+        def like(part: str, words: set[str] = words, digits: bool = digits) -> int:
+            shared = len(words & set(_PART_WORD.findall(part.lower())))
+            return shared + (shared > 0 and digits and bool(re.search(r"\d", part)))
+
+        scores = [like(part) for part in parts]
+        best = max(scores, default=0)
+        if best > 0 and scores.count(best) == 1:
+            parts[scores.index(best)] = new
+        else:
+            parts.append(new)
+    return ", ".join(parts)
 
 
 def _says_terms(p: ParameterInfo, terms: Sequence[Term]) -> int:
@@ -618,7 +652,7 @@ def _saying_sibling(
     owner = _said(info.id, f"{info.id.replace('_', ' ')} {info.title}")
     others = [c for c in _variant_concepts() if not any(c.tokens & w.tokens for w in wanted)]
     best: tuple[tuple[int, int, float], ParameterInfo, list[Concept]] | None = None
-    for p in info.data_parameters:
+    for p in continued(info.data_parameters):
         fit = _parameter_fit(request, info, p, owner) if _same_kind(p, current) else None
         got = _variants_said(p, wanted) if fit is not None else []
         if fit is None or len(got) <= len(have):
