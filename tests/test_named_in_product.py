@@ -119,3 +119,11 @@ def test_notation_typed_as_the_catalog_writes_it() -> None:
 def test_e_dot_b_zero_in_a_frame_of_the_spacecraft(vocab: Vocabulary) -> None:
     got = fetched(plan_of(vocab, "THEMIS-D EFI E dot B=0 in DSL, 2009-03-01"))
     assert got == [("THD_L2_EFI", "thd_efs_dot0_dsl")], got
+
+
+def test_a_part_named_in_a_clause_of_its_own_is_the_quantity_s(vocab: Vocabulary) -> None:
+    text = "NOAA-19 TED electron energy flux, 0 degree telescope, 2015-03-17"
+    got = fetched(plan_of(vocab, text))
+    assert [p for _, p in got] and all(
+        re.fullmatch(r"ted_ele_tel0_(low|hi)_eflux", p) for _, p in got
+    ), got

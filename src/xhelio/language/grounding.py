@@ -707,11 +707,21 @@ _NOT_WHAT = frozenset({"mission", "dataset", "instrument", "time", "frame", "cad
 def clause_words(reading: SlotReading, position: int) -> str:
     """The words of the request's clause holding `position`: which parameter is meant.
 
-    Missions, instruments, frames and times are left out (they say where and when).
+    The clauses after it that name no quantity of their own say more of it ("MEPED
+    proton flux, 90 degree telescope"). Missions, instruments, frames and times are left
+    out (they say where and when).
     """
     bounds = list(_CLAUSE.finditer(reading.text))
     start = max((m.end() for m in bounds if m.end() <= position), default=0)
     end = min((m.start() for m in bounds if m.start() > position), default=len(reading.text))
+    quantities = [s.start for s in reading.slots if s.kind == "quantity"]
+    for m in bounds:
+        if m.start() != end:
+            continue
+        after = min((b.start() for b in bounds if b.start() > m.end()), default=len(reading.text))
+        if any(m.end() <= q < after for q in quantities):
+            break
+        end = after
     return _what_words(reading)[start:end]
 
 
