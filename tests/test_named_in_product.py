@@ -127,3 +127,16 @@ def test_a_part_named_in_a_clause_of_its_own_is_the_quantity_s(vocab: Vocabulary
     assert [p for _, p in got] and all(
         re.fullmatch(r"ted_ele_tel0_(low|hi)_eflux", p) for _, p in got
     ), got
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("THEMIS-A EFI spin-fit E in GSM", ["electric_field"]),
+        ("MMS1 E and B", ["electric_field", "magnetic_field"]),
+        ("Cluster C3 E field", ["electric_field"]),
+        ("THEMIS probe E density", ["density"]),
+    ],
+)
+def test_a_bare_e_is_the_electric_field(text: str, wanted: list[str]) -> None:
+    assert [w.quantity for w in quantity_wishes(text)] == wanted
