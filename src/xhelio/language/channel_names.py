@@ -21,7 +21,7 @@ from xhelio.language.resolve import probe_of_dataset, probe_wanted
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["NamedChannels", "channel_words", "named_channels"]
+__all__ = ["NamedChannels", "channel_names_not_missions", "channel_words", "named_channels"]
 
 _TO = r"\s*(?:-|\u2013|\.\.|to|through|thru)\s*"
 # "P1-P8", "P5 to P7", "E1-4": a letter prefix, a first and a last number.
@@ -113,3 +113,35 @@ def named_channels(
     digits = all(w.isdigit() for w in words)
     missing = () if digits else tuple(w for w in words if w.lower() not in map(str.lower, held))
     return NamedChannels(best.id, tuple(held), missing)
+
+
+def channel_names_not_missions(
+    catalog: Catalog, text: str, refs: Sequence[MissionRef], spans: list[tuple[int, int]]
+) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]]]:
+    """`refs` and `spans` without the mission words that are channels of another's dataset.
+
+    "ace epam deflected electrons DE1-DE4": "DE1" spells a mission (Dynamics Explorer 1)
+    and, in a channel range, ACE EPAM's DE1 parameter. The catalog decides: a mission word
+    the range or list names is a channel when a dataset of another mission named holds a
+    parameter of that name.
+    """
+    words = {w.upper() for w in channel_words(text)}
+    suspects = [r for r in refs if r.text.strip().upper() in words]
+    others = {r.mission_id for r in refs} - {r.mission_id for r in suspects}
+    if not suspects or not others:
+        return tuple(refs), spans
+    held: set[str] = set()
+    for mission_id in others:
+        try:
+            datasets = catalog.browse(mission_id)
+        except Exception:  # a mission the catalog does not list holds no channel
+            continue
+        held |= {p.name.upper() for d in datasets for p in d.data_parameters}
+    dropped = [r for r in suspects if r.text.strip().upper() in held]
+    if not dropped:
+        return tuple(refs), spans
+    starts = {r.position for r in dropped}
+    return (
+        tuple(r for r in refs if r not in dropped),
+        [s for s in spans if s[0] not in starts],
+    )

@@ -27,6 +27,7 @@ from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.frames import frames_named, parameter_frames
 from xhelio.language.measured import auxiliary_note, auxiliary_penalty
+from xhelio.language.named_parts import named_parts
 from xhelio.language.operations import derived_spans
 from xhelio.language.products import (
     Term,
@@ -175,6 +176,9 @@ def open_request(words: str, energy_text: str | None = None) -> OpenRequest:
     # Parameter-level words first ("omni", "pitch angle" are product words too), then
     # look directions, kinds, cadences (dataset words), then the other synonyms.
     rest = _claim_synonyms(words, concepts, variant=True)
+    for part in named_parts(rest):  # "0 deg telescope": the parameter must say that part
+        concepts.append(Concept(part.typed, "word", part.spellings, None, True))
+        rest = _mask(rest, *part.span)
     for term in product_terms(rest):
         for m in re.finditer(re.escape(term.typed), rest):
             rest = _mask(rest, *m.span())
@@ -448,18 +452,48 @@ def continued(params: Sequence[ParameterInfo]) -> list[ParameterInfo]:
 
     A description starting "--->" continues the one before it: "---> B/E Detector" after
     "A/W Detector: Electron integral flux E1 >0.8 MeV" is "B/E Detector: Electron integral
-    flux E1 >0.8 MeV" (the words before the colon are replaced). One without a "Head: body"
-    before it is whole already ("---> HOPE O+ partial density") and stays as written.
+    flux E1 >0.8 MeV" (the words before the colon are replaced). Without a colon, each
+    comma-separated part of the continuation replaces the part of the one before it that
+    is most like it: "---> 30 degree telescope" after "Proton integral energy flux, TED, 0
+    degree telescope, low energy (50-1000 eV)" is that flux of the 30 degree telescope;
+    a part like none is added ("---> % error"). One whole already ("---> HOPE O+ partial
+    density" after "HOPE H+ partial density") stays as written.
     """
     out: list[ParameterInfo] = []
     for p in params:
         text = p.description.strip()
-        head, colon, tail = out[-1].description.partition(":") if out else ("", "", "")
+        before = out[-1].description if out else ""
+        head, colon, tail = before.partition(":")
         rest = text.removeprefix("--->").strip().rstrip(":").strip()
         if text.startswith("--->") and colon and rest and head.strip() != rest:
             p = replace(p, description=f"{rest}:{tail}")
+        elif text.startswith("--->") and rest and not colon and "," in before:
+            p = replace(p, description=_carried_on(before, rest))
         out.append(p)
     return out
+
+
+_PART_WORD = re.compile(r"[a-z]{3,}")
+
+
+def _carried_on(before: str, rest: str) -> str:
+    """`before` with each part of `rest` in place of the part most like it (see `continued`)."""
+    parts = [s.strip() for s in before.split(",")]
+    for new in (s.strip() for s in rest.split(",") if s.strip()):
+        words = set(_PART_WORD.findall(new.lower()))
+        digits = bool(re.search(r"\d", new))
+
+        def like(part: str, words: set[str] = words, digits: bool = digits) -> int:
+            shared = len(words & set(_PART_WORD.findall(part.lower())))
+            return shared + (shared > 0 and digits and bool(re.search(r"\d", part)))
+
+        scores = [like(part) for part in parts]
+        best = max(scores, default=0)
+        if best > 0 and scores.count(best) == 1:
+            parts[scores.index(best)] = new
+        else:
+            parts.append(new)
+    return ", ".join(parts)
 
 
 def _says_terms(p: ParameterInfo, terms: Sequence[Term]) -> int:
@@ -628,9 +662,11 @@ def _saying_sibling(
     owner = _said(info.id, f"{info.id.replace('_', ' ')} {info.title}")
     others = [c for c in _variant_concepts() if not any(c.tokens & w.tokens for w in wanted)]
     best: tuple[tuple[int, int, float], ParameterInfo, list[Concept]] | None = None
-    for p in info.data_parameters:
-        if is_view(p, info.data_parameters):
-            continue  # a plot view is its primary's data, never a sibling of its own
+    # A plot view is its primary's data, never a sibling of its own.
+    views = {p.name for p in info.data_parameters if is_view(p, info.data_parameters)}
+    for p in continued(info.data_parameters):
+        if p.name in views:
+            continue
         fit = _parameter_fit(request, info, p, owner) if _same_kind(p, current) else None
         got = _variants_said(p, wanted) if fit is not None else []
         if fit is None or len(got) <= len(have):
@@ -685,11 +721,21 @@ _NOT_WHAT = frozenset({"mission", "dataset", "instrument", "time", "frame", "cad
 def clause_words(reading: SlotReading, position: int) -> str:
     """The words of the request's clause holding `position`: which parameter is meant.
 
-    Missions, instruments, frames and times are left out (they say where and when).
+    The clauses after it that name no quantity of their own say more of it ("MEPED
+    proton flux, 90 degree telescope"). Missions, instruments, frames and times are left
+    out (they say where and when).
     """
     bounds = list(_CLAUSE.finditer(reading.text))
     start = max((m.end() for m in bounds if m.end() <= position), default=0)
     end = min((m.start() for m in bounds if m.start() > position), default=len(reading.text))
+    quantities = [s.start for s in reading.slots if s.kind == "quantity"]
+    for m in bounds:
+        if m.start() != end:
+            continue
+        after = min((b.start() for b in bounds if b.start() > m.end()), default=len(reading.text))
+        if any(m.end() <= q < after for q in quantities):
+            break
+        end = after
     return _what_words(reading)[start:end]
 
 

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from xhelio.language.acronyms import instrument_capitals
 from xhelio.language.carriers import carrier_missions
 from xhelio.language.catalog_view import Vocabulary
-from xhelio.language.channel_names import named_channels
+from xhelio.language.channel_names import channel_names_not_missions, named_channels
 from xhelio.language.doubts import find_doubts
 from xhelio.language.idwords import an_id_part, id_parts_not_missions, spaced_dataset_ids
 from xhelio.language.intent import (
@@ -488,6 +488,7 @@ def _read(text: str, vocab: Vocabulary, now: datetime | None) -> RequestIntent:
         named = masked(named, *span)
     missions, spans, counts = read_missions(vocab, named, plurals)
     missions, spans = id_parts_not_missions(vocab.catalog, named, missions, spans)
+    missions, spans = channel_names_not_missions(vocab.catalog, named, missions, spans)
     missions, spans = omni_looks(vocab, named, missions, spans)
     if not missions and not dataset_ids:
         missions, spans = carrier_missions(named, vocab.mission_names)

@@ -37,7 +37,8 @@ __all__ = [
 
 # The slots whose words may name which parameter of a product is meant; the quantity,
 # mission, species, frame and time have their own scores.
-_QUALIFYING = ("product", "instrument", "component")
+# A formula typed ("Eu^2+Ev^2") may be a parameter's own description.
+_QUALIFYING = ("product", "instrument", "component", "formula")
 
 
 def qualifier_text(reading: SlotReading, unplaced: Sequence[str] = ()) -> str:

@@ -52,8 +52,13 @@ MAGNITUDE_TOKEN = re.compile(
 )
 
 
-# A capital B or V standing alone is the field or the velocity ("SolO B", "ACE V").
-_BARE_SYMBOL = re.compile(r"(?<![\w|\-])(?P<q>[BV])(?![\w|\-])")
+# A capital B, V or E standing alone is the field, the velocity or the electric field
+# ("SolO B", "ACE V", "EFI spin-fit E"); not a probe's letter ("probe E"), nor
+# a symbol of an equation ("E dot B=0" names an electric-field product).
+_BARE_SYMBOL = re.compile(
+    r"(?<![\w|\-])(?<!dot )(?<!\u00b7)(?<!probe )(?P<q>[BVE])(?![\w|\-])(?!\s*=)(?![ -]?fields?\b)"
+)
+_SYMBOL_QUANTITY = {"B": "magnetic_field", "V": "velocity", "E": "electric_field"}
 
 
 # "normal mode", "normal-rate" name a product of the instrument, not the N component.
@@ -129,7 +134,7 @@ def quantity_wishes(text: str) -> list[QuantityWish]:
         wishes.append(QuantityWish(key, match[0], match.start(), "magnitude"))
         claimed.append(match.span())
     for match in _BARE_SYMBOL.finditer(text):
-        key = "velocity" if match["q"] == "V" else "magnetic_field"
+        key = _SYMBOL_QUANTITY[match["q"]]
         if free(*match.span()) and not any(w.quantity == key for w in wishes):
             wishes.append(QuantityWish(key, match[0], match.start(), frame=frame))
             claimed.append(match.span())

@@ -391,9 +391,27 @@ def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo, asked: s
     if frame is None:
         return None
     score += shape + _species_score(wish, p) + frame + flavour_score(q.key, p)
+    score += _NOTATION_SAID if notation_said(wish.text, p) else 0.0
     if "all q" in p.units.lower() or "all flags" in p.units.lower():
         score -= 0.5
     return score - auxiliary_penalty(p, asked, wish.frame) - 0.005 * len(p.name)
+
+
+# A quantity typed in notation the description spells ("E dot B=0"): more than the
+# cadence of a sibling product (fast survey vs spin fit), less than the frame asked.
+_NOTATION_SAID = 1.0
+_NOTATION = re.compile(r"[=^+*/]")
+
+
+def notation_said(typed: str, p: ParameterInfo) -> bool:
+    """Whether `typed`, written in notation ("E dot B=0", "Eu^2+Ev^2"), is in `p`'s description.
+
+    Spaces are left out on both sides; plain words ("electric field") never count.
+    """
+    if not _NOTATION.search(typed):
+        return False
+    written = re.sub(r"\s+", "", typed).lower()
+    return written in re.sub(r"\s+", "", p.description).lower()
 
 
 def _kind_score(info: DatasetInfo, q: Quantity) -> float:
