@@ -36,7 +36,7 @@ from xhelio.agents.offline.followup_time import follow_time, moves_time, time_wo
 from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.language.resolve import probe_wanted
 from xhelio.language.slots import SlotKind
-from xhelio.timerange import names_time_near
+from xhelio.timerange import TimeRange, names_time_near
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = [
@@ -274,6 +274,22 @@ def _without_derived(text: str) -> str:
     return text
 
 
+def _unzoomed(state: RequestIntent) -> TimeRange | None:
+    """The widest span shown, by the states that showed the same, before `state`'s."""
+    spans: list[TimeRange | None] = []
+    before = state.shown_before
+    while before is not None:
+        spans.append(before.time_range)
+        before = before.shown_before
+    held = state.time_range
+    wider: list[TimeRange] = [
+        s
+        for s in spans
+        if s is not None and held is not None and s.start <= held.start and held.end <= s.end
+    ]
+    return max(wider, key=lambda s: s.end - s.start) if wider else None
+
+
 def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[str]]:
     """The new request completed from the last one, and notes saying what was kept."""
     notes: list[str] = []
@@ -294,7 +310,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         quantities = (*base.quantities, *said)
     else:
         quantities = said or _with_form(_with_species(base, new), new)
-    time = follow_time(base.time_range, new, notes)
+    time = follow_time(base.time_range, new, notes, _unzoomed(base))
     layout = new.plot.layout
     if layout == "auto":
         layout = "separate" if _BELOW.search(new.text) else base.plot.layout
