@@ -290,6 +290,26 @@ def _unzoomed(state: RequestIntent) -> TimeRange | None:
     return max(wider, key=lambda s: s.end - s.start) if wider else None
 
 
+def _without_probes_left(base: RequestIntent, missions: tuple[MissionRef, ...]) -> str:
+    """The last request's text without the spacecraft it named that this one swaps out.
+
+    "now F16" after "DMSP F18 SSJ electron total energy flux": F18's name no longer
+    words the request (it would be read as a product word F16 lacks); the rest of the
+    text (its instrument and quantity words) still holds. Blanked, so places hold.
+    """
+    text = base.text
+    kept = {(m.mission_id, m.text.upper()) for m in missions}
+    swapped = {m.mission_id for m in missions} & {m.mission_id for m in base.missions}
+    for ref in base.missions:
+        if ref.mission_id not in swapped or (ref.mission_id, ref.text.upper()) in kept:
+            continue
+        at = text.find(ref.text, ref.position)
+        at = at if at >= 0 else text.find(ref.text)
+        if at >= 0:
+            text = text[:at] + " " * len(ref.text) + text[at + len(ref.text) :]
+    return text
+
+
 def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[str]]:
     """The new request completed from the last one, and notes saying what was kept."""
     notes: list[str] = []
@@ -325,6 +345,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         wanted=new.plot.wanted,
     )
     missions = _missions(base, new)
+    said_before = _without_probes_left(base, missions)
     if (edit := panel_edit(base, new)) is not None:
         missions, quantities, undone = edit
         notes += [undone] if undone else []
@@ -343,7 +364,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     merged = replace(
         new,
         # The instruments, derived quantities and frames the last request named still hold.
-        text=f"{_without_derived(base.text) if replaced else base.text}\n{new.text}",
+        text=f"{_without_derived(said_before) if replaced else said_before}\n{new.text}",
         missions=missions,
         quantities=quantities,
         time_range=time.range,

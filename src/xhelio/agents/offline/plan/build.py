@@ -227,7 +227,9 @@ def _one_product(
         usable = [k.dataset for k in kept if k.dataset is not None]
         own = resolve(catalog, wish, usable, probe=source.probe, time_range=span) if usable else []
         if own:
-            cands = led_by([own[0], *cands], product(own[0].dataset_id) or "")
+            # The product kept, the parameter the request's words chose in it ("total").
+            lead = next((c for c in cands if c.dataset_id == own[0].dataset_id), own[0])
+            cands = led_by([lead, *cands], product(own[0].dataset_id) or "")
             b.notes.append(f"Kept the product shown before: {own[0].dataset_id} for {source.name}.")
         elif kept:
             b.notes.extend(f"{k.note}; used {cands[0].dataset_id}." for k in kept if k.note)
