@@ -70,6 +70,24 @@ def test_each_instrument_serves_its_own_clause(
             "DMSP-F16_SSJ_PRECIPITATING-ELECTRONS-IONS",
             "ELE_TOTAL_ENERGY_FLUX",
         ),
+        (
+            "NOAA-19 MEPED 90 degree electron flux 2013-03-17",
+            "switch to NOAA-18",
+            "NOAA18_POES-SEM2_FLUXES-2SEC",
+            "mep_ele_flux_stackt0",
+        ),
+        (
+            "THEMIS-D FGM field magnitude 2009-02-15",
+            "now the E probe",
+            "THE_L2_FGM",
+            "the_fgs_btotalQ",
+        ),
+        (
+            "STEREO-A PLASTIC proton speed 2010-01-05",
+            "same for the other STEREO",
+            "STB_L2_PLA_1DMAX_1MIN",
+            "proton_bulk_speed",
+        ),
     ],
 )
 def test_a_spacecraft_switch_keeps_the_quantity_asked(
