@@ -104,3 +104,32 @@ def test_a_zoom_keeps_the_dataset_and_parameter_shown(
     merged, _ = merge(base, parse_request(text, vocab, NOW))
     shown = _fetched(vocab, base)
     assert shown and _fetched(vocab, merged) == shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["go back to the whole day", "show the full interval again", "zoom out", "the original range"],
+)
+def test_the_whole_span_again_undoes_the_zooms(vocab: Vocabulary, text: str) -> None:
+    """After zooms, "the whole day again" / "zoom out" shows the span before the zooms."""
+    base = parse_request("ACE |B| for 2015-03-16 to 2015-03-18", vocab, NOW)
+    for zoom in ("zoom to 2015-03-17 06:00-12:00", "zoom to 08:00-10:00"):
+        new = parse_request(zoom, vocab, NOW)
+        base, _ = merge(base, new)
+    new = parse_request(text, vocab, NOW)
+    assert is_follow_up(new, has_base=True)
+    merged, notes = merge(base, new)
+    assert merged.time_range is not None
+    r = merged.time_range
+    assert (f"{r.start:%Y-%m-%d %H:%M}", f"{r.end:%Y-%m-%d %H:%M}") == (
+        "2015-03-16 00:00",
+        "2015-03-19 00:00",
+    )
+    assert any("whole span" in n for n in notes)
+
+
+def test_the_whole_day_without_a_zoom_seen_is_the_days_around_it(vocab: Vocabulary) -> None:
+    base = parse_request("ACE |B| on 2015-03-17 from 12:00 to 18:00", vocab, NOW)
+    merged, _ = merge(base, parse_request("go back to the whole day", vocab, NOW))
+    assert merged.time_range is not None
+    assert f"{merged.time_range.start:%d %H}-{merged.time_range.end:%d %H}" == "17 00-18 00"

@@ -129,3 +129,21 @@ def test_llm_path_wrong_choice_is_caught(
     assert fetched and fetched[-1]["status"] == "ok", fetched
     assert HEADING in result.answer
     assert said in result.answer.split(HEADING, 1)[1]
+
+
+def test_each_clause_and_each_follow_up_is_judged_by_its_own_series(
+    workspace: Workspace,
+) -> None:
+    """|B| beside an electron density holds no species; a follow-up's redrawn |B| is no HOPE."""
+    catalog = workspace.context.catalog
+    day = "2015-03-17"
+    field = fetch_record("RBSP-A_MAGNETOMETER_4SEC-GSE_EMFISIS-L3", "Mag", day)
+    density = fetch_record("RBSPA_REL04_ECT-HOPE-MOM-L3", "Dens_e_200", day)
+    both = check_turn(
+        "RBSP-A EMFISIS |B| and HOPE electron density, 2015-03-17", [field, density], catalog
+    )
+    assert not [n for n in both if "electrons" in n], both
+    added = check_turn("add the HOPE electron density", [field, density], catalog, follow_up=True)
+    assert added == [], added
+    wrong = check_turn("add the HOPE electron density", [field], catalog, follow_up=True)
+    assert any("not from HOPE" in n for n in wrong), wrong

@@ -144,9 +144,53 @@ def _of_instrument(catalog: Catalog, inst: Instrument, dataset: str) -> bool:
         return bool(inst.datasets.search(dataset))
 
 
-def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched]) -> list[str]:
+def _holds_wish(catalog: Catalog, f: Fetched, wish: QuantityWish) -> bool | None:
+    """Whether the series holds `wish`'s quantity; None when that cannot be read.
+
+    A parameter whose words say the quantity in units the table does not read
+    ("cm!u-3!n") may hold it (None).
+    """
+    p = _parameter(catalog, f)
+    if p is None or wish.quantity not in _KEYS:
+        return None
+    q = quantity(wish.quantity)
+    if _holds(q, p):
+        return True
+    return None if q.names.search(p.name) or q.describes.search(p.description) else False
+
+
+def _new_series(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched]) -> list[Fetched]:
+    """The series of a follow-up that serve what it asks; the earlier ones redrawn are not.
+
+    "add the HOPE electron density" after EMFISIS |B|: the field drawn again is no HOPE
+    data asked for. All of them when none can be told apart.
+    """
+    if not intent.quantities:
+        return fetched
+    new = [
+        f
+        for f in fetched
+        if any(_holds_wish(catalog, f, w) is not False for w in intent.quantities)
+    ]
+    return new or fetched
+
+
+def _serves_another(
+    catalog: Catalog, f: Fetched, wish: QuantityWish, asked: Sequence[QuantityWish]
+) -> bool:
+    """Whether the series holds another quantity asked, not `wish`'s ("|B| and Ne")."""
+    if _holds_wish(catalog, f, wish) is not False:
+        return False
+    return any(_holds_wish(catalog, f, w) for w in asked if w is not wish)
+
+
+def _detail_notes(
+    intent: RequestIntent, catalog: Catalog, fetched: list[Fetched], follow_up: bool = False
+) -> list[str]:
     vocab = load_vocabulary()
     notes: list[str] = []
+    if follow_up:
+        fetched = _new_series(intent, catalog, fetched)
     binding = bind_missions(intent)
     for ref in intent.missions:
         said = binding.text_of(ref, intent.text) if binding else intent.text
@@ -177,6 +221,8 @@ def _detail_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched
             if w.species
         )
         for wish in asked:
+            if _serves_another(catalog, f, wish, asked):
+                continue  # "EMFISIS |B| and HOPE electron density": |B| holds no species
             if wish.species and wish.species not in ("ion",) and not serves:
                 cue = vocab.species_cue(wish.species)
                 others = [
@@ -388,7 +434,7 @@ def check_turn(
     notes: list[str] = []
     if not follow_up or intent.missions:
         notes += _mission_notes(intent, catalog, fetched)
-    notes += _detail_notes(intent, catalog, fetched)
+    notes += _detail_notes(intent, catalog, fetched, follow_up)
     if not follow_up:  # a follow-up redraws earlier series beside the new one
         notes += _quantity_notes(intent, catalog, fetched)
         notes += _variant_notes(intent, catalog, fetched)

@@ -25,7 +25,7 @@ from xhelio.language.intent import MissionRef, QuantityWish, RequestIntent
 __all__ = ["MissionBinding", "bind_missions", "clause_spans"]
 
 _JOINS = re.compile(
-    r"\s*(?:[,;&]|\band\b|\bvs\b\.?|\bversus\b|\bwith\b|\bcompared (?:to|with)\b|\bagainst\b"
+    r"\s*(?:[,;&\n]|\band\b|\bvs\b\.?|\bversus\b|\bwith\b|\bcompared (?:to|with)\b|\bagainst\b"
     r"|\bplus\b|\balongside\b|\bas well as\b)\s*",
     re.I,
 )

@@ -36,7 +36,7 @@ from xhelio.agents.offline.followup_time import follow_time, moves_time, time_wo
 from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.language.resolve import probe_wanted
 from xhelio.language.slots import SlotKind
-from xhelio.timerange import names_time_near
+from xhelio.timerange import TimeRange, names_time_near
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = [
@@ -274,6 +274,42 @@ def _without_derived(text: str) -> str:
     return text
 
 
+def _unzoomed(state: RequestIntent) -> TimeRange | None:
+    """The widest span shown, by the states that showed the same, before `state`'s."""
+    spans: list[TimeRange | None] = []
+    before = state.shown_before
+    while before is not None:
+        spans.append(before.time_range)
+        before = before.shown_before
+    held = state.time_range
+    wider: list[TimeRange] = [
+        s
+        for s in spans
+        if s is not None and held is not None and s.start <= held.start and held.end <= s.end
+    ]
+    return max(wider, key=lambda s: s.end - s.start) if wider else None
+
+
+def _without_probes_left(base: RequestIntent, missions: tuple[MissionRef, ...]) -> str:
+    """The last request's text without the spacecraft it named that this one swaps out.
+
+    "now F16" after "DMSP F18 SSJ electron total energy flux": F18's name no longer
+    words the request (it would be read as a product word F16 lacks); the rest of the
+    text (its instrument and quantity words) still holds. Blanked, so places hold.
+    """
+    text = base.text
+    kept = {(m.mission_id, m.text.upper()) for m in missions}
+    swapped = {m.mission_id for m in missions} & {m.mission_id for m in base.missions}
+    for ref in base.missions:
+        if ref.mission_id not in swapped or (ref.mission_id, ref.text.upper()) in kept:
+            continue
+        at = text.find(ref.text, ref.position)
+        at = at if at >= 0 else text.find(ref.text)
+        if at >= 0:
+            text = text[:at] + " " * len(ref.text) + text[at + len(ref.text) :]
+    return text
+
+
 def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[str]]:
     """The new request completed from the last one, and notes saying what was kept."""
     notes: list[str] = []
@@ -294,7 +330,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         quantities = (*base.quantities, *said)
     else:
         quantities = said or _with_form(_with_species(base, new), new)
-    time = follow_time(base.time_range, new, notes)
+    time = follow_time(base.time_range, new, notes, _unzoomed(base))
     layout = new.plot.layout
     if layout == "auto":
         layout = "separate" if _BELOW.search(new.text) else base.plot.layout
@@ -309,6 +345,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
         wanted=new.plot.wanted,
     )
     missions = _missions(base, new)
+    said_before = _without_probes_left(base, missions)
     if (edit := panel_edit(base, new)) is not None:
         missions, quantities, undone = edit
         notes += [undone] if undone else []
@@ -327,7 +364,7 @@ def merge(base: RequestIntent, new: RequestIntent) -> tuple[RequestIntent, list[
     merged = replace(
         new,
         # The instruments, derived quantities and frames the last request named still hold.
-        text=f"{_without_derived(base.text) if replaced else base.text}\n{new.text}",
+        text=f"{_without_derived(said_before) if replaced else said_before}\n{new.text}",
         missions=missions,
         quantities=quantities,
         time_range=time.range,

@@ -41,8 +41,12 @@ _BARE_PROBE = re.compile(
     r"(?=\s*(?:(?i:instead|too|as well|please|now|then))?\s*[?.!]*\s*$)"
 )
 _THE_OTHER = re.compile(
-    r"\bthe other (?:[\w-]+\s+){0,2}?(?:probe|spacecraft|satellite|one)(?P<many>s)?\b", re.I
+    r"\bthe other (?:[\w-]+\s+){0,2}?(?:probe|spacecraft|satellite|one)(?P<many>s)?\b"
+    r"|\bthe other (?P<mission>[A-Za-z][\w-]*)\b",
+    re.I,
 )
+# "the B probe", "the C spacecraft": a probe letter before the noun.
+_LETTER_PROBE = re.compile(r"\bthe\s+(?P<p>[A-E])\s+(?:probe|spacecraft|satellite|s/c)\b")
 _SMALL_COUNT = rf"{alternatives(WHOLE_NUMBER_WORDS)}|\d{{1,2}}"
 _ALL_PROBES = re.compile(
     rf"\b(?:all(?:\s+(?:the\s+)?(?P<n>{_SMALL_COUNT}))?|both|each|every)\s+"
@@ -97,7 +101,7 @@ def other_probes(
             names = whole  # "all five" after ARTEMIS P1: every THEMIS probe
         refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in names]
         return tuple(refs), ""
-    if (other := _THE_OTHER.search(new.text)) is not None:
+    if (other := _the_other(new.text)) is not None:
         shown = {probe_wanted(m.text) for m in multi}
         names = vocab.probe_names(first.mission_id, first.text)
         rest = [n for n in names if probe_wanted(n) not in shown]
@@ -105,7 +109,7 @@ def other_probes(
             return None  # "the other one" of more than two: which one is not said
         refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in rest]
         return tuple(refs), ""  # "the other probes": all the rest
-    if (other := _OTHER_PROBE.search(new.text)) is not None:
+    if (other := _OTHER_PROBE.search(new.text) or _LETTER_PROBE.search(new.text)) is not None:
         wanted = [_probe_named(first, t) for t in _LIST_GLUE.split(other["p"]) if t]
         refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in wanted if n]
         said = other["p"] if len(wanted) == 1 else ""  # "probe B": no field wish
@@ -125,6 +129,8 @@ def with_probes_shown(
     "add the FPI ion density as another panel" after MMS1 data is MMS1's: the question
     "which MMS spacecraft?" is answered by the last request. Other doubts stay.
     """
+    if _the_other(intent.text) is not None:
+        return intent  # "the other STEREO": not the one shown (`other_probes`)
     shown = [m for m in base.missions if probe_wanted(m.text)]
     shown = shown or _probes_of_datasets(base.dataset_ids)
     missions: list[MissionRef] = []
@@ -194,11 +200,27 @@ def product_of(
     return base if any(probe_wanted(m.text) for m in missions) else None
 
 
+def _the_other(text: str) -> re.Match[str] | None:
+    """The "the other probe(s)", "the other one" or "the other STEREO" said, if any."""
+    for match in _THE_OTHER.finditer(text):
+        name = match["mission"]
+        if name is None or any(
+            name.lower() == n.lower() for m in load_vocabulary().missions.values() for n in m.names
+        ):
+            return match
+    return None
+
+
 def names_other_probes(text: str) -> bool:
     """Whether a request names probes by count or letter ("all four", "probe B", "the other")."""
-    return bool(_ALL_PROBES.search(text) or _OTHER_PROBE.search(text) or _THE_OTHER.search(text))
+    return bool(
+        _ALL_PROBES.search(text)
+        or _OTHER_PROBE.search(text)
+        or _LETTER_PROBE.search(text)
+        or _the_other(text)
+    )
 
 
 def the_other_named(text: str) -> bool:
-    """Whether a request asks for "the other" probe of a pair."""
-    return _THE_OTHER.search(text) is not None
+    """Whether a request asks for "the other" probe of a pair ("the other STEREO")."""
+    return _the_other(text) is not None

@@ -41,6 +41,7 @@ class _Words:
     edge: re.Pattern[str]
     beside: re.Pattern[str]
     same: re.Pattern[str]
+    whole: re.Pattern[str]
 
 
 def _any(words: list[str]) -> str:
@@ -72,6 +73,11 @@ def _words() -> _Words:
         beside=re.compile(beside, re.I),
         same=re.compile(
             rf"\b(?:{alternatives(table['same'])})\s+(?:{alternatives(table['period'])})\b", re.I
+        ),
+        whole=re.compile(
+            rf"\b(?:{alternatives(table['whole'])})\s+(?:{alternatives(table['period'])})\b"
+            rf"|{_any(table['unzoom'])}",
+            re.I,
         ),
     )
 
@@ -126,7 +132,8 @@ def moves_time(text: str) -> bool:
     """Whether a request changes the time of what is shown ("the following week")."""
     words = _words()
     return bool(
-        words.extend.search(text)
+        words.whole.search(text)
+        or words.extend.search(text)
         or words.shift.search(text)
         or words.beside.search(text)
         or words.same.search(text)
@@ -323,12 +330,34 @@ class FollowedTime:
     error: str | None = None
 
 
-def follow_time(loaded: TimeRange | None, new: RequestIntent, notes: list[str]) -> FollowedTime:
-    """The time a follow-up shows, read against the range `loaded`; notes say what moved."""
+def _whole(loaded: TimeRange, before: TimeRange | None, notes: list[str]) -> TimeRange:
+    """The span shown before the zooms, else the whole days around the loaded span."""
+    if before is None or not (before.start <= loaded.start and loaded.end <= before.end):
+        start = loaded.start.replace(hour=0, minute=0, second=0, microsecond=0)
+        end = loaded.end.replace(hour=0, minute=0, second=0, microsecond=0)
+        before = TimeRange(start, end if end == loaded.end else end + timedelta(days=1))
+    notes.append(f"Showing the whole span again: {before.readable()} (was {loaded.readable()}).")
+    return before
+
+
+def follow_time(
+    loaded: TimeRange | None,
+    new: RequestIntent,
+    notes: list[str],
+    unzoomed: TimeRange | None = None,
+) -> FollowedTime:
+    """The time a follow-up shows, read against the range `loaded`; notes say what moved.
+
+    `unzoomed` is the span shown before the last zooms, which "the whole day again" or
+    "zoom out" shows again.
+    """
     if loaded is None:
         return FollowedTime(new.time_range, new.time_text, new.time_error)
     text = time_words(new)
     asked, error = new.time_range, new.time_error
+    if asked is None and _words().whole.search(text):
+        whole = _whole(loaded, unzoomed, notes)
+        return FollowedTime(whole, whole.readable())
     zoom = zoom_clock(text, loaded)
     if zoom is not None and (asked is None or error):
         dated = find_time_near(_clock_forms(text), loaded)  # "zoom to 30 Oct 06-12": that day

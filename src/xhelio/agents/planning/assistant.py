@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from xhelio.agents.planning.loop import (
     NothingToPlanError,
@@ -190,7 +191,18 @@ class PlanningAssistant:
                 f"(Planning failed, answered directly; plan {plan.id}: {exc})\n\n{reply.text}"
             )
             return reply
-        return AssistantReply(text=plan.summary, plan=plan.brief())
+        return AssistantReply(
+            text=plan.summary, plan=plan.brief(), follow_up=self._follows_up(request)
+        )
+
+    def _follows_up(self, request: str) -> bool:
+        """Whether the direct assistant reads `request` as a follow-up of the session.
+
+        The request-vs-data check then judges only what the follow-up names, not the
+        earlier series drawn again beside the new one.
+        """
+        interpret: Any = getattr(self.inner, "interpret", None)
+        return False if interpret is None else bool(interpret(request)[2])
 
     def set_preferences(self, preferences: AgentPreferences) -> None:
         """Constrain routing: plans skip disabled agents, and so does direct delegation."""

@@ -229,7 +229,8 @@ def _one_product(
         usable = [k.dataset for k in kept if k.dataset is not None]
         own = resolve(catalog, wish, usable, probe=source.probe, time_range=span) if usable else []
         if own:
-            cands = led_by([own[0], *cands], product(own[0].dataset_id) or "")
+            lead = _kept_parameter(b, wish, span, own[0], cands)
+            cands = led_by([lead, *cands], product(own[0].dataset_id) or "")
             b.notes.append(f"Kept the product shown before: {own[0].dataset_id} for {source.name}.")
         elif kept:
             b.notes.extend(f"{k.note}; used {cands[0].dataset_id}." for k in kept if k.note)
@@ -277,15 +278,47 @@ def _probe_switched(b: Builder) -> RequestIntent:
     return b.intent
 
 
-def _earlier_datasets(b: Builder) -> list[str]:
-    """What the request a probe switch follows showed ("now MMS3" after MMS1): its datasets."""
+def _earlier_shown(b: Builder) -> list[tuple[str, str]]:
+    """What the request a probe switch follows showed ("now MMS3" after MMS1)."""
     if b.earlier is None:
         earlier = b.intent.product_of
         plan = build_plan(b.vocab, earlier, b.now) if earlier is not None else None
         b.earlier = [
-            s.calls[0].args["dataset_id"] for s in (plan.steps if plan else ()) if s.kind == "fetch"
+            (s.calls[0].args["dataset_id"], str(s.calls[0].args.get("parameter_id", "")))
+            for s in (plan.steps if plan else ())
+            if s.kind == "fetch"
         ]
     return b.earlier
+
+
+def _earlier_datasets(b: Builder) -> list[str]:
+    """The datasets the request a probe switch follows showed, in order."""
+    return list(dict.fromkeys(d for d, _ in _earlier_shown(b)))
+
+
+def _kept_parameter(
+    b: Builder, wish: QuantityWish, span: TimeRange | None, own: Candidate, cands: list[Candidate]
+) -> Candidate:
+    """The candidate of the kept product `own` to show: the parameter shown before.
+
+    "switch to NOAA-18" after NOAA-19's mep_ele_flux_stackt0 shows NOAA-18's
+    mep_ele_flux_stackt0 (the same parameter of the same product), else the parameter the
+    request's words chose in it ("total" after "now F16"), else `own`.
+    """
+    names = [p for d, p in _earlier_shown(b) if p and product(d) == product(own.dataset_id)]
+    catalog = b.vocab.catalog
+    info = catalog.dataset(own.dataset_id)
+    for name in names:
+        if info.parameter(name) is None:
+            continue
+        at = (own.dataset_id, name)
+        held = next((c for c in cands if (c.dataset_id, c.parameter) == at), None)
+        if held is not None:
+            return held
+        found = resolve(catalog, wish, [info], time_range=span, parameter_names=(name,), limit=30)
+        if (same := next((c for c in found if c.parameter == name), None)) is not None:
+            return same
+    return next((c for c in cands if c.dataset_id == own.dataset_id), own)
 
 
 def _shown(b: Builder) -> list[tuple[str, str]]:

@@ -77,6 +77,28 @@ def per_instrument(source: Source) -> list[Source]:
     return out
 
 
+def own_instruments(b: Builder, source: Source, wish: QuantityWish) -> list[Source]:
+    """`source` kept to the instruments named in the words said of `wish` there.
+
+    Each instrument serves the quantity phrase of its own clause: "RBSP-A EMFISIS |B| and
+    HOPE electron density" asks the density of HOPE only, and "add the HOPE electron
+    density" after EMFISIS |B| too. Several instruments with no dataset in common named
+    for one quantity ("Wind 3DP vs SWE density", "LEP-e and MEP-e omni flux") give a
+    source (a series) each. An input of a derived quantity keeps the source whole
+    (`measuring_source` reads its words).
+    """
+    if not any((w.position, w.text) == (wish.position, wish.text) for w in b.intent.quantities):
+        return [source]
+    words, _ = source_words(b, source, wish)
+    named = _named_instruments(source.role, source.datasets, words)
+    ids = [{d.id for d in own} for _, own in named]
+    if not named or any(a & b for i, a in enumerate(ids) for b in ids[i + 1 :]):
+        return [source]
+    if len(named) == 1:
+        return [replace(source, datasets=named[0][1])]
+    return per_instrument(replace(source, text=words))
+
+
 def _named_instruments(
     mission_id: str, datasets: list[DatasetInfo], text: str, by_title: bool = False
 ) -> list[tuple[str, list[DatasetInfo]]]:
@@ -161,11 +183,7 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
                 for m in intent.missions
                 if binding.wants(m, wish)
             ]
-        # "Wind 3DP vs SWE density": one quantity, a series per instrument named; with
-        # several quantities each instrument keeps its own ("SPAN-I n vs FIELDS B").
-        if intent.compare and len(intent.quantities) == 1:
-            return [each for source in found for each in per_instrument(source)]
-        return found
+        return [each for source in found for each in own_instruments(b, source, wish)]
     if intent.unknown_names:
         return []  # a spacecraft was named, just not one the catalog has: never OMNI instead
     default = _no_spacecraft()
@@ -351,7 +369,7 @@ def source_candidates(
             return []
         return [Candidate(info.id, p.name, p.units, p.components, 0.0, "named in the request")]
     cands = _sibling_vector_first(b, source, wish, span, resolve_source(b, source, wish, span))
-    wider = None if cands else _titled_source(b, source)
+    wider = None if cands else _titled_source(b, source, wish)
     if wider is not None:  # the instrument's own datasets lack it: those titled with it
         source = wider
         cands = resolve_source(b, source, wish, span)
@@ -390,15 +408,17 @@ def source_candidates(
     return cands
 
 
-def _titled_source(b: Builder, source: Source) -> Source | None:
+def _titled_source(b: Builder, source: Source, wish: QuantityWish) -> Source | None:
     """`source` widened to the datasets whose title names its instrument; None if none.
 
-    THEMIS FBK spectra "of the Search Coil Magnetometer" serve "search coil".
+    THEMIS FBK spectra "of the Search Coil Magnetometer" serve "search coil". Only the
+    instruments named in `wish`'s own words count: another clause's instrument is not
+    its ("EMFISIS |B| and HOPE electron density").
     """
     if source.role not in b.vocab.mission_names:
         return None
     every = b.vocab.catalog.browse(source.role, include_auxiliary=True)
-    titled = _of_instrument(source.role, every, source.text or b.intent.text, by_title=True)
+    titled = _of_instrument(source.role, every, source_words(b, source, wish)[0], by_title=True)
     if {d.id for d in titled} <= {d.id for d in source.datasets}:
         return None
     return replace(source, datasets=titled)
@@ -428,9 +448,15 @@ def resolve_source(
         terms=request_terms(text, hints),
         keep_support=bool(b.intent.dataset_ids),
         asked=text,
-        qualifiers=qualifier_text(b.intent.slots, b.intent.unplaced),
+        qualifiers=_own_qualifiers(qualifier_text(b.intent.slots, b.intent.unplaced), text),
         limit=limit,
     )
+
+
+def _own_qualifiers(qualifiers: str, said: str) -> str:
+    """The qualifier words said of this quantity here: another clause's "|B|" is not its."""
+    lowered = said.lower()
+    return " ".join(w for w in qualifiers.split() if w.lower() in lowered)
 
 
 def source_words(b: Builder, source: Source, wish: QuantityWish) -> tuple[str, tuple[str, ...]]:

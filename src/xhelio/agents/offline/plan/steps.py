@@ -109,7 +109,8 @@ class Builder:
     missing: list[str] = field(default_factory=list[str])
     labels: set[str] = field(default_factory=set[str])
     units: dict[str, str] = field(default_factory=dict[str, str])
-    earlier: list[str] | None = None  # the datasets a probe switch keeps the product of
+    # the (dataset, parameter)s shown before, whose products a probe switch keeps
+    earlier: list[tuple[str, str]] | None = None
     shown: list[tuple[str, str]] | None = None  # the (dataset, parameter)s a follow-up keeps
     binding: MissionBinding | None = None  # each spacecraft's own words, read once per plan
 
