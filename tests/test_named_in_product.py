@@ -136,6 +136,10 @@ def test_a_part_named_in_a_clause_of_its_own_is_the_quantity_s(vocab: Vocabulary
         ("MMS1 E and B", ["electric_field", "magnetic_field"]),
         ("Cluster C3 E field", ["electric_field"]),
         ("THEMIS probe E density", ["density"]),
+        # a letter in a list of probes names a probe, never a field or a velocity
+        ("ion density at tha and the (probes A and E)", ["density"]),
+        ("THEMIS probes C, D and E ion density", ["density"]),
+        ("Van Allen Probes spacecraft A & B density", ["density"]),
     ],
 )
 def test_a_bare_e_is_the_electric_field(text: str, wanted: list[str]) -> None:

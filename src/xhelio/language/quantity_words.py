@@ -59,6 +59,10 @@ _BARE_SYMBOL = re.compile(
     r"(?<![\w|\-])(?<!dot )(?<!\u00b7)(?<!probe )(?P<q>[BVE])(?![\w|\-])(?!\s*=)(?![ -]?fields?\b)"
 )
 _SYMBOL_QUANTITY = {"B": "magnetic_field", "V": "velocity", "E": "electric_field"}
+# A letter in a list of probes ("probes A and E", "spacecraft C, D, E") names a probe.
+_PROBE_LIST = re.compile(
+    r"\b(?i:probes?|spacecraft|satellites?|s/c)\s+\(?(?:[A-Z]\s*(?:,|&|/|\band\b|\bor\b)\s*)*$"
+)
 
 
 # "normal mode", "normal-rate" name a product of the instrument, not the N component.
@@ -135,6 +139,8 @@ def quantity_wishes(text: str) -> list[QuantityWish]:
         claimed.append(match.span())
     for match in _BARE_SYMBOL.finditer(text):
         key = _SYMBOL_QUANTITY[match["q"]]
+        if _PROBE_LIST.search(text, 0, match.start()):
+            continue
         if free(*match.span()) and not any(w.quantity == key for w in wishes):
             wishes.append(QuantityWish(key, match[0], match.start(), frame=frame))
             claimed.append(match.span())
