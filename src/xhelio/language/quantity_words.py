@@ -104,6 +104,13 @@ def _in_component_list(match: re.Match[str], tokens: list[re.Match[str]]) -> boo
     return False
 
 
+def _bare_symbols(text: str) -> list[re.Match[str]]:
+    """The capital B, V and E standing alone, without the letters of a list of probes."""
+    return [
+        m for m in _BARE_SYMBOL.finditer(text) if not _PROBE_LIST.search(text, 0, m.start())
+    ]
+
+
 def quantity_wishes(text: str) -> list[QuantityWish]:
     """Quantity wishes in text order, with components, frames and species attached."""
     claimed: list[tuple[int, int]] = []
@@ -137,10 +144,8 @@ def quantity_wishes(text: str) -> list[QuantityWish]:
         key = "velocity" if letter == "v" else "magnetic_field"
         wishes.append(QuantityWish(key, match[0], match.start(), "magnitude"))
         claimed.append(match.span())
-    for match in _BARE_SYMBOL.finditer(text):
+    for match in _bare_symbols(text):
         key = _SYMBOL_QUANTITY[match["q"]]
-        if _PROBE_LIST.search(text, 0, match.start()):
-            continue
         if free(*match.span()) and not any(w.quantity == key for w in wishes):
             wishes.append(QuantityWish(key, match[0], match.start(), frame=frame))
             claimed.append(match.span())
