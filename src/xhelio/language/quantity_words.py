@@ -106,9 +106,7 @@ def _in_component_list(match: re.Match[str], tokens: list[re.Match[str]]) -> boo
 
 def _bare_symbols(text: str) -> list[re.Match[str]]:
     """The capital B, V and E standing alone, without the letters of a list of probes."""
-    return [
-        m for m in _BARE_SYMBOL.finditer(text) if not _PROBE_LIST.search(text, 0, m.start())
-    ]
+    return [m for m in _BARE_SYMBOL.finditer(text) if not _PROBE_LIST.search(text, 0, m.start())]
 
 
 def quantity_wishes(text: str) -> list[QuantityWish]:
