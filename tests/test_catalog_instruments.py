@@ -90,3 +90,10 @@ def test_the_strahl_is_its_own_detector(vocab: Vocabulary) -> None:
 def test_solar_wind_beside_cpi_is_its_solar_wind_analyser(vocab: Vocabulary, text: str) -> None:
     got = fetched(plan_of(vocab, text))
     assert got and re.fullmatch(r"GE_(K0|H0|SW)_CPI", got[0][0]), got
+
+
+def test_a_species_in_a_title_names_no_product(vocab: Vocabulary) -> None:
+    # OMNI's 5-minute title adds "Energetic Proton Fluxes": "proton density" is still the
+    # 1-minute plasma's, not the product whose title says "proton".
+    got = fetched(plan_of(vocab, "OMNI proton density and dynamic pressure for 2017-09-08"))
+    assert any(re.fullmatch(r"OMNI_HRO2?_1MIN", d) and p == "proton_density" for d, p in got), got
