@@ -28,21 +28,21 @@ def _read(vocab: Vocabulary, text: str) -> tuple[list[tuple[str, str | None]], l
 @pytest.mark.parametrize(
     ("text", "wish", "operation"),
     [
-        ("spectrogram of the Wind MFI Bz, 7 Nov 2004", ("magnetic_field", "z"), "dynamic_spectrum"),
+        ("spectrogram of the Wind MFI Bz, 7 Nov 2004", ("magnetic_field", "z"), "dynamic_power"),
         (
             "THEMIS-E FGM Bx dynamic spectrum 2008-02-26",
             ("magnetic_field", "x"),
-            "dynamic_spectrum",
+            "dynamic_power",
         ),
         (
             "dynamic power spectrum of ACE |B| 2003-10-29",
             ("magnetic_field", "magnitude"),
-            "dynamic_spectrum",
+            "dynamic_power",
         ),
         (
             "sliding FFT of the OMNI proton density, 2003-10-29",
             ("density", None),
-            "dynamic_spectrum",
+            "dynamic_power",
         ),
         ("Morlet wavelet power of Wind By on 2004-11-07", ("magnetic_field", "y"), "wavelet"),
     ],
@@ -70,7 +70,7 @@ def test_spectrum_words_about_no_series_name_the_spectrum_the_catalog_holds(
 ) -> None:
     wishes, operations = _read(vocab, text)
     assert wishes[0][0] == "spectrogram", wishes
-    assert not {"dynamic_spectrum", "wavelet"} & set(operations), operations
+    assert not {"dynamic_power", "wavelet"} & set(operations), operations
 
 
 @pytest.mark.parametrize(
@@ -85,7 +85,7 @@ def test_a_field_in_another_clause_than_a_spectrogram_is_still_fetched(
 ) -> None:
     wishes, operations = _read(vocab, text)
     assert series in wishes and "spectrogram" in [q for q, _ in wishes], wishes
-    assert "dynamic_spectrum" not in operations
+    assert "dynamic_power" not in operations
 
 
 def test_the_unit_of_a_power_squares_a_compound_unit_whole() -> None:

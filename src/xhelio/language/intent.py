@@ -31,7 +31,7 @@ __all__ = [
 OperationKind = Literal[
     "magnitude", "smooth", "resample", "derivative", "difference", "ratio",
     "detrend", "percent_difference", "cross_correlation", "psd", "integral",
-    "transform", "statistics", "rotate", "scale", "dynamic_spectrum", "wavelet",
+    "transform", "statistics", "rotate", "scale", "dynamic_power", "wavelet",
 ]  # fmt: skip
 Layout = Literal["auto", "overlay", "separate"]
 DiscoveryKind = Literal["missions", "browse", "search", "parameters", "availability"]

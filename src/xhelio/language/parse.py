@@ -522,7 +522,7 @@ def _read(text: str, vocab: Vocabulary, now: datetime | None) -> RequestIntent:
     operations = [
         op
         for op in _computed_over(find_operations(work, durations), windows)
-        if series or op.kind != "dynamic_spectrum"
+        if series or op.kind != "dynamic_power"
     ]
     hinted = physics
     for span in computing:

@@ -69,12 +69,12 @@ def _spans_and_series(
     is that operation's, never the series.
     """
     named = named_operations(text)
-    others = [(a, b) for key, a, b in named if key != "dynamic_spectrum"]
+    others = [(a, b) for key, a, b in named if key != "dynamic_power"]
     quantities = [w for w in wishes if not any(a <= w.position < b for a, b in others)]
     return [
         ((a, b), (w := _bound(text, (a, b), quantities)) is not None and _series(w))
         for key, a, b in named
-        if key == "dynamic_spectrum"
+        if key == "dynamic_power"
     ]
 
 

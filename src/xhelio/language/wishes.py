@@ -135,7 +135,7 @@ _RATIO = re.compile(r"\bratio\b|\bdivided by\b|\bdivide\b", re.I)
 
 _SPECTRAL: tuple[tuple[OperationKind, str], ...] = (
     ("psd", "Welch power spectral density"),
-    ("dynamic_spectrum", "dynamic spectrum (sliding FFT)"),
+    ("dynamic_power", "dynamic spectrum (sliding FFT)"),
     ("wavelet", "wavelet power (Morlet)"),
 )
 

@@ -34,7 +34,7 @@ from xhelio.vocabulary import DerivedQuantity, load_vocabulary
 # Operations on two series, done once both are fetched (`two_series_operation`).
 TWO_SERIES = ("difference", "ratio", "percent_difference", "cross_correlation")
 # Operations giving numbers beside the series (not a new series of the chain).
-_SIDE_RESULTS = ("psd", "statistics", "dynamic_spectrum", "wavelet")
+_SIDE_RESULTS = ("psd", "statistics", "dynamic_power", "wavelet")
 _NICE_WINDOWS = (60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 86400)
 _SHORT = {
     "magnetic_field": "B", "velocity": "V", "density": "N", "temperature": "T",
@@ -192,7 +192,7 @@ def series_chain(
 
 
 _TIME_FREQUENCY: dict[OperationKind, tuple[str, str, str]] = {
-    "dynamic_spectrum": ("dynamic_spectrum", "dynamic spectrum", "spectrogram"),
+    "dynamic_power": ("dynamic_spectrum", "dynamic spectrum", "spectrogram"),
     "wavelet": ("wavelet_power", "Morlet wavelet power", "wavelet"),
 }
 
