@@ -72,7 +72,7 @@ from xhelio.language.spacecraft_words import (
 from xhelio.language.spectra import spectrum_wishes
 from xhelio.language.spelling import respelt, spelling_fixes
 from xhelio.language.stations import lettered_components, named_stations
-from xhelio.language.time_frequency import held_spectrum_spans, names_a_series
+from xhelio.language.time_frequency import spectrum_words
 from xhelio.language.wishes import (
     Duration,
     find_colours,
@@ -507,11 +507,11 @@ def _read(text: str, vocab: Vocabulary, now: datetime | None) -> RequestIntent:
     computing = operation_spans(work)
     # "TNR dynamic spectrum", "electron spectrogram": a spectrum the catalog holds, not
     # the dynamic spectrum of a series ("spectrogram of Bz")
-    held = held_spectrum_spans(work, quantity_wishes(worded))
-    series = names_a_series(work, quantity_wishes(worded))
+    read = quantity_wishes(worded)
+    held, series = spectrum_words(work, read)
     computing = [span for span in computing if span not in held]
     quantities = spectrum_wishes(
-        worded, quantity_wishes(worded), species.lastgroup if species else None, computing
+        worded, read, species.lastgroup if species else None, computing
     ) or spectrum_wishes(
         physics, quantity_wishes(physics), species.lastgroup if species else None, computing
     )

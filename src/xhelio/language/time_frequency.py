@@ -19,7 +19,7 @@ from xhelio.language.intent import QuantityWish
 from xhelio.language.operations import named_operations
 from xhelio.language.spectra import apart
 
-__all__ = ["held_spectrum_spans", "names_a_series"]
+__all__ = ["held_spectrum_spans", "spectrum_words"]
 
 # Quantities whose "spectrogram" is a spectrum the catalog holds, unless a component of
 # the field is named ("spectrogram of Bz" is computed from the series).
@@ -78,11 +78,16 @@ def _spans_and_series(
     ]
 
 
+def spectrum_words(text: str, wishes: Sequence[QuantityWish]) -> tuple[list[tuple[int, int]], bool]:
+    """The dynamic-spectrum words held, and whether the operation is asked.
+
+    Held: the spans naming a spectrum the catalog holds, not an operation. Asked: some
+    others are about a series of `wishes`.
+    """
+    found = _spans_and_series(text, wishes)
+    return [span for span, series in found if not series], any(s for _, s in found)
+
+
 def held_spectrum_spans(text: str, wishes: Sequence[QuantityWish]) -> list[tuple[int, int]]:
     """The dynamic-spectrum words that name a spectrum the catalog holds, not an operation."""
-    return [span for span, series in _spans_and_series(text, wishes) if not series]
-
-
-def names_a_series(text: str, wishes: Sequence[QuantityWish]) -> bool:
-    """Whether some dynamic-spectrum words of `text` are about a series of `wishes`."""
-    return any(series for _, series in _spans_and_series(text, wishes))
+    return spectrum_words(text, wishes)[0]
