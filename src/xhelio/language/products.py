@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
+from xhelio.language.quantity_words import SPECIES_WORDS
 from xhelio.vocabulary import Instrument, load_vocabulary
 
 __all__ = [
@@ -406,21 +407,11 @@ def coverage_score(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | 
             score += 1.0 * ("-" in term.typed and term.typed.upper() in own)
         elif term.tokens & (acronyms | product_id_words(info)):
             score += 2.0  # a plain word: a title acronym, or a word of the id ("STRAHL0")
-        elif not _species_word(term.typed):
+        elif not SPECIES_WORDS.fullmatch(term.typed.strip()):
             # a word of the title ("solar wind": "CPI/SWA ... Solar Wind Analyzer"); a
             # species ("Energetic Proton Fluxes" beside the plasma) names no product
             score += 1.0 * bool(term.tokens & title_words(title_head(info.title)))
     return score
-
-
-@cache
-def _species_pattern() -> re.Pattern[str]:
-    return re.compile("|".join(sp.words.pattern for sp in load_vocabulary().species), re.I)
-
-
-def _species_word(typed: str) -> bool:
-    """Whether a typed word is a species name ("proton", "electrons", "O+")."""
-    return _species_pattern().fullmatch(typed.strip()) is not None
 
 
 def unasked_markers(info: DatasetInfo, terms: Sequence[Term]) -> list[str]:
