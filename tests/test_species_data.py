@@ -56,6 +56,22 @@ def test_species_words_and_catalog_spellings() -> None:
     dens = ParameterInfo("DENS", "double", "cm^-3", description="Partial Moment Density")
     info = DatasetInfo("X_MOM", "Partial moments of the Alpha distribution", parameters=(dens,))
     assert species_of(dens, info) == {"alpha"} and species_of(dens) == set()
+    # "select(ed)" is an English word, not an electron cue ("elec"): 382 catalog
+    # parameters ("He intensity, at select energies", "H+ ... at 16 selected pitch
+    # angles") were read as electron data.
+    he = ParameterInfo(
+        "flux_He", "double", "1/(cm^2 s sr MeV)", description="He intensity, at select energies"
+    )
+    h = ParameterInfo(
+        "proton_distribution",
+        "double",
+        "eV",
+        description="H+ distribution at 16 selected pitch angles",
+    )
+    assert "electron" not in species_of(he) and species_of(h) == {"proton"}
+    assert species_of(ParameterInfo("Nelec", "double", "cm^-3", description="density")) == {
+        "electron"
+    }
 
 
 def test_main_data_is_never_a_clock_column_or_a_listed_only_counter() -> None:

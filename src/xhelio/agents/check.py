@@ -13,7 +13,6 @@ Imports `agents.offline`, `catalog` and `vocabulary`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -23,6 +22,7 @@ from xhelio.agents.offline.derived import derived_named
 from xhelio.catalog.index import Catalog
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.binding import MissionBinding, bind_missions
+from xhelio.language.frames import name_frames, parameter_frames
 from xhelio.language.grounding import variants_unsaid
 from xhelio.language.intent import QuantityWish, RequestIntent
 from xhelio.language.parse import Vocabulary, parse_request
@@ -36,11 +36,6 @@ from xhelio.vocabulary import Instrument, load_vocabulary
 __all__ = ["HEADING", "Fetched", "check_turn", "fetched_in"]
 
 HEADING = "Differs from the request:"
-_FRAME_WORD = re.compile(r"(?<![A-Za-z])(GSE|GSM|RTN|SRF|SM|GEI|GEO|HCI|DSL|MGSE)(?![A-Za-z])")
-# A frame spelled inside a parameter name: "BGSE", "BGSEc", "B_GSM", "tha_fgs_gsmQ".
-_FRAME_IN_NAME = re.compile(
-    r"(?i)(?:^|(?<=[_\dbve]))(GSE|GSM|RTN|HCI|DSL|MGSE)(?=$|[_\d]|[qc](?:$|_))"
-)
 _VOCABS: dict[int, Vocabulary] = {}
 
 
@@ -243,7 +238,7 @@ def _detail_notes(
             frame = wish.frame or _frame_typed(intent)
             if frame:
                 # A frame typed with no quantity word is weighed against the name only.
-                frames = _frames_of(f, text if wish.frame else "")
+                frames = _frames_of(catalog, f, words=bool(wish.frame))
                 if frames and frame not in frames:
                     notes.append(
                         f"{f.dataset}.{f.parameter} is in {'/'.join(sorted(frames))}, "
@@ -273,15 +268,9 @@ def _frameless_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetc
     for frame in frames:
         for f in fetched:
             info = _dataset(catalog, f.dataset)
-            if info is None or _frames_of(f, _parameter_text(catalog, f, with_dataset=False)):
+            if info is None or _frames_of(catalog, f):
                 continue
-            held = {
-                fr
-                for p in info.data_parameters
-                for fr in _frames_of(
-                    Fetched(f.dataset, p.name, "", ""), f"{p.name} {p.description}"
-                )
-            }
+            held = {fr for p in info.data_parameters for fr in parameter_frames(p)}
             if held and frame not in held:
                 notes.append(
                     f"{f.dataset} has no parameter in {frame} (its frames: "
@@ -297,10 +286,16 @@ def _dataset(catalog: Catalog, dataset: str) -> DatasetInfo | None:
         return None
 
 
-def _frames_of(f: Fetched, text: str) -> set[str]:
-    """The parameter's frame: its name says it ("BGSE", "tha_fgs_gsm"), else its words."""
-    named = {m.upper() for m in _FRAME_IN_NAME.findall(f.parameter)}
-    return named or set(_FRAME_WORD.findall(text.upper()))
+def _frames_of(catalog: Catalog, f: Fetched, *, words: bool = True) -> frozenset[str]:
+    """The fetched parameter's frames: its name says them ("BGSE"), else its description.
+
+    With `words` false, or for a parameter the catalog does not list, the name alone.
+    """
+    info = _dataset(catalog, f.dataset)
+    p = info.parameter(f.parameter) if info is not None else None
+    if p is None or not words:
+        return name_frames(f.parameter)
+    return parameter_frames(p)
 
 
 def _frame_typed(intent: RequestIntent) -> str | None:
@@ -449,9 +444,9 @@ def frame_arithmetic(
     operations: Sequence[Operation | dict[str, Any]], catalog: Catalog
 ) -> list[str]:
     """Notes on computations that combined series of different coordinate frames."""
-    frames_of: dict[str, set[str]] = {}
+    frames_of: dict[str, frozenset[str]] = {}
     for f in fetched_in(operations):
-        frames_of[f.label] = set(_FRAME_WORD.findall(_parameter_text(catalog, f).upper()))
+        frames_of[f.label] = _frames_of(catalog, f)
     notes: list[str] = []
     for op in map(Operation.of, operations):
         if op.phase != "compute" or not op.ok or not op.read:
@@ -462,7 +457,7 @@ def frame_arithmetic(
                 if s != label and s.startswith(label):
                     frames_of.setdefault(s, frames_of[label])
         result_label = op.produced[0] if op.produced else ""
-        sets = [frames_of.get(s, set()) for s in sources]
+        sets = [frames_of.get(s, frozenset()) for s in sources]
         if len(sources) == 2 and all(sets) and not (sets[0] & sets[1]):
             notes.append(
                 f"{result_label} combines {sources[0]} ({'/'.join(sorted(sets[0]))}) with "
@@ -470,5 +465,5 @@ def frame_arithmetic(
                 "so the result mixes frames and is not physically meaningful as it stands."
             )
         if result_label and len(sources) == 1:
-            frames_of[result_label] = frames_of.get(sources[0], set())
+            frames_of[result_label] = frames_of.get(sources[0], frozenset())
     return notes

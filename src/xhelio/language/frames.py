@@ -16,7 +16,7 @@ from functools import cache
 from xhelio.catalog.model import ParameterInfo
 from xhelio.vocabulary import load_vocabulary
 
-__all__ = ["frames_named", "parameter_frames"]
+__all__ = ["frames_named", "name_frames", "parameter_frames"]
 
 # A frame token in a name may carry a vector letter before it ("BGSE", "Vgsm") and a
 # quality or corrected mark after it ("gsmQ", "BGSEc").
@@ -44,12 +44,15 @@ def _token_frame(token: str) -> str | None:
     return next((s for s in shapes if len(s) >= 2 and s in _frames()), None)
 
 
+def name_frames(name: str) -> frozenset[str]:
+    """The frames a parameter's name spells ("thc_fgl_gsm", "BGSEc" -> GSM, GSE)."""
+    tokens = re.split(r"[^A-Za-z0-9]+|(?<=\d)(?=[A-Za-z])", name)
+    return frozenset(f for t in tokens if (f := _token_frame(t)))
+
+
 def parameter_frames(p: ParameterInfo) -> frozenset[str]:
     """The frames `p` is in, as its name spells them, else as its own words write them."""
-    named = {
-        f for t in re.split(r"[^A-Za-z0-9]+|(?<=\d)(?=[A-Za-z])", p.name) if (f := _token_frame(t))
-    }
-    if named:
-        return frozenset(named)
+    if named := name_frames(p.name):
+        return named
     words = " ".join([p.description, *(p.labels or ())])
     return frozenset(w for w in re.findall(r"[A-Z][A-Z0-9]+", words) if w in _frames())

@@ -72,7 +72,7 @@ from xhelio.language.spacecraft_words import (
 from xhelio.language.spectra import spectrum_wishes
 from xhelio.language.spelling import respelt, spelling_fixes
 from xhelio.language.stations import lettered_components, named_stations
-from xhelio.language.time_frequency import spectrum_words
+from xhelio.language.time_frequency import outside_spectrum_words, spectrum_words
 from xhelio.language.wishes import (
     Duration,
     find_colours,
@@ -507,13 +507,16 @@ def _read(text: str, vocab: Vocabulary, now: datetime | None) -> RequestIntent:
     computing = operation_spans(work)
     # "TNR dynamic spectrum", "electron spectrogram": a spectrum the catalog holds, not
     # the dynamic spectrum of a series ("spectrogram of Bz")
-    read = quantity_wishes(worded)
+    read = outside_spectrum_words(work, quantity_wishes(worded))
     held, series = spectrum_words(work, read)
     computing = [span for span in computing if span not in held]
     quantities = spectrum_wishes(
         worded, read, species.lastgroup if species else None, computing
     ) or spectrum_wishes(
-        physics, quantity_wishes(physics), species.lastgroup if species else None, computing
+        physics,
+        outside_spectrum_words(work, quantity_wishes(physics)),
+        species.lastgroup if species else None,
+        computing,
     )
     quantities = [w for w in quantities if not _product_word(w, physics, missions)]
     if not quantities:

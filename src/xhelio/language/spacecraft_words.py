@@ -209,6 +209,12 @@ _OMNI_LOOK = re.compile(
     r"(?:flux|fluxes|intensit\w*|spectr\w*|counts?|rates?|PSD|phase[- ]space)\b)",
     re.I,
 )
+# "electric field PSD (omni)": the look direction written after its data, in brackets.
+_OMNI_LOOK_BEFORE = re.compile(
+    r"\b(?:flux|fluxes|intensit\w*|spectr(?:um|a|ogram)s?|PSDs?|(?:spectral|phase[- ]space)\s+"
+    r"densit(?:y|ies))\s*[(\[]\s*$",
+    re.I,
+)
 
 
 def omni_looks(
@@ -216,9 +222,10 @@ def omni_looks(
 ) -> tuple[tuple[MissionRef, ...], list[tuple[int, int]]]:
     """The missions and spans without an "omni" that means omnidirectional, not OMNI.
 
-    "omni" before a flux, intensity or spectrum is the look direction when the request
-    names the spacecraft otherwise: another mission, an instrument only one mission
-    carries ("REPT", "HOPE"), or "omni" written in lower case. "OMNI proton flux" alone
+    "omni" before a flux, intensity or spectrum, or in brackets after one ("PSD (omni)"),
+    is the look direction when the request names the spacecraft otherwise: another
+    mission, an instrument only one mission carries ("REPT", "HOPE"), or "omni" written
+    in lower case. "OMNI proton flux" alone
     is the OMNI data set's.
     """
     looks = [
@@ -226,7 +233,9 @@ def omni_looks(
         for r in refs
         if r.mission_id == "omni"
         and r.text.lower().startswith("omni")
-        and _OMNI_LOOK.match(text[r.position + 4 :])
+        and (
+            _OMNI_LOOK.match(text[r.position + 4 :]) or _OMNI_LOOK_BEFORE.search(text[: r.position])
+        )
     ]
     if not looks:
         return refs, spans

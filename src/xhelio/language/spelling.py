@@ -7,9 +7,9 @@ missions, operations, figure words: the data files of `vocabulary/`) is read as 
 word, and the answer says so. Never when two words are as near (a tie could change the
 meaning), never a word with a digit or written in capitals (ids and codes), never a short
 word: a slip is one letter dropped, added, changed or two swapped (Damerau-Levenshtein,
-adjacent transpositions), two of them in a long word, and the first letter is kept.
-Words the catalog holds are never left over (`parse._account`), so they are never
-respelt. Imports `vocabulary` only.
+adjacent transpositions: rapidfuzz's optimal string alignment distance), two of them
+in a long word, and the first letter is kept. Words the catalog holds are never left
+over (`parse._account`), so they are never respelt. Imports `vocabulary` only.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
+
+from rapidfuzz.distance import OSA
 
 from xhelio.vocabulary import read_table
 
@@ -95,23 +97,6 @@ def _changed_letter(a: str, b: str) -> bool:
     return len(diff) == 1
 
 
-def _distance(a: str, b: str, limit: int) -> int:
-    """Damerau-Levenshtein distance (adjacent transpositions), `limit + 1` when beyond it."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    before: list[int] = []
-    row = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = a[i - 1] != b[j - 1]
-            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], before[j - 2] + 1)
-        before, row = row, current
-    return row[len(b)]
-
-
 def _read_as(word: str) -> str | None:
     """The one vocabulary word `word` is a slip from, or None (none, or a tie)."""
     if len(word) < _SHORTEST or not word.isalpha() or word.isupper():
@@ -125,7 +110,7 @@ def _read_as(word: str) -> str | None:
     for candidate in known:
         if candidate[0] != typed[0]:
             continue
-        d = _distance(typed, candidate, limit)
+        d = OSA.distance(typed, candidate, score_cutoff=limit)
         if d == 1 and len(typed) < _CHANGED_FROM and _changed_letter(typed, candidate):
             continue
         if typed in (f"{candidate}s", f"{candidate}es") or candidate == f"{typed}s":

@@ -19,7 +19,7 @@ from xhelio.language.intent import QuantityWish
 from xhelio.language.operations import named_operations
 from xhelio.language.spectra import apart
 
-__all__ = ["held_spectrum_spans", "spectrum_words"]
+__all__ = ["held_spectrum_spans", "outside_spectrum_words", "spectrum_words"]
 
 # Quantities whose "spectrogram" is a spectrum the catalog holds, unless a component of
 # the field is named ("spectrogram of Bz" is computed from the series).
@@ -27,7 +27,23 @@ _SPECTRA_HELD = frozenset({"particle_flux", "spectrogram", "magnetic_field", "el
 # How far the words may stand from their quantity: articles and names (mission,
 # instrument) between them, never another clause.
 _NEAR_AFTER = 40
+# The operations whose words name a spectrum ("power spectral density", "spectrogram").
+_SPECTRUM_KEYS = frozenset({"psd", "dynamic_power", "wavelet"})
 _NEAR_BEFORE = 16
+
+
+def outside_spectrum_words(text: str, wishes: Sequence[QuantityWish]) -> list[QuantityWish]:
+    """`wishes` without the quantity words of a spectrum's own name.
+
+    The "density" of "power spectral density" is the spectrum's, never a density asked:
+    "magnetic power spectral density" asks no density.
+    """
+    spans = [(a, b) for key, a, b in named_operations(text) if key in _SPECTRUM_KEYS]
+    return [
+        w
+        for w in wishes
+        if not any(a <= w.position and w.position + len(w.text) <= b for a, b in spans)
+    ]
 
 
 def _series(wish: QuantityWish) -> bool:

@@ -33,6 +33,7 @@ from xhelio.agents.offline.followup_probes import (
 )
 from xhelio.agents.offline.followup_remove import panel_edit, removal
 from xhelio.agents.offline.followup_time import follow_time, moves_time, time_words, zoom_clock
+from xhelio.language.frames import frames_named
 from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
 from xhelio.language.resolve import probe_wanted
 from xhelio.language.slots import SlotKind
@@ -198,14 +199,13 @@ def _with_species(base: RequestIntent, new: RequestIntent) -> tuple[QuantityWish
     )
 
 
-_FRAME_WORD = load_vocabulary().frame_words
 _COMPONENTS = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b", re.I)
 _MAGNITUDE = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b", re.I)
 
 
 def _with_form(base: tuple[QuantityWish, ...], new: RequestIntent) -> tuple[QuantityWish, ...]:
     """The last vectors in the frame or form a bare follow-up names ("same in GSM components")."""
-    frame = _FRAME_WORD.search(new.text)
+    frame = next(iter(frames_named(new.text)), None)
     component = (
         "vector"
         if _COMPONENTS.search(new.text)
@@ -219,7 +219,7 @@ def _with_form(base: tuple[QuantityWish, ...], new: RequestIntent) -> tuple[Quan
     return tuple(
         replace(
             w,
-            frame=frame[1].upper() if frame else w.frame,
+            frame=frame or w.frame,
             component=component or (None if w.component == "magnitude" and frame else w.component),
         )
         if w.quantity in vectors

@@ -22,6 +22,7 @@ from xhelio.agents.offline.plan.sources import (
 from xhelio.agents.offline.plan.steps import NAMED, Builder, Source
 from xhelio.catalog.index import is_auxiliary
 from xhelio.catalog.model import DatasetInfo
+from xhelio.language.frames import frames_named
 from xhelio.language.grounding import OpenRequest, open_request, rank_open, what_phrase
 from xhelio.language.intent import (
     MissionRef,
@@ -503,13 +504,10 @@ def _overview(b: Builder) -> list[QuantityWish]:
     ]
 
 
-_FRAME_WORDS = load_vocabulary().frame_words
-
-
 def one_frame(b: Builder, quantities: list[QuantityWish]) -> list[QuantityWish]:
     """Arithmetic across frames ("Bz in GSM minus Bz in GSE") is done in one frame, said."""
     op = next((o for o in b.intent.operations if o.kind in TWO_SERIES), None)
-    frames = list(dict.fromkeys(f.upper() for f in _FRAME_WORDS.findall(b.intent.text)))
+    frames = list(frames_named(b.intent.text))
     if op is None or len(frames) < 2:
         return quantities
     first = frames[0]
