@@ -147,3 +147,37 @@ def test_a_date_that_reads_both_ways_says_the_order_taken() -> None:
     assert found.text is not None and "read month first" in found.text
     unambiguous = find_time("ACE mag 03/17/2015").text
     assert unambiguous is not None and "month first" not in unambiguous
+
+
+def _days(text: str) -> tuple[str, str]:
+    found = find_time(text, NOW)
+    assert found.range is not None, found.error
+    return f"{found.range.start:%Y-%m-%dT%H:%M}", f"{found.range.end:%Y-%m-%dT%H:%M}"
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # an explicit window wins over an event that only labels it
+        ("OMNI for the week starting 2015-07-13 (pluto flyby)", "2015-07-13", "2015-07-20"),
+        ("OMNI Dst 2003-10-27 to 2003-11-03 (Halloween storm)", "2003-10-27", "2003-11-04"),
+        ("OMNI Dst for March 2015, with the St Patrick's day storm", "2015-03-01", "2015-04-01"),
+        ("OMNI Dst for March 2015 (St Patrick's day storm)", "2015-03-01", "2015-04-01"),
+        # a calendar period that only places the event gives the event
+        ("OMNI Dst during the 2015 St Patrick's day storm", "2015-03-16", "2015-03-20"),
+        ("OMNI Dst, the St Patrick's day storm in March 2015", "2015-03-16", "2015-03-20"),
+        ("OMNI Dst, Halloween storm (October 2003)", "2003-10-28", "2003-11-02"),
+        # the event alone
+        ("New Horizons data during the pluto flyby", "2015-07-13", "2015-07-16"),
+    ],
+)
+def test_an_explicit_window_wins_over_an_event_that_labels_it(
+    text: str, start: str, end: str
+) -> None:
+    assert _days(text) == (f"{start}T00:00", f"{end}T00:00")
+
+
+def test_an_event_partly_outside_the_window_written_is_said() -> None:
+    found = find_time("OMNI Dst 2003-10-30 to 2003-11-05 (Halloween storm)", NOW)
+    assert found.range is not None and f"{found.range.start:%Y-%m-%d}" == "2003-10-30"
+    assert found.text is not None and "partly outside" in found.text

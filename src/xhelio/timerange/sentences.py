@@ -31,6 +31,7 @@ from xhelio.timerange.dotted import (
 )
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
+from xhelio.timerange.labels import Named, window_words
 from xhelio.timerange.parts import (
     HYPHENED_PART,
     day_part_after,
@@ -684,16 +685,38 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     event = _named_event(text, now)
     if event is None:
         return _written_time(text, now)
-    # A time written beside the event's name that is narrower than the event wins
-    # ("for the 2017 September storm, 12 hours before 2017-09-07T23:00").
     masked = text
     for a, b in event.spans:
         masked = masked[:a] + " " * (b - a) + masked[b:]
     written = _written_time(masked, now)
-    if written.range and event.range and written.range.duration < event.range.duration:
+    if written.range is None or event.range is None or written.text is None:
+        return event
+    if len(event.spans) > 1:  # a window measured from the event ("6 hours before ...")
+        return _beside_measured(written, event)
+    # An explicit window wins over an event that only labels it ("the week starting
+    # 2015-07-13 (Pluto flyby)"); a calendar period that only places the event does not.
+    words = window_words(
+        text,
+        Named(written.range, written.text, written.spans),
+        Named(event.range, event.text or "", event.spans),
+    )
+    if words is None:
+        return event
+    read = written.spans if "falls outside" in words else (*written.spans, *event.spans)
+    return TimeFound(written.range, words, None, read)
+
+
+def _beside_measured(written: TimeFound, event: TimeFound) -> TimeFound:
+    """A window measured from an event, with a time written beside it.
+
+    A time narrower than the window wins ("for the 2017 September storm, 12 hours before
+    2017-09-07T23:00"); one it misses wins with the clash said ("during the Jupiter flyby,
+    Jan 2001").
+    """
+    assert written.range is not None and event.range is not None
+    if written.range.duration < event.range.duration:
         return written
-    if written.range and event.range and not _overlap(written.range, event.range):
-        # "during the Jupiter flyby, Jan 2001": the date written wins; the clash is said.
+    if not _overlap(written.range, event.range):
         said = f"{written.text}, as written; the event named, {event.text}, falls outside it"
         return TimeFound(written.range, said, None, written.spans)
     return event
