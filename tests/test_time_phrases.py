@@ -181,3 +181,25 @@ def test_an_event_partly_outside_the_window_written_is_said() -> None:
     found = find_time("OMNI Dst 2003-10-30 to 2003-11-05 (Halloween storm)", NOW)
     assert found.range is not None and f"{found.range.start:%Y-%m-%d}" == "2003-10-30"
     assert found.text is not None and "partly outside" in found.text
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("ACE B first half of March 2003", "2003-03-01T00:00", "2003-03-16T00:00"),
+        ("ACE B second half of March 2003", "2003-03-16T00:00", "2003-04-01T00:00"),
+        ("ACE B from 2015-03-17 for 3 days", "2015-03-17T00:00", "2015-03-20T00:00"),
+        ("ACE B from 17 March 2015 for three days", "2015-03-17T00:00", "2015-03-20T00:00"),
+        ("ACE B 2003/10/29 06:00-2003/10/30", "2003-10-29T06:00", "2003-10-31T00:00"),
+        ("ACE B 2003-10-29T06:00-2003-10-30T12:00", "2003-10-29T06:00", "2003-10-30T12:00"),
+        ("ACE B 17.03.2015-19.03.2015", "2015-03-17T00:00", "2015-03-20T00:00"),
+        ("ACE B 29-31.10.2003", "2003-10-29T00:00", "2003-11-01T00:00"),
+        ("ACE B 29.10.-2.11.2003", "2003-10-29T00:00", "2003-11-03T00:00"),
+        ("ACE B around noon on 2015-03-17", "2015-03-17T11:00", "2015-03-17T13:00"),
+        ("ACE B about 2015-03-17 04:00 UT", "2015-03-17T03:00", "2015-03-17T05:00"),
+        ("ACE B in mid-2010", "2010-05-01T00:00", "2010-09-01T00:00"),
+        ("ACE B weeks 10-12 of 2016", "2016-03-07T00:00", "2016-03-28T00:00"),
+    ],
+)
+def test_more_forms_physicists_write(text: str, start: str, end: str) -> None:
+    assert _days(text) == (start, end)
