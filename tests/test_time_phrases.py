@@ -203,3 +203,9 @@ def test_an_event_partly_outside_the_window_written_is_said() -> None:
 )
 def test_more_forms_physicists_write(text: str, start: str, end: str) -> None:
     assert _days(text) == (start, end)
+
+
+def test_a_window_inside_the_event_is_a_part_of_it_not_a_clash() -> None:
+    found = find_time("New Horizons during the Pluto flyby on 2015-07-14", NOW)
+    assert found.range is not None and f"{found.range.start:%Y-%m-%d}" == "2015-07-14"
+    assert found.text is not None and "outside" not in found.text

@@ -65,9 +65,9 @@ def window_words(text: str, written: Named, event: Named) -> str | None:
     """
     if _places(text, written, event):
         return None
-    inside = written.range.start <= event.range.start and event.range.end <= written.range.end
-    if inside:
-        return written.words
-    missed = event.range.end <= written.range.start or written.range.end <= event.range.start
+    w, e = written.range, event.range
+    if (w.start <= e.start and e.end <= w.end) or (e.start <= w.start and w.end <= e.end):
+        return written.words  # the window holds the event, or is a part of it
+    missed = e.end <= w.start or w.end <= e.start
     where = "falls outside it" if missed else "falls partly outside it"
     return f"{written.words}, as written; the event named, {event.words}, {where}"
