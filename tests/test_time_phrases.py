@@ -147,3 +147,65 @@ def test_a_date_that_reads_both_ways_says_the_order_taken() -> None:
     assert found.text is not None and "read month first" in found.text
     unambiguous = find_time("ACE mag 03/17/2015").text
     assert unambiguous is not None and "month first" not in unambiguous
+
+
+def _days(text: str) -> tuple[str, str]:
+    found = find_time(text, NOW)
+    assert found.range is not None, found.error
+    return f"{found.range.start:%Y-%m-%dT%H:%M}", f"{found.range.end:%Y-%m-%dT%H:%M}"
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # an explicit window wins over an event that only labels it
+        ("OMNI for the week starting 2015-07-13 (pluto flyby)", "2015-07-13", "2015-07-20"),
+        ("OMNI Dst 2003-10-27 to 2003-11-03 (Halloween storm)", "2003-10-27", "2003-11-04"),
+        ("OMNI Dst for March 2015, with the St Patrick's day storm", "2015-03-01", "2015-04-01"),
+        ("OMNI Dst for March 2015 (St Patrick's day storm)", "2015-03-01", "2015-04-01"),
+        # a calendar period that only places the event gives the event
+        ("OMNI Dst during the 2015 St Patrick's day storm", "2015-03-16", "2015-03-20"),
+        ("OMNI Dst, the St Patrick's day storm in March 2015", "2015-03-16", "2015-03-20"),
+        ("OMNI Dst, Halloween storm (October 2003)", "2003-10-28", "2003-11-02"),
+        # the event alone
+        ("New Horizons data during the pluto flyby", "2015-07-13", "2015-07-16"),
+    ],
+)
+def test_an_explicit_window_wins_over_an_event_that_labels_it(
+    text: str, start: str, end: str
+) -> None:
+    assert _days(text) == (f"{start}T00:00", f"{end}T00:00")
+
+
+def test_an_event_partly_outside_the_window_written_is_said() -> None:
+    found = find_time("OMNI Dst 2003-10-30 to 2003-11-05 (Halloween storm)", NOW)
+    assert found.range is not None and f"{found.range.start:%Y-%m-%d}" == "2003-10-30"
+    assert found.text is not None and "partly outside" in found.text
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("ACE B first half of March 2003", "2003-03-01T00:00", "2003-03-16T00:00"),
+        ("ACE B second half of March 2003", "2003-03-16T00:00", "2003-04-01T00:00"),
+        ("ACE B from 2015-03-17 for 3 days", "2015-03-17T00:00", "2015-03-20T00:00"),
+        ("ACE B from 17 March 2015 for three days", "2015-03-17T00:00", "2015-03-20T00:00"),
+        ("ACE B 2003/10/29 06:00-2003/10/30", "2003-10-29T06:00", "2003-10-31T00:00"),
+        ("ACE B 2003-10-29T06:00-2003-10-30T12:00", "2003-10-29T06:00", "2003-10-30T12:00"),
+        ("ACE B 17.03.2015-19.03.2015", "2015-03-17T00:00", "2015-03-20T00:00"),
+        ("ACE B 29-31.10.2003", "2003-10-29T00:00", "2003-11-01T00:00"),
+        ("ACE B 29.10.-2.11.2003", "2003-10-29T00:00", "2003-11-03T00:00"),
+        ("ACE B around noon on 2015-03-17", "2015-03-17T11:00", "2015-03-17T13:00"),
+        ("ACE B about 2015-03-17 04:00 UT", "2015-03-17T03:00", "2015-03-17T05:00"),
+        ("ACE B in mid-2010", "2010-05-01T00:00", "2010-09-01T00:00"),
+        ("ACE B weeks 10-12 of 2016", "2016-03-07T00:00", "2016-03-28T00:00"),
+    ],
+)
+def test_more_forms_physicists_write(text: str, start: str, end: str) -> None:
+    assert _days(text) == (start, end)
+
+
+def test_a_window_inside_the_event_is_a_part_of_it_not_a_clash() -> None:
+    found = find_time("New Horizons during the Pluto flyby on 2015-07-14", NOW)
+    assert found.range is not None and f"{found.range.start:%Y-%m-%d}" == "2015-07-14"
+    assert found.text is not None and "outside" not in found.text

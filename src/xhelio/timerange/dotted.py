@@ -32,9 +32,11 @@ _MONTH = r"(?P<m>jan|feb|mar|m\u00e4r|mae|apr|may|mai|jun|jul|aug|sep|oct|okt|no
 _YEAR = r"(?P<y>(?:1[6-9]|2[0-2])\d\d)(?!\d)"
 _DASH = r"\s*(?:-|\u2013|bis|to)\s*"
 
-# "17.-18.3.2015", "17.-18.03.2015": the days dotted, the month and year once.
+# "17.-18.3.2015", "17-18.03.2015", "29.10.-2.11.2003": the days dotted (each with its
+# month or not), the month and year once.
 DOTTED_DAYS = re.compile(
-    rf"(?<![\d.])(?P<a>[0-3]?\d)\.{_DASH}(?P<b>[0-3]?\d)\.\s*(?P<mn>[01]?\d)\.\s*{_YEAR}"
+    rf"(?<![\d.])(?P<a>[0-3]?\d)\.?(?:(?P<am>[01]?\d)\.)?{_DASH}"
+    rf"(?P<b>[0-3]?\d)\.\s*(?P<mn>[01]?\d)\.\s*{_YEAR}"
 )
 # "3.-5. Okt 2003", "17. März 2015", "17. March": a dotted day (or days) before a month name.
 DOTTED_DAY_MONTH = re.compile(
@@ -69,9 +71,10 @@ def _day(year: int, month: int, day: int) -> datetime | None:
 
 
 def dotted_days(m: re.Match[str]) -> str | None:
-    """'17.-18.3.2015' -> '2015-03-17 to 2015-03-18'."""
+    """'17.-18.3.2015' -> '2015-03-17 to 2015-03-18'; '29.10.-2.11.2003' across months."""
     year, month = int(m["y"]), int(m["mn"])
-    first, last = _day(year, month, int(m["a"])), _day(year, month, int(m["b"]))
+    first = _day(year, int(m["am"] or month), int(m["a"]))
+    last = _day(year, month, int(m["b"]))
     if first is None or last is None or last < first:
         return None
     return f"{first:%Y-%m-%d} to {last:%Y-%m-%d}"

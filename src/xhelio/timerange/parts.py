@@ -24,8 +24,8 @@ __all__ = [
     "part_of_period",
 ]
 
-# "mid-March" as two words, so "March 2013" is read as the month.
-HYPHENED_PART = re.compile(r"\b(?P<w>early|mid|late)-(?=[a-z])", re.I)
+# "mid-March", "mid-2010" as two words, so "March 2013" is read as the month.
+HYPHENED_PART = re.compile(r"\b(?P<w>early|mid|late)-(?=[a-z]|\d{4}\b)", re.I)
 _PART = re.compile(
     r"\b(?:(?:in|during|around|on)\s+)?(?:the\s+)?(?P<w>early|mid|middle\s+of|late"
     r"|(?:beginning|start|end)\s+of|morning\s+of|afternoon\s+of|evening\s+of)"

@@ -31,6 +31,7 @@ from xhelio.timerange.dotted import (
 )
 from xhelio.timerange.future import future_range
 from xhelio.timerange.grammar import TimeRange, find_time_range, parse_time_range
+from xhelio.timerange.labels import Named, window_words
 from xhelio.timerange.parts import (
     HYPHENED_PART,
     day_part_after,
@@ -80,6 +81,7 @@ _ORDINAL = "|".join([*_NTH, "last"])
 _WEEK_OF = re.compile(rf"(?:\b(?P<nth>{_ORDINAL})\s+)?\bweek\s+of\s+(?:the\s+)?$", re.I)
 _NTH_WEEK = re.compile(rf"\b(?:{_ORDINAL})\s+week\s+of\b", re.I)
 _WEEK = timedelta(days=7)
+_ONE_DAY = timedelta(days=1)
 _TAIL = re.compile(r"^\s*(?:to|until|till|through|-)\s+(?P<rest>.+)$", re.I | re.S)
 
 
@@ -310,16 +312,24 @@ _YEAR_MONTH_DAYS = re.compile(
 )
 
 
-# "week 12 of 2015", "2015 week 12": the ISO week parse_time_range reads as 2015-W12.
+# Two ISO dates (or a datetime and a date) joined by a bare dash: "2003-10-29T06:00-2003-10-30".
+_ISO_DAY = r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?"
+_TIGHT_DASH = re.compile(rf"\b(?P<a>{_ISO_DAY})\s*[-\u2013]\s*(?P<b>{_ISO_DAY})(?![\d:])")
+
+
+# "week 12 of 2015", "2015 week 12", "weeks 10-12 of 2016": ISO weeks, read as 2015-W12.
 _WEEK_NUMBER = re.compile(
-    r"\b(?:iso\s+)?week\s+(?:no\.?\s*|number\s+|#\s*)?(?P<w>\d{1,2})\s*(?:of|in|,)?\s*(?P<y>\d{4})\b"
+    r"\b(?:iso\s+)?weeks?\s+(?:no\.?\s*|number\s+|#\s*)?(?P<w>\d{1,2})"
+    r"(?:\s*(?:-|\u2013|to|through|thru)\s*(?P<last>\d{1,2}))?\s*(?:of|in|,)?\s*(?P<y>\d{4})\b"
     r"|\b(?P<y2>\d{4}),?\s+(?:iso\s+)?week\s+(?P<w2>\d{1,2})\b",
     re.I,
 )
 
 
 def _week_number(m: re.Match[str]) -> str:
-    return f"{m['y'] or m['y2']}-W{int(m['w'] or m['w2']):02d}"
+    year = m["y"] or m["y2"]
+    first = f"{year}-W{int(m['w'] or m['w2']):02d}"
+    return f"{first} to {year}-W{int(m['last']):02d}" if m["last"] else first
 
 
 def _rewrite(text: str) -> _Rewritten:
@@ -351,6 +361,7 @@ def _rewrite(text: str) -> _Rewritten:
         )
         r.sub(_AT_CLOCK4, lambda m: f"at {m['c'][:2]}:{m['c'][2:]}")
     r.sub(_DATE_CLOCK4, lambda m: f"{m['date']}T{m['c'][:2]}:{m['c'][2:]}")
+    r.sub(_TIGHT_DASH, lambda m: f"{m['a']} to {m['b']}")
     r.sub(*clock_words())
     r.sub(_WEEK_NUMBER, _week_number)
     return r
@@ -432,6 +443,8 @@ def _anchored(text: str, now: datetime | None) -> TimeFound | None:
             end = match.end() + at + len(found.text)
             if form is _HALF_OF:
                 half = base.duration / 2
+                if base.duration > _ONE_DAY and not base.duration % _ONE_DAY:
+                    half = _ONE_DAY * (base.duration // _ONE_DAY // 2)  # March: 1-15, 16-31
                 if _whole_year(base):  # a year's halves are January-June, July-December
                     half = base.start.replace(month=7) - base.start
                 second = match["w"].lower() in ("second", "2nd", "last")
@@ -501,8 +514,10 @@ _THEN_LENGTH = re.compile(rf"\s*{_LENGTH_JOIN}{_LENGTH}\b{_NOT_CADENCE}", re.I)
 
 
 def _then_length(text: str, found: TimeFound) -> TimeFound:
-    """'from T for N hours' after an instant T: N hours from T, not T's default hour."""
-    if found.range is None or not found.spans or found.range.duration > timedelta(hours=1):
+    """'from T for N hours' after an instant or a day T: N hours from T's start."""
+    if found.range is None or not found.spans:
+        return found
+    if found.range.duration > timedelta(hours=1) and not _whole_day(found.range):
         return found
     last = max(b for _, b in found.spans)
     match = _THEN_LENGTH.match(text, last)
@@ -515,6 +530,28 @@ def _then_length(text: str, found: TimeFound) -> TimeFound:
         f"{found.text}{match[0]}",
         None,
         (*found.spans, match.span()),
+    )
+
+
+# "around noon on D", "about 2015-03-17 04:00": an instant said loosely, the hour either side
+# (as "around 14 UT").
+_ABOUT = re.compile(r"\b(?:around|about|near|approximately|approx\.?|~)\s*(?:at\s+)?$", re.I)
+_ABOUT_HALF = timedelta(hours=1)
+
+
+def _about_instant(text: str, found: TimeFound) -> TimeFound:
+    """An instant after 'around': the hour either side of it, not the hour from it."""
+    if found.range is None or len(found.spans) != 1 or found.range.duration != _ABOUT_HALF:
+        return found
+    first, last = found.spans[0]
+    lead = _ABOUT.search(text[:first])
+    if lead is None:
+        return found
+    return TimeFound(
+        TimeRange(found.range.start - _ABOUT_HALF, found.range.start + _ABOUT_HALF),
+        f"{text[lead.start() : last]} (taken as plus or minus 1 hour)",
+        None,
+        ((lead.start(), last),),
     )
 
 
@@ -684,16 +721,38 @@ def find_time(text: str, now: datetime | None = None) -> TimeFound:
     event = _named_event(text, now)
     if event is None:
         return _written_time(text, now)
-    # A time written beside the event's name that is narrower than the event wins
-    # ("for the 2017 September storm, 12 hours before 2017-09-07T23:00").
     masked = text
     for a, b in event.spans:
         masked = masked[:a] + " " * (b - a) + masked[b:]
     written = _written_time(masked, now)
-    if written.range and event.range and written.range.duration < event.range.duration:
+    if written.range is None or event.range is None or written.text is None:
+        return event
+    if len(event.spans) > 1:  # a window measured from the event ("6 hours before ...")
+        return _beside_measured(written, event)
+    # An explicit window wins over an event that only labels it ("the week starting
+    # 2015-07-13 (Pluto flyby)"); a calendar period that only places the event does not.
+    words = window_words(
+        text,
+        Named(written.range, written.text, written.spans),
+        Named(event.range, event.text or "", event.spans),
+    )
+    if words is None:
+        return event
+    read = written.spans if "falls outside" in words else (*written.spans, *event.spans)
+    return TimeFound(written.range, words, None, read)
+
+
+def _beside_measured(written: TimeFound, event: TimeFound) -> TimeFound:
+    """A window measured from an event, with a time written beside it.
+
+    A time narrower than the window wins ("for the 2017 September storm, 12 hours before
+    2017-09-07T23:00"); one it misses wins with the clash said ("during the Jupiter flyby,
+    Jan 2001").
+    """
+    assert written.range is not None and event.range is not None
+    if written.range.duration < event.range.duration:
         return written
-    if written.range and event.range and not _overlap(written.range, event.range):
-        # "during the Jupiter flyby, Jan 2001": the date written wins; the clash is said.
+    if not _overlap(written.range, event.range):
         said = f"{written.text}, as written; the event named, {event.text}, falls outside it"
         return TimeFound(written.range, said, None, written.spans)
     return event
@@ -766,6 +825,7 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
     )
     found = _clock_for(rewritten.text, _plus_minus(rewritten.text, found))
     found = _then_length(rewritten.text, found)
+    found = _about_instant(rewritten.text, found)
     found = _part_after(rewritten.text, found)
     found = _part_of(rewritten.text, found)
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
