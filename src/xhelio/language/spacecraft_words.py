@@ -199,7 +199,11 @@ def read_missions(
 
 _LIST_GLUE = r"\s*(?:,|&|/|\band\b|\bor\b|\bvs\b\.?|\bversus\b)\s*(?:and\s+)?"
 _GLUED_AFTER = re.compile(rf"^{_LIST_GLUE}$", re.I)
-_WORD_NEXT = re.compile(r"^\s*[A-Za-z]")
+# A word after "the" that makes it an article; "on", "for", "during" start the time.
+# (The time is read first: its words are blanks here.)
+_WORD_NEXT = re.compile(
+    r"^\s*(?!(?:on|for|during|over|from|between|at|in)\b(?:\s*\d|\s*$|\s\s))[A-Za-z]", re.I
+)
 
 
 def _listed_names(
@@ -209,8 +213,8 @@ def _listed_names(
 
     Such a word (`AliasTable.listed_only`) counts when "and", "," "/" or "vs" join it to
     a spacecraft read already (or to one read so); an English word of the request
-    ("the") only when no word follows it ("tha and the (probes A and E)"), so "Wind and
-    the ACE data" keeps its "the".
+    ("the") only when no word follows it but the time's ("tha and the (probes A and
+    E)", "tha and the on 2008-02-26"), so "Wind and the ACE data" keeps its "the".
     """
     filler = filler_words()
     found: list[MissionRef] = []
