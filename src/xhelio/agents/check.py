@@ -91,6 +91,8 @@ def _window(text: str) -> TimeRange | None:
 def _mission_notes(intent: RequestIntent, catalog: Catalog, fetched: list[Fetched]) -> list[str]:
     notes: list[str] = []
     asked = {m.mission_id for m in intent.missions}
+    if asked:  # a dataset named beside a spacecraft ("DSCOVR FC ... compared with ACE")
+        asked |= {_mission_of(catalog, d) for d in intent.dataset_ids}
     defaults = {q for w in intent.quantities if (q := quantity(w.quantity).default_mission)}
     for f in fetched:
         mission = _mission_of(catalog, f.dataset)

@@ -92,11 +92,19 @@ class AliasTable:
             if mission_id in self._names:
                 for alias in names:
                     self._add(mission_id, alias)
+        # Names that count only in a list of spacecraft ("tha and the", "wi and ac"):
+        # the exact shorthands in another case, the id prefixes that are words ("AC").
+        self._listed: dict[str, str] = {}
         for mission in missions:
             for alias in _id_prefix_aliases(mission):
                 if normalize_name(alias) not in self._by_name:
                     self._exact.add(alias)
                     self._add(mission.id, alias)
+            for alias in _id_prefix_aliases(mission, words=True):
+                self._listed.setdefault(alias.lower(), mission.id)
+        for alias in self._exact:
+            if (mission_id := self._by_name.get(normalize_name(alias))) is not None:
+                self._listed.setdefault(alias.lower(), mission_id)
         self._longest = max((len(key.split()) for key in self._by_name), default=1)
 
     def _add(self, mission_id: str, alias: str) -> None:
@@ -126,6 +134,15 @@ class AliasTable:
         """Mission id named by `name` (any alias, any case), or None."""
         key = normalize_name(name)
         return self._by_name.get(key) or self._by_name.get(key.replace(" ", ""))
+
+    def listed_only(self, word: str) -> str | None:
+        """The mission `word` names only when listed with other spacecraft, or None.
+
+        A probe shorthand typed in another case than its own ("the" for THE) or an id
+        prefix that is also a word of the field ("ac" for AC_): "tha and the", "wi and
+        ac" list spacecraft; alone, "the" is English and "ac" a field's kind.
+        """
+        return self._listed.get(word.lower())
 
     def find_mentions(self, text: str) -> list[MissionMention]:
         """Missions named in free text, longest names first, never overlapping."""
@@ -183,20 +200,21 @@ def _generated_aliases(mission: Mission) -> list[str]:
     return [n for n in names if n]
 
 
-def _id_prefix_aliases(mission: Mission) -> list[str]:
+def _id_prefix_aliases(mission: Mission, words: bool = False) -> list[str]:
     """Dataset id prefixes that abbreviate the mission's name ("WI", "GE", "I8", "UY").
 
     A prefix counts when its letters are those of one of the mission's names, in order
     and from its first letter (a probe number may follow), and it is no data level
     ("L1") nor a word of the field (`not_mission_abbreviations`). Such an alias names
-    the mission only when typed exactly so, in capitals ("ge" is no Geotail).
+    the mission only when typed exactly so, in capitals ("ge" is no Geotail). `words`:
+    only the prefixes that are words of the field ("AC").
     """
     names = [mission.name, mission.id, *_COMMON_NAMES.get(mission.id, ())]
     squeezed = [re.sub(r"[^A-Z]", "", n.upper()) for n in names]
     found: list[str] = []
     for prefix in dict.fromkeys(d.split("_", 1)[0].upper() for d in mission.dataset_ids):
         letters = re.fullmatch(r"([A-Z]{1,4})\d{0,2}", prefix)
-        if letters is None or len(prefix) < 2 or prefix in _NOT_ABBREVIATIONS:
+        if letters is None or len(prefix) < 2 or (prefix in _NOT_ABBREVIATIONS) != words:
             continue
         if re.fullmatch(r"L\d", prefix):
             continue

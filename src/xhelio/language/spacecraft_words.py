@@ -19,7 +19,7 @@ from xhelio.language.intent import MissionRef
 from xhelio.language.probes import probe_swapped
 from xhelio.language.ratios import ratio_spans
 from xhelio.language.resolve import probe_wanted
-from xhelio.language.slots import masked
+from xhelio.language.slots import filler_words, masked
 from xhelio.timerange.words import WHOLE_NUMBER_WORDS, alternatives
 from xhelio.vocabulary import MissionEntry, load_vocabulary
 
@@ -180,6 +180,9 @@ def read_missions(
             ):
                 continue
             refs.append(ref)
+    refs += _listed_names(vocab, text, refs, spans)
+    refs += _restated_probes(text, refs, spans)
+    refs.sort(key=lambda r: r.position)
     counts: list[str] = []
     refs = _distinct(_whole_constellations(text, refs, spans, vocab.probes, plurals, counts))
     spans += _joined(text, spans)
@@ -192,6 +195,102 @@ def read_missions(
         spans.append(craft.span())
         refs.sort(key=lambda r: r.position)
     return tuple(refs), spans, tuple(counts)
+
+
+_LIST_GLUE = r"\s*(?:,|&|/|\band\b|\bor\b|\bvs\b\.?|\bversus\b)\s*(?:and\s+)?"
+_GLUED_AFTER = re.compile(rf"^{_LIST_GLUE}$", re.I)
+# A word after "the" that makes it an article; "on", "for", "during" start the time.
+# (The time is read first: its words are blanks here.)
+_WORD_NEXT = re.compile(
+    r"^\s*(?!(?:on|for|during|over|from|between|at|in)\b(?:\s*\d|\s*$|\s\s))[A-Za-z]", re.I
+)
+
+
+def _listed_names(
+    vocab: Vocabulary, text: str, refs: list[MissionRef], spans: list[tuple[int, int]]
+) -> list[MissionRef]:
+    """Spacecraft named by a word that names one only in a list ("tha and the", "wi and ac").
+
+    Such a word (`AliasTable.listed_only`) counts when "and", "," "/" or "vs" join it to
+    a spacecraft read already (or to one read so); an English word of the request
+    ("the") only when no word follows it but the time's ("tha and the (probes A and
+    E)", "tha and the on 2008-02-26"), so "Wind and the ACE data" keeps its "the".
+    """
+    filler = filler_words()
+    found: list[MissionRef] = []
+    named = sorted(spans)
+    grew = True
+    while grew:
+        grew = False
+        for word, start, end in word_spans(text):
+            mission_id = vocab.aliases.listed_only(word)
+            if mission_id is None or any(a <= start < b for a, b in named):
+                continue
+            if word.lower() in filler and _WORD_NEXT.match(text[end:]):
+                continue
+            if not any(
+                _GLUED_AFTER.match(text[b:start]) or _GLUED_AFTER.match(text[end:a])
+                for a, b in named
+            ):
+                continue
+            name = vocab.mission_names.get(mission_id, mission_id)
+            entry = load_vocabulary().missions.get(mission_id)
+            typed = word.upper() if entry is not None and entry.probe_of(word) else name
+            found.append(MissionRef(mission_id, name, typed, start))
+            named.append((start, end))
+            spans.append((start, end))
+            grew = True
+    return found
+
+
+# "(probes A and E)", "(C1, C3)": the probes of the one constellation named, said again.
+_PROBE_ITEM = r"(?:[A-Za-z]{0,5}-?)?(?:\d{1,2}|[A-Ea-e])"
+_RESTATED = re.compile(
+    rf"\(\s*(?:(?:probes?|spacecraft|s/c)\s+)?{_PROBE_ITEM}"
+    rf"(?:\s*(?:,|&|/|and)\s*(?:and\s+)?{_PROBE_ITEM})*\s*\)",
+    re.I,
+)
+
+
+_RESTATED_NOUN = re.compile(r"^\s*(?:probes?|spacecraft|s/c)\s+", re.I)
+_RESTATED_GLUE = re.compile(r"\s*(?:,|&|/|\band\b)\s*(?:and\s+)?", re.I)
+_PROBE_END = re.compile(r"(?:\d{1,2}|[A-Ea-e])$")
+
+
+def _probe_letter(item: str) -> str:
+    """The probe letter or number an item of a parenthesis ends with ("A", "probe 3")."""
+    end = _PROBE_END.search(item)
+    return end[0].upper() if end else ""
+
+
+def _restated_probes(
+    text: str, refs: list[MissionRef], spans: list[tuple[int, int]]
+) -> list[MissionRef]:
+    """The probes a parenthesis lists for the one constellation named, read with it.
+
+    "at tha and the (probes A and E)": the parenthesis names the same spacecraft (and any
+    one the words before it left unread); a parenthesis naming no probe of that mission,
+    or several missions named, change nothing.
+    """
+    ids = {r.mission_id for r in refs}
+    entry = load_vocabulary().missions.get(next(iter(ids))) if len(ids) == 1 else None
+    if entry is None or not entry.probes:
+        return []
+    ref = refs[0]
+    have = {probe_wanted(r.text) for r in refs}
+    found: list[MissionRef] = []
+    for said in _RESTATED.finditer(text):
+        inner = _RESTATED_NOUN.sub("", said[0][1:-1])
+        items = [i for i in _RESTATED_GLUE.split(inner) if i]
+        probes = [entry.probe_of(i) or _probe_letter(i) for i in items]
+        if not all(p in entry.probes for p in probes):
+            continue
+        spans.append(said.span())
+        for p in probes:
+            if p not in have:
+                have.add(p)
+                found.append(MissionRef(ref.mission_id, ref.name, entry.probes[p][0], said.start()))
+    return found
 
 
 def _the_wind(text: str, typed: str, start: int, end: int) -> bool:

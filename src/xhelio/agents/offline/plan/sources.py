@@ -166,7 +166,12 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
         infos = [vocab.catalog.dataset(i) for i in intent.dataset_ids]
         if wish.quantity == NAMED:  # a parameter named: the datasets that hold it
             infos = [i for i in infos if i.parameter(wish.text) is not None] or infos
-        return [Source(i.mission_id or "__data__", label_tag(i.id), i.id, [i]) for i in infos]
+        named = [Source(i.mission_id or "__data__", label_tag(i.id), i.id, [i]) for i in infos]
+        held = {i.mission_id for i in infos}
+        others = [m for m in intent.missions if m.mission_id not in held]
+        if wish.quantity == NAMED or not others:
+            return named
+        return _beside_datasets(b, named, others, wish)
     q = quantity(wish.quantity)
     if q.default_mission and q.default_mission in vocab.mission_names:
         own = [m for m in intent.missions if _holds_itself(vocab, m.mission_id, q)]
@@ -196,6 +201,29 @@ def sources_for(b: Builder, wish: QuantityWish) -> list[Source]:
         name = default.mission.upper()
         return [mission_source(vocab, MissionRef(default.mission, name, name, 0))]
     return []  # a bare "magnetic field": asked about (`source_question`)
+
+
+def _beside_datasets(
+    b: Builder, named: list[Source], others: list[MissionRef], wish: QuantityWish
+) -> list[Source]:
+    """The named datasets and the spacecraft named beside them, each read in its own words.
+
+    "DSCOVR FC density compared with ACE SWEPAM": the dataset's words are its own, and
+    the other spacecraft delivers the same quantity from its datasets, read in the request
+    without the dataset's words ('SWEPAM' is ACE's instrument, not DSCOVR_H1_FC's lack).
+    """
+    intent = b.intent
+    spans = {s.value: (s.start, s.end) for s in intent.slots.of("dataset")}
+    rest = intent.slots.text
+    for start, end in spans.values():
+        rest = rest[:start] + " " * (end - start) + rest[end:]
+    own = [
+        replace(s, text=intent.slots.text[slice(*spans[s.name])] if s.name in spans else s.name)
+        for s in named
+    ]
+    return own + [
+        each for m in others for each in own_instruments(b, mission_source(b.vocab, m, rest), wish)
+    ]
 
 
 def _holds_itself(vocab: Vocabulary, mission_id: str, q: Quantity) -> bool:
