@@ -58,3 +58,10 @@ def test_a_product_titled_with_the_quantity_is_the_named_missions_own(
     turn = session.ask("TWINS 1 lyman alpha intensity 2010-04-05")
     served = {d.dataset for d in turn.data if d.dataset}
     assert not any(s.startswith("OMNI") for s in served), (served, turn.answer)
+
+
+def test_an_instrument_word_of_the_dataset_id_picks_no_parameter(session: OfflineSession) -> None:
+    # "GME" names I8_H0_GME; its "11 I8 GME Event Type Rates" is no proton spectrogram.
+    turn = session.ask("IMP-8 GME proton spectrogram 1989-10-19 to 1989-10-25")
+    drawn = {(d.dataset, d.parameter) for d in turn.data if d.dataset}
+    assert ("I8_H0_GME", "Proton_DIntn") in drawn, (drawn, turn.answer)
