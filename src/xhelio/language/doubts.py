@@ -150,6 +150,8 @@ def _bad_probes(text: str) -> list[str]:
                 probe = typed.upper()
                 if probe in entry.probes or any(a <= match.start() < b for a, b in ions):
                     continue
+                if entry.probe_of(match[0]) is not None:
+                    continue  # a listed shorthand ("Interball-1" is the Tail probe)
                 if entry.probe_kind == "letter" and probe.isdigit() and len(base) > 2:
                     continue  # "THEMIS 2009-..." is a date, not a probe
                 if entry.probe_kind == "number" and probe.isalpha() and len(base) > 2:

@@ -535,7 +535,7 @@ def _read(text: str, vocab: Vocabulary, now: datetime | None) -> RequestIntent:
     doubts = (
         counts
         or probe_doubts(vocab.probes, " ".join(text.split()), missions, bool(dataset_ids))
-        or find_doubts(named, vocab.aliases, [])
+        or find_doubts(named, vocab.aliases, spans)
     ) + _not_placed(physics)
     claimed: list[Slot] = [
         *(Slot("figure", "title", *title_span) for _ in [1] if title_span),

@@ -239,17 +239,22 @@ def _frame_in_id(info: DatasetInfo, wish: QuantityWish) -> float:
 
 
 def _of_named_instrument(
-    scored: list[tuple[float, ParameterInfo]], hints: tuple[str, ...]
+    scored: list[tuple[float, ParameterInfo]], hints: tuple[str, ...], info: DatasetInfo
 ) -> list[tuple[float, ParameterInfo]]:
     """Within a dataset shared by instruments, the parameters of the one typed.
 
     Cluster's CIS prime parameters hold HIA and CODIF moments side by side: "CIS HIA ion
-    density" keeps the parameters whose name or description says HIA.
+    density" keeps the parameters whose name or description says HIA. A word of the
+    dataset's own id ("GME" of I8_H0_GME) names the whole dataset, never one parameter
+    that repeats it ("11 I8 GME Event Type Rates").
     """
+    own_id = {w.upper() for w in re.split(r"[^A-Za-z0-9]+", info.id) if w}
     kept = scored
     for hint in hints:
         if sum(c.isupper() or c.isdigit() for c in hint) < 2:
             continue  # an acronym names an instrument; a plain word does not
+        if hint.upper() in own_id:
+            continue
         said = re.compile(rf"(?<![A-Za-z]){re.escape(hint)}(?![A-Za-z])", re.I)
         own = [(sc, p) for sc, p in kept if said.search(f"{p.name} {p.description}")]
         if own:  # a name every parameter carries ("_CIS") narrows nothing
@@ -546,7 +551,7 @@ def resolve(
         scored = [(sc, p) for sc, p in scored if not is_view(p, [q for _, q in scored])]
         if not scored:
             continue
-        scored = _of_named_instrument(scored, hints)
+        scored = _of_named_instrument(scored, hints, info)
         # Protons asked, an electron or heavy-ion parameter is never a stand-in.
         scored = [(sc, p) for sc, p in scored if not _other_species(wish, info, p)]
         if not scored:

@@ -13,7 +13,7 @@ from datetime import timedelta
 from functools import cache
 
 from xhelio.agents.offline.plan.steps import NAMED, Builder, Source, label_tag
-from xhelio.catalog.model import DatasetInfo
+from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.binding import clause_spans
 from xhelio.language.flavours import flavour_note
 from xhelio.language.grounding import clause_words, honour_variants, open_request, rank_open
@@ -236,11 +236,18 @@ def _holds_itself(vocab: Vocabulary, mission_id: str, q: Quantity) -> bool:
     if mission_id == q.default_mission:
         return False
     for info in vocab.catalog.browse(mission_id, include_auxiliary=True):
+        if q.describes.search(info.title) and any(_numeric(p) for p in info.parameters):
+            return True  # "Lyman Alpha Detector ... Data": the product is the quantity
         for p in info.parameters:
             said = q.describes.search(p.description or "")
             if said and not _AS_CONDITION.match(p.description or "", said.end()):
                 return True
     return False
+
+
+def _numeric(p: ParameterInfo) -> bool:
+    """Whether a parameter holds numbers (a file of plot links holds none)."""
+    return p.type in ("double", "integer")
 
 
 # After a quantity's name: "Kp=2", "Kp = 6" sets it as a model's input.
