@@ -78,6 +78,20 @@ def _window(start: str, end: str) -> str:
             "2015-03-25",
             r"7 d after the time range loaded before",
         ),
+        (
+            "ACE |B| on 2015-03-17",
+            "extend to the whole month",
+            "2015-03-01",
+            "2015-04-01",
+            r"whole calendar month",
+        ),
+        (
+            "OMNI flow speed on 2015-03-18",
+            "expand to the full week",
+            "2015-03-16",
+            "2015-03-23",
+            r"whole calendar week \(Monday to Sunday\)",
+        ),
     ],
 )
 def test_a_follow_up_moves_the_time_from_the_range_loaded(

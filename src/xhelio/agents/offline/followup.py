@@ -32,6 +32,7 @@ from xhelio.agents.offline.followup_probes import (
     without_probe_word,
 )
 from xhelio.agents.offline.followup_remove import panel_edit, removal
+from xhelio.agents.offline.followup_swap import swapped
 from xhelio.agents.offline.followup_time import follow_time, moves_time, time_words, zoom_clock
 from xhelio.language.frames import frames_named
 from xhelio.language.intent import MissionRef, OperationWish, QuantityWish, RequestIntent
@@ -169,6 +170,8 @@ def _missions(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, ...]
     if not new.missions or (unnumbered and the_other_named(new.text)):
         other = other_probes(base, new)
         return other[0] if other else base.missions
+    if (swap := swapped(base.missions, new.text, new.missions)) is not None:
+        return swap  # "replace ACE with DSCOVR": one out, the other in
     if _REMOVE.search(new.text):
         gone = {m.mission_id for m in new.missions}
         return tuple(m for m in base.missions if m.mission_id not in gone)

@@ -42,6 +42,7 @@ class _Words:
     beside: re.Pattern[str]
     same: re.Pattern[str]
     whole: re.Pattern[str]
+    calendar: re.Pattern[str]
 
 
 def _any(words: list[str]) -> str:
@@ -77,6 +78,10 @@ def _words() -> _Words:
         whole=re.compile(
             rf"\b(?:{alternatives(table['whole'])})\s+(?:{alternatives(table['period'])})\b"
             rf"|{_any(table['unzoom'])}",
+            re.I,
+        ),
+        calendar=re.compile(
+            rf"\b(?:{alternatives(table['whole'])})\s+(?P<u>{alternatives(table['calendar'])})\b",
             re.I,
         ),
     )
@@ -133,6 +138,7 @@ def moves_time(text: str) -> bool:
     words = _words()
     return bool(
         words.whole.search(text)
+        or words.calendar.search(text)
         or words.extend.search(text)
         or words.shift.search(text)
         or words.beside.search(text)
@@ -340,6 +346,41 @@ def _whole(loaded: TimeRange, before: TimeRange | None, notes: list[str]) -> Tim
     return before
 
 
+def _next_calendar(when: datetime, calendar: str) -> datetime:
+    """The start of the calendar week, month or year after the one `when` starts."""
+    if calendar == "week":
+        return when + timedelta(weeks=1)
+    if calendar == "month":
+        return when.replace(year=when.year + when.month // 12, month=when.month % 12 + 1)
+    return when.replace(year=when.year + 1)
+
+
+def _calendar_whole(loaded: TimeRange, text: str, notes: list[str]) -> TimeRange | None:
+    """The whole calendar week, month or year around the loaded span ("the whole week")."""
+    match = _words().calendar.search(text)
+    if match is None:
+        return None
+    calendar = match["u"].lower()
+    day = loaded.start.replace(hour=0, minute=0, second=0, microsecond=0)
+    start = (
+        day - timedelta(days=day.weekday())
+        if calendar == "week"
+        else day.replace(day=1)
+        if calendar == "month"
+        else day.replace(month=1, day=1)
+    )
+    end = _next_calendar(start, calendar)
+    while end < loaded.end:
+        end = _next_calendar(end, calendar)
+    whole = TimeRange(start, end)
+    monday = " (Monday to Sunday)" if calendar == "week" else ""
+    notes.append(
+        f"Showing the whole calendar {calendar}{monday} around the time range loaded: "
+        f"{whole.readable()} (was {loaded.readable()})."
+    )
+    return whole
+
+
 def follow_time(
     loaded: TimeRange | None,
     new: RequestIntent,
@@ -355,6 +396,8 @@ def follow_time(
         return FollowedTime(new.time_range, new.time_text, new.time_error)
     text = time_words(new)
     asked, error = new.time_range, new.time_error
+    if (asked is None or error) and (calendar := _calendar_whole(loaded, text, notes)):
+        return FollowedTime(calendar, calendar.readable())
     if asked is None and _words().whole.search(text):
         whole = _whole(loaded, unzoomed, notes)
         return FollowedTime(whole, whole.readable())
