@@ -17,6 +17,7 @@ from typing import Any, Literal
 from xhelio.vocabulary import read_table
 
 __all__ = [
+    "FORM_WORDS",
     "GROUP_WORDS",
     "QUANTITIES",
     "SYMBOL_SPECIES",
@@ -100,6 +101,9 @@ SYMBOL_SPECIES: dict[str, str] = {
 SYNONYM_WORDS: tuple[re.Pattern[str], ...] = tuple(
     _rx(str(row["words"])) for row in _TABLE.get("synonym", [])
 )
+
+# How a request asks for one form of a vector: "magnitude" ("|B|", "Btotal") or "vector".
+FORM_WORDS: dict[str, str] = {str(k): str(v) for k, v in _TABLE["forms"].items()}
 
 _BY_KEY = {q.key: q for q in QUANTITIES}
 

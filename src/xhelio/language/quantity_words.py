@@ -13,7 +13,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 from xhelio.language.intent import QuantityWish
-from xhelio.language.quantities import GROUP_WORDS, QUANTITIES, SYMBOL_SPECIES, quantity
+from xhelio.language.quantities import FORM_WORDS, GROUP_WORDS, QUANTITIES, SYMBOL_SPECIES, quantity
 from xhelio.vocabulary import load_vocabulary
 
 __all__ = [
@@ -73,10 +73,11 @@ COMPONENT_WORD = re.compile(
 )
 
 
-MAGNITUDE_WORD = re.compile(r"\bmagnitudes?\b|\btotal\b|\bstrength\b|\babsolute value\b", re.I)
+# How a request asks for a vector's magnitude or its components (`[forms]` of the vocabulary).
+MAGNITUDE_WORD = re.compile(FORM_WORDS["magnitude"], re.I)
 
 
-VECTOR_WORD = re.compile(r"\bcomponents\b|\bvectors?\b|\ball three\b|\b3 components\b", re.I)
+VECTOR_WORD = re.compile(FORM_WORDS["vector"], re.I)
 
 
 # A quantity written as its symbol with a species or a frame, the way parameters are

@@ -285,12 +285,20 @@ def _shape_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | N
         return None
     if component == "vector":
         return 3.0 if is_vector else -2.0
+    says_magnitude = bool(
+        n == 1
+        and q.magnitude_cue
+        and (q.magnitude_cue.search(p.name) or q.magnitude_cue.search(p.description))
+    )
     if component == "magnitude":
         if n == 1:
-            cue = q.magnitude_cue
-            return 2.5 if cue and (cue.search(p.name) or cue.search(p.description)) else None
+            # The dataset's own magnitude before the magnitude computed from its vector,
+            # whatever else the vector's description says (its frame, "magnetometer").
+            return _OWN_MAGNITUDE if says_magnitude else None
         return 2.0
     letter = q.component_letter or ""
+    if says_magnitude:
+        return None  # "Magnitude ..., sqrt(Bx^2+By^2+Bz^2)" is no single component
     if n == 1:
         pattern = rf"(?:^|_){letter}_?{component}(?:_|$)|^{component}$|\b{letter}{component}\b"
         return (
@@ -300,6 +308,11 @@ def _shape_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | N
             else None
         )
     return 2.0
+
+
+# How far a scalar that says it is the magnitude ranks above a 3-vector for a magnitude
+# asked: more than the vector's description and frame words can add (3.0).
+_OWN_MAGNITUDE = 5.0
 
 
 def _species_score(wish: QuantityWish, p: ParameterInfo) -> float:
@@ -376,7 +389,7 @@ def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo, asked: s
             + fit
             + _species_score(wish, p)
             - auxiliary_penalty(p, asked, wish.frame)
-            - 0.005 * len(p.name)
+            - _NAME_TIE_BREAK * len(p.name)
         )
     if q.units is None:
         if not (q.names.fullmatch(p.name) or q.names.search(p.name) or desc_hit):
@@ -399,8 +412,11 @@ def _parameter_score(q: Quantity, wish: QuantityWish, p: ParameterInfo, asked: s
     score += _NOTATION_SAID if notation_said(wish.text, p) else 0.0
     if "all q" in p.units.lower() or "all flags" in p.units.lower():
         score -= 0.5
-    return score - auxiliary_penalty(p, asked, wish.frame) - 0.005 * len(p.name)
+    return score - auxiliary_penalty(p, asked, wish.frame) - _NAME_TIE_BREAK * len(p.name)
 
+
+# Among parameters the request fits equally, the shorter name (the plain quantity).
+_NAME_TIE_BREAK = 0.005
 
 # A quantity typed in notation the description spells ("E dot B=0"): more than the
 # cadence of a sibling product (fast survey vs spin fit), less than the frame asked.
@@ -556,7 +572,11 @@ def resolve(
         scored = [(sc, p) for sc, p in scored if not _other_species(wish, info, p)]
         if not scored:
             continue
-        best_score, best, unmet = _best_parameter(scored, of_parameters(qualifier_words, info))
+        said_of = of_parameters(qualifier_words, info)
+        best_score, best, unmet = _best_parameter(scored, said_of)
+        if q.shape == "spectrogram":
+            best, listed_first = _first_listed(scored, said_of, best_score, best, info.id)
+            unmet = " ".join(n for n in (unmet, listed_first) if n)
         dataset_score, notes, cadence = _dataset_score(info, q, time_range, wanted_cadence)
         extra = (
             probe_score
@@ -618,6 +638,43 @@ def resolve(
 
 
 _QUALIFIER_WEIGHT = 1.0
+
+
+def _first_listed(
+    scored: list[tuple[float, ParameterInfo]],
+    qualifiers: tuple[Qualifier, ...],
+    score: float,
+    best: ParameterInfo,
+    dataset: str,
+) -> tuple[ParameterInfo, str]:
+    """The spectrum the dataset lists first among those the request fits equally, and a note.
+
+    A receiver's spectra per antenna channel ("HFR Auto Spectra, Ch0: V1V2", "... Ch0: V1")
+    differ in no word the request said: only the length of their names told them apart.
+    The catalog lists the instrument's main channel first; the answer names the one drawn
+    and the others, so the choice is never silent.
+    """
+    said = qualifier_fit(qualifiers, [p for _, p in scored])  # a channel named: that one
+
+    def plain(sc: float, p: ParameterInfo) -> float:
+        # without the shorter-name tie-break
+        return sc + _NAME_TIE_BREAK * len(p.name) + _QUALIFIER_WEIGHT * said[p.name]
+
+    level = plain(score, best)
+    equal = [
+        p
+        for sc, p in scored
+        if abs(plain(sc, p) - level) < 1e-6 and p.size == best.size and p.units == best.units
+    ]
+    if len(equal) < 2:
+        return best, ""
+    first = equal[0]
+    others = ", ".join(p.name for p in equal[1:4]) + (" ..." if len(equal) > 4 else "")
+    return first, (
+        f"{len(equal)} spectra of {dataset} fit the request equally; shown {first.name} "
+        f"({first.description.strip() or first.name}), the first the dataset lists "
+        f"(others: {others})."
+    )
 
 
 def _best_parameter(

@@ -143,6 +143,11 @@ def _measured_series(
     what = wish.text if wish.quantity == NAMED else describe_quantity(wish)
     sources = sources_for(b, wish)
     wish = total_near_earth(b, wish, sources)
+    parts = _scalar_components(b, wish, sources, span)
+    if parts:
+        for part in parts:
+            span = _measured_series(b, part, span, finals)
+        return span
     if not sources:
         if not b.intent.unknown_names:  # already asked for a mission the catalog has
             b.missing.append(source_question(b.intent, what))
@@ -182,6 +187,29 @@ def _measured_series(
         finals.append((final, name, group or cands[0].units))
         finals += time_frequency_power(b, wish, (final, name), span)
     return span
+
+
+def _scalar_components(
+    b: Builder, wish: QuantityWish, sources: list[Source], span: TimeRange | None
+) -> list[QuantityWish]:
+    """The components a vector asked as such ("components", "vector") is fetched as.
+
+    Where the best dataset of the (one) source holds no 3-vector, only scalar parameters
+    for each component (Helios NESS "Bx (SSE)", Voyager "BR in RTN", OMNI "Bx (nT), GSE"),
+    a scalar such as the magnitude never stands for the vector: its x, y, z (else r, t, n)
+    components are fetched. Empty when a 3-vector serves, or the components are not there.
+    """
+    if wish.component != "vector" or len(sources) != 1:
+        return []
+    source = sources[0]
+    cands = source_candidates(b, source, wish, span)
+    if not cands or cands[0].components >= 3:
+        return []
+    for axes in (("x", "y", "z"), ("r", "t", "n")):
+        parts = vector_parts(b, source, wish, span, axes)
+        if parts is not None and len({c[0].dataset_id for _, c in parts}) == 1:
+            return [part for part, _ in parts]
+    return []
 
 
 def _channels_as_spectrogram(b: Builder, wish: QuantityWish, cand: Candidate) -> str:
