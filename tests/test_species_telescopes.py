@@ -4,7 +4,7 @@ The shipped catalog is read (no network). A charge state is a species of its own
 beside He++ = alpha, on MMS HPCA and FAST TEAMS); a bare element symbol before particle
 words ("O intensities", "Fe/O") names the element; a telescope or sensor product named in
 words ("5 vectors per second", "spin resolution", a data level "K0") picks that product; a
-fleet satellite named by its launch designation ("LANL-97A", "LANL 1994-084") picks the
+fleet satellite named by its launch designation ("LANL-97A", "LANL 1994-084", "LANL 1994") picks the
 datasets the catalog titles with that launch year, and its numbers are not read as a
 date. A plasma velocity is never the spacecraft's own velocity, which only a request
 saying "spacecraft velocity" gets; a field with scaled units ("0.1nT") is the field.
@@ -73,6 +73,9 @@ def vocab(catalog: Catalog) -> Vocabulary:
         ("LANL-97A MPA ion density 2001-03-31", r"^L7_", r"^dens_"),
         ("LANL-02A MPA density 2005-01-01", r"^A2_K0_MPA", r"^dens_"),
         ("LANL 1991-080 MPA electron density 2002-01-01", r"^L1_K0_MPA", r"^dens_e"),
+        # by its launch year alone, or a designation typed in lower case
+        ("LANL 1989 MPA density 2000-01-10", r"^L9_K0_MPA", r"^dens_"),
+        ("mpa density on lanl-01a 2004-07-25", r"^A1_K0_MPA", r"^dens_"),
     ],
 )
 def test_the_named_species_product_or_satellite_is_fetched(
@@ -91,6 +94,7 @@ def test_a_designation_is_a_name_not_a_day(vocab: Vocabulary) -> None:
     assert intent.time_range.start.isoformat().startswith("2001-05-01")
     assert find_designations("LANL 1994-084 flux") == [(5, 9)]
     assert find_designations("ACE flux 1994-084") == []
+    assert find_designations("LANL 1994 flux") == [(5, 9)]
 
 
 def test_spacecraft_velocity_is_asked_in_words(vocab: Vocabulary) -> None:

@@ -174,3 +174,18 @@ def test_an_energy_spectrogram_is_never_served_by_a_spin_or_polar_angle_spectrog
     assert _best("O+ spectrogram", [angle, polar, energy]) == "op_en"
     assert channel_axis(angle) == "angle"
     assert channel_title(angle) == "angle bin"
+
+
+RADIO = [
+    ParameterInfo("PSD_V2", units="V^2/Hz", size=(128,), description="Power spectral density"),
+    ParameterInfo("PSD_FLUX", units="W/m^2/Hz", size=(128,), description="Flux density"),
+]
+
+
+def test_flux_alone_is_a_particle_flux_first_and_a_radio_flux_density_else() -> None:
+    """A flux with no axis word: a radio receiver's flux density serves ("TNR flux spectrogram")."""
+    assert _best("TNR flux spectrogram", RADIO) == "PSD_FLUX"
+    particle = _spectrum("FEDU", "electron differential flux", FLUX)
+    assert _best("TNR flux spectrogram", [*RADIO, particle]) == "FEDU"
+    # a species word names the energy axis: a radio spectrum never serves it
+    assert _best("electron flux spectrogram", RADIO) is None

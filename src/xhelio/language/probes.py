@@ -26,6 +26,7 @@ from xhelio.language.resolve import (
     probe_wanted,
     with_probe,
 )
+from xhelio.language.slots import find_designations
 from xhelio.timerange import TimeRange
 from xhelio.vocabulary import load_vocabulary
 
@@ -256,9 +257,13 @@ def _id_words(dataset_id: str) -> set[str]:
     return {w for w in re.split(r"[_\W]+", dataset_id.upper()) if w and w != "*"}
 
 
-# A spacecraft written by its launch designation after the mission ("LANL-97A", "LANL
-# 1990-095"): named, though not by a probe token.
-_DESIGNATION = re.compile(r"^[-\s]?(?:\d{4}-\d{3}|\d{2}[A-Z])\b")
+def _designated(text: str, ref: MissionRef) -> bool:
+    """Whether a launch designation follows the mission's name ("LANL-97A", "lanl 1994").
+
+    The vocabulary's designation words say how they are written (`slots.find_designations`).
+    """
+    after = ref.position + len(ref.text)
+    return any(after <= start <= after + 1 for start, _ in find_designations(text))
 
 
 # "the other", "another": a spacecraft told apart from the one already shown.
@@ -306,7 +311,7 @@ def _unnamed_probes(
         have = held.get(ref.mission_id, frozenset())
         if len(have) < 2 or ref.mission_id in probed or probe_wanted(ref.text) is not None:
             continue
-        if _DESIGNATION.match(text[ref.position + len(ref.text) :]):
+        if _designated(text, ref):
             continue
         if _THE_OTHER.search(text[: ref.position]):
             continue  # "the other Van Allen probe": the one not shown, for a follow-up

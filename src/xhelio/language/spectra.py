@@ -44,8 +44,12 @@ _AXIS = (
     ("pitch", re.compile(r"pitch|\bPADs?\b", re.I)),
     ("radio", re.compile(r"radio", re.I)),
     ("frequency", re.compile(r"wave|frequenc|electric|magnetic|spectral dens|search.?coil", re.I)),
-    ("energy", re.compile(r"energ|electron|\bions?\b|proton|particle|flux|alpha|helium|oxy", re.I)),
+    ("energy", re.compile(r"energ|electron|\bions?\b|proton|particle|alpha|helium|oxy", re.I)),
 )
+# "flux" alone is a particle flux or a radio flux density ("RPW TNR flux spectrogram"):
+# an energy spectrum first, a frequency one still serves (the product words decide).
+_FLUX = re.compile(r"\bflux", re.I)
+_FLUX_ONLY = "flux-only"
 
 
 def spectrum_wishes(
@@ -76,6 +80,8 @@ def spectrum_wishes(
     # dimension named as averaged over or sliced at is not the one drawn.
     drawn = without_reductions(text)
     axis = next((name for name, cue in _AXIS if cue.search(drawn)), None)
+    flux_only = axis is None and _FLUX.search(drawn) is not None
+    axis = "energy" if flux_only else axis
     species = next((w.species for w in wishes if w.species), species)
     # A flux or field written in the spectrum's own phrase is the spectrum's ("magnetic
     # spectrogram"); one in another clause ("|B| and the electron spectrogram") stays.
@@ -89,6 +95,7 @@ def spectrum_wishes(
     qualifiers += tuple(
         f"{_PITCH_AT}{m[1] or m[2]}" for m in _REDUCED.finditer(text) if m[1] or m[2]
     )
+    qualifiers += (_FLUX_ONLY,) if flux_only else ()
     # The qualifier words just before the spectrum words belong to its phrase.
     start = min(
         (
@@ -350,6 +357,9 @@ def asked_fit(wish: QuantityWish, p: ParameterInfo) -> float | None:
     if len(size) == 2 and kind not in ("energy", "pitch"):
         return None
     fit = _axis_fit(wanted, kind, len(size))
+    if fit is None and kind == "frequency" and _FLUX_ONLY in wish.qualifiers:
+        # A radio flux density, after any particle flux spectrum; one saying flux first.
+        fit = -1.5 if _FLUX.search(f"{p.name} {p.description}") else -2.0
     look = _look_fit(wish, p, len(size)) if kind in ("energy", "pitch") else 0.0
     if fit is None or look is None:
         return None
