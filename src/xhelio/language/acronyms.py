@@ -37,16 +37,27 @@ def _after_spacecraft() -> tuple[re.Pattern[str], ...]:
             continue
         spacecraft = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
         instrument = "|".join(re.escape(a) for a in sorted(acronyms, key=len, reverse=True))
+        # "wind swe and mfi", "ace swepam/mag": a list of its acronyms right after it
+        one = rf"(?:{instrument})(?![\w-])"
         patterns.append(
             re.compile(
-                rf"(?<![\w-])(?:{spacecraft})[\s/-]+(?P<a>{instrument})(?![\w-])", re.IGNORECASE
+                rf"(?<![\w-])(?:{spacecraft})[\s/-]+(?P<a>{one}(?:{_JOIN}{one})*)", re.IGNORECASE
             )
         )
     return tuple(patterns)
 
 
+_JOIN = r"(?:\s*[,/&+]\s*|\s+and\s+|\s+)"
+_AND = re.compile(r"(\band\b)", re.IGNORECASE)
+
+
+def _capitals(listed: str) -> str:
+    """The acronyms of a list in capitals, its "and" as typed."""
+    return "".join(part if part.lower() == "and" else part.upper() for part in _AND.split(listed))
+
+
 def instrument_capitals(text: str) -> str:
     """`text` with instrument acronyms typed right after their spacecraft in capitals."""
     for pattern in _after_spacecraft():
-        text = pattern.sub(lambda m: m[0][: m.start("a") - m.start()] + m["a"].upper(), text)
+        text = pattern.sub(lambda m: m[0][: m.start("a") - m.start()] + _capitals(m["a"]), text)
     return text

@@ -133,6 +133,41 @@ _DIFFERENCE = re.compile(r"\bdifference\b|\bminus\b|\bsubtract\w*|\bdiff\b", re.
 _RATIO = re.compile(r"\bratio\b|\bdivided by\b|\bdivide\b", re.I)
 
 
+# The words a spectral estimate's segment length is written next to ("1 hr welch
+# segments", "welch with 10 min segments", "FFT length of 5 minutes").
+_SEGMENT = re.compile(
+    r"\bsegments?\b|\bnperseg\b|\bwelch\b|\b(?:FFT|fourier)\s+(?:length|window)s?\b", re.I
+)
+
+
+def _segment(text: str, durations: list[Duration], used: set[int]) -> Duration | None:
+    """The stated segment length of a spectral estimate, if a duration is written by it."""
+    free = [d for d in durations if d.start not in used]
+    for match in _SEGMENT.finditer(text):
+        if (found := _near(free, *match.span(), reach=12)) is not None:
+            return found
+    return None
+
+
+def _spectral_wishes(
+    kinds: set[str], text: str, durations: list[Duration], used: set[int]
+) -> list[OperationWish]:
+    """The spectral estimates asked for, each with its segment length when one is stated."""
+    segment = _segment(text, durations, used)
+    if segment is not None:
+        used.add(segment.start)
+    out: list[OperationWish] = []
+    for key, label in _SPECTRAL:
+        if key not in kinds:
+            continue
+        if segment is not None and key != "wavelet":
+            said = f"{label} in {format_seconds(segment.seconds)} segments"
+            out.append(OperationWish(key, said, window_s=segment.seconds))
+        else:
+            out.append(OperationWish(key, label))
+    return out
+
+
 _SPECTRAL: tuple[tuple[OperationKind, str], ...] = (
     ("psd", "Welch power spectral density"),
     ("dynamic_power", "dynamic spectrum (sliding FFT)"),
@@ -176,7 +211,7 @@ def find_operations(text: str, durations: list[Duration]) -> list[OperationWish]
     if (rotation := frame_rotation(text)) is not None:
         source, target = rotation[:2]
         ops.append(OperationWish("rotate", f"rotated into {target}", detail=f"{source}>{target}"))
-    ops += [OperationWish(key, label) for key, label in _SPECTRAL if key in kinds]
+    ops += _spectral_wishes(kinds, text, durations, used)
     ops += _whole_window_wish(text, durations, ops, named)
     if "cross_correlation" in kinds:
         ops.append(OperationWish("cross_correlation", "cross-correlation with lag"))

@@ -97,7 +97,7 @@ def build_plan(
     intent = _probe_switched(b)
     quantities = one_frame(b, not_operation_words(intent, wanted_quantities(b)))
     for declined in declined_operations(intent.text.splitlines()[-1]):
-        b.notes.append(f"Not done: {declined.label} ({declined.reason}).")
+        b.notes.append(f"Not done: {declined.label} (could not honour it: {declined.reason}).")
     finals: list[tuple[str, str, str]] = []
     span: TimeRange | None = None
     derived = derived_named(intent.text) if not intent.time_error else ()
@@ -482,12 +482,29 @@ def _rotated(
     return label
 
 
+def _deriving_missions(b: Builder) -> list[MissionRef]:
+    """The missions a derived quantity is computed at: those named, else a named dataset's.
+
+    "clock angle from dscovr mag" names the dataset DSCOVR_H0_MAG, not the mission: its
+    mission computes the quantity (kept to the instrument the words name), never OMNI.
+    """
+    if b.intent.missions:
+        return list(b.intent.missions)
+    refs: dict[str, MissionRef] = {}
+    for dataset_id in b.intent.dataset_ids:
+        info = b.vocab.catalog.dataset(dataset_id)
+        name = b.vocab.mission_names.get(info.mission_id or "")
+        if info.mission_id and name:
+            refs.setdefault(info.mission_id, MissionRef(info.mission_id, name, name, 0))
+    return list(refs.values())
+
+
 def _derived_series(
     b: Builder, d: DerivedQuantity, span: TimeRange | None, finals: list[tuple[str, str, str]]
 ) -> TimeRange | None:
     """Fetch the inputs of derived quantity `d` at each mission and compute it there."""
     intent = b.intent
-    sources = [mission_source(b.vocab, m, intent.text) for m in intent.missions]
+    sources = [mission_source(b.vocab, m, intent.text) for m in _deriving_missions(b)]
     if not sources and "omni" in b.vocab.mission_names:
         b.notes.append(f"No mission was named, so the {d.label} comes from OMNI data.")
         sources = [mission_source(b.vocab, MissionRef("omni", "OMNI", "OMNI", 0))]

@@ -181,7 +181,10 @@ def series_chain(
         part = part_window(b, psd, span)
         if part is not None:
             args["time_range"] = part[0]
-        what = f"Welch power spectral density of {name}{part[1] if part else ''}"
+        if psd.window_s:  # the segment length the request states
+            args["segment_s"] = psd.window_s
+        segments = f" in {format_seconds(psd.window_s)} segments" if psd.window_s else ""
+        what = f"Welch power spectral density of {name}{part[1] if part else ''}{segments}"
         call = ToolCall("power_spectrum", args)
         out = b.unique(f"{tag}_psd")
         b.steps.append(
@@ -220,6 +223,8 @@ def time_frequency_power(
         part = part_window(b, op, span)
         if part is not None:
             args["time_range"] = part[0]
+        if op.window_s and kind == "dynamic_power":  # the segment length the request states
+            args["segment_s"] = op.window_s
         said = f"{what} of {name}{part[1] if part else ''}"
         out = b.unique(f"{label_tag(name)}_{suffix}")
         b.steps.append(
