@@ -71,3 +71,13 @@ def test_threshold_mask_is_said_not_done(vocab: Vocabulary) -> None:
     plan = build_plan(vocab, parse_request("omni bz only where bz < -5 nT, 2015-03-17", vocab))
     said = [n for n in plan.notes if n.startswith("Not done")]
     assert said and "could not honour" in said[0], plan.notes
+
+
+@pytest.mark.parametrize(
+    "text", ["plasma beta from wind swe and mfi 2016-01-01", "proton beta at Wind SWE 2016-01-01"]
+)
+def test_a_proton_input_is_never_an_electron_parameter(vocab: Vocabulary, text: str) -> None:
+    # The beta's temperature input is the proton's: before, the catalog's own words
+    # ("temperature") picked WI_H5_SWE.T_elec, "Te Electron total-temperature", silently.
+    fetched = [str(a["parameter_id"]) for tool, a in _calls(vocab, text) if tool == "fetch_data"]
+    assert fetched and not any("elec" in p.lower() for p in fetched), fetched

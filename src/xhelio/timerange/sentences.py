@@ -490,7 +490,7 @@ _LENGTH = rf"(?:the\s+)?(?:next\s+|following\s+)?{_COUNT}[\s-]*{_UNIT}"
 # A length that is a cadence, not a duration: "22:00, 5 min averages".
 _NOT_CADENCE = (
     r"(?![\s-]*(?:averages?|means?|medians?|resolution|res\b|cadence|bins?|data|samples?"
-    r"|sampling|smooth\w*|window|running|boxcar|intervals?|steps?))"
+    r"|sampling|smooth\w*|window|running|boxcar|intervals?|steps?|segments?|welch|fft))"
 )
 # "for", a comma, "+" or "plus" between the start and the length.
 _LENGTH_JOIN = r"(?:,?\s*(?:and\s+)?for\s+|\s*,\s*|\s*(?:\+|\bplus\b)\s*)"
@@ -511,6 +511,7 @@ _CLOCK_FOR = (
 
 # A length right after a start instant: "2015-03-17 22:00, for 6 hours".
 _THEN_LENGTH = re.compile(rf"\s*{_LENGTH_JOIN}{_LENGTH}\b{_NOT_CADENCE}", re.I)
+_FOR = re.compile(r",?\s*(?:and\s+)?for\s", re.I)
 
 
 def _then_length(text: str, found: TimeFound) -> TimeFound:
@@ -521,8 +522,8 @@ def _then_length(text: str, found: TimeFound) -> TimeFound:
         return found
     last = max(b for _, b in found.spans)
     match = _THEN_LENGTH.match(text, last)
-    if match is None:
-        return found
+    if match is None or (_whole_day(found.range) and not _FOR.match(match[0])):
+        return found  # a day then ", 1 hr ..." is no length of it; "for 3 days" is
     begin = found.range.start
     length = count(match["n"]) * unit(match["u"])
     return TimeFound(

@@ -462,7 +462,8 @@ def _titled_source(b: Builder, source: Source, wish: QuantityWish) -> Source | N
 def _wish_phrase(intent: RequestIntent, wish: QuantityWish) -> str:
     """The quantity's own words and the species named with it ("ion temperature")."""
     species = [s.text(intent.slots.text) for s in intent.slots.of("species")]
-    return " ".join([*species[:1], wish.text]) if wish.species else wish.text
+    # A derived quantity's input names its species itself (beta: the proton temperature).
+    return " ".join([*(species[:1] or [wish.species]), wish.text]) if wish.species else wish.text
 
 
 def resolve_source(
