@@ -67,3 +67,13 @@ def test_equal_spectra_give_the_first_listed_and_say_so(
     assert [p for _, p in got] == [f"psp_fld_l2_rfs_hfr_auto_averages_{channel}"], got
     said = " ".join(plan.notes)
     assert ("the first the dataset lists" in said) == (channel == "ch0_V1V2"), said
+
+
+@pytest.mark.parametrize(
+    "text", ["DSCOVR solar wind speed 2017-09-08", "DSCOVR Newell coupling function, 2017-09-08"]
+)
+def test_a_thermal_speed_is_no_magnitude_of_the_bulk_velocity(vocab: Vocabulary, text: str) -> None:
+    # "most probable thermal speed" says "speed" but not "magnitude": the bulk velocity's
+    # own |V| is computed from V_GSE, never the thermal speed.
+    pairs = fetched(plan_of(vocab, text))
+    assert ("DSCOVR_H1_FC", "V_GSE") in pairs, pairs

@@ -51,6 +51,7 @@ from xhelio.language.qualifiers import (
     request_words,
 )
 from xhelio.language.quantities import QUANTITIES, Quantity, quantity
+from xhelio.language.quantity_words import MAGNITUDE_WORD
 from xhelio.language.spectra import asked_fit, axis_dataset_score, spectrogram_fit
 from xhelio.language.wishes import format_seconds
 from xhelio.timerange import TimeRange
@@ -292,9 +293,13 @@ def _shape_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | N
     )
     if component == "magnitude":
         if n == 1:
-            # The dataset's own magnitude before the magnitude computed from its vector,
-            # whatever else the vector's description says (its frame, "magnetometer").
-            return _OWN_MAGNITUDE if says_magnitude else None
+            # The dataset's own magnitude, in the words a request writes it ("Magnitude",
+            # "B_total"), before the magnitude computed from its vector, whatever else the
+            # vector's description says (its frame, "magnetometer"). A scalar that only
+            # says "speed" may be another quantity's (a thermal speed): no more than a cue.
+            if says_magnitude and MAGNITUDE_WORD.search(f"{p.name} {p.description}"):
+                return _OWN_MAGNITUDE
+            return _SAYS_SPEED if says_magnitude else None
         return 2.0
     letter = q.component_letter or ""
     if says_magnitude:
@@ -313,6 +318,7 @@ def _shape_score(q: Quantity, wish: QuantityWish, p: ParameterInfo) -> float | N
 # How far a scalar that says it is the magnitude ranks above a 3-vector for a magnitude
 # asked: more than the vector's description and frame words can add (3.0).
 _OWN_MAGNITUDE = 5.0
+_SAYS_SPEED = 2.5
 
 
 def _species_score(wish: QuantityWish, p: ParameterInfo) -> float:
