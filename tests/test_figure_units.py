@@ -106,3 +106,17 @@ def test_an_archive_banner_is_not_part_of_the_axis_title() -> None:
         "[PRELIMINARY VALUES - BROWSE USE ONLY] B-field magnitude",
     )
     assert _render(entry)["layout"]["yaxis"]["title"]["text"] == "B-field magnitude (nT)"
+
+
+def test_a_formula_aside_with_nested_brackets_is_not_part_of_the_axis_title() -> None:
+    # A derived quantity's description carries its formula: "(beta = n k T / (B^2 / 2 mu0))"
+    # once filled the axis title and was cut off at the figure's edge.
+    entry = _entry(
+        "WIND_plasma_beta",
+        "WIND_plasma_beta",
+        "1",
+        np.full(200, 1.0),
+        "Wind plasma beta (beta = n k T / (B^2 / 2 mu0))",
+    )
+    assert _render(entry)["layout"]["yaxis"]["title"]["text"].startswith("Wind plasma beta")
+    assert "mu0" not in _render(entry)["layout"]["yaxis"]["title"]["text"]

@@ -602,6 +602,10 @@ def resolve(
             )
         )
         total = best_score + dataset_score + extra
+        if _shape_score(q, wish, best) == _OWN_MAGNITUDE:
+            # A dataset's own |B| wins within it (EMFISIS "Magnitude" over "Mag"), never
+            # across datasets: an hourly merged |B| is no better than 1-min MAG vectors.
+            total -= _OWN_MAGNITUDE - _SAYS_SPEED
         if unmet:
             unmet_of[info.id] = unmet
         why = [f"{best.name} [{best.units or 'no units'}]"]

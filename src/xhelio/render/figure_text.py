@@ -61,7 +61,7 @@ def quantity_title(entry: DataEntry) -> str:
     description = re.sub(r"^\[[^\]]*\]\s*", "", description)
     if len(description) > _SHORT_TITLE:
         # "Magnetic field in RTN coordinates (1 minute cadence)": the cadence aside goes.
-        description = re.sub(r"\s*\([^()]*\)$", "", description)
+        description = _without_aside(description)
     axis = str(entry.meta.get("label_axis") or entry.meta.get("field_name") or "").strip()
     if description and len(description) <= _LONG_TITLE:
         text = description  # long ones are wrapped by the layout
@@ -71,6 +71,21 @@ def quantity_title(entry: DataEntry) -> str:
     if isinstance(scale, int | float) and scale != 1:
         text = f"{name} x{scale:g}" if text == name else f"{text} ({name} x{scale:g})"
     return text
+
+
+def _without_aside(text: str) -> str:
+    """`text` without the parenthesised aside that ends it, nested ones too.
+
+    "Wind plasma beta (beta = n k T / (B^2 / 2 mu0))" -> "Wind plasma beta".
+    """
+    if not text.endswith(")"):
+        return text
+    depth = 0
+    for at in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[at], 0)
+        if depth == 0:
+            return text[:at].rstrip() or text
+    return text  # unbalanced: left as written
 
 
 # A parenthesised cadence or averaging aside: "(1min)", "(5 s avg)", "(hourly)".
