@@ -60,7 +60,9 @@ def test_an_instrument_said_after_every_quantity_is_said_of_each(vocab: Vocabula
         # A product named among equally fit ones: the one named.
         ("FEEPS electron spectrogram from MMS1 on 2017-07-11", "MMS1_FEEPS_", r"feeps"),
         ("THEMIS C FBK search coil spectrogram 2010-05-01", "THC_L2_FBK", r"_fb_scm\d$"),
-        ("THEMIS C FFT search coil spectrogram 2010-05-01", "THC_L2_FFT", r"_scm\d$"),
+        # Equal SCM spectra: the first the dataset lists, named in the answer with the others
+        # (its field-aligned delta-B or an axis, both of the search coil).
+        ("THEMIS C FFT search coil spectrogram 2010-05-01", "THC_L2_FFT", r"_scm\d$|_dbpara$"),
         # Named over fitter: a radio receiver over an omni particle spectrum, and a
         # pitch-angle x energy array over a 1-D one.
         ("Wind RAD2 spectrogram 2012-07-23", "WI_L2_WAV_RAD2", r"^PSD"),
