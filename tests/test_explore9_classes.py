@@ -65,7 +65,12 @@ def test_a_cadence_word_says_its_own_cadence(vocab: Vocabulary, text: str, secon
 
 @pytest.mark.parametrize(
     ("text", "nearest"),
-    [("SuperMAG SML 2015-03-17", "OMNI"), ("Swarm SML 2015-03-17", "DMSP")],
+    [
+        ("SuperMAG SML 2015-03-17", "OMNI"),
+        ("Swarm SML 2015-03-17", "DMSP"),
+        ("swarm b field NEC 2016-05-08", "DMSP"),  # names are typed in lower case too
+        ("sdo eve irradiance 2012-03-07", "SOHO"),
+    ],
 )
 def test_an_absent_mission_is_said_even_with_no_quantity_understood(
     vocab: Vocabulary, text: str, nearest: str
@@ -78,6 +83,12 @@ def test_an_absent_mission_is_said_even_with_no_quantity_understood(
 
 def test_a_mission_the_planetary_source_answers_is_not_absent() -> None:
     assert absent_missions_named("Juno MAG and SuperMAG SML, 2017-03-27") == ("SuperMAG",)
+
+
+def test_a_name_kept_as_written_is_not_read_in_lower_case() -> None:
+    # "hope probe" in lower case is RBSP HOPE on a Van Allen Probe, not the EMM orbiter.
+    assert absent_missions_named("rbsp hope probe a proton flux 2015-03-17") == ()
+    assert absent_missions_named("the Hope probe at Mars") == ("Hope probe",)
 
 
 @pytest.mark.parametrize(

@@ -108,3 +108,21 @@ def _fetch_params(operations: list[dict[str, Any]]) -> list[tuple[str, str]]:
         for op in operations
         if op["tool"] == "fetch_data" and op["status"] == "ok"
     ]
+
+
+@pytest.mark.parametrize("then", ["sdo aia 171 lightcurve 2015-03-16", "same for hinode"])
+def test_a_mission_the_catalog_lacks_is_no_follow_up_of_the_last_one(
+    server: CatalogHapiServer, then: str
+) -> None:
+    # The last request's data is never shown for a mission the catalog does not hold.
+    workspace = open_workspace(settings=load_settings())
+    try:
+        assistant, _ = make_assistant(workspace)
+        run_turn(workspace, assistant, FIRST)
+        first = len(workspace.session.operations)
+        result = run_turn(workspace, assistant, then)
+        fetched = _fetch_windows(workspace.session.operations[first:])
+    finally:
+        workspace.close()
+    assert fetched == [], result.answer
+    assert "no mission by that name" in result.answer, result.answer

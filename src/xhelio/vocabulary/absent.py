@@ -2,8 +2,9 @@
 
 A request that names one ("SuperMAG SML", "Swarm data") is told the mission is not in the
 catalog wherever the name stands, even when nothing else in it is understood. A name is
-matched as a whole word as written, or in capitals ("SUPERMAG"). A mission the planetary
-(PDS) source answers (`planetary.toml`: Juno, Mars Express) is not absent.
+matched as a whole word in any case ("sdo", "SUPERMAG"), or only as written when the row
+says so (`as_written`). A mission the planetary (PDS) source answers (`planetary.toml`:
+Juno, Mars Express) is not absent.
 """
 
 from __future__ import annotations
@@ -25,12 +26,18 @@ def _names() -> re.Pattern[str] | None:
     )
     planetary = load_planetary()
     names = {
-        str(n) for row in rows.values() for n in row["names"] if not planetary.mission_in(str(n))
+        str(n): str(n) in row.get("as_written", [])
+        for row in rows.values()
+        for n in row["names"]
+        if not planetary.mission_in(str(n))
     }
-    forms = sorted({f for n in names for f in (n, n.upper())}, key=len, reverse=True)
-    if not forms:
+    if not names:
         return None
-    return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(f) for f in forms) + r")(?![\w-])")
+    forms = [
+        re.escape(n) if written else f"(?i:{re.escape(n)})"
+        for n, written in sorted(names.items(), key=lambda item: len(item[0]), reverse=True)
+    ]
+    return re.compile(r"(?<![\w-])(?:" + "|".join(forms) + r")(?![\w-])")
 
 
 def absent_missions_named(text: str) -> tuple[str, ...]:

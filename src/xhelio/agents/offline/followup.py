@@ -40,6 +40,7 @@ from xhelio.language.resolve import probe_wanted
 from xhelio.language.slots import SlotKind
 from xhelio.timerange import TimeRange, names_time_near
 from xhelio.vocabulary import load_vocabulary
+from xhelio.vocabulary.absent import absent_missions_named
 
 __all__ = [
     "export_only",
@@ -84,6 +85,8 @@ def is_follow_up(intent: RequestIntent, has_base: bool) -> bool:
         or load_vocabulary().species_named(intent.text)
     )
     follows = _FOLLOW_WORDS.search(intent.text)
+    if absent_missions_named(intent.text) and not served and not _ADD.search(intent.text):
+        return False  # "sdo aia 171 on the 6th": a mission not held, never the last one's data
     if not (named or intent.time_range or wishes or follows):
         return False  # "hello there" names nothing to build on
     if not named or intent.time_range is None:
