@@ -29,6 +29,13 @@ def test_ratios_as_typed() -> None:
     assert requested_ratios("Wind B/|B| on 2019-06-01") == []
 
 
+def test_ratios_typed_in_lower_case() -> None:
+    # With charges or a two-letter symbol a lower-case ratio is the ions'; without, words.
+    typed = "ace swics o7+/o6+, then fe/o and c6/c5"
+    assert [str(r) for r in requested_ratios(typed)] == ["O7+/O6+", "Fe/O", "C6+/C5+"]
+    assert requested_ratios("the s/n of the s/c potential, n/s asymmetry") == []
+
+
 @pytest.mark.parametrize(
     ("name", "description", "ratio"),
     [
@@ -51,6 +58,7 @@ def test_ratios_in_the_catalog(name: str, description: str, ratio: str | None) -
         ("ACE SWICS O7/O6 ratio 2005-01-21", r"^O7to6$"),
         ("ACE SWICS Fe/O 2005-01-21", r"^FetoO$"),
         ("ACE SWICS C6+/C4+ 2005-01-21", r"^C6to4$"),
+        ("ace swics o7+/o6+ 2005-01-21", r"^O7to6$"),
     ],
 )
 def test_the_ratio_named_is_fetched(vocab: Vocabulary, text: str, parameter: str) -> None:

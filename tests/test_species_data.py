@@ -48,6 +48,7 @@ def test_species_words_and_catalog_spellings() -> None:
     assert species_named("O+ and He++ then alphas, protons") == ("oxygen", "alpha", "proton")
     assert species_named("ion temperature") == ()
     assert species_named("Wind p+ density") == ("proton",)
+    assert species_named("cluster codif o+ density") == ("oxygen",)  # as physicists type it
     assert species_named("MMS1 p-mode, p + q") == ()
     he1 = ParameterInfo("N_He1__C1_PP_CIS", "double", "cm^-3", description="He+ Density, CODIF")
     he2 = ParameterInfo("N_He2__C1_PP_CIS", "double", "cm^-3", description="He++ Density, CODIF")
