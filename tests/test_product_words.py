@@ -125,3 +125,15 @@ def test_a_cadence_the_title_names_covers_the_cadence_word() -> None:
     info = DatasetInfo("WI_H0_MFI", "Wind Magnetic Fields: 3 sec, 1 min, and hourly Data")
     assert coverage_score(info, product_terms("1-minute field"), None) > 0
     assert not coverage_score(info, product_terms("5-minute field"), None)
+
+
+@pytest.mark.parametrize("text", ["ace swics zorblax 2003-10-29", "Wind SWE quibbity 2004-11-08"])
+def test_a_stray_word_beside_a_product_is_said_not_used(vocab: Vocabulary, text: str) -> None:
+    # The product is taken for its id-like word; the word its metadata does not say is
+    # named as not used, never folded into "Read '...' as the product".
+    plan = _plan(vocab, text)
+    stray = text.split()[2]
+    notes = " ".join(plan.notes)
+    assert _fetched(plan), (plan.notes, plan.missing)
+    assert f"Not used from the request: '{stray}'" in notes, notes
+    assert not re.search(rf"Read '[^']*{stray}", notes), notes

@@ -42,6 +42,7 @@ __all__ = [
     "title_words",
     "unasked_markers",
     "uncovered",
+    "unsaid_words",
     "variant_count",
     "view_primary",
 ]
@@ -458,6 +459,18 @@ def uncovered(info: DatasetInfo, terms: Sequence[Term], cadence_s: float | None)
         for t in terms
         if t.acronym and not t.soft and not t.tokens & ids and not says(t, described)
     ]
+
+
+def unsaid_words(info: DatasetInfo, terms: Sequence[Term]) -> list[str]:
+    """The request's plain words (not id-like) that no word of the dataset's metadata says.
+
+    A product taken for its id-like words ("SWICS") does not honour a stray word typed
+    beside them ("swics zorblax"): the answer names it as not used.
+    """
+    described = " ".join(
+        [info.id, info.title, *(f"{p.name} {p.description}" for p in info.data_parameters)]
+    ).replace("_", " ")
+    return [t.typed for t in terms if not t.acronym and not _word_cover([t.typed], described)]
 
 
 # Parameters that describe other data (energy and angle tables, indices, epochs, quality

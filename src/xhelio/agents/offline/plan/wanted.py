@@ -41,6 +41,7 @@ from xhelio.language.products import (
     request_terms,
     species_named,
     species_of,
+    unsaid_words,
 )
 from xhelio.language.quantities import GROUP_WORDS, quantity
 from xhelio.language.ratios import IonRatio, parameter_ratio, requested_ratios
@@ -262,10 +263,17 @@ def _named_product(b: Builder, ref: MissionRef) -> list[QuantityWish]:
     channels = channel_family(info, param) if species else [param]
     shown = ", ".join(p.name for p in channels)
     b.intent = replace(intent, dataset_ids=(info.id,), unplaced=())
+    unsaid = unsaid_words(info, terms)
     b.notes.append(
-        f"Read '{' '.join(t.typed for t in terms)}' as the product {info.id} "
-        f"({info.title.split(' - ')[0]}); shown: {shown}, its main data."
+        f"Read '{' '.join(t.typed for t in terms if t.typed not in unsaid)}' as the product "
+        f"{info.id} ({info.title.split(' - ')[0]}); shown: {shown}, its main data."
     )
+    if unsaid:
+        b.notes.append(
+            f"Not used from the request: {', '.join(repr(w) for w in unsaid)} (no word of "
+            f"{info.id}'s metadata says {'them' if len(unsaid) > 1 else 'it'}); the answer "
+            f"does not take {'them' if len(unsaid) > 1 else 'it'} into account."
+        )
     return [QuantityWish(NAMED, p.name, 0) for p in channels]
 
 
