@@ -33,3 +33,16 @@ def test_only_an_acronym_after_its_own_spacecraft_is_capitalised() -> None:
     assert instrument_capitals("wind mfi and ace swepam") == "wind MFI and ace SWEPAM"
     assert instrument_capitals("the fgm data") == "the fgm data"  # "the" is no probe
     assert instrument_capitals("ace step") == "ace step"  # ACE has no STEP
+
+
+def test_an_acronym_after_a_list_of_probes_is_capitalised() -> None:
+    assert instrument_capitals("rbsp a and b hope density") == "rbsp a and b HOPE density"
+    assert instrument_capitals("mms1, 2 & 3 fpi") == "mms1, 2 & 3 FPI"
+    assert instrument_capitals("wind and ace mfi") == "wind and ace MFI"
+
+
+def test_each_listed_probe_gets_the_instrument_named_after_the_list(vocab: Vocabulary) -> None:
+    text = "rbsp a and b hope proton density jan 10 2014"
+    plan = build_plan(vocab, parse_request(text, vocab, NOW), NOW)
+    fetched = [s.calls[0].args["dataset_id"] for s in plan.steps if s.kind == "fetch"]
+    assert fetched == ["RBSPA_REL04_ECT-HOPE-MOM-L3", "RBSPB_REL04_ECT-HOPE-MOM-L3"]

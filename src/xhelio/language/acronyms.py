@@ -3,7 +3,8 @@
 An acronym in the vocabulary counts as an instrument only in capitals ("STEP", not
 "step"), since many are English words. Right after the name of its own spacecraft or
 probe ("wind mfi", "ace swepam", "thd fgm", "mms1 fpi") it can only be the instrument,
-so it is written in capitals there before the request is read. The text keeps its length,
+so it is written in capitals there before the request is read, also after a list of its
+probes ("rbsp a and b hope", "mms1, 2 & 3 fpi"). The text keeps its length,
 so every span found later still points at the words typed.
 Imports only `vocabulary`.
 """
@@ -41,13 +42,16 @@ def _after_spacecraft() -> tuple[re.Pattern[str], ...]:
         one = rf"(?:{instrument})(?![\w-])"
         patterns.append(
             re.compile(
-                rf"(?<![\w-])(?:{spacecraft})[\s/-]+(?P<a>{one}(?:{_JOIN}{one})*)", re.IGNORECASE
+                rf"(?<![\w-])(?:{spacecraft}){_PROBES}[\s/-]+(?P<a>{one}(?:{_JOIN}{one})*)",
+                re.IGNORECASE,
             )
         )
     return tuple(patterns)
 
 
 _JOIN = r"(?:\s*[,/&+]\s*|\s+and\s+|\s+)"
+# More probes listed after the first ("rbsp a and b", "mms1, 2 & 3"): letters or numbers.
+_PROBES = r"(?:(?:\s*[,/&+]\s*|\s+and\s+|[\s-]+)(?:[a-z]|\d{1,2})(?![\w-]))*"
 _AND = re.compile(r"(\band\b)", re.IGNORECASE)
 
 
