@@ -98,3 +98,14 @@ def test_two_days_written_with_a_slash_are_both_days(vocab: Vocabulary, text: st
     found = parse_request(text, vocab).time_range
     assert found is not None
     assert (found.start.day, found.end.day, found.start.month) == (17, 19, 3), found
+
+
+def test_fpi_is_the_mms_instrument_and_f_pi_the_ion_plasma_frequency() -> None:
+    from xhelio.vocabulary import load_vocabulary
+
+    def named(text: str) -> list[str]:
+        return [d.key for d in load_vocabulary().derived if d.words.search(text)]
+
+    assert named("now the fpi electron density too") == []
+    assert named("f_pi from the HPCA density") == ["ion_plasma_frequency"]
+    assert named("fpp and fpe") == ["electron_plasma_frequency", "ion_plasma_frequency"]
