@@ -323,3 +323,19 @@ def test_a_request_of_its_own_still_asks_which_probe(vocab: Vocabulary) -> None:
     base = _parse(vocab, "MMS1 FGM srvy B GSE 2017-07-11")
     new = _parse(vocab, "MMS FPI electron density 2017-07-11")
     assert following(base, new, vocab.probes).doubts == new.doubts != ()
+
+
+@pytest.mark.parametrize(
+    ("then", "expected"),
+    [
+        ("same for d", ["THD_L2_FGM"]),
+        ("same for d and e", ["THD_L2_FGM", "THE_L2_FGM"]),
+        ("same for D and E", ["THD_L2_FGM", "THE_L2_FGM"]),  # "E" is no electric field
+        ("try b, c instead", ["THB_L2_FGM", "THC_L2_FGM"]),
+    ],
+)
+def test_probe_letters_ending_a_follow_up_name_the_probes(
+    vocab: Vocabulary, then: str, expected: list[str]
+) -> None:
+    merged, _ = _follow(vocab, "themis a fgm bz gsm 2008-02-26 03:00-06:00", then)
+    assert _datasets(build_plan(vocab, merged, NOW)) == expected

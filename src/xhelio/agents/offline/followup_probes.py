@@ -36,9 +36,14 @@ _OTHER_PROBE = re.compile(
     re.I,
 )
 _LIST_GLUE = re.compile(r"\s*(?:,|\band\b|&|/)\s*", re.I)
+# "for B", "now P2", "same for d and e": shorthands ending the message, one or a list. A
+# lower-case letter counts here only, where nothing else can follow it.
+_BARE_ONE = r"(?:[a-z]{1,2}\d{1,2}|\d{1,2}|[a-e])"
 _BARE_PROBE = re.compile(
-    r"(?:^|\b(?:for|to|now|with|on|at|about|try)\s+)-?(?P<p>(?i:[a-z]{1,2}\d{1,2}|\d{1,2})|[A-E])"
-    r"(?=\s*(?:(?i:instead|too|as well|please|now|then))?\s*[?.!]*\s*$)"
+    r"(?:^|\b(?:for|to|now|with|on|at|about|try)\s+)-?"
+    rf"(?P<p>{_BARE_ONE}(?:\s*(?:,|\band\b|&|/)\s*(?:and\s+)?{_BARE_ONE})*)"
+    r"(?=\s*(?:instead|too|as well|please|now|then)?\s*[?.!]*\s*$)",
+    re.I,
 )
 _THE_OTHER = re.compile(
     r"\bthe other (?:[\w-]+\s+){0,2}?(?:probe|spacecraft|satellite|one)(?P<many>s)?\b"
@@ -115,10 +120,12 @@ def other_probes(
         said = other["p"] if len(wanted) == 1 else ""  # "probe B": no field wish
         return (tuple(refs), said) if refs and len(refs) == len(wanted) else None
     bare = _BARE_PROBE.search(new.text)
-    named = probe_swapped(first.mission_id, first.text, bare["p"]) if bare else None
-    if bare is None or named is None:
+    tokens = [t for t in _LIST_GLUE.split(bare["p"]) if t] if bare else []
+    named = [probe_swapped(first.mission_id, first.text, t) for t in tokens]
+    if bare is None or None in named:
         return None
-    return (MissionRef(first.mission_id, first.name, named, first.position),), bare["p"]
+    refs = [MissionRef(first.mission_id, first.name, n, first.position) for n in named if n]
+    return tuple(refs), bare["p"]
 
 
 def with_probes_shown(
@@ -175,13 +182,13 @@ def _probe_named(ref: MissionRef, token: str) -> str | None:
 def without_probe_word(base: RequestIntent, new: RequestIntent) -> RequestIntent:
     """The request without the bare probe shorthand it names ("for B": no field wish)."""
     other = None if new.missions else other_probes(base, new)
-    word = other[1] if other else ""
-    if not word:
+    words = {w.upper() for w in _LIST_GLUE.split(other[1]) if w} if other else set[str]()
+    if not words:
         return new
     return replace(
         new,
-        quantities=tuple(w for w in new.quantities if w.text != word),
-        unknown_names=tuple(n for n in new.unknown_names if n.upper() != word.upper()),
+        quantities=tuple(w for w in new.quantities if w.text.upper() not in words),
+        unknown_names=tuple(n for n in new.unknown_names if n.upper() not in words),
     )
 
 
