@@ -237,3 +237,19 @@ def test_a_spectral_density_is_shown_not_respectralised(workspace: Workspace, te
     answer, ops = computations(workspace, text)
     assert "already a spectral density ((nT)^2/Hz)" in answer, answer
     assert not any("power spectral" in str(op).lower() for op in ops), ops
+
+
+@pytest.mark.parametrize(
+    ("text", "call"),
+    [
+        ("ACE Bz with a 3 point median filter, 2016-02-10", "rolling(3, center=True"),
+        ("OMNI Bz median-filtered (5 min), 2015-03-17", "rolling('300s', center=True"),
+        ("ACE |B| filtered with a 7-point median, 2016-02-10", "rolling(7, center=True"),
+    ],
+)
+def test_a_median_filter_is_a_running_median(workspace: Workspace, text: str, call: str) -> None:
+    # Not the median of the whole interval, and the window is no product cadence.
+    answer, ops = computations(workspace, text)
+    op = with_code(ops, call)
+    assert op["args"]["code"].rstrip().endswith(".median()"), op["args"]["code"]
+    assert "over the whole interval" not in answer and "Differs" not in answer, answer

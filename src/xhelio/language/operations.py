@@ -177,6 +177,13 @@ def operand_spans(text: str) -> list[Operand]:
 _WINDOW_WORD = re.compile(
     r"\b(?:running(?!\s+(?:sum|total))|moving|rolling|sliding|boxcar)\b[- ]?", re.I
 )
+# A running statistic named as a filter: "median filter", "median-filtered", "filtered
+# with a 5-point median", "boxcar filter".
+_FILTER = re.compile(
+    r"\b(?:median|mean|average|boxcar)[- ]?filter(?:s|ed|ing)?\b"
+    r"|\bfiltered\s+with\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}?(?:median|mean|average|boxcar)\b",
+    re.I,
+)
 
 
 def _statistic(key: str, match: re.Match[str]) -> str:
@@ -219,6 +226,8 @@ def running_statistic(text: str) -> tuple[str, int, int] | None:
             if match is not None:
                 return _statistic(stat.key, match), window.start(), match.end()
         return "", *window.span()
+    if (filtered := _FILTER.search(text)) is not None:  # "3-point median filter"
+        return ("median" if "median" in filtered[0].lower() else ""), *filtered.span()
     return None
 
 

@@ -61,6 +61,12 @@ _CADENCE = re.compile(
     r"|ago|around|of|prior|starting|from|later|earlier|long))",
     re.I,
 )
+# A duration right after a running statistic's words is its window, never a cadence.
+_WINDOW_BEFORE = re.compile(
+    r"\b(?:filter\w*|smooth\w*|boxcar|median|mean|average[sd]?|window|running|rolling|moving"
+    r"|sliding|over)\s*[(\[,]?\s*(?:of\s+|an?\s+|the\s+)?$",
+    re.I,
+)
 # A product word refused ("science data, not low latency"): no term of the request.
 _NEGATED = re.compile(r"(?:\b(?:not|no|without|never|rather than|instead of)\s+|\bnon-?)$", re.I)
 _ADVERBS = {"hourly": 3600, "daily": 86400, "one minute": 60, "one hour": 3600}
@@ -146,6 +152,8 @@ def product_terms(text: str) -> tuple[Term, ...]:
         if not _NEGATED.search(text[: m.start()])
     ]
     for m in _CADENCE.finditer(text):
+        if _WINDOW_BEFORE.search(text[: m.start()]):
+            continue  # "median filter (5 min)", "boxcar filter 10 min": a window
         if m["adverb"]:
             seconds = _ADVERBS[re.sub(r"[- ]", " ", m["adverb"].lower())]
         else:
