@@ -46,3 +46,12 @@ def test_each_listed_probe_gets_the_instrument_named_after_the_list(vocab: Vocab
     plan = build_plan(vocab, parse_request(text, vocab, NOW), NOW)
     fetched = [s.calls[0].args["dataset_id"] for s in plan.steps if s.kind == "fetch"]
     assert fetched == ["RBSPA_REL04_ECT-HOPE-MOM-L3", "RBSPB_REL04_ECT-HOPE-MOM-L3"]
+
+
+def test_a_spacecraft_named_by_an_everyday_word_before_its_instrument_is_the_spacecraft(
+    vocab: Vocabulary,
+) -> None:
+    assert instrument_capitals("polar timas o+ flux") == "Polar TIMAS o+ flux"
+    assert instrument_capitals("polar cap flux") == "polar cap flux"  # no instrument
+    intent = parse_request("polar timas o+ flux 1998-05-04", vocab, NOW)
+    assert [w.text for w in intent.slots.leftover] == []  # "polar" is the spacecraft

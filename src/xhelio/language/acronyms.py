@@ -42,7 +42,7 @@ def _after_spacecraft() -> tuple[re.Pattern[str], ...]:
         one = rf"(?:{instrument})(?![\w-])"
         patterns.append(
             re.compile(
-                rf"(?<![\w-])(?:{spacecraft}){_PROBES}[\s/-]+(?P<a>{one}(?:{_JOIN}{one})*)",
+                rf"(?<![\w-])(?P<s>{spacecraft}){_PROBES}[\s/-]+(?P<a>{one}(?:{_JOIN}{one})*)",
                 re.IGNORECASE,
             )
         )
@@ -61,7 +61,18 @@ def _capitals(listed: str) -> str:
 
 
 def instrument_capitals(text: str) -> str:
-    """`text` with instrument acronyms typed right after their spacecraft in capitals."""
+    """`text` with instrument acronyms typed right after their spacecraft in capitals.
+
+    A spacecraft whose name is an everyday word ("polar", "image", "erg", "fast") is
+    capitalised too: before its own instrument ("polar timas") it is the spacecraft.
+    """
+    words = load_vocabulary().english_word_aliases
+
+    def capitalised(m: re.Match[str]) -> str:
+        craft = m["s"].capitalize() if m["s"].lower() in words else m["s"]
+        middle = m[0][m.end("s") - m.start() : m.start("a") - m.start()]
+        return craft + middle + _capitals(m["a"])
+
     for pattern in _after_spacecraft():
-        text = pattern.sub(lambda m: m[0][: m.start("a") - m.start()] + _capitals(m["a"]), text)
+        text = pattern.sub(capitalised, text)
     return text
