@@ -55,3 +55,18 @@ def test_a_spacecraft_named_by_an_everyday_word_before_its_instrument_is_the_spa
     assert instrument_capitals("polar cap flux") == "polar cap flux"  # no instrument
     intent = parse_request("polar timas o+ flux 1998-05-04", vocab, NOW)
     assert [w.text for w in intent.slots.leftover] == []  # "polar" is the spacecraft
+
+
+@pytest.mark.parametrize(
+    ("text", "dataset"),
+    [
+        ("polar k0 mfe bz 1998-05-04", "PO_K0_MFE"),  # a level between them
+        ("wind k0 swe proton density 2001-03-31", "WI_K0_SWE"),  # the level typed in lower case
+    ],
+)
+def test_a_data_level_typed_in_lower_case_names_the_product(
+    vocab: Vocabulary, text: str, dataset: str
+) -> None:
+    plan = build_plan(vocab, parse_request(text, vocab, NOW), NOW)
+    fetched = [s.calls[0].args["dataset_id"] for s in plan.steps if s.kind == "fetch"]
+    assert fetched[:1] == [dataset]

@@ -4,8 +4,8 @@ An acronym in the vocabulary counts as an instrument only in capitals ("STEP", n
 "step"), since many are English words. Right after the name of its own spacecraft or
 probe ("wind mfi", "ace swepam", "thd fgm", "mms1 fpi") it can only be the instrument,
 so it is written in capitals there before the request is read, also after a list of its
-probes ("rbsp a and b hope", "mms1, 2 & 3 fpi"). The text keeps its length,
-so every span found later still points at the words typed.
+probes ("rbsp a and b hope", "mms1, 2 & 3 fpi") or a data level ("polar k0 mfe"). The
+text keeps its length, so every span found later still points at the words typed.
 Imports only `vocabulary`.
 """
 
@@ -42,7 +42,7 @@ def _after_spacecraft() -> tuple[re.Pattern[str], ...]:
         one = rf"(?:{instrument})(?![\w-])"
         patterns.append(
             re.compile(
-                rf"(?<![\w-])(?P<s>{spacecraft}){_PROBES}[\s/-]+(?P<a>{one}(?:{_JOIN}{one})*)",
+                rf"(?<![\w-])(?P<s>{spacecraft}){_PROBES}{_LEVEL}[\s/-]+(?P<a>{one}(?:{_JOIN}{one})*)",
                 re.IGNORECASE,
             )
         )
@@ -52,6 +52,8 @@ def _after_spacecraft() -> tuple[re.Pattern[str], ...]:
 _JOIN = r"(?:\s*[,/&+]\s*|\s+and\s+|\s+)"
 # More probes listed after the first ("rbsp a and b", "mms1, 2 & 3"): letters or numbers.
 _PROBES = r"(?:(?:\s*[,/&+]\s*|\s+and\s+|[\s-]+)(?:[a-z]|\d{1,2})(?![\w-]))*"
+# A data level between them ("polar k0 mfe", "wind h1 swe").
+_LEVEL = r"(?:[\s/-]+[kh]\d(?![\w-]))?"
 _AND = re.compile(r"(\band\b)", re.IGNORECASE)
 
 
