@@ -4,11 +4,13 @@
 `agents/offline/derived.py` writes for the sandbox both compute dynamic pressure, β, the
 Alfvén speed, gyrofrequencies, inertial lengths, ... For every quantity both cover, the
 same inputs must give the same numbers: a formula, a constant or a unit conversion that
-drifts in one of them fails here.
+drifts in one of them fails here. Both read `analysis/formulas.py`, whose scalar
+formulas are checked here for dimensions against the units their sandbox code says.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -16,6 +18,7 @@ pytest.importorskip("astropy")
 
 from operations_support import derived_entry, run_code
 from xhelio.agents.offline.derived import derived_code
+from xhelio.analysis.formulas import CONSTANTS, FORMULAS, SI_UNITS
 from xhelio.analysis.plasma import QUANTITIES, plasma_quantities
 from xhelio.vocabulary import load_vocabulary
 
@@ -31,6 +34,11 @@ TOOL_NAME = {"plasma_beta": "beta"}
 SHARED = sorted(
     d.key for d in load_vocabulary().derived if TOOL_NAME.get(d.key, d.key) in QUANTITIES
 )
+
+
+def _needs(key: str) -> tuple[str, ...]:
+    """The vocabulary row's inputs; none for a formula only the tool uses."""
+    return next((d.needs for d in load_vocabulary().derived if d.key == key), ())
 
 
 def test_both_layers_cover_the_plasma_quantities() -> None:
@@ -68,3 +76,26 @@ def test_the_sandbox_code_and_the_tool_give_the_same_numbers(key: str) -> None:
     name = TOOL_NAME.get(key, key)
     assert result.units[name] in (derived.units, "" if derived.units == "1" else None)
     assert list(sandbox) == pytest.approx(list(series[name]), rel=1e-9)
+
+
+SCALAR = sorted(
+    key
+    for key, f in FORMULAS.items()
+    if f.kind == "si" and all(n.split(":")[-1] not in ("vector", "yz") for n in _needs(key))
+)
+
+
+@pytest.mark.parametrize("key", SCALAR)
+def test_each_scalar_formula_has_the_units_its_code_says(key: str) -> None:
+    from astropy import units as u
+
+    formula = FORMULAS[key]
+    names: dict[str, object] = {"np": np}
+    names.update({k: c.value * u.Unit(c.unit) for k, c in CONSTANTS.items()})
+    names.update({k: np.array([2.0, 3.0]) * u.Unit(unit) for k, unit in SI_UNITS.items()})
+    value = formula.evaluate(names)
+    unit = u.dimensionless_unscaled if formula.unit == "1" else u.Unit(formula.unit)
+    assert value.unit.is_equivalent(unit), f"{key}: {value.unit} is no {formula.unit}"
+    si = u.Unit(formula.si_unit) if formula.si_unit else unit
+    factor = eval("1.0" + formula.scale)  # the sandbox code's conversion to `unit`
+    assert factor == pytest.approx(si.to(unit)), f"{key}: {formula.scale} is no {si} -> {unit}"
