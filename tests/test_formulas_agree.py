@@ -99,3 +99,8 @@ def test_each_scalar_formula_has_the_units_its_code_says(key: str) -> None:
     si = u.Unit(formula.si_unit) if formula.si_unit else unit
     factor = eval("1.0" + formula.scale)  # the sandbox code's conversion to `unit`
     assert factor == pytest.approx(si.to(unit)), f"{key}: {formula.scale} is no {si} -> {unit}"
+
+
+def test_every_derived_quantity_has_its_formula_in_the_units_it_says() -> None:
+    rows = load_vocabulary().derived
+    assert {d.key: d.units for d in rows} == {d.key: FORMULAS[d.key].unit for d in rows}
