@@ -3,7 +3,8 @@
 Alfvén, sound and magnetosonic speeds and Mach numbers; dynamic, magnetic, thermal and
 total pressure; gyrofrequencies and inertial lengths.
 
-Units and constants come from astropy.units and astropy.constants (CODATA 2018), so
+The formulas and their CODATA constants are `formulas.FORMULAS` (scipy.constants), the
+ones the offline sandbox code writes; here they are evaluated on astropy quantities, so
 every formula is checked dimensionally and converted to the unit reported. astropy is
 the `analysis` extra: PlasmaPy builds on it but adds many more dependencies for
 formulas that are one line each here. Formulas: e.g. NRL Plasma Formulary (J. D.
@@ -18,29 +19,31 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from xhelio.analysis.formulas import CONSTANTS, FORMULAS
 from xhelio.analysis.report import AnalysisResult, Check
 from xhelio.errors import UserError
 
 __all__ = ["QUANTITIES", "REFERENCE", "PlasmaResult", "plasma_quantities"]
 
 
-def _astropy() -> tuple[Any, Any]:
-    """Astropy's constants and units (members built at import, so typed as Any)."""
+def _astropy() -> Any:
+    """Astropy's units (members built at import, so typed as Any)."""
     try:
-        from astropy import constants, units
+        from astropy import units
     except ImportError:
         raise UserError(
             "Plasma quantities need astropy: install the analysis extra, "
             "pip install 'xhelio[analysis]'."
         ) from None
-    return constants, units
+    return units
 
 
 REFERENCE = (
     "NRL Plasma Formulary (Huba, J. D., 2019 ed., pp. 28-29); Baumjohann & Treumann "
     "(1996), Basic Space Plasma Physics; units and CODATA constants by astropy"
 )
-_GAMMA = 5.0 / 3.0
+_FORMULA_KEY = {"beta": "plasma_beta"}
+"""A quantity whose formula (`formulas.FORMULAS`) is named otherwise."""
 
 QUANTITIES: dict[str, tuple[str, str]] = {
     "beta": ("", "plasma β = 2μ0 n k (Tp + Te) / B²"),
@@ -103,49 +106,33 @@ def plasma_quantities(
         proton_temperature_k: Proton temperature, K; for β, sound speed, pressures.
         electron_temperature_k: Electron temperature, K (default: not counted).
     """
-    const, u = _astropy()
+    u = _astropy()
     n_values = np.asarray(density_cm3, dtype=np.float64).ravel()
     unphysical = int(np.sum(n_values <= 0))
     n_values = np.where(n_values > 0, n_values, np.nan)
     size = len(n_values)
-    n = n_values * u.cm**-3
-    mp = const.m_p
-    out: dict[str, Any] = {}
-    for name, mass in (("ion_inertial_length", mp), ("electron_inertial_length", const.m_e)):
-        omega = np.sqrt(n * const.e.si**2 / (const.eps0 * mass))
-        out[name] = (const.c / omega).to(u.km, equivalencies=u.dimensionless_angles())
+    names: dict[str, Any] = {"np": np}
+    names.update({k: c.value * u.Unit(c.unit) for k, c in CONSTANTS.items()})
+    names["n"] = n_values * u.cm**-3
     b_values = _positive(_array(field_nt, size))
     if b_values is not None:
-        b = b_values * u.nT
-        out["alfven_speed"] = (b / np.sqrt(const.mu0 * n * mp)).to(u.km / u.s)
-        out["magnetic_pressure"] = (b**2 / (2 * const.mu0)).to(u.nPa)
-        out["proton_gyrofrequency"] = (const.e.si * b / (2 * np.pi * mp)).to(u.Hz)
-        out["electron_gyrofrequency"] = (const.e.si * b / (2 * np.pi * const.m_e)).to(u.Hz)
+        names["B"] = b_values * u.nT
     assumptions = ["protons only (ρ = n m_p, no alphas); isotropic temperatures"]
     tp = _positive(_array(proton_temperature_k, size))
     te = _positive(_array(electron_temperature_k, size))
     if tp is not None:
-        temperature = (tp + (te if te is not None else 0.0)) * u.K
+        names["T"] = (tp + (te if te is not None else 0.0)) * u.K
         if te is None:
             assumptions.append("no electron temperature: β and pressures count protons only")
-        out["thermal_pressure"] = (n * const.k_B * temperature).to(u.nPa)
-        out["sound_speed"] = np.sqrt(_GAMMA * const.k_B * temperature / mp).to(u.km / u.s)
-    if "thermal_pressure" in out and "magnetic_pressure" in out:
-        out["total_pressure"] = out["thermal_pressure"] + out["magnetic_pressure"]
-        out["beta"] = (out["thermal_pressure"] / out["magnetic_pressure"]).to(
-            u.dimensionless_unscaled
-        )
-        out["magnetosonic_speed"] = np.sqrt(out["alfven_speed"] ** 2 + out["sound_speed"] ** 2)
     v = _array(speed_km_s, size)
     if v is not None:
-        speed = v * u.km / u.s
-        out["dynamic_pressure"] = (n * mp * speed**2).to(u.nPa)
-        for mach, base in (
-            ("alfven_mach", "alfven_speed"),
-            ("magnetosonic_mach", "magnetosonic_speed"),
-        ):
-            if base in out:
-                out[mach] = (speed / out[base]).to(u.dimensionless_unscaled)
+        names["V"] = v * u.km / u.s
+    out: dict[str, Any] = {}
+    for name in QUANTITIES:
+        formula = FORMULAS[_FORMULA_KEY.get(name, name)]
+        if formula.inputs <= names.keys():
+            unit = u.dimensionless_unscaled if formula.unit == "1" else u.Unit(formula.unit)
+            out[name] = formula.evaluate(names).to(unit)
     series = {
         k: np.asarray(q.to_value(QUANTITIES[k][0] or u.dimensionless_unscaled), dtype=np.float64)
         for k, q in out.items()

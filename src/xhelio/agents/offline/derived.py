@@ -6,8 +6,9 @@ people use for it, its inputs and units. This module turns an input spec such as
 gives the pandas code over the fetched inputs: every input after the first is put on the
 first one's times (interpolated inside its span, never extrapolated), each input is
 converted to SI units in a commented line, and the formula reads like the textbook one.
-Constants are CODATA values from `scipy.constants`, written into the code with their
-names and units so the trace shows them. Imports only this package and `vocabulary`.
+The formulas and their CODATA constants come from `analysis/formulas.py` (shared with
+the plasma_quantities tool), written into the code with their names and units so the
+trace shows them.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from scipy import constants
-
+from xhelio.analysis.formulas import CONSTANTS, FORMULAS
 from xhelio.catalog.index import Catalog
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.intent import QuantityWish, RequestIntent
@@ -56,17 +56,6 @@ _ALIGN = (
     "        parts = [col(f) for f in frames]\n"
     "    return pd.concat(parts, axis=1, keys=['x', 'y', 'z'][-len(parts):])\n"
 )
-# CODATA constants (scipy.constants), written into the code with their units.
-_CONSTANTS = {
-    "mu0": (constants.mu_0, "vacuum permeability [H/m]"),
-    "k_B": (constants.k, "Boltzmann constant [J/K]"),
-    "m_p": (constants.m_p, "proton mass [kg]"),
-    "m_e": (constants.m_e, "electron mass [kg]"),
-    "e": (constants.e, "elementary charge [C]"),
-    "eps0": (constants.epsilon_0, "vacuum permittivity [F/m]"),
-    "c": (constants.c, "speed of light [m/s]"),
-    "R_E": (6.371e6, "Earth's mean radius [m] (IUGG)"),
-}
 # Each input bound to a name, in SI units (n in m^-3, V in m/s, B in T; T in K, see _kelvin).
 _SI = {
     "density": "n = col({x}).where(lambda s: s > 0) * 1e6  # cm^-3 -> m^-3 (n <= 0: no value)",
@@ -75,143 +64,6 @@ _SI = {
     "magnetic_field:magnitude": "B = col({x}, magnitude=True) * 1e-9  # nT -> T",
     "magnetic_field:vector": "B = vec({x}) * 1e-9  # nT -> T",
     "magnetic_field:yz": "B = vec({x}) * 1e-9  # nT -> T (y and z)",
-}
-_FORMULAS = {
-    "dynamic_pressure": "result = (m_p * n * V**2 * 1e9).to_frame('Pdyn')  # Pa -> nPa",
-    "plasma_beta": (
-        "p_thermal = n * k_B * T\n"
-        "p_magnetic = B**2 / (2 * mu0)\n"
-        "result = (p_thermal / p_magnetic).to_frame('beta')"
-    ),
-    "alfven_speed": "result = (B / np.sqrt(mu0 * n * m_p) / 1e3).to_frame('V_A')  # m/s -> km/s",
-    "alfven_mach": (
-        "V_A = B / np.sqrt(mu0 * n * m_p)\nresult = (V / V_A).to_frame('M_A')  # Alfven Mach number"
-    ),
-    "magnetosonic_mach": (
-        "# fast magnetosonic Mach number (perpendicular to B), proton temperature only\n"
-        "V_A = B / np.sqrt(mu0 * n * m_p)\n"
-        "c_s = np.sqrt(5 / 3 * k_B * T / m_p)  # sound speed, gamma = 5/3\n"
-        "result = (V / np.sqrt(V_A**2 + c_s**2)).to_frame('M_ms')"
-    ),
-    "thermal_pressure": "result = (n * k_B * T * 1e9).to_frame('P_th')  # Pa -> nPa",
-    "magnetic_pressure": "result = (B**2 / (2 * mu0) * 1e9).to_frame('P_B')  # Pa -> nPa",
-    "total_pressure": (
-        "result = ((n * k_B * T + B**2 / (2 * mu0)) * 1e9).to_frame('P_total')  # Pa -> nPa"
-    ),
-    "electric_field": (
-        "# motional electric field E = -V x B, in V/m, then mV/m\n"
-        "E = pd.DataFrame(-np.cross(V.to_numpy(), B.to_numpy()), index=V.index,\n"
-        "                 columns=['Ex', 'Ey', 'Ez']) * 1e3\n"
-        "result = E"
-    ),
-    "newell_coupling": (
-        "# Newell et al. (2007): dPhi/dt = V^(4/3) B_T^(2/3) sin^(8/3)(theta_c / 2),\n"
-        "# V in km/s, B_T = sqrt(By^2 + Bz^2) in nT (GSM), theta_c the IMF clock angle\n"
-        "v = V / 1e3\n"
-        "by, bz = B['y'] * 1e9, B['z'] * 1e9\n"
-        "b_t = np.sqrt(by**2 + bz**2)\n"
-        "theta_c = np.arctan2(by, bz)\n"
-        "result = (v ** (4 / 3) * b_t ** (2 / 3) * np.abs(np.sin(theta_c / 2)) ** (8 / 3))"
-        ".to_frame('dPhi/dt')"
-    ),
-    "dawn_dusk_field": (
-        "# E_y = -V Bz (GSM): the dawn-dusk part of -V x B for a flow along -x, V/m -> mV/m\n"
-        "result = (-V * B['z'] * 1e3).to_frame('E_y')"
-    ),
-    "akasofu_epsilon": (
-        "# Perreault & Akasofu (1978): epsilon = (4 pi / mu0) V B^2 sin^4(theta_c / 2) l0^2,\n"
-        "# l0 = 7 R_E, theta_c the IMF clock angle (GSM); W -> GW\n"
-        "b_sq = B.pow(2).sum(axis=1, min_count=3)\n"
-        "theta_c = np.arctan2(B['y'], B['z'])\n"
-        "l0 = 7 * R_E\n"
-        "result = (4 * np.pi / mu0 * V * b_sq * np.sin(theta_c / 2) ** 4 * l0**2 / 1e9)"
-        ".to_frame('epsilon')"
-    ),
-    "field_flow_angle": (
-        "# the angle between B and V: acos(B . V / (|B| |V|))\n"
-        "dot = (B * V).sum(axis=1, min_count=3)\n"
-        "b_abs = B.pow(2).sum(axis=1, min_count=3).pow(0.5)\n"
-        "v_abs = V.pow(2).sum(axis=1, min_count=3).pow(0.5)\n"
-        "result = np.degrees(np.arccos((dot / (b_abs * v_abs)).clip(-1, 1))).to_frame('theta_BV')"
-    ),
-    "field_flow_dot": (
-        "# B . V = Bx Vx + By Vy + Bz Vz, in nT km/s\n"
-        "result = ((B * 1e9) * (V / 1e3)).sum(axis=1, min_count=3).to_frame('B.V')"
-    ),
-    "alpha_proton_ratio": (
-        "a = col(inputs[0])\np = col(inputs[1])\nresult = (a / p).to_frame('alpha_proton_ratio')"
-    ),
-    "temperature_anisotropy": (
-        "t_perp = col(inputs[0])\nt_par = col(inputs[1])\n"
-        "result = (t_perp / t_par).to_frame('T_perp/T_par')"
-    ),
-    "electron_plasma_frequency": (
-        "result = (np.sqrt(n * e**2 / (eps0 * m_e)) / (2 * np.pi)).to_frame('f_pe')  # Hz"
-    ),
-    "ion_plasma_frequency": (
-        "result = (np.sqrt(n * e**2 / (eps0 * m_p)) / (2 * np.pi)).to_frame('f_pp')  # Hz"
-    ),
-    "electron_gyrofrequency": "result = (e * B / (2 * np.pi * m_e)).to_frame('f_ce')  # Hz",
-    "proton_gyrofrequency": "result = (e * B / (2 * np.pi * m_p)).to_frame('f_cp')  # Hz",
-    "ion_inertial_length": (
-        "result = (c * np.sqrt(eps0 * m_p / (n * e**2)) / 1e3).to_frame('d_p')  # m -> km"
-    ),
-    "electron_inertial_length": (
-        "result = (c * np.sqrt(eps0 * m_e / (n * e**2)) / 1e3).to_frame('d_e')  # m -> km"
-    ),
-    "debye_length": "result = np.sqrt(eps0 * k_B * T / (n * e**2)).to_frame('lambda_D')  # m",
-    "proton_gyroradius": (
-        "v_th = np.sqrt(2 * k_B * T / m_p)  # thermal speed\n"
-        "result = (m_p * v_th / (e * B) / 1e3).to_frame('r_p')  # m -> km"
-    ),
-    "electron_gyroradius": (
-        "v_th = np.sqrt(2 * k_B * T / m_e)  # thermal speed\n"
-        "result = (m_e * v_th / (e * B) / 1e3).to_frame('r_e')  # m -> km"
-    ),
-    "temperature_from_thermal_speed": "result = T.to_frame('T')  # K",
-    "electron_beta": (
-        "p_thermal = n * k_B * T\n"
-        "p_magnetic = B**2 / (2 * mu0)\n"
-        "result = (p_thermal / p_magnetic).to_frame('beta_e')"
-    ),
-    "sound_speed": "result = (np.sqrt(5 / 3 * k_B * T / m_p) / 1e3).to_frame('c_s')  # m/s -> km/s",
-    "lower_hybrid_frequency": (
-        "f_ce = e * B / (2 * np.pi * m_e)\n"
-        "f_cp = e * B / (2 * np.pi * m_p)\n"
-        "f_pp = np.sqrt(n * e**2 / (eps0 * m_p)) / (2 * np.pi)\n"
-        "result = ((1 / (f_ce * f_cp) + 1 / f_pp**2) ** -0.5).to_frame('f_lh')  # Hz"
-    ),
-    "upper_hybrid_frequency": (
-        "f_ce = e * B / (2 * np.pi * m_e)\n"
-        "f_pe = np.sqrt(n * e**2 / (eps0 * m_e)) / (2 * np.pi)\n"
-        "result = np.sqrt(f_pe**2 + f_ce**2).to_frame('f_uh')  # Hz"
-    ),
-    "thermal_alfven_ratio": (
-        "w = np.sqrt(2 * k_B * T / m_p)  # thermal speed\n"
-        "V_A = B / np.sqrt(mu0 * n * m_p)\n"
-        "result = (w / V_A).to_frame('V_th/V_A')"
-    ),
-}
-# Ratios of two inputs of one kind: no SI conversion, the units must agree.
-_PLAIN_RATIOS = ("alpha_proton_ratio", "temperature_anisotropy")
-# Quantities of one vector `b` (3 columns: the vector or the components fetched for it).
-_OF_ONE_VECTOR = {
-    "field_magnitude": "result = b.pow(2).sum(axis=1, min_count=3).pow(0.5).to_frame('|B|')",
-    "clock_angle": ("result = np.degrees(np.arctan2(b['y'], b['z'])).to_frame('clock_angle')"),
-    "transverse_field": (
-        "# B_T = sqrt(By^2 + Bz^2)\nresult = (b['y'] ** 2 + b['z'] ** 2).pow(0.5).to_frame('B_T')"
-    ),
-    "field_elevation": (
-        "bt = b.pow(2).sum(axis=1, min_count=3).pow(0.5)\n"
-        "result = np.degrees(np.arcsin((b.iloc[:, 2] / bt).clip(-1, 1))).to_frame('theta_B')"
-    ),
-    "field_azimuth": (
-        "result = (np.degrees(np.arctan2(b.iloc[:, 1], b.iloc[:, 0])) % 360).to_frame('phi_B')"
-    ),
-    "cone_angle": (
-        "bt = b.pow(2).sum(axis=1, min_count=3).pow(0.5)\n"
-        "result = np.degrees(np.arccos((b.iloc[:, 0] / bt).clip(-1, 1))).to_frame('cone_angle')"
-    ),
 }
 
 
@@ -392,7 +244,7 @@ def unit_problem(derived: DerivedQuantity, units: list[str]) -> str | None:
     if derived.key == "temperature_anisotropy" and len(kinds) > 1:
         return f"its two temperatures came in different units ('{units[0]}', '{units[1]}')"
     at = next((i for i, n in enumerate(derived.needs) if n.startswith("temperature")), None)
-    if at is not None and derived.key not in _PLAIN_RATIOS and at < len(units):
+    if at is not None and FORMULAS[derived.key].kind != "ratio" and at < len(units):
         unit = units[at]
         if derived.needs[at] == "temperature:thermal_speed" and _temperature_kind(unit) != "speed":
             return f"the parameter fetched came as '{unit}', not a thermal speed in km/s"
@@ -431,10 +283,11 @@ def derived_code(derived: DerivedQuantity, units: list[str], parts: list[int]) -
         ", ".join(f"inputs[{s + j}]" for j in range(count))
         for s, count in zip(starts, parts, strict=True)
     ]
-    if derived.key in _OF_ONE_VECTOR:
-        return _ALIGN + f"b = vec({refs[0]})\n" + _OF_ONE_VECTOR[derived.key], ""
-    if derived.key in _PLAIN_RATIOS:
-        return _ALIGN + _FORMULAS[derived.key], ""
+    formula = FORMULAS[derived.key]
+    if formula.kind == "vector":
+        return _ALIGN + f"b = vec({refs[0]})\n" + formula.code(), ""
+    if formula.kind == "ratio":
+        return _ALIGN + formula.code(), ""
     lines: list[str] = []
     said: list[str] = []
     for need, ref, start in zip(derived.needs, refs, starts, strict=True):
@@ -445,10 +298,10 @@ def derived_code(derived: DerivedQuantity, units: list[str], parts: list[int]) -
             said += [conversion] if conversion else []
         else:
             lines.append((_SI.get(need) or _SI[key]).format(x=ref))
-    body = "\n".join(lines) + "\n" + _FORMULAS[derived.key]
+    body = "\n".join(lines) + "\n" + formula.code()
     used = [
-        f"{name} = {value!r}  # {what}"
-        for name, (value, what) in _CONSTANTS.items()
+        constant.code(name)
+        for name, constant in CONSTANTS.items()
         if re.search(rf"(?<![\w.]){name}(?!\w)", body)
     ]
     return _ALIGN + "\n".join(used) + ("\n" if used else "") + body, "; ".join(said)
