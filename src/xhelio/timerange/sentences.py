@@ -299,6 +299,23 @@ _ORDINAL_DAY = re.compile(
 _MONTH_THE_DAY = re.compile(rf"\b(?P<m>{_MONTH})\s+the\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?\b", re.I)
 
 
+# A clock range ending at the end of its day ("06-24 UT", "0600-2400", "06:00-24:00"):
+# 24 is written 00, which a clock range reads as the next midnight.
+_SEP = r"\s*(?:to|until|till|through|and|-|\u2013)\s*"
+_END_OF_DAY = re.compile(
+    rf"(?<![\w:./-])(?P<a>\d{{1,2}}:\d{{2}}(?::\d{{2}})?{_ZONE}{_SEP})24:00(?::00)?(?![\d:])"
+    rf"|(?<![\w:./-])(?P<b>{_CLOCK4}(?:{_ZONE_WORD})?{_SEP})2400(?![\d:/-])"
+    rf"|(?<![\w:./-])(?P<c>{_HOUR}(?:{_ZONE_WORD}|h\b)?{_SEP})24(?=(?:{_ZONE_WORD})|h\b)",
+    re.I,
+)
+
+
+def _end_of_day(m: re.Match[str]) -> str:
+    if m["a"]:
+        return f"{m['a']}00:00"
+    return f"{m['b']}0000" if m["b"] else f"{m['c']}00"
+
+
 def _hour_pair(m: re.Match[str]) -> str:
     zone = "" if m["zb"].strip().lower() == "h" else m["zb"]
     return f"{int(m['a']):02d}:00{m['mid']}{int(m['b']):02d}:00{zone}"
@@ -336,6 +353,7 @@ def _rewrite(text: str) -> _Rewritten:
     """Forms people type, in the spellings `parse_time_range` reads."""
     r = _Rewritten(text)
     r.sub(NIGHT_OF, night_of)  # before "17/18" reads as a US date
+    r.sub(_END_OF_DAY, _end_of_day)
     r.sub(DOTTED_DAYS, dotted_days)
     r.sub(DOTTED_DAY_MONTH, dotted_day_month)
     r.sub(AROUND_HOUR, around_hour)
