@@ -41,6 +41,7 @@ from xhelio.timerange.parts import (
 )
 from xhelio.timerange.periods import PERIOD_REWRITES, season_taken, unreadable_period
 from xhelio.timerange.points import REWRITES, clock_words, undated_day
+from xhelio.timerange.refine import days_in_month
 from xhelio.timerange.relative import (
     around,
     event_words_after,
@@ -113,11 +114,19 @@ def _clock(day: datetime, text: str) -> datetime:
     return day + timedelta(hours=parts[0], minutes=parts[1], seconds=parts[2] if parts[2:] else 0)
 
 
+_MONTH_BEFORE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*$", re.I
+)
+_DOY_SAID = re.compile(r"\bdoys?\b|\bof\s+(?:the\s+)?year\b", re.I)
+
+
 def _day_of_year(text: str, now: datetime | None) -> TimeFound | None:
     for form in _DOY_FORMS:
         match = form.search(text)
         if match is None:
             continue
+        if _MONTH_BEFORE.search(text[: match.start()]) and not _DOY_SAID.search(match[0]):
+            continue  # "march 2015, days 17-18": days of the month, not of the year
         year, first, last = match["y"], int(match["a"]), int(match["b"] or match["a"])
         piece = f"{year}-{first:03d}" + (f" to {year}-{last:03d}" if last != first else "")
         try:
@@ -848,6 +857,10 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
     found = _part_after(rewritten.text, found)
     found = _part_of(rewritten.text, found)
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
+    if found.range is not None and (days := days_in_month(text, found.range, spans)):
+        (narrowed, days_span), words = days, text[days[1][0] : days[1][1]]
+        found = TimeFound(narrowed, f"{found.text}, {words}", None, (*spans, days_span))
+        spans = found.spans
     if found.range is not None and found.text is not None:
         season = season_taken(text, spans, found.range)
         found = found if season is None else TimeFound(found.range, season, None, spans)
