@@ -44,3 +44,14 @@ def test_the_clock_words_are_spans_of_the_time() -> None:
     found = find_time(text, NOW)
     used = "".join(text[a:b] for a, b in found.spans)
     assert "06-24" in used
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        ("OMNI Bz 2015-03-17 until 14:00", "2015-03-17 14:00"),
+        ("OMNI Bz 2015-03-17 until 1400 UT", "2015-03-17 14:00"),
+    ],
+)
+def test_a_day_until_a_clock_time_ends_there(text: str, end: str) -> None:
+    assert _window(text) == ("2015-03-17 00:00", end)

@@ -245,6 +245,12 @@ _CLOCK4_PAIR = re.compile(
 )
 # A 4-digit clock right after a date ("2015-03-17 2200", "2015-03-17T2200").
 _DATE_CLOCK4 = re.compile(rf"\b(?P<date>\d{{4}}-\d{{2}}-\d{{2}})[ T](?P<c>{_CLOCK4})(?![\d:/-])")
+# "2015-03-17 until 14:00": the day from its start up to the clock time.
+_DAY_UNTIL = re.compile(
+    r"\b(?P<date>\d{4}-\d{2}-\d{2})\s+(?:until|till|up\s+to)\s+(?P<c>\d{1,2}:\d{2})"
+    r"(?:\s*(?:UTC?|Z|GMT)\b)?(?![\d:])",
+    re.I,
+)
 # "at 0930" beside a date elsewhere: a time of day, not a year.
 _AT_CLOCK4 = re.compile(rf"\bat\s+(?P<c>{_CLOCK4})(?![\d:/-])", re.I)
 _HOUR = r"(?:[01]?\d|2[0-3])"
@@ -390,6 +396,7 @@ def _rewrite(text: str) -> _Rewritten:
     r.sub(_DATE_CLOCK4, lambda m: f"{m['date']}T{m['c'][:2]}:{m['c'][2:]}")
     r.sub(_TIGHT_DASH, lambda m: f"{m['a']} to {m['b']}")
     r.sub(*clock_words())
+    r.sub(_DAY_UNTIL, lambda m: f"{m['date']}T00:00 to {m['date']}T{m['c']}")
     r.sub(_WEEK_NUMBER, _week_number)
     return r
 
