@@ -19,6 +19,7 @@ from functools import cache
 
 from xhelio.catalog.model import DatasetInfo, ParameterInfo
 from xhelio.language.quantity_words import SPECIES_WORDS
+from xhelio.timerange import find_time
 from xhelio.vocabulary import Instrument, load_vocabulary
 
 __all__ = [
@@ -143,8 +144,13 @@ def refused_words(text: str) -> set[str]:
     }
 
 
-def product_terms(text: str) -> tuple[Term, ...]:
-    """Look directions, distribution kinds, modes and cadence adjectives in `text`."""
+def product_terms(text: str, timed: Iterable[tuple[int, int]] = ()) -> tuple[Term, ...]:
+    """Look directions, distribution kinds, modes and cadence adjectives in `text`.
+
+    A length inside `timed` (the spans of the time phrase: "jan 29 2020 +/- 12h") is
+    part of the window, no cadence.
+    """
+    spans = tuple(timed)
     terms = [
         Term(m[0], p.tokens_for(m), about_data=p.about_data, soft=p.soft)
         for p in load_vocabulary().products
@@ -152,6 +158,8 @@ def product_terms(text: str) -> tuple[Term, ...]:
         if not _NEGATED.search(text[: m.start()])
     ]
     for m in _CADENCE.finditer(text):
+        if any(a <= m.start() and m.end() <= b for a, b in spans):
+            continue  # a length inside the time phrase ("jan 29 2020 +/- 12h")
         if _WINDOW_BEFORE.search(text[: m.start()]):
             continue  # "median filter (5 min)", "boxcar filter 10 min": a window
         if m["adverb"]:
@@ -230,7 +238,7 @@ def request_terms(text: str, hints: Iterable[str]) -> tuple[Term, ...]:
     one (4 letters or more, filler left out) and are matched against the words of titles.
     Other words typed in capitals ("MAG") are soft terms (`Term.soft`).
     """
-    out = list(product_terms(text))
+    out = list(product_terms(text, find_time(text).spans))
     refused = refused_words(text)
     for hint in hints:
         if hint.lower() in refused or any(hint.lower() in t.typed.lower() for t in out):

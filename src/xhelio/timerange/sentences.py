@@ -41,6 +41,7 @@ from xhelio.timerange.parts import (
 )
 from xhelio.timerange.periods import PERIOD_REWRITES, season_taken, unreadable_period
 from xhelio.timerange.points import REWRITES, clock_words, undated_day
+from xhelio.timerange.refine import days_in_month
 from xhelio.timerange.relative import (
     around,
     event_words_after,
@@ -113,11 +114,19 @@ def _clock(day: datetime, text: str) -> datetime:
     return day + timedelta(hours=parts[0], minutes=parts[1], seconds=parts[2] if parts[2:] else 0)
 
 
+_MONTH_BEFORE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*$", re.I
+)
+_DOY_SAID = re.compile(r"\bdoys?\b|\bof\s+(?:the\s+)?year\b", re.I)
+
+
 def _day_of_year(text: str, now: datetime | None) -> TimeFound | None:
     for form in _DOY_FORMS:
         match = form.search(text)
         if match is None:
             continue
+        if _MONTH_BEFORE.search(text[: match.start()]) and not _DOY_SAID.search(match[0]):
+            continue  # "march 2015, days 17-18": days of the month, not of the year
         year, first, last = match["y"], int(match["a"]), int(match["b"] or match["a"])
         piece = f"{year}-{first:03d}" + (f" to {year}-{last:03d}" if last != first else "")
         try:
@@ -236,6 +245,12 @@ _CLOCK4_PAIR = re.compile(
 )
 # A 4-digit clock right after a date ("2015-03-17 2200", "2015-03-17T2200").
 _DATE_CLOCK4 = re.compile(rf"\b(?P<date>\d{{4}}-\d{{2}}-\d{{2}})[ T](?P<c>{_CLOCK4})(?![\d:/-])")
+# "2015-03-17 until 14:00": the day from its start up to the clock time.
+_DAY_UNTIL = re.compile(
+    r"\b(?P<date>\d{4}-\d{2}-\d{2})\s+(?:until|till|up\s+to)\s+(?P<c>\d{1,2}:\d{2})"
+    r"(?:\s*(?:UTC?|Z|GMT)\b)?(?![\d:])",
+    re.I,
+)
 # "at 0930" beside a date elsewhere: a time of day, not a year.
 _AT_CLOCK4 = re.compile(rf"\bat\s+(?P<c>{_CLOCK4})(?![\d:/-])", re.I)
 _HOUR = r"(?:[01]?\d|2[0-3])"
@@ -299,6 +314,23 @@ _ORDINAL_DAY = re.compile(
 _MONTH_THE_DAY = re.compile(rf"\b(?P<m>{_MONTH})\s+the\s+(?P<d>[0-3]?\d)(?:st|nd|rd|th)?\b", re.I)
 
 
+# A clock range ending at the end of its day ("06-24 UT", "0600-2400", "06:00-24:00"):
+# 24 is written 00, which a clock range reads as the next midnight.
+_SEP = r"\s*(?:to|until|till|through|and|-|\u2013)\s*"
+_END_OF_DAY = re.compile(
+    rf"(?<![\w:./-])(?P<a>\d{{1,2}}:\d{{2}}(?::\d{{2}})?{_ZONE}{_SEP})24:00(?::00)?(?![\d:])"
+    rf"|(?<![\w:./-])(?P<b>{_CLOCK4}(?:{_ZONE_WORD})?{_SEP})2400(?![\d:/-])"
+    rf"|(?<![\w:./-])(?P<c>{_HOUR}(?:{_ZONE_WORD}|h\b)?{_SEP})24(?=(?:{_ZONE_WORD})|h\b)",
+    re.I,
+)
+
+
+def _end_of_day(m: re.Match[str]) -> str:
+    if m["a"]:
+        return f"{m['a']}00:00"
+    return f"{m['b']}0000" if m["b"] else f"{m['c']}00"
+
+
 def _hour_pair(m: re.Match[str]) -> str:
     zone = "" if m["zb"].strip().lower() == "h" else m["zb"]
     return f"{int(m['a']):02d}:00{m['mid']}{int(m['b']):02d}:00{zone}"
@@ -336,6 +368,7 @@ def _rewrite(text: str) -> _Rewritten:
     """Forms people type, in the spellings `parse_time_range` reads."""
     r = _Rewritten(text)
     r.sub(NIGHT_OF, night_of)  # before "17/18" reads as a US date
+    r.sub(_END_OF_DAY, _end_of_day)
     r.sub(DOTTED_DAYS, dotted_days)
     r.sub(DOTTED_DAY_MONTH, dotted_day_month)
     r.sub(AROUND_HOUR, around_hour)
@@ -363,6 +396,7 @@ def _rewrite(text: str) -> _Rewritten:
     r.sub(_DATE_CLOCK4, lambda m: f"{m['date']}T{m['c'][:2]}:{m['c'][2:]}")
     r.sub(_TIGHT_DASH, lambda m: f"{m['a']} to {m['b']}")
     r.sub(*clock_words())
+    r.sub(_DAY_UNTIL, lambda m: f"{m['date']}T00:00 to {m['date']}T{m['c']}")
     r.sub(_WEEK_NUMBER, _week_number)
     return r
 
@@ -830,6 +864,10 @@ def _written_time(text: str, now: datetime | None) -> TimeFound:
     found = _part_after(rewritten.text, found)
     found = _part_of(rewritten.text, found)
     spans = tuple(rewritten.original(a, b) for a, b in found.spans)
+    if found.range is not None and (days := days_in_month(text, found.range, spans)):
+        (narrowed, days_span), words = days, text[days[1][0] : days[1][1]]
+        found = TimeFound(narrowed, f"{found.text}, {words}", None, (*spans, days_span))
+        spans = found.spans
     if found.range is not None and found.text is not None:
         season = season_taken(text, spans, found.range)
         found = found if season is None else TimeFound(found.range, season, None, spans)
