@@ -332,6 +332,9 @@ def test_a_request_of_its_own_still_asks_which_probe(vocab: Vocabulary) -> None:
         ("same for d and e", ["THD_L2_FGM", "THE_L2_FGM"]),
         ("same for D and E", ["THD_L2_FGM", "THE_L2_FGM"]),  # "E" is no electric field
         ("try b, c instead", ["THB_L2_FGM", "THC_L2_FGM"]),
+        ("now c too", ["THA_L2_FGM", "THC_L2_FGM"]),  # an add word keeps the probe shown
+        ("show d as well", ["THA_L2_FGM", "THD_L2_FGM"]),
+        ("add probe E", ["THA_L2_FGM", "THE_L2_FGM"]),
     ],
 )
 def test_probe_letters_ending_a_follow_up_name_the_probes(

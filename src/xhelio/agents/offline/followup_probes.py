@@ -40,7 +40,7 @@ _LIST_GLUE = re.compile(r"\s*(?:,|\band\b|&|/)\s*", re.I)
 # lower-case letter counts here only, where nothing else can follow it.
 _BARE_ONE = r"(?:[a-z]{1,2}\d{1,2}|\d{1,2}|[a-e])"
 _BARE_PROBE = re.compile(
-    r"(?:^|\b(?:for|to|now|with|on|at|about|try)\s+)-?"
+    r"(?:^|\b(?:for|to|now|with|on|at|about|try|show|plot|add|also|and)\s+)-?"
     rf"(?P<p>{_BARE_ONE}(?:\s*(?:,|\band\b|&|/)\s*(?:and\s+)?{_BARE_ONE})*)"
     r"(?=\s*(?:instead|too|as well|please|now|then)?\s*[?.!]*\s*$)",
     re.I,
@@ -219,10 +219,11 @@ def _the_other(text: str) -> re.Match[str] | None:
 
 
 def names_other_probes(text: str) -> bool:
-    """Whether a request names probes by count or letter ("all four", "probe B", "the other")."""
+    """Whether a request names probes by count or letter ("all four", "probe B", "and e?")."""
     return bool(
         _ALL_PROBES.search(text)
         or _OTHER_PROBE.search(text)
+        or _BARE_PROBE.search(text)
         or _LETTER_PROBE.search(text)
         or _the_other(text)
     )
