@@ -127,7 +127,8 @@ def test_a_formula_aside_with_nested_brackets_is_not_part_of_the_axis_title() ->
     [
         ("---> HOPE proton partial density", "HOPE proton partial density (cm<sup>-3</sup>)"),
         ("-----Ion density spectrogram", "Ion density spectrogram (cm<sup>-3</sup>)"),
-        ("-1 to 1 normalised density", "-1 to 1 normalised density (cm<sup>-3</sup>)"),  # a sign stays
+        # a leading minus sign is no arrow
+        ("-1 to 1 normalised density", "-1 to 1 normalised density (cm<sup>-3</sup>)"),
     ],
 )
 def test_an_istp_continuation_arrow_is_not_part_of_the_axis_title(
