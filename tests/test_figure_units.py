@@ -120,3 +120,19 @@ def test_a_formula_aside_with_nested_brackets_is_not_part_of_the_axis_title() ->
     )
     assert _render(entry)["layout"]["yaxis"]["title"]["text"].startswith("Wind plasma beta")
     assert "mu0" not in _render(entry)["layout"]["yaxis"]["title"]["text"]
+
+
+@pytest.mark.parametrize(
+    ("description", "expected"),
+    [
+        ("---> HOPE proton partial density", "HOPE proton partial density (cm<sup>-3</sup>)"),
+        ("-----Ion density spectrogram", "Ion density spectrogram (cm<sup>-3</sup>)"),
+        # a leading minus sign is no arrow
+        ("-1 to 1 normalised density", "-1 to 1 normalised density (cm<sup>-3</sup>)"),
+    ],
+)
+def test_an_istp_continuation_arrow_is_not_part_of_the_axis_title(
+    description: str, expected: str
+) -> None:
+    entry = _entry("RBSPA.Dens_p_30", "Dens_p_30", "cm^-3", np.full(200, 5.0), description)
+    assert _render(entry)["layout"]["yaxis"]["title"]["text"] == expected

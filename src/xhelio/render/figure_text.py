@@ -59,6 +59,9 @@ def quantity_title(entry: DataEntry) -> str:
     # Archive banners ("[PRELIMINARY VALUES - BROWSE USE ONLY] B-field magnitude") are
     # notes about the data, not the quantity's name.
     description = re.sub(r"^\[[^\]]*\]\s*", "", description)
+    # ISTP's continuation arrows and rules ("---> HOPE proton partial density",
+    # "-----Ion Energy Flux spectrogram") are layout marks of the master file, not words.
+    description = re.sub(r"^(?:-{2,}|={2,}|-)>?\s*(?=\D)", "", description)
     if len(description) > _SHORT_TITLE:
         # "Magnetic field in RTN coordinates (1 minute cadence)": the cadence aside goes.
         description = _without_aside(description)

@@ -26,6 +26,7 @@ from xhelio.agents.offline.followup_probes import (
     count_note,
     names_other_probes,
     other_probes,
+    probes_shown,
     product_of,
     the_other_named,
     with_probes_shown,
@@ -173,8 +174,9 @@ def _missions(base: RequestIntent, new: RequestIntent) -> tuple[MissionRef, ...]
     if not new.missions or (unnumbered and the_other_named(new.text)):
         other = other_probes(base, new)
         if other and _ADD.search(new.text):  # "now C too", "add probe E": beside those shown
-            shown = {m.text.upper() for m in base.missions}
-            return (*base.missions, *(m for m in other[0] if m.text.upper() not in shown))
+            before = probes_shown(base)
+            shown = {m.text.upper() for m in before}
+            return (*before, *(m for m in other[0] if m.text.upper() not in shown))
         return other[0] if other else base.missions
     if (swap := swapped(base.missions, new.text, new.missions)) is not None:
         return swap  # "replace ACE with DSCOVR": one out, the other in

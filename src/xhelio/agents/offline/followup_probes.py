@@ -22,6 +22,7 @@ __all__ = [
     "count_note",
     "names_other_probes",
     "other_probes",
+    "probes_shown",
     "product_of",
     "the_other_named",
     "with_probes_shown",
@@ -154,6 +155,11 @@ def with_probes_shown(
     kept = tuple(d for d in intent.doubts if d not in asked)
     doubts = (*kept, *probe_doubts(held, intent.text, missions, datasets))
     return replace(intent, missions=tuple(dict.fromkeys(missions)), doubts=doubts)
+
+
+def probes_shown(base: RequestIntent) -> tuple[MissionRef, ...]:
+    """The spacecraft the last request showed: its missions, else those of its dataset ids."""
+    return base.missions or tuple(_probes_of_datasets(base.dataset_ids))
 
 
 def _probes_of_datasets(dataset_ids: Sequence[str]) -> list[MissionRef]:

@@ -48,7 +48,8 @@ def mission_source(vocab: Vocabulary, ref: MissionRef, text: str = "") -> Source
     """A mission (maybe one probe) as a source, kept to the instrument its words name."""
     datasets = vocab.catalog.browse(ref.mission_id, include_auxiliary=True)
     probe = probe_wanted(ref.text)
-    name = ref.name if probe is None else ref.text
+    # A probe as typed, spaced once ("van allen probes a" is read as "van allen probe  a").
+    name = ref.name if probe is None else " ".join(ref.text.split())
     kept = _of_instrument(ref.mission_id, datasets, text)
     return Source(ref.mission_id, label_tag(ref.text), name, kept, probe, text)
 
